@@ -1,0 +1,175 @@
+"""The dataset noun: images, which are queries and which are gallery, and the ground truth.
+
+A :class:`Dataset` is what every reader in :mod:`irviewer.formats` produces. Ground truth is
+stored as *relevance groups* per query, exactly as the benchmark publishes them (``good`` /
+``ok`` / ``junk`` for Oxford5k, ``easy`` / ``hard`` / ``junk`` for revisited Oxford/Paris,
+``positive`` / ``same_camera`` for re-identification, ...). Which groups count as positive
+and which are removed from the ranking is the job of a :class:`~irviewer.core.protocols.Protocol`,
+so one dataset can be scored under several protocols (rOxford Easy/Medium/Hard) without
+being read twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from irviewer.core.errors import InputError, examples
+
+Box = tuple[float, float, float, float]
+
+
+def index_array(values: Iterable[int] | np.ndarray) -> np.ndarray:
+    """Return ``values`` as a sorted, de-duplicated, read-only int64 array of gallery indices."""
+    arr = np.unique(np.asarray(list(values) if not isinstance(values, np.ndarray) else values,
+                               dtype=np.int64))
+    arr.setflags(write=False)
+    return arr
+
+
+@dataclass(frozen=True)
+class Query:
+    """One query of a benchmark.
+
+    ``name`` is the query's id (``all_souls_1`` for Oxford, the image name elsewhere);
+    ``image`` is the name of the image it was cut from. ``relevance`` maps a group name to
+    the sorted gallery indices in that group. ``self_index`` is the gallery index of the
+    query's own image, or -1 when the query image is not in the gallery. ``box`` is the
+    query region (x1, y1, x2, y2) in image pixels where the benchmark defines one.
+    """
+
+    name: str
+    image: str
+    relevance: Mapping[str, np.ndarray]
+    self_index: int = -1
+    box: Box | None = None
+    meta: Mapping[str, object] = field(default_factory=dict)
+
+    def group(self, name: str) -> np.ndarray:
+        """Return the gallery indices of relevance group ``name`` (empty when absent)."""
+        found = self.relevance.get(name)
+        return found if found is not None else _EMPTY
+
+
+_EMPTY = np.zeros(0, dtype=np.int64)
+_EMPTY.setflags(write=False)
+
+
+@dataclass(frozen=True)
+class SkippedQuery:
+    """A query the reader removed before evaluation, with the reason (reported, never silent)."""
+
+    name: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A retrieval benchmark: gallery, queries with relevance groups, and how to score it.
+
+    Attributes:
+        name: short display name ("oxford5k", "demo paintings").
+        format: the reader that produced it (a key of the formats registry).
+        path: the file or folder it was read from.
+        gallery: gallery image names, in gallery order (the order ties are broken in).
+        queries: the queries to evaluate.
+        groups: the relevance group names this dataset's queries use.
+        protocols: names of the protocols evaluated by default, in report order
+            (one for most families, three for revisited Oxford/Paris).
+        global_ignored: gallery indices removed from every query's ranking (Market-1501's
+            id -1 "junk" images, images whose label is on an ignore list).
+        skipped_queries: queries the reader removed, each with its reason.
+        image_paths: image name -> file on disk, for display; may be empty.
+        gallery_labels: optional per-gallery-image labels (instance label or person id),
+            used by metrics that need identities (CUHK03 single-gallery-shot CMC).
+        notes: warnings the reader wants shown (a de-duplicated line, a dropped name).
+    """
+
+    name: str
+    format: str
+    path: Path | None
+    gallery: tuple[str, ...]
+    queries: tuple[Query, ...]
+    groups: tuple[str, ...]
+    protocols: tuple[str, ...]
+    global_ignored: np.ndarray = field(default_factory=lambda: _EMPTY)
+    skipped_queries: tuple[SkippedQuery, ...] = ()
+    image_paths: Mapping[str, Path] = field(default_factory=dict)
+    gallery_labels: np.ndarray | None = None
+    notes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        self.validate()
+
+    @property
+    def n_gallery(self) -> int:
+        """Return the number of gallery images."""
+        return len(self.gallery)
+
+    @property
+    def n_queries(self) -> int:
+        """Return the number of queries to evaluate (after the reader's removals)."""
+        return len(self.queries)
+
+    def gallery_index(self) -> dict[str, int]:
+        """Return a mapping image name -> gallery index."""
+        return {name: i for i, name in enumerate(self.gallery)}
+
+    def query_by_name(self, name: str) -> int:
+        """Return the position of the query called ``name``; InputError when there is none."""
+        for i, q in enumerate(self.queries):
+            if q.name == name:
+                return i
+        raise InputError(f"{self.label()}: no query is called {name!r}, "
+                         f"e.g. {examples(q.name for q in self.queries)}")
+
+    def label(self) -> str:
+        """Return the name used in messages: the file name, else the dataset name."""
+        return self.path.name if self.path is not None else self.name
+
+    def validate(self) -> None:
+        """Raise InputError when the dataset is not internally consistent."""
+        n = len(self.gallery)
+        where = self.label()
+        if n == 0:
+            raise InputError(f"{where}: the gallery is empty")
+        if len(set(self.gallery)) != n:
+            seen: set[str] = set()
+            dups = [g for g in self.gallery if g in seen or seen.add(g)]
+            raise InputError(f"{where}: {len(dups)} gallery names are repeated, "
+                             f"e.g. {examples(dups)}")
+        names = [q.name for q in self.queries]
+        if len(set(names)) != len(names):
+            seen = set()
+            dups = [q for q in names if q in seen or seen.add(q)]
+            raise InputError(f"{where}: {len(dups)} query names are repeated, e.g. {examples(dups)}")
+        for q in self.queries:
+            for group, idx in q.relevance.items():
+                if group not in self.groups:
+                    raise InputError(f"{where}: query {q.name} uses unknown relevance group "
+                                     f"{group!r} (known: {', '.join(self.groups)})")
+                if len(idx) and (idx[0] < 0 or idx[-1] >= n):
+                    raise InputError(f"{where}: query {q.name} lists gallery index "
+                                     f"{int(idx[-1] if idx[-1] >= n else idx[0])} "
+                                     f"outside 0..{n - 1}")
+            if not -1 <= q.self_index < n:
+                raise InputError(f"{where}: query {q.name} has self index {q.self_index} "
+                                 f"outside the gallery")
+        if len(self.global_ignored) and (self.global_ignored[0] < 0
+                                         or self.global_ignored[-1] >= n):
+            raise InputError(f"{where}: an ignored gallery index is outside 0..{n - 1}")
+        if self.gallery_labels is not None and len(self.gallery_labels) != n:
+            raise InputError(f"{where}: {len(self.gallery_labels)} gallery labels "
+                             f"for {n} gallery images")
+
+
+def build_query(name: str, image: str, groups: Mapping[str, Sequence[int] | np.ndarray],
+                self_index: int = -1, box: Box | None = None,
+                meta: Mapping[str, object] | None = None) -> Query:
+    """Return a :class:`Query` with its groups normalised to sorted unique int64 arrays."""
+    return Query(name=name, image=image,
+                 relevance={g: index_array(v) for g, v in groups.items()},
+                 self_index=int(self_index), box=box, meta=dict(meta or {}))

@@ -1,0 +1,172 @@
+"""Protocols: the metric conventions of each benchmark family, by name.
+
+A :class:`Protocol` says which relevance groups of a :class:`~irviewer.core.dataset.Dataset`
+count as positive, which are removed from the ranking, how AP is integrated, whether the
+query's own image stays in the ranking, and which extra metrics the family reports. Every
+field can be overridden by name (``protocol.override(ap="finite")``); the table in
+``DESIGN.md`` ("Metric conventions") is the source of the defaults below.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Literal
+
+from irviewer.core.errors import InputError
+
+APRule = Literal["finite", "trapezoid"]
+SelfMatch = Literal["keep", "remove"]
+CMCRule = Literal["none", "market", "cuhk03"]
+
+TIES = "stable: equal scores keep gallery order"
+
+AP_SOURCES = {
+    "finite": "finite-sum AP, mean of P@rank over positives (trec_eval, torchreid)",
+    "trapezoid": "trapezoid AP (Oxford compute_ap.cpp, revisitop, cirtorch)",
+}
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """The conventions one evaluation uses; every field is validated and named in the output.
+
+    Attributes:
+        name: registry name, e.g. ``oxford`` or ``revisited-medium``.
+        family: benchmark family (``instance``, ``oxford``, ``revisited``, ``reid``,
+            ``hpatches``, ``holidays``).
+        positive: relevance groups counted as positive.
+        ignored: relevance groups removed from the ranking before ranks are counted.
+        ap: ``finite`` (mean of P@rank over positives) or ``trapezoid`` (Oxford compute_ap).
+        self_match: ``remove`` takes the query's own gallery image out of the ranking;
+            ``keep`` leaves it where the ground truth puts it.
+        ks: cut-offs for P@k (true P@k, always divided by k).
+        revisitop_pk: also report revisitop's mP@k, divided by min(k, rank of last positive).
+        cmc: ``market`` (first match, Market-1501), ``cuhk03`` (single-gallery-shot) or ``none``.
+        cmc_ks: cut-offs reported for CMC.
+        cmc_repeats / seed: the CUHK03 sampler's repeat count and seed.
+        inp: report mINP (Ye et al., TPAMI 2021).
+        headline: the summary key a paper of this family cites first.
+        source: where the conventions come from, for citing.
+    """
+
+    name: str
+    family: str
+    positive: tuple[str, ...]
+    ignored: tuple[str, ...] = ()
+    ap: APRule = "finite"
+    self_match: SelfMatch = "remove"
+    ks: tuple[int, ...] = (1, 5, 10)
+    revisitop_pk: bool = False
+    cmc: CMCRule = "none"
+    cmc_ks: tuple[int, ...] = (1, 5, 10, 20)
+    cmc_repeats: int = 10
+    seed: int = 0
+    inp: bool = False
+    headline: str = "mAP"
+    source: str = ""
+
+    def __post_init__(self) -> None:
+        if self.ap not in ("finite", "trapezoid"):
+            raise InputError(f"unknown AP rule {self.ap!r}: use finite or trapezoid")
+        if self.self_match not in ("keep", "remove"):
+            raise InputError(f"unknown self-match rule {self.self_match!r}: use keep or remove")
+        if self.cmc not in ("none", "market", "cuhk03"):
+            raise InputError(f"unknown CMC rule {self.cmc!r}: use none, market or cuhk03")
+        if not self.positive:
+            raise InputError(f"protocol {self.name}: no relevance group is positive")
+        overlap = set(self.positive) & set(self.ignored)
+        if overlap:
+            raise InputError(f"protocol {self.name}: group(s) {', '.join(sorted(overlap))} "
+                             "cannot be both positive and ignored")
+        if any(k < 1 for k in (*self.ks, *self.cmc_ks)):
+            raise InputError(f"protocol {self.name}: cut-offs k must be at least 1")
+        if self.cmc_repeats < 1:
+            raise InputError(f"protocol {self.name}: the CMC repeat count must be at least 1")
+
+    def override(self, **changes: object) -> Protocol:
+        """Return a copy with the named fields changed; InputError for an unknown field."""
+        known = {f.name for f in fields(self)}
+        unknown = sorted(set(changes) - known)
+        if unknown:
+            raise InputError(f"protocol {self.name}: no option called {', '.join(unknown)} "
+                             f"(options: {', '.join(sorted(known))})")
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+    def describe(self) -> dict[str, object]:
+        """Return the conventions as the JSON object ``irviewer eval --json`` writes."""
+        return {
+            "name": self.name,
+            "family": self.family,
+            "ap": self.ap,
+            "ap_definition": AP_SOURCES[self.ap],
+            "ties": TIES,
+            "self_match": self.self_match,
+            "positive": list(self.positive),
+            "ignored": list(self.ignored),
+            "ks": list(self.ks),
+            "revisitop_pk": self.revisitop_pk,
+            "cmc": self.cmc,
+            "cmc_ks": list(self.cmc_ks),
+            **({"cmc_repeats": self.cmc_repeats, "seed": self.seed}
+               if self.cmc == "cuhk03" else {}),
+            "inp": self.inp,
+            "headline": self.headline,
+            "source": self.source,
+        }
+
+
+PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (
+    Protocol("instance", "instance", positive=("positive",), ap="finite", self_match="remove",
+             headline="mP@1",
+             source="instance sets (CLICIDE, GaRoFou): same instance label is positive, "
+                    "the query's own image is removed; mean P@1 is the headline"),
+    Protocol("oxford", "oxford", positive=("good", "ok"), ignored=("junk",), ap="trapezoid",
+             self_match="keep",
+             source="Oxford5k/Paris6k (Philbin et al. CVPR 2007, compute_ap.cpp): good+ok "
+                    "positive, junk ignored, the query image stays in the ranking"),
+    *(Protocol(f"revisited-{level}", "revisited", positive=pos, ignored=ign, ap="trapezoid",
+               self_match="keep", revisitop_pk=True,
+               source="revisited Oxford/Paris (Radenovic et al. CVPR 2018, revisitop "
+                      f"compute_map): {level.capitalize()} protocol")
+      for level, pos, ign in (("easy", ("easy",), ("junk", "hard")),
+                              ("medium", ("easy", "hard"), ("junk",)),
+                              ("hard", ("hard",), ("junk", "easy")))),
+    Protocol("market1501", "reid", positive=("positive",), ignored=("same_camera",),
+             ap="finite", self_match="remove", cmc="market", inp=True, headline="CMC@1",
+             source="Market-1501 (Zheng et al. ICCV 2015) as torchreid/fast-reid report it: "
+                    "same id on another camera is positive, same id and camera removed, "
+                    "id -1 junk removed; CMC by first match"),
+    Protocol("cuhk03", "reid", positive=("positive",), ignored=("same_camera",),
+             ap="finite", self_match="remove", cmc="cuhk03", inp=True, headline="CMC@1",
+             source="CUHK03 (Li et al. CVPR 2014) single-gallery-shot CMC as torchreid "
+                    "eval_cuhk03 defines it, with a seeded sampler"),
+    Protocol("hpatches-patch", "hpatches", positive=("same_patch",), ap="finite",
+             self_match="remove",
+             source="HPatches patch retrieval (Balntas et al. CVPR 2017): same patch in "
+                    "another image is positive; the query patch itself is removed"),
+    Protocol("hpatches-image", "hpatches", positive=("same_sequence",), ap="finite",
+             self_match="remove",
+             source="HPatches image retrieval task: same sequence is positive"),
+    Protocol("holidays", "holidays", positive=("positive",), ap="trapezoid",
+             self_match="remove", ks=(1, 5, 10),
+             source="INRIA Holidays (Jegou et al. ECCV 2008, eval_holidays): same group is "
+                    "positive, the query image is removed from its own results"),
+)}
+
+
+def get_protocol(name: str) -> Protocol:
+    """Return the registered protocol called ``name``; InputError naming the known ones."""
+    try:
+        return PROTOCOLS[name]
+    except KeyError:
+        raise InputError(f"unknown protocol {name!r}; known protocols: "
+                         f"{', '.join(PROTOCOLS)}") from None
+
+
+def check_applicable(protocol: Protocol, groups: tuple[str, ...], where: str) -> None:
+    """Raise InputError when ``protocol`` names relevance groups the dataset does not have."""
+    missing = [g for g in (*protocol.positive, *protocol.ignored) if g not in groups]
+    if missing:
+        raise InputError(f"{where}: protocol {protocol.name} needs relevance group(s) "
+                         f"{', '.join(missing)}, but this dataset has "
+                         f"{', '.join(groups) or 'none'}")
