@@ -1,0 +1,1 @@
+"""The Qt-free core: datasets, descriptors, ranking, metrics, protocols, evaluation (numpy only)."""

@@ -145,7 +145,8 @@ class Dataset:
         if len(set(names)) != len(names):
             seen = set()
             dups = [q for q in names if q in seen or seen.add(q)]
-            raise InputError(f"{where}: {len(dups)} query names are repeated, e.g. {examples(dups)}")
+            raise InputError(f"{where}: {len(dups)} query names are repeated, "
+                             f"e.g. {examples(dups)}")
         for q in self.queries:
             for group, idx in q.relevance.items():
                 if group not in self.groups:

@@ -1,0 +1,527 @@
+"""Ranking: cosine similarity by one matrix multiply, top-K, and exact ranks of chosen items.
+
+For every query the gallery is ranked by descending cosine similarity of L2-normalised
+float32 descriptors. Equal scores keep gallery order (a stable ranking), so a ranking is
+fully determined by the descriptors and the gallery order.
+
+What is stored (:class:`Ranking`) is what the metrics and the viewer need, not the whole
+sorted gallery:
+
+* the top-K gallery indices and scores of every query;
+* the exact 0-based rank and the score of every *item of interest* of every query: each
+  gallery image named in one of the query's relevance groups, plus the query's own image.
+  Ranks are counted without sorting the row: rank = #(scores above) + #(equal scores earlier
+  in the gallery).
+
+Memory stays bounded: queries are processed in blocks and the gallery in chunks, so a
+memory-mapped 1,000,000 x 2048 float16 gallery is read chunk by chunk and never loaded whole.
+When the gallery fits in one chunk, ranks are counted from the very score values the top-K is
+taken from. When it spans several chunks, a cheap pre-pass estimates each item's score, every
+chunk counts the scores clearly above the estimate, and the few scores within a narrow band
+around it are kept and resolved exactly at the end; if an item's exact score ever falls
+outside its band the query is re-counted from a full score row.
+
+Gallery images the dataset removes for every query (``Dataset.global_ignored``) are taken out
+before ranking: they never appear in a top-K list and never count in a rank (rank -1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from irviewer.core.dataset import Dataset
+from irviewer.core.descriptors import AlignedDescriptors, check_gallery_rows
+from irviewer.core.errors import InputError
+
+#: Scores closer than this to an item's estimated score are resolved exactly (multi-chunk only).
+BAND = 1e-5
+#: Bytes of float32 gallery held at once; larger galleries are processed in chunks.
+GALLERY_CHUNK_BYTES = 256 * 2**20
+#: Bytes of one query-block x gallery-chunk score matrix.
+SCORE_BLOCK_BYTES = 128 * 2**20
+
+
+@dataclass(frozen=True)
+class Progress:
+    """One step of :func:`iter_rank`: ``done`` of ``total`` units, and the result at the end."""
+
+    done: int
+    total: int
+    ranking: Ranking | None = None
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """The ranked gallery of every query, as far as the metrics and the viewer need it.
+
+    Attributes:
+        top_indices: (n_queries, k) gallery indices in rank order; -1 pads lists shorter
+            than k (fewer active gallery images than k, or a truncated precomputed list).
+        top_scores: (n_queries, k) float32 scores matching ``top_indices`` (-inf padding).
+        item_offsets: (n_queries + 1,) offsets: query q's items are
+            ``item_*[item_offsets[q]:item_offsets[q+1]]``.
+        item_indices: gallery indices of the items of interest, sorted within each query.
+        item_ranks: their exact 0-based ranks among the active gallery; -1 when the item is
+            not ranked (removed for every query, or beyond a truncated precomputed list).
+        item_scores: their scores (nan when not ranked).
+        n_ranked: number of gallery images in each full ranking (the active gallery).
+        truncated: True when the ranks come from a precomputed list that stops at k.
+        source: how the ranking was made, for the output ("cosine" or a file name).
+    """
+
+    top_indices: np.ndarray
+    top_scores: np.ndarray
+    item_offsets: np.ndarray
+    item_indices: np.ndarray
+    item_ranks: np.ndarray
+    item_scores: np.ndarray
+    n_ranked: int
+    truncated: bool = False
+    source: str = "cosine"
+    descriptors: AlignedDescriptors | None = None
+    gallery_inv_norms: np.ndarray | None = None
+    ignored_mask: np.ndarray | None = None
+
+    @property
+    def n_queries(self) -> int:
+        """Return the number of ranked queries."""
+        return self.top_indices.shape[0]
+
+    @property
+    def k(self) -> int:
+        """Return the depth of the stored top-K lists."""
+        return self.top_indices.shape[1]
+
+    def items(self, q: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Return (gallery indices, ranks, scores) of query ``q``'s items of interest."""
+        a, b = self.item_offsets[q], self.item_offsets[q + 1]
+        return self.item_indices[a:b], self.item_ranks[a:b], self.item_scores[a:b]
+
+    def score_row(self, q: int) -> np.ndarray:
+        """Return query ``q``'s float32 score for every gallery image (-inf where removed).
+
+        One vector-matrix product over the gallery, chunk by chunk; the values equal the
+        ones the ranking used up to float32 rounding of the multiply.
+        """
+        if self.descriptors is None or self.gallery_inv_norms is None:
+            raise InputError(f"{self.source}: this ranking was read from a file; "
+                             "scores beyond its lists are not known")
+        aligned = self.descriptors
+        qv = aligned.queries[q:q + 1]
+        out = np.empty(len(self.gallery_inv_norms), dtype=np.float32)
+        for start, stop in _chunks(len(out), _chunk_rows(aligned.dim)):
+            g = _gallery_chunk(aligned, start, stop)
+            out[start:stop] = (qv @ g.T)[0] * self.gallery_inv_norms[start:stop]
+        if self.ignored_mask is not None:
+            out[self.ignored_mask] = -np.inf
+        return out
+
+    def rank_items(self, q: int, gallery_indices: np.ndarray) -> np.ndarray:
+        """Return the exact 0-based ranks of ``gallery_indices`` for query ``q``.
+
+        Stored items are looked up; any other item's rank comes from recomputing this one
+        query's score row (a single vector-matrix product), never from a full re-rank.
+        Items removed for every query, and items beyond a truncated list, get -1.
+        """
+        wanted = np.asarray(gallery_indices, dtype=np.int64)
+        idx, ranks, _ = self.items(q)
+        pos = np.searchsorted(idx, wanted)
+        pos_c = np.minimum(pos, max(len(idx) - 1, 0))
+        found = (pos < len(idx)) & (idx[pos_c] == wanted) if len(idx) else np.zeros(
+            len(wanted), dtype=bool)
+        out = np.full(len(wanted), -1, dtype=np.int64)
+        out[found] = ranks[pos_c[found]]
+        missing = ~found
+        if missing.any():
+            if self.truncated or self.descriptors is None:
+                top = self.top_indices[q]
+                where = {int(g): r for r, g in enumerate(top) if g >= 0}
+                out[missing] = [where.get(int(g), -1) for g in wanted[missing]]
+            else:
+                out[missing] = ranks_in_row(self.score_row(q), wanted[missing])
+        return out
+
+
+def ranks_in_row(row: np.ndarray, gallery_indices: np.ndarray) -> np.ndarray:
+    """Return exact 0-based stable ranks of ``gallery_indices`` in a full score row.
+
+    rank(g) = #(scores > row[g]) + #(scores == row[g] at an earlier gallery index);
+    an item whose score is -inf (removed) gets -1.
+    """
+    g = np.asarray(gallery_indices, dtype=np.int64)
+    s = row[g]
+    finite = row[np.isfinite(row)]
+    ordered = np.sort(finite)
+    above = len(ordered) - np.searchsorted(ordered, s, side="right")
+    ties_before = np.array([np.count_nonzero(row[:gi] == si) for gi, si in zip(g, s, strict=True)],
+                           dtype=np.int64) if len(g) else np.zeros(0, dtype=np.int64)
+    out = above + ties_before
+    out[~np.isfinite(s)] = -1
+    return out
+
+
+def items_of_interest(dataset: Dataset) -> tuple[np.ndarray, np.ndarray]:
+    """Return (offsets, gallery indices): per query, every gallery image in any relevance
+    group, plus the query's own image, sorted and without the globally ignored ones."""
+    n_q, n_g = dataset.n_queries, dataset.n_gallery
+    arrays = [a for q in dataset.queries for a in q.relevance.values()]
+    owner = np.repeat(np.arange(n_q, dtype=np.int64),
+                      [sum(len(a) for a in q.relevance.values()) for q in dataset.queries])
+    selves = np.array([q.self_index for q in dataset.queries], dtype=np.int64)
+    has_self = np.flatnonzero(selves >= 0)
+    g = np.concatenate([*arrays, selves[has_self]]).astype(np.int64)
+    qs = np.concatenate([owner, has_self])
+    ignored = np.zeros(n_g, dtype=bool)
+    ignored[dataset.global_ignored] = True
+    keep = ~ignored[g]
+    keys = np.unique(qs[keep] * n_g + g[keep])
+    offsets = np.zeros(n_q + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum(np.bincount(keys // n_g, minlength=n_q))
+    return offsets, keys % n_g
+
+
+def rank(aligned: AlignedDescriptors, dataset: Dataset, k: int = 200) -> Ranking:
+    """Return the :class:`Ranking` of every query of ``dataset`` (see :func:`iter_rank`)."""
+    result = None
+    for step in iter_rank(aligned, dataset, k=k):
+        result = step.ranking
+    assert result is not None
+    return result
+
+
+def iter_rank(aligned: AlignedDescriptors, dataset: Dataset, k: int = 200,
+              gallery_chunk_rows: int | None = None,
+              query_block_rows: int | None = None) -> Iterator[Progress]:
+    """Rank the gallery for every query, yielding :class:`Progress` after each block.
+
+    The last step carries the :class:`Ranking`. Stop iterating (or ``close()`` the
+    generator) to cancel: no work is done beyond the block in progress. ``k`` is the depth of
+    the stored top-K lists (capped at the active gallery size).
+    """
+    n_q, n_g = len(dataset.queries), dataset.n_gallery
+    if k < 1:
+        raise InputError(f"the top-K depth must be at least 1, not {k}")
+    ignored = np.zeros(n_g, dtype=bool)
+    ignored[dataset.global_ignored] = True
+    n_active = int(n_g - ignored.sum())
+    k_eff = min(k, n_active)
+    chunk_rows = gallery_chunk_rows or _chunk_rows(aligned.dim)
+    chunks = list(_chunks(n_g, chunk_rows))
+    multi = len(chunks) > 1
+    widest = max(stop - start for start, stop in chunks)
+    block_rows = query_block_rows or max(1, SCORE_BLOCK_BYTES // (4 * widest))
+    blocks = list(_chunks(n_q, block_rows))
+
+    offsets, items = items_of_interest(dataset)
+    item_query = np.repeat(np.arange(n_q, dtype=np.int64), np.diff(offsets))
+    state = _CountState(offsets, items, item_query, multi)
+    if multi:
+        state.estimate(aligned)
+
+    top_idx = np.full((n_q, k_eff), -1, dtype=np.int64)
+    top_val = np.full((n_q, k_eff), -np.inf, dtype=np.float32)
+    inv_norms = np.empty(n_g, dtype=np.float32)
+    total = len(chunks) * len(blocks)
+    done = 0
+    yield Progress(0, total)
+    for start, stop in chunks:
+        g = _gallery_chunk(aligned, start, stop)
+        norms = np.sqrt(np.einsum("ij,ij->i", g, g, dtype=np.float32))
+        check_gallery_rows(norms, _row_ids(aligned, start, stop), dataset, aligned)
+        inv = (1.0 / norms).astype(np.float32)
+        inv_norms[start:stop] = inv
+        local_ignored = np.flatnonzero(ignored[start:stop])
+        for qa, qb in blocks:
+            scores = aligned.queries[qa:qb] @ g.T
+            scores *= inv
+            if len(local_ignored):
+                scores[:, local_ignored] = -np.inf
+            bound = _top_bound(scores, k_eff)
+            floor = state.floor(scores, qa, qb, start, stop)
+            rows, cols = np.nonzero(scores >= np.minimum(bound, floor)[:, None])
+            vals = scores[rows, cols]
+            if scores.shape[1] > k_eff:
+                sel = vals >= bound[rows]
+                _merge_top(top_idx[qa:qb], top_val[qa:qb], rows[sel], cols[sel], vals[sel],
+                           start)
+            else:
+                _merge_top_all(top_idx[qa:qb], top_val[qa:qb], scores, start)
+            sel = vals >= floor[rows]
+            state.count(rows[sel], cols[sel], vals[sel], qa, qb, start)
+            done += 1
+            yield Progress(done, total)
+    item_ranks, item_scores = state.finish(lambda q: _row_from(aligned, inv_norms, ignored, q))
+    top_idx[~np.isfinite(top_val)] = -1
+    ranking = Ranking(top_indices=top_idx, top_scores=top_val, item_offsets=offsets,
+                      item_indices=items, item_ranks=item_ranks, item_scores=item_scores,
+                      n_ranked=n_active, descriptors=aligned, gallery_inv_norms=inv_norms,
+                      ignored_mask=ignored if len(dataset.global_ignored) else None)
+    yield Progress(total, total, ranking)
+
+
+# -- internals ---------------------------------------------------------------------------
+
+def _chunk_rows(dim: int) -> int:
+    return max(1024, GALLERY_CHUNK_BYTES // (4 * max(dim, 1)))
+
+
+def _chunks(n: int, size: int) -> Iterator[tuple[int, int]]:
+    for start in range(0, n, size):
+        yield start, min(n, start + size)
+
+
+def _row_ids(aligned: AlignedDescriptors, start: int, stop: int) -> np.ndarray:
+    if aligned.gallery_rows is None:
+        return np.arange(start, stop, dtype=np.int64)
+    return aligned.gallery_rows[start:stop]
+
+
+def _gallery_chunk(aligned: AlignedDescriptors, start: int, stop: int) -> np.ndarray:
+    """Return gallery rows start..stop (dataset order) as a float32 array."""
+    if aligned.gallery_rows is None:
+        rows = aligned.gallery[start:stop]
+    else:
+        rows = aligned.gallery[aligned.gallery_rows[start:stop]]
+    return np.ascontiguousarray(rows, dtype=np.float32)
+
+
+def _row_from(aligned: AlignedDescriptors, inv_norms: np.ndarray, ignored: np.ndarray,
+              q: int) -> np.ndarray:
+    out = np.empty(len(inv_norms), dtype=np.float32)
+    qv = aligned.queries[q:q + 1]
+    for start, stop in _chunks(len(out), _chunk_rows(aligned.dim)):
+        out[start:stop] = (qv @ _gallery_chunk(aligned, start, stop).T)[0] * inv_norms[start:stop]
+    out[ignored] = -np.inf
+    return out
+
+
+def _top_bound(scores: np.ndarray, k: int) -> np.ndarray:
+    """Return per row a lower bound of the K-th largest score (-inf when the row is short).
+
+    Split the row into K column groups: the smallest of the K group maxima is reached by K
+    distinct scores, so the K-th largest is at least that. Only scores at or above the bound
+    can be in the top K, and there are typically a few times K of them.
+    """
+    n_rows, n = scores.shape
+    if n <= k:
+        return np.full(n_rows, -np.inf, dtype=np.float32)
+    return scores[:, : (n // k) * k].reshape(n_rows, n // k, k).max(axis=1).min(axis=1)
+
+
+def _merge_top(top_idx: np.ndarray, top_val: np.ndarray, rows: np.ndarray, cols: np.ndarray,
+               vals: np.ndarray, offset: int) -> None:
+    """Merge a block's candidate scores (each row has at least K) into the top-K lists.
+
+    Candidates are sorted once by (row, descending score, gallery index). The running lists
+    hold earlier gallery indices than the block, so a stable sort on the score after
+    concatenating (running, block) keeps equal scores in gallery order.
+    """
+    n_rows, k = top_idx.shape
+    desc = np.int64(0xFFFFFFFF) - _ordered_keys(vals)
+    order = np.argsort((rows.astype(np.int64) << 32) | desc, kind="stable")
+    starts = np.searchsorted(rows[order], np.arange(n_rows))
+    take = order[starts[:, None] + np.arange(k)]
+    _merge_sorted(top_idx, top_val, cols[take] + offset, vals[take])
+
+
+def _merge_top_all(top_idx: np.ndarray, top_val: np.ndarray, scores: np.ndarray,
+                   offset: int) -> None:
+    """Merge a block with no more columns than K: every score is a candidate."""
+    part = np.broadcast_to(np.arange(scores.shape[1]) + offset, scores.shape)
+    order = np.argsort(-scores, axis=1, kind="stable")
+    _merge_sorted(top_idx, top_val, np.take_along_axis(part, order, axis=1),
+                  np.take_along_axis(scores, order, axis=1))
+
+
+def _merge_sorted(top_idx: np.ndarray, top_val: np.ndarray, idx: np.ndarray,
+                  val: np.ndarray) -> None:
+    k = top_idx.shape[1]
+    cand_idx = np.concatenate([top_idx, idx], axis=1)
+    cand_val = np.concatenate([top_val, val], axis=1)
+    order = np.argsort(-cand_val, axis=1, kind="stable")[:, :k]
+    top_idx[:] = np.take_along_axis(cand_idx, order, axis=1)
+    top_val[:] = np.take_along_axis(cand_val, order, axis=1)
+
+
+def _ordered_keys(values: np.ndarray) -> np.ndarray:
+    """Return int64 keys that sort exactly like the float32 ``values`` (-0.0 equals 0.0)."""
+    bits = (np.asarray(values, dtype=np.float32) + np.float32(0.0)).view(np.uint32)
+    bits = bits.astype(np.int64)
+    negative = bits >= 0x80000000
+    return np.where(negative, 0xFFFFFFFF - bits, bits + 0x80000000)
+
+
+class _CountState:
+    """Counts, block by block, how many scores lie above each item of interest."""
+
+    def __init__(self, offsets: np.ndarray, items: np.ndarray, item_query: np.ndarray,
+                 multi: bool) -> None:
+        self.offsets, self.items, self.item_query, self.multi = offsets, items, item_query, multi
+        n = len(items)
+        self.above = np.zeros(n, dtype=np.int64)
+        self.exact = np.full(n, np.nan, dtype=np.float32)
+        self.estimate_val = np.zeros(n, dtype=np.float32)
+        self.band_q: list[np.ndarray] = []
+        self.band_v: list[np.ndarray] = []
+        self.band_g: list[np.ndarray] = []
+
+    def estimate(self, aligned: AlignedDescriptors) -> None:
+        """Estimate each item's score with a gather (multi-chunk galleries only)."""
+        step = 65536
+        for a in range(0, len(self.items), step):
+            g_idx = self.items[a:a + step]
+            rows = g_idx if aligned.gallery_rows is None else aligned.gallery_rows[g_idx]
+            order = np.argsort(rows)  # ascending reads are kind to memory maps
+            vec = np.empty((len(rows), aligned.dim), dtype=np.float32)
+            vec[order] = np.asarray(aligned.gallery[rows[order]], dtype=np.float32)
+            norms = np.sqrt(np.einsum("ij,ij->i", vec, vec))
+            q = aligned.queries[self.item_query[a:a + step]]
+            self.estimate_val[a:a + step] = np.einsum("ij,ij->i", q, vec) / norms
+
+    def floor(self, scores: np.ndarray, qa: int, qb: int, start: int,
+              stop: int) -> np.ndarray:
+        """Record exact scores of this chunk's items; return per row the lowest score that
+        can matter for counting (+inf for rows with no item)."""
+        ia, ib = self.offsets[qa], self.offsets[qb]
+        out = np.full(qb - qa, np.inf, dtype=np.float32)
+        if ia == ib:
+            self._lo = self._hi = None
+            return out
+        items = self.items[ia:ib]
+        rows = self.item_query[ia:ib] - qa
+        inside = (items >= start) & (items < stop)
+        self.exact[ia:ib][inside] = scores[rows[inside], items[inside] - start]
+        if self.multi:
+            center = self.estimate_val[ia:ib]
+            self._lo, self._hi = center - np.float32(BAND), center + np.float32(BAND)
+        else:
+            self._lo = self._hi = self.exact[ia:ib]
+        np.minimum.at(out, rows, self._lo)
+        return out
+
+    def count(self, r: np.ndarray, c: np.ndarray, v: np.ndarray, qa: int, qb: int,
+              start: int) -> None:
+        """Add the candidates (row, column, score) of queries qa..qb to the counts."""
+        ia, ib = self.offsets[qa], self.offsets[qb]
+        if ia == ib or not len(r):
+            return
+        rows = self.item_query[ia:ib] - qa
+        lo, hi = self._lo, self._hi
+        cand = (r.astype(np.int64) << 32) | _ordered_keys(v)
+        hi_unsorted = (rows << 32) | _ordered_keys(hi)
+        hi_order = np.argsort(hi_unsorted, kind="stable")
+        hi_keys, hi_rows = hi_unsorted[hi_order], rows[hi_order]
+        lo_keys = np.sort((rows << 32) | _ordered_keys(lo))
+        below_hi = np.searchsorted(hi_keys, cand, side="left")  # thresholds strictly below
+        # Candidates strictly above each threshold j: those whose below_hi exceeds j ...
+        hist = np.bincount(below_hi, minlength=len(hi_keys) + 1)
+        suffix = np.cumsum(hist[::-1])[::-1]
+        # ... minus candidates of later rows (row keys make every later row's key larger).
+        later = len(r) - np.searchsorted(r, hi_rows, side="right")
+        gained = suffix[np.arange(1, len(hi_keys) + 1)] - later
+        local_above = np.empty(len(rows), dtype=np.int64)
+        local_above[hi_order] = gained
+        self.above[ia:ib] += local_above
+        in_band = np.searchsorted(lo_keys, cand, side="right") - below_hi > 0
+        if in_band.any():
+            self.band_q.append(r[in_band].astype(np.int64) + qa)
+            self.band_v.append(v[in_band])
+            self.band_g.append(c[in_band].astype(np.int64) + start)
+
+    def finish(self, full_row: Callable[[int], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """Return (ranks, scores) of all items: counts above plus the exactly resolved band."""
+        n = len(self.items)
+        if not n:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        bq = np.concatenate(self.band_q) if self.band_q else np.zeros(0, np.int64)
+        bv = np.concatenate(self.band_v) if self.band_v else np.zeros(0, np.float32)
+        bg = np.concatenate(self.band_g) if self.band_g else np.zeros(0, np.int64)
+        exact = self.exact
+        ranks = self.above.copy()
+        band_keys = (bq << 32) | _ordered_keys(bv)
+        order = np.argsort(band_keys, kind="stable")
+        band_keys, bg_sorted = band_keys[order], bg[order]
+        item_keys = (self.item_query << 32) | _ordered_keys(exact)
+        # Band scores strictly above the item's exact score but not above its band's top.
+        first_equal = np.searchsorted(band_keys, item_keys, side="left")
+        after_equal = np.searchsorted(band_keys, item_keys, side="right")
+        if self.multi:  # with one chunk the counts above are exact already
+            hi_keys = (self.item_query << 32) | _ordered_keys(
+                self.estimate_val + np.float32(BAND))
+            top = np.searchsorted(band_keys, hi_keys, side="right")
+            ranks += top - after_equal
+        # Equal scores at an earlier gallery index (ties) come before the item.
+        tied = np.flatnonzero(after_equal - first_equal > 1)
+        for j in tied:
+            same = bg_sorted[first_equal[j]:after_equal[j]]
+            ranks[j] += int(np.count_nonzero(same < self.items[j]))
+        if self.multi:
+            lo = self.estimate_val - np.float32(BAND)
+            hi = self.estimate_val + np.float32(BAND)
+            outside = np.flatnonzero(~((exact >= lo) & (exact <= hi)))
+            for q in np.unique(self.item_query[outside]):
+                a, b = np.searchsorted(self.item_query, [q, q + 1])
+                row = full_row(int(q))
+                ranks[a:b] = ranks_in_row(row, self.items[a:b])
+                exact[a:b] = row[self.items[a:b]]
+        return ranks, exact
+
+
+def ranking_from_lists(dataset: Dataset, indices: np.ndarray, scores: np.ndarray | None,
+                       source: str) -> Ranking:
+    """Return a truncated :class:`Ranking` from precomputed result lists.
+
+    ``indices`` is (n_queries, K) gallery indices in rank order, -1 padding shorter lists;
+    ``scores`` the matching scores or None (then nan). Gallery images removed for every
+    query are dropped from the lists before positions are counted. Items of interest that a
+    list does not contain are *not ranked* (rank -1): the metrics treat them as never
+    retrieved, the rule of benchmarks that score truncated lists (HPatches top-51, TREC).
+    InputError for a wrong shape, an index outside the gallery, or an image listed twice.
+    """
+    idx = np.asarray(indices, dtype=np.int64)
+    n_q, n_g = dataset.n_queries, dataset.n_gallery
+    if idx.ndim != 2 or idx.shape[0] != n_q:
+        raise InputError(f"{source}: expected one result list per query ({n_q}), "
+                         f"got an array of shape {idx.shape}")
+    bad = (idx < -1) | (idx >= n_g)
+    if bad.any():
+        q, j = np.argwhere(bad)[0]
+        raise InputError(f"{source}: {int(bad.sum())} result entries are outside the gallery "
+                         f"of {n_g} images, e.g. query {dataset.queries[q].name} position "
+                         f"{j + 1} names {idx[q, j]}")
+    val = (np.full(idx.shape, np.nan, dtype=np.float32) if scores is None
+           else np.asarray(scores, dtype=np.float32))
+    if val.shape != idx.shape:
+        raise InputError(f"{source}: {val.shape} scores for {idx.shape} result entries")
+    ignored = np.zeros(n_g, dtype=bool)
+    ignored[dataset.global_ignored] = True
+    keep = (idx >= 0) & ~ignored[np.maximum(idx, 0)]
+    # Compact each list: kept entries first, in their original order.
+    order = np.argsort(~keep, axis=1, kind="stable")
+    idx = np.where(np.take_along_axis(keep, order, axis=1),
+                   np.take_along_axis(idx, order, axis=1), -1)
+    val = np.where(idx >= 0, np.take_along_axis(val, order, axis=1), -np.inf).astype(np.float32)
+    for q in range(n_q):
+        listed = idx[q][idx[q] >= 0]
+        if len(np.unique(listed)) != len(listed):
+            dup = listed[np.flatnonzero(np.bincount(listed) > 1)[0]]
+            raise InputError(f"{source}: query {dataset.queries[q].name} lists gallery image "
+                             f"{dataset.gallery[dup]} more than once")
+    offsets, items = items_of_interest(dataset)
+    ranks = np.full(len(items), -1, dtype=np.int64)
+    item_scores = np.full(len(items), np.nan, dtype=np.float32)
+    position = np.full(n_g, -1, dtype=np.int64)
+    for q in range(n_q):
+        listed = idx[q] >= 0
+        position[idx[q, listed]] = np.flatnonzero(listed)
+        a, b = offsets[q], offsets[q + 1]
+        ranks[a:b] = position[items[a:b]]
+        found = ranks[a:b] >= 0
+        item_scores[a:b][found] = val[q, ranks[a:b][found]]
+        position[idx[q, listed]] = -1
+    return Ranking(top_indices=idx, top_scores=val, item_offsets=offsets, item_indices=items,
+                   item_ranks=ranks, item_scores=item_scores,
+                   n_ranked=int(n_g - ignored.sum()), truncated=True, source=source)

@@ -1,0 +1,172 @@
+"""The generic CSV manifest: ``image,instance,role`` — any instance-search set in one file.
+
+Each line names an image (a path relative to the CSV), its instance label and its role:
+``query``, ``gallery`` or ``both`` (a query that is also a gallery image). An optional
+``title`` column gives a display title. Positives of a query are the gallery images with the
+same instance label; a query that is also a gallery image is not its own match (the
+``instance`` protocol removes it). As in the CLICIDE and GaRoFou evaluations, queries whose
+instance has no other gallery image are removed and reported, and instance labels on an
+ignore list take no part at all.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+
+from irviewer.core.dataset import Dataset, SkippedQuery, build_query, index_array
+from irviewer.core.errors import InputError, examples
+from irviewer.formats.base import Reader, ReadOptions
+
+NAME = "manifest"
+ROLES = ("query", "gallery", "both")
+REQUIRED = ("image", "instance", "role")
+
+
+def sniff_manifest(path: Path) -> bool:
+    """Return True when ``path`` is a CSV file whose header has image, instance and role."""
+    if path.suffix.lower() != ".csv" or not path.is_file():
+        return False
+    try:
+        with path.open(encoding="utf-8-sig", newline="") as f:
+            header = next(csv.reader(f), [])
+    except (OSError, UnicodeDecodeError):
+        return False
+    return all(col in [h.strip().lower() for h in header] for col in REQUIRED)
+
+
+def image_name(image: str) -> str:
+    """Return the dataset name of an image path: the path as written, without extension."""
+    p = Path(image.replace("\\", "/"))
+    return p.with_suffix("").as_posix() if p.suffix else p.as_posix()
+
+
+def read_manifest(path: Path, options: ReadOptions | None = None) -> Dataset:
+    """Return the :class:`Dataset` described by a CSV manifest (protocol ``instance``).
+
+    InputError, naming the file and line, for a missing column, an unknown role, an empty
+    field, a repeated image, or a file with no query or no gallery image.
+    """
+    opts = options or ReadOptions()
+    path = Path(path)
+    rows = _read_rows(path)
+    ignore = set(opts.ignore_labels)
+    gallery: list[str] = []
+    gallery_labels: list[str] = []
+    queries_raw: list[tuple[str, str, int]] = []  # (name, label, self index)
+    image_paths: dict[str, Path] = {}
+    titles: dict[str, str] = {}
+    for _line, image, label, role, title in rows:
+        name = image_name(image)
+        image_paths[name] = (path.parent / image).resolve()
+        if title:
+            titles[name] = title
+        self_index = -1
+        if role in ("gallery", "both"):
+            self_index = len(gallery)
+            gallery.append(name)
+            gallery_labels.append(label)
+        if role in ("query", "both"):
+            queries_raw.append((name, label, self_index))
+    where = path.name
+    if not gallery:
+        raise InputError(f"{where}: no image has role gallery or both, so there is nothing "
+                         "to search")
+    if not queries_raw:
+        raise InputError(f"{where}: no image has role query or both, so there is nothing "
+                         "to evaluate")
+    labels = np.asarray(gallery_labels)
+    by_label: dict[str, list[int]] = {}
+    for i, lab in enumerate(gallery_labels):
+        by_label.setdefault(lab, []).append(i)
+    unknown_ignored = sorted(ignore - set(gallery_labels) - {q[1] for q in queries_raw})
+    notes: list[str] = []
+    if unknown_ignored:
+        notes.append(f"ignore list: {len(unknown_ignored)} label(s) appear nowhere in "
+                     f"{where}, e.g. {examples(unknown_ignored)}")
+    queries = []
+    skipped: list[SkippedQuery] = []
+    for name, label, self_index in queries_raw:
+        if label in ignore:
+            skipped.append(SkippedQuery(name, f"instance {label!r} is on the ignore list"))
+            continue
+        same = by_label.get(label, [])
+        others = [i for i in same if i != self_index]
+        if opts.drop_orphans and not others:
+            skipped.append(SkippedQuery(name, f"instance {label!r} has no other gallery image"))
+            continue
+        queries.append(build_query(name, name, {"positive": same}, self_index=self_index,
+                                   meta={"label": label, "title": titles.get(name, "")}))
+    ignored = index_array(i for i, lab in enumerate(gallery_labels) if lab in ignore)
+    missing = [n for n, p in image_paths.items() if not p.is_file()]
+    if missing:
+        notes.append(f"{len(missing)} of {len(image_paths)} image files are missing, "
+                     f"e.g. {examples(missing)}; tiles will show names only")
+    if not queries:
+        raise InputError(f"{where}: all {len(queries_raw)} queries were removed "
+                         f"({skipped[0].reason}, ...); nothing is left to evaluate")
+    return Dataset(name=path.stem, format=NAME, path=path, gallery=tuple(gallery),
+                   queries=tuple(queries), groups=("positive",), protocols=("instance",),
+                   global_ignored=ignored, skipped_queries=tuple(skipped),
+                   image_paths=image_paths, gallery_labels=labels, notes=tuple(notes))
+
+
+def _read_rows(path: Path) -> list[tuple[int, str, str, str, str]]:
+    """Return (line number, image, instance, role, title) for each data line."""
+    try:
+        with path.open(encoding="utf-8-sig", newline="") as f:
+            reader = csv.reader(f)
+            header = [h.strip().lower() for h in next(reader, [])]
+            body = list(reader)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a folder, not a CSV manifest") from None
+    except PermissionError:
+        raise InputError(f"{path}: permission denied") from None
+    except UnicodeDecodeError as e:
+        raise InputError(f"{path.name}: not UTF-8 text (byte {e.start}); save the manifest "
+                         "as UTF-8") from None
+    except csv.Error as e:
+        raise InputError(f"{path.name}: not a readable CSV file ({e})") from None
+    if not header:
+        raise InputError(f"{path.name} is empty: a manifest needs the header "
+                         "image,instance,role")
+    missing = [c for c in REQUIRED if c not in header]
+    if missing:
+        raise InputError(f"{path.name}: the header lacks column(s) {', '.join(missing)}; "
+                         f"it must have image,instance,role (found {','.join(header)})")
+    col = {c: header.index(c) for c in (*REQUIRED, "title") if c in header}
+    rows: list[tuple[int, str, str, str, str]] = []
+    seen: dict[str, int] = {}
+    for line, raw in enumerate(body, start=2):
+        if not raw or all(not cell.strip() for cell in raw):
+            continue
+        if len(raw) < len(header):
+            raise InputError(f"{path.name}, line {line}: {len(raw)} fields where the header "
+                             f"has {len(header)}")
+        image, label, role = (raw[col[c]].strip() for c in REQUIRED)
+        title = raw[col["title"]].strip() if "title" in col else ""
+        role = role.lower()
+        if not image or not label:
+            field = "image" if not image else "instance"
+            raise InputError(f"{path.name}, line {line}: the {field} field is empty")
+        if role not in ROLES:
+            raise InputError(f"{path.name}, line {line}: role {role!r} is not one of "
+                             f"{', '.join(ROLES)}")
+        name = image_name(image)
+        if name in seen:
+            raise InputError(f"{path.name}, line {line}: image {image} is already listed on "
+                             f"line {seen[name]}; list each image once (role both for an "
+                             "image that is query and gallery)")
+        seen[name] = line
+        rows.append((line, image, label, role, title))
+    if not rows:
+        raise InputError(f"{path.name} has a header but no images")
+    return rows
+
+
+READER = Reader(NAME, "CSV manifest image,instance,role (instance search)",
+                sniff_manifest, read_manifest, priority=0)

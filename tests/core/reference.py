@@ -1,0 +1,58 @@
+"""An independent, deliberately naive reference for the metrics: loops over a full ranked
+list of relevance flags, written from the published definitions, not from irviewer's code.
+
+``relevant`` is the ranked list of one query after ignored items were removed: True for a
+positive. ``n_positives`` counts all positives, also those not in the list.
+"""
+
+from __future__ import annotations
+
+
+def ap_finite(relevant: list[bool], n_positives: int) -> float:
+    """trec_eval's AP: sum over retrieved positives of precision at its rank, over all positives."""
+    hits, total = 0, 0.0
+    for i, rel in enumerate(relevant, start=1):
+        if rel:
+            hits += 1
+            total += hits / i
+    return total / n_positives
+
+
+def ap_trapezoid(relevant: list[bool], n_positives: int) -> float:
+    """Oxford compute_ap.cpp: area under the PR curve by trapezoids between recall steps."""
+    ap, old_recall, old_precision, hits = 0.0, 0.0, 1.0, 0
+    for i, rel in enumerate(relevant, start=1):
+        if rel:
+            hits += 1
+        recall = hits / n_positives
+        precision = hits / i
+        ap += (recall - old_recall) * (old_precision + precision) / 2
+        old_recall, old_precision = recall, precision
+    return ap
+
+
+def precision_at(relevant: list[bool], k: int) -> float:
+    """True P@k."""
+    return sum(relevant[:k]) / k
+
+
+def precision_at_revisitop(relevant: list[bool], k: int) -> float:
+    """revisitop compute_map: positives within kq over kq, kq = min(k, rank of last positive)."""
+    ranks = [i for i, rel in enumerate(relevant, start=1) if rel]
+    if not ranks:
+        return 0.0
+    kq = min(k, max(ranks))
+    return sum(1 for r in ranks if r <= kq) / kq
+
+
+def inp(relevant: list[bool], n_positives: int) -> float:
+    """Ye et al. 2021: positives / rank of the hardest (last) positive."""
+    ranks = [i for i, rel in enumerate(relevant, start=1) if rel]
+    if len(ranks) < n_positives:
+        return 0.0
+    return n_positives / ranks[-1]
+
+
+def cmc(relevant: list[bool], k: int) -> float:
+    """Market-1501 CMC: 1 when a positive is among the first k."""
+    return 1.0 if any(relevant[:k]) else 0.0

@@ -1,0 +1,147 @@
+"""Ranking against a brute-force full stable sort: top-K, exact item ranks, ties, chunks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from irviewer.core.errors import InputError
+from irviewer.core.ranking import iter_rank, rank, ranks_in_row
+from tests.core.helpers import aligned, brute_force_order, random_dataset, sign_vectors
+
+
+def exact_scores(q: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """Cosine of +-1 vectors computed in float64 (exact: multiples of 1/dim)."""
+    qn = q / np.linalg.norm(q, axis=1, keepdims=True)
+    gn = g / np.linalg.norm(g, axis=1, keepdims=True)
+    return qn.astype(np.float64) @ gn.astype(np.float64).T
+
+
+def check_against_brute_force(seed: int, n_q: int, n_g: int, k: int, chunk: int | None,
+                              block: int | None, n_ignored: int = 0) -> None:
+    rng = np.random.default_rng(seed)
+    qv, gv = sign_vectors(rng, n_q), sign_vectors(rng, n_g)
+    gv[rng.integers(0, n_g, size=n_g // 4)] = gv[0]  # duplicate vectors: exact ties
+    ignored = rng.choice(n_g, size=n_ignored, replace=False) if n_ignored else None
+    ds = random_dataset(rng, n_q, n_g, with_self=True, global_ignored=ignored)
+    steps = list(iter_rank(aligned(qv, gv), ds, k=k, gallery_chunk_rows=chunk,
+                           query_block_rows=block))
+    result = steps[-1].ranking
+    assert result is not None
+    s = exact_scores(qv, gv)
+    for qi in range(n_q):
+        order = brute_force_order(s[qi], ignored)
+        kk = min(k, len(order))
+        np.testing.assert_array_equal(result.top_indices[qi, :kk], order[:kk])
+        assert (result.top_indices[qi, kk:] == -1).all()
+        np.testing.assert_allclose(result.top_scores[qi, :kk], s[qi, order[:kk]], atol=1e-6)
+        idx, ranks, scores = result.items(qi)
+        position = np.full(n_g, -1)
+        position[order] = np.arange(len(order))
+        np.testing.assert_array_equal(ranks, position[idx])
+        np.testing.assert_allclose(scores, s[qi, idx], atol=1e-6)
+
+
+@pytest.mark.parametrize(("chunk", "block"), [(None, None), (7, 3), (50, 1), (64, 100)])
+def test_matches_brute_force_with_ties_and_chunks(chunk, block):
+    check_against_brute_force(1, n_q=12, n_g=150, k=20, chunk=chunk, block=block)
+
+
+def test_globally_ignored_images_are_never_ranked():
+    check_against_brute_force(2, n_q=8, n_g=90, k=30, chunk=16, block=4, n_ignored=25)
+
+
+def test_k_larger_than_gallery_pads_with_minus_one():
+    check_against_brute_force(3, n_q=3, n_g=10, k=50, chunk=None, block=None, n_ignored=2)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), n_g=st.integers(1, 60), k=st.integers(1, 70),
+       chunk=st.sampled_from([None, 1, 5, 17]), block=st.sampled_from([None, 1, 4]))
+def test_property_matches_brute_force(seed, n_g, k, chunk, block):
+    check_against_brute_force(seed, n_q=5, n_g=n_g, k=k, chunk=chunk, block=block)
+
+
+def test_gaussian_data_top_k_and_ranks_agree_with_score_row():
+    """Real-valued data: the stored lists and ranks equal a full stable sort of the row."""
+    rng = np.random.default_rng(4)
+    qv = rng.standard_normal((20, 64)).astype(np.float32)
+    gv = rng.standard_normal((3000, 64)).astype(np.float32)
+    gv[100:110] = gv[5]
+    ds = random_dataset(rng, 20, 3000, max_per_group=40, with_self=True)
+    for chunk in (None, 700):
+        r = rank(aligned(qv, gv), ds, k=50) if chunk is None else list(
+            iter_rank(aligned(qv, gv), ds, k=50, gallery_chunk_rows=chunk))[-1].ranking
+        for qi in range(20):
+            row = r.score_row(qi)
+            order = brute_force_order(row)
+            np.testing.assert_array_equal(r.top_indices[qi], order[:50])
+            idx, ranks, _ = r.items(qi)
+            position = np.empty(3000, dtype=np.int64)
+            position[order] = np.arange(3000)
+            np.testing.assert_array_equal(ranks, position[idx])
+
+
+def test_negative_scores_rank_like_any_other():
+    """Relevance never depends on the sign of a score: an all-negative row ranks normally."""
+    q = np.array([[1.0, 0.0]], dtype=np.float32)
+    g = np.array([[-1.0, 0.1], [-1.0, 1.0], [-0.2, -1.0], [-1.0, -0.0]], dtype=np.float32)
+    ds = random_dataset(np.random.default_rng(0), 1, 4, max_per_group=0)
+    r = rank(aligned(q, g), ds, k=4)
+    expected = np.argsort(-(g[:, 0] / np.linalg.norm(g, axis=1)), kind="stable")
+    np.testing.assert_array_equal(r.top_indices[0], expected)
+    assert (r.top_scores[0] < 0).all()
+
+
+def test_rank_items_outside_the_stored_items_uses_the_score_row():
+    rng = np.random.default_rng(5)
+    qv, gv = sign_vectors(rng, 4), sign_vectors(rng, 80)
+    ds = random_dataset(rng, 4, 80, max_per_group=2)
+    r = rank(aligned(qv, gv), ds, k=5)
+    s = exact_scores(qv, gv)
+    for qi in range(4):
+        order = brute_force_order(s[qi])
+        position = np.empty(80, dtype=np.int64)
+        position[order] = np.arange(80)
+        wanted = np.arange(80)
+        np.testing.assert_array_equal(r.rank_items(qi, wanted), position[wanted])
+
+
+def test_ranks_in_row_breaks_ties_by_gallery_order():
+    row = np.array([0.5, 0.9, 0.5, -np.inf, 0.9], dtype=np.float32)
+    np.testing.assert_array_equal(ranks_in_row(row, np.arange(5)), [2, 0, 3, -1, 1])
+
+
+def test_progress_is_reported_and_generator_can_stop_early():
+    rng = np.random.default_rng(6)
+    qv, gv = sign_vectors(rng, 10), sign_vectors(rng, 100)
+    ds = random_dataset(rng, 10, 100)
+    gen = iter_rank(aligned(qv, gv), ds, k=5, gallery_chunk_rows=10, query_block_rows=5)
+    first, second = next(gen), next(gen)
+    assert (first.done, first.total) == (0, 20)
+    assert second.done == 1 and second.ranking is None
+    gen.close()  # cancelling: no further work, no error
+
+
+def test_memory_mapped_float16_gallery_is_read_in_chunks(tmp_path):
+    rng = np.random.default_rng(7)
+    gv = sign_vectors(rng, 500).astype(np.float16)
+    path = tmp_path / "g.npy"
+    np.save(path, gv)
+    mm = np.load(path, mmap_mode="r")
+    qv = sign_vectors(rng, 6)
+    ds = random_dataset(rng, 6, 500, with_self=True)
+    r = list(iter_rank(aligned(qv, mm), ds, k=10, gallery_chunk_rows=64))[-1].ranking
+    s = exact_scores(qv, gv.astype(np.float32))
+    for qi in range(6):
+        order = brute_force_order(s[qi])
+        np.testing.assert_array_equal(r.top_indices[qi], order[:10])
+
+
+def test_k_below_one_is_refused():
+    rng = np.random.default_rng(8)
+    ds = random_dataset(rng, 1, 5)
+    with pytest.raises(InputError, match="top-K depth must be at least 1"):
+        rank(aligned(sign_vectors(rng, 1), sign_vectors(rng, 5)), ds, k=0)

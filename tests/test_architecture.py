@@ -1,0 +1,53 @@
+"""The layers hold by test, not by discipline: the core, the readers and `irviewer eval`
+never import Qt (napari lints the same rule)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_python(code: str) -> str:
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            cwd=ROOT, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def test_core_and_formats_import_no_qt():
+    code = ("import pkgutil, importlib, sys, irviewer.core, irviewer.formats\n"
+            "for pkg in (irviewer.core, irviewer.formats):\n"
+            "    for m in pkgutil.iter_modules(pkg.__path__):\n"
+            "        importlib.import_module(pkg.__name__ + '.' + m.name)\n"
+            "import irviewer, irviewer.cli, irviewer.paths\n"
+            "print(sorted(k for k in sys.modules if k.split('.')[0] in "
+            "('PySide6', 'pyqtgraph', 'shiboken6')))")
+    assert run_python(code) == "[]"
+
+
+def test_irviewer_eval_imports_no_qt(tmp_path):
+    csv = tmp_path / "set.csv"
+    csv.write_text("image,instance,role\na.jpg,x,both\nb.jpg,x,gallery\nc.jpg,y,gallery\n")
+    npz = tmp_path / "d.npz"
+    np.savez(npz, features=np.eye(3, dtype=np.float32), names=np.array(["a", "b", "c"]))
+    code = ("import sys\nfrom irviewer.cli import main\n"
+            f"rc = main(['eval', {str(csv)!r}, '-d', {str(npz)!r}])\n"
+            "assert rc == 0, rc\n"
+            "print(sorted(k for k in sys.modules if k.split('.')[0] in "
+            "('PySide6', 'pyqtgraph', 'shiboken6')))")
+    assert run_python(code).splitlines()[-1] == "[]"
+
+
+def test_no_qt_import_statement_in_core_or_formats():
+    offenders = []
+    for folder in ("core", "formats"):
+        for path in (ROOT / "irviewer" / folder).rglob("*.py"):
+            text = path.read_text(encoding="utf-8")
+            if "import PySide6" in text or "from PySide6" in text or "pyqtgraph" in text:
+                offenders.append(path.name)
+    assert offenders == []

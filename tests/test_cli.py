@@ -1,0 +1,124 @@
+"""`irviewer eval`: the table, the JSON schema, the per-query CSV and the exit codes."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from irviewer import __version__
+from irviewer.cli import main
+
+MANIFEST = """image,instance,role
+a1.jpg,a,both
+a2.jpg,a,gallery
+a3.jpg,a,gallery
+b1.jpg,b,both
+b2.jpg,b,gallery
+c1.jpg,c,gallery
+d1.jpg,d,query
+"""
+
+
+@pytest.fixture
+def case(tmp_path):
+    """A manifest and descriptors whose rankings are known by construction.
+
+    Query a1 (itself removed) ranks b2 (0.9), a3 (0.5), a2 (0.2): positives at ranks 1, 2.
+    Query b1 ranks a2 (0.98), then b2 (0.436): its positive at rank 1.
+    d1 has no gallery image of its instance, so the reader removes it.
+    """
+    (tmp_path / "set.csv").write_text(MANIFEST)
+    names = ["a1", "a2", "a3", "b1", "b2", "c1", "d1"]
+    vec = {
+        "a1": [1, 0, 0], "a2": [0.2, 0.98, 0], "a3": [0.5, 0, 0.866],
+        "b1": [0, 1, 0], "b2": [0.9, 0.436, 0], "c1": [-1, 0, 0], "d1": [0, 0, 1],
+    }
+    features = np.array([vec[n] for n in names], dtype=np.float32)
+    np.savez(tmp_path / "d.npz", features=features, names=np.array(names))
+    return tmp_path
+
+
+def test_eval_prints_a_table_with_conventions(case, capsys):
+    rc = main(["eval", str(case / "set.csv"), "-d", str(case / "d.npz")])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "protocol instance" in out
+    assert "ties: stable: equal scores keep gallery order" in out
+    assert "finite-sum AP" in out
+    assert "the query's own image is removed from its ranking" in out
+    assert "removed by the reader: 1 queries" in out and "d1" in out
+    # a1: b2 (0.9) > a3 (0.5) > a2 (0.2): positives a3, a2 at ranks 1, 2 -> (1/2 + 2/3)/2
+    # b1: a2 (0.98) > b2 (0.436): positive b2 at rank 1 -> 1/2
+    ap_a1, ap_b1 = (1 / 2 + 2 / 3) / 2, 1 / 2
+    assert f"{100 * (ap_a1 + ap_b1) / 2:9.2f}" in out
+
+
+def test_json_schema_and_per_query_csv(case):
+    out_json, out_csv = case / "r.json", case / "q.csv"
+    rc = main(["eval", str(case / "set.csv"), "-d", str(case / "d.npz"), "--json",
+               str(out_json), "--per-query", str(out_csv), "--ap", "trapezoid"])
+    assert rc == 0
+    report = json.loads(out_json.read_text())
+    assert report["irviewer_version"] == __version__
+    assert report["dataset"]["format"] == "manifest"
+    assert report["dataset"]["n_queries"] == 2 and report["dataset"]["n_gallery"] == 6
+    assert report["descriptors"]["dim"] == 3 and len(report["descriptors"]["sha256"]) == 64
+    (ev,) = report["evaluations"]
+    assert ev["protocol"]["name"] == "instance" and ev["protocol"]["ap"] == "trapezoid"
+    assert ev["protocol"]["self_match"] == "remove"
+    assert ev["protocol"]["ties"].startswith("stable")
+    summary = ev["summary"]
+    assert {"mAP", "mP@1", "mP@5", "mP@10", "n_evaluated", "n_skipped"} <= set(summary)
+    assert summary["n_evaluated"] == 2 and summary["n_skipped"] == 0
+    q = {entry["name"]: entry for entry in ev["queries"]}
+    assert q["b1"]["first_positive_rank"] == 2 and q["b1"]["P@1"] == 0.0
+    assert q["b1"]["n_positives"] == 1
+    # trapezoid for b1: one positive at 0-based rank 1: (0/1 + 1/2) / 2
+    assert q["b1"]["AP"] == pytest.approx(0.25)
+    assert ev["removed_queries"][0]["name"] == "d1"
+    rows = list(csv.DictReader(out_csv.open()))
+    assert [r["name"] for r in rows] == ["a1", "b1"]
+    assert float(rows[1]["AP"]) == pytest.approx(0.25)
+
+
+def test_skipped_queries_are_null_in_json(case):
+    out_json = case / "r.json"
+    assert main(["eval", str(case / "set.csv"), "-d", str(case / "d.npz"), "--keep-orphans",
+                 "--json", str(out_json)]) == 0
+    ev = json.loads(out_json.read_text())["evaluations"][0]
+    d1 = next(e for e in ev["queries"] if e["name"] == "d1")
+    assert d1["AP"] is None and d1["P@1"] is None and d1["first_positive_rank"] is None
+    assert d1["skipped"] == "no positive left after the protocol's removals"
+    assert ev["summary"]["n_skipped"] == 1
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["eval", "{d}/nope.csv", "-d", "{d}/d.npz"], "nope.csv: no such file or folder"),
+    (["eval", "{d}/set.csv", "-d", "{d}/d.npz", "--protocol", "nosuch"],
+     "unknown protocol 'nosuch'"),
+    (["eval", "{d}/set.csv", "-d", "{d}/d.npz", "--protocol", "oxford"],
+     "protocol oxford needs relevance group(s) good, ok, junk"),
+    (["eval", "{d}/set.csv", "-d", "{d}/d.npz", "--top-k", "0"],
+     "the top-K depth must be at least 1"),
+])
+def test_bad_input_exits_2_with_one_line(case, capsys, args, message):
+    rc = main([a.format(d=case) for a in args])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert err.startswith("irviewer: error: ") and message in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_module_entry_point_and_exit_code_in_a_subprocess(case):
+    ok = subprocess.run([sys.executable, "-m", "irviewer", "eval", str(case / "set.csv"),
+                         "-d", str(case / "d.npz")], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    bad = subprocess.run([sys.executable, "-m", "irviewer", "eval", str(case / "set.csv"),
+                          "-d", str(case / "missing.npz")], capture_output=True, text=True)
+    assert bad.returncode == 2
+    assert "Traceback" not in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
