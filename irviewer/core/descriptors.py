@@ -103,16 +103,20 @@ def bad_rows_message(path: Path, norms: np.ndarray, row_ids: np.ndarray,
                      names: tuple[str, ...] | list[str]) -> str | None:
     """Return the sentence for rows with NaN/inf values or all zeros, or None when all good."""
     where = Path(path).name
+
+    def described(bad: np.ndarray) -> str:
+        return examples(f"row {r} ({names[r]})" if r < len(names) else f"row {r}" for r in bad)
+
     nonfinite = ~np.isfinite(norms)
     if nonfinite.any():
         bad = row_ids[nonfinite]
         return (f"{where}: {len(bad)} rows contain NaN or infinite values, e.g. "
-                f"{examples(f'row {r} ({names[r]})' if r < len(names) else f'row {r}' for r in bad)}")
+                f"{described(bad)}")
     zero = norms == 0
     if zero.any():
         bad = row_ids[zero]
         return (f"{where}: {len(bad)} rows are all zero (no direction to compare), e.g. "
-                f"{examples(f'row {r} ({names[r]})' if r < len(names) else f'row {r}' for r in bad)}")
+                f"{described(bad)}")
     return None
 
 

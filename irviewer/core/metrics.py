@@ -264,10 +264,8 @@ def batch_average_precision(ranks: np.ndarray, offsets: np.ndarray, n_positives:
     r, o, n = _check_batch(ranks, offsets, n_positives)
     _, qid, j = _layout(o, len(r))
     at = (j + 1) / (r + 1)
-    if rule == "finite":
-        terms = at
-    else:
-        terms = (np.where(r == 0, 1.0, j / np.maximum(r, 1)) + at) / 2
+    before = np.where(r == 0, 1.0, j / np.maximum(r, 1))
+    terms = at if rule == "finite" else (before + at) / 2
     total = np.bincount(qid, weights=terms, minlength=len(n))
     return _with_nan(total / np.maximum(n, 1), n)
 

@@ -25,7 +25,7 @@ from types import ModuleType
 
 import numpy as np
 
-from irviewer.core.descriptors import DescriptorTable, Descriptors, file_sha256
+from irviewer.core.descriptors import Descriptors, DescriptorTable, file_sha256
 from irviewer.core.errors import InputError
 
 SUFFIXES = (".npz", ".npy", ".fvecs", ".mat", ".h5", ".hdf5")
