@@ -164,8 +164,8 @@ def align(descriptors: Descriptors, dataset: Dataset) -> AlignedDescriptors:
         raise InputError(f"{where}: {len(missing)} gallery images have no descriptor, "
                          f"e.g. {examples(missing)}")
     rows = np.fromiter((g_index[k] for k in wanted), dtype=np.int64, count=len(wanted))
-    in_order = len(rows) == len(gallery_table.names) and bool(
-        np.all(rows == np.arange(len(rows))))
+    # Rows already in gallery order (possibly followed by query-only rows): use a view.
+    in_order = bool(np.all(rows == np.arange(len(rows))))
     lookup = descriptors.lookup()
     q_rows: list[tuple[int, int]] = []
     missing_q: list[str] = []
@@ -190,6 +190,8 @@ def align(descriptors: Descriptors, dataset: Dataset) -> AlignedDescriptors:
     if message:
         raise InputError(message.replace(" rows ", " query rows ", 1))
     gallery = gallery_table.vectors
+    if in_order and len(rows) < len(gallery):
+        gallery = gallery[: len(rows)]
     if len(rows) <= LAZY_CHECK_ROWS:
         used = np.asarray(gallery[rows] if not in_order else gallery, dtype=np.float32)
         g_norms = np.sqrt(np.einsum("ij,ij->i", used, used))

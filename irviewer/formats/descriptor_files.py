@@ -151,7 +151,13 @@ def _read_npz(path: Path, gallery: list[str], queries: list[str]) -> list[Descri
     except (zipfile.BadZipFile, OSError, EOFError) as e:
         raise InputError(f"{path.name}: not a readable .npz archive ({e})") from None
     except ValueError as e:
+        if "pickle" in str(e).lower():
+            raise InputError(f"{path.name}: not a readable .npz archive (not a zip of arrays; "
+                             "irviewer never unpickles files)") from None
         raise InputError(f"{path.name}: cannot read ({e})") from None
+    if not hasattr(archive, "files"):
+        raise InputError(f"{path.name}: holds a single array, not an .npz archive of named "
+                         "arrays; save it with numpy.savez or name it .npy")
     with archive:
         def get(key: str) -> np.ndarray:
             try:
