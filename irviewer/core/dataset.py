@@ -100,9 +100,21 @@ class Dataset:
     image_paths: Mapping[str, Path] = field(default_factory=dict)
     gallery_labels: np.ndarray | None = None
     notes: tuple[str, ...] = ()
+    _tables: dict[str, tuple[np.ndarray, np.ndarray]] = field(
+        default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.validate()
+
+    def group_table(self, group: str) -> tuple[np.ndarray, np.ndarray]:
+        """Return (query positions, gallery indices) of every member of ``group``, all
+        queries concatenated; computed once per dataset (datasets are immutable)."""
+        if group not in self._tables:
+            arrays = [q.group(group) for q in self.queries]
+            owners = np.repeat(np.arange(len(arrays), dtype=np.int64), [len(a) for a in arrays])
+            members = np.concatenate(arrays).astype(np.int64) if arrays else np.zeros(0, np.int64)
+            self._tables[group] = (owners, members)
+        return self._tables[group]
 
     @property
     def n_gallery(self) -> int:

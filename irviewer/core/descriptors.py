@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 import numpy as np
 
@@ -65,6 +65,7 @@ class AlignedDescriptors:
     dim: int
     path: Path | None = None
     gallery_names: tuple[str, ...] = ()
+    gallery_norms: np.ndarray | None = None  # L2 norm per dataset gallery index, if known
 
 
 def name_key(name: str) -> str:
@@ -72,10 +73,10 @@ def name_key(name: str) -> str:
 
     ``oxford/all_souls_000013.jpg`` and ``all_souls_000013`` match.
     """
-    pure = PurePosixPath(str(name).replace("\\", "/"))
-    base = pure.name
-    if pure.suffix.lower() in IMAGE_SUFFIXES:
-        base = base[: -len(pure.suffix)]
+    base = str(name).replace("\\", "/").rsplit("/", 1)[-1]
+    dot = base.rfind(".")
+    if dot > 0 and base[dot:].lower() in IMAGE_SUFFIXES:
+        return base[:dot]
     return base
 
 
@@ -157,20 +158,31 @@ def align(descriptors: Descriptors, dataset: Dataset) -> AlignedDescriptors:
         raise InputError(f"{where}: the query and gallery vectors have different dimensions "
                          f"({' and '.join(str(d) for d in sorted(dims))})")
     gallery_table = descriptors.tables[-1]
-    g_index = {name_key(n): i for i, n in enumerate(gallery_table.names)}
-    wanted = [name_key(n) for n in dataset.gallery]
-    missing = [n for n, k in zip(dataset.gallery, wanted, strict=True) if k not in g_index]
-    if missing:
-        raise InputError(f"{where}: {len(missing)} gallery images have no descriptor, "
-                         f"e.g. {examples(missing)}")
-    rows = np.fromiter((g_index[k] for k in wanted), dtype=np.int64, count=len(wanted))
+    n_g = len(dataset.gallery)
+    if tuple(gallery_table.names[:n_g]) == tuple(dataset.gallery):  # the common case
+        rows = np.arange(n_g, dtype=np.int64)
+    else:
+        g_index = {name_key(n): i for i, n in enumerate(gallery_table.names)}
+        wanted = [name_key(n) for n in dataset.gallery]
+        missing = [n for n, k in zip(dataset.gallery, wanted, strict=True) if k not in g_index]
+        if missing:
+            raise InputError(f"{where}: {len(missing)} gallery images have no descriptor, "
+                             f"e.g. {examples(missing)}")
+        rows = np.fromiter((g_index[k] for k in wanted), dtype=np.int64, count=len(wanted))
     # Rows already in gallery order (possibly followed by query-only rows): use a view.
     in_order = bool(np.all(rows == np.arange(len(rows))))
-    lookup = descriptors.lookup()
+    exact: dict[str, tuple[int, int]] = {}
+    for t, table in enumerate(descriptors.tables):
+        for row, name in enumerate(table.names):
+            exact.setdefault(name, (t, row))
+    lookup: dict[str, tuple[int, int]] | None = None
     q_rows: list[tuple[int, int]] = []
     missing_q: list[str] = []
     for q in dataset.queries:
-        found = lookup.get(name_key(q.name)) or lookup.get(name_key(q.image))
+        found = exact.get(q.name)
+        if found is None:
+            lookup = lookup if lookup is not None else descriptors.lookup()
+            found = lookup.get(name_key(q.name)) or lookup.get(name_key(q.image))
         if found is None:
             missing_q.append(q.name)
         else:
@@ -192,13 +204,14 @@ def align(descriptors: Descriptors, dataset: Dataset) -> AlignedDescriptors:
     gallery = gallery_table.vectors
     if in_order and len(rows) < len(gallery):
         gallery = gallery[: len(rows)]
-    if len(rows) <= LAZY_CHECK_ROWS:
+    g_norms = None
+    if len(rows) <= LAZY_CHECK_ROWS:  # larger galleries are checked while ranking
         used = np.asarray(gallery[rows] if not in_order else gallery, dtype=np.float32)
-        g_norms = np.sqrt(np.einsum("ij,ij->i", used, used))
+        g_norms = np.sqrt(np.einsum("ij,ij->i", used, used, dtype=np.float32))
         message = bad_rows_message(descriptors.path, g_norms, rows, gallery_table.names)
         if message:
             raise InputError(message)
     return AlignedDescriptors(queries=normalise_rows(queries), gallery=gallery,
                               gallery_rows=None if in_order else rows,
                               dim=int(gallery.shape[1]), path=descriptors.path,
-                              gallery_names=tuple(gallery_table.names))
+                              gallery_names=tuple(gallery_table.names), gallery_norms=g_norms)

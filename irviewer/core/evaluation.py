@@ -189,10 +189,10 @@ def protocol_ranks(dataset: Dataset, ranking: Ranking, protocol: Protocol) -> Po
     q_parts, g_parts, code_parts = [], [], []
     for code, groups in ((POSITIVE, protocol.positive), (IGNORED, protocol.ignored)):
         for group in groups:
-            arrays = [q.group(group) for q in dataset.queries]
-            q_parts.append(np.repeat(np.arange(n_q, dtype=np.int64), [len(a) for a in arrays]))
-            g_parts.append(np.concatenate(arrays) if arrays else np.zeros(0, np.int64))
-            code_parts.append(np.full(len(g_parts[-1]), code, dtype=np.int8))
+            owners, members = dataset.group_table(group)
+            q_parts.append(owners)
+            g_parts.append(members)
+            code_parts.append(np.full(len(members), code, dtype=np.int8))
     if protocol.self_match == "remove":
         selves = np.array([q.self_index for q in dataset.queries], dtype=np.int64)
         has = np.flatnonzero(selves >= 0)

@@ -167,13 +167,11 @@ def items_of_interest(dataset: Dataset) -> tuple[np.ndarray, np.ndarray]:
     """Return (offsets, gallery indices): per query, every gallery image in any relevance
     group, plus the query's own image, sorted and without the globally ignored ones."""
     n_q, n_g = dataset.n_queries, dataset.n_gallery
-    arrays = [a for q in dataset.queries for a in q.relevance.values()]
-    owner = np.repeat(np.arange(n_q, dtype=np.int64),
-                      [sum(len(a) for a in q.relevance.values()) for q in dataset.queries])
+    tables = [dataset.group_table(group) for group in dataset.groups]
     selves = np.array([q.self_index for q in dataset.queries], dtype=np.int64)
     has_self = np.flatnonzero(selves >= 0)
-    g = np.concatenate([*arrays, selves[has_self]]).astype(np.int64)
-    qs = np.concatenate([owner, has_self])
+    g = np.concatenate([*(m for _, m in tables), selves[has_self]]).astype(np.int64)
+    qs = np.concatenate([*(o for o, _ in tables), has_self])
     ignored = np.zeros(n_g, dtype=bool)
     ignored[dataset.global_ignored] = True
     keep = ~ignored[g]
@@ -229,8 +227,11 @@ def iter_rank(aligned: AlignedDescriptors, dataset: Dataset, k: int = 200,
     yield Progress(0, total)
     for start, stop in chunks:
         g = _gallery_chunk(aligned, start, stop)
-        norms = np.sqrt(np.einsum("ij,ij->i", g, g, dtype=np.float32))
-        check_gallery_rows(norms, _row_ids(aligned, start, stop), dataset, aligned)
+        if aligned.gallery_norms is not None:  # computed (and checked) by align()
+            norms = aligned.gallery_norms[start:stop]
+        else:
+            norms = np.sqrt(np.einsum("ij,ij->i", g, g, dtype=np.float32))
+            check_gallery_rows(norms, _row_ids(aligned, start, stop), dataset, aligned)
         inv = (1.0 / norms).astype(np.float32)
         inv_norms[start:stop] = inv
         local_ignored = np.flatnonzero(ignored[start:stop])
@@ -239,18 +240,9 @@ def iter_rank(aligned: AlignedDescriptors, dataset: Dataset, k: int = 200,
             scores *= inv
             if len(local_ignored):
                 scores[:, local_ignored] = -np.inf
-            bound = _top_bound(scores, k_eff)
-            floor = state.floor(scores, qa, qb, start, stop)
-            rows, cols = np.nonzero(scores >= np.minimum(bound, floor)[:, None])
-            vals = scores[rows, cols]
-            if scores.shape[1] > k_eff:
-                sel = vals >= bound[rows]
-                _merge_top(top_idx[qa:qb], top_val[qa:qb], rows[sel], cols[sel], vals[sel],
-                           start)
-            else:
-                _merge_top_all(top_idx[qa:qb], top_val[qa:qb], scores, start)
-            sel = vals >= floor[rows]
-            state.count(rows[sel], cols[sel], vals[sel], qa, qb, start)
+            ordered = np.sort(scores, axis=1)
+            _merge_top(top_idx[qa:qb], top_val[qa:qb], scores, ordered, start)
+            state.count(scores, ordered, qa, qb, start, stop)
             done += 1
             yield Progress(done, total)
     item_ranks, item_scores = state.finish(lambda q: _row_from(aligned, inv_norms, ignored, q))
@@ -298,42 +290,35 @@ def _row_from(aligned: AlignedDescriptors, inv_norms: np.ndarray, ignored: np.nd
     return out
 
 
-def _top_bound(scores: np.ndarray, k: int) -> np.ndarray:
-    """Return per row a lower bound of the K-th largest score (-inf when the row is short).
+def _merge_top(top_idx: np.ndarray, top_val: np.ndarray, scores: np.ndarray,
+               ordered: np.ndarray, offset: int) -> None:
+    """Merge a block's best scores into the running top-K lists, in place.
 
-    Split the row into K column groups: the smallest of the K group maxima is reached by K
-    distinct scores, so the K-th largest is at least that. Only scores at or above the bound
-    can be in the top K, and there are typically a few times K of them.
-    """
-    n_rows, n = scores.shape
-    if n <= k:
-        return np.full(n_rows, -np.inf, dtype=np.float32)
-    return scores[:, : (n // k) * k].reshape(n_rows, n // k, k).max(axis=1).min(axis=1)
-
-
-def _merge_top(top_idx: np.ndarray, top_val: np.ndarray, rows: np.ndarray, cols: np.ndarray,
-               vals: np.ndarray, offset: int) -> None:
-    """Merge a block's candidate scores (each row has at least K) into the top-K lists.
-
-    Candidates are sorted once by (row, descending score, gallery index). The running lists
-    hold earlier gallery indices than the block, so a stable sort on the score after
-    concatenating (running, block) keeps equal scores in gallery order.
+    ``ordered`` is ``scores`` sorted along each row, so the K-th largest score of each row is
+    read off exactly; the scores reaching it (K, or more when ties straddle the K-th place)
+    are collected row by row and sorted once by (row, descending score). They arrive in
+    ascending column order, so the stable sort leaves equal scores in gallery order. The
+    running lists hold earlier gallery indices than the block, so a stable sort on the score
+    after concatenating (running, block) keeps that order across blocks too.
     """
     n_rows, k = top_idx.shape
+    n = scores.shape[1]
+    if n <= k:
+        part = np.broadcast_to(np.arange(n) + offset, scores.shape)
+        order = np.argsort(-scores, axis=1, kind="stable")
+        _merge_sorted(top_idx, top_val, np.take_along_axis(part, order, axis=1),
+                      np.take_along_axis(scores, order, axis=1))
+        return
+    kth = ordered[:, n - k]
+    found = [np.flatnonzero(scores[r] >= kth[r]) for r in range(n_rows)]
+    rows = np.repeat(np.arange(n_rows, dtype=np.int64), [len(f) for f in found])
+    cols = np.concatenate(found)
+    vals = scores[rows, cols]
     desc = np.int64(0xFFFFFFFF) - _ordered_keys(vals)
-    order = np.argsort((rows.astype(np.int64) << 32) | desc, kind="stable")
+    order = np.argsort((rows << 32) | desc, kind="stable")
     starts = np.searchsorted(rows[order], np.arange(n_rows))
     take = order[starts[:, None] + np.arange(k)]
     _merge_sorted(top_idx, top_val, cols[take] + offset, vals[take])
-
-
-def _merge_top_all(top_idx: np.ndarray, top_val: np.ndarray, scores: np.ndarray,
-                   offset: int) -> None:
-    """Merge a block with no more columns than K: every score is a candidate."""
-    part = np.broadcast_to(np.arange(scores.shape[1]) + offset, scores.shape)
-    order = np.argsort(-scores, axis=1, kind="stable")
-    _merge_sorted(top_idx, top_val, np.take_along_axis(part, order, axis=1),
-                  np.take_along_axis(scores, order, axis=1))
 
 
 def _merge_sorted(top_idx: np.ndarray, top_val: np.ndarray, idx: np.ndarray,
@@ -355,18 +340,23 @@ def _ordered_keys(values: np.ndarray) -> np.ndarray:
 
 
 class _CountState:
-    """Counts, block by block, how many scores lie above each item of interest."""
+    """Counts, block by block, how many scores lie above each item of interest.
+
+    With one gallery chunk the item scores are exact before counting: rank = #(scores
+    above) + #(equal scores at an earlier gallery index). With several chunks each item's
+    score is estimated first; every chunk counts the scores above the estimate's band and
+    keeps the few scores inside the band, which are resolved once the exact score is known.
+    """
 
     def __init__(self, offsets: np.ndarray, items: np.ndarray, item_query: np.ndarray,
                  multi: bool) -> None:
         self.offsets, self.items, self.item_query, self.multi = offsets, items, item_query, multi
         n = len(items)
         self.above = np.zeros(n, dtype=np.int64)
+        self.ties = np.zeros(n, dtype=np.int64)
         self.exact = np.full(n, np.nan, dtype=np.float32)
         self.estimate_val = np.zeros(n, dtype=np.float32)
-        self.band_q: list[np.ndarray] = []
-        self.band_v: list[np.ndarray] = []
-        self.band_g: list[np.ndarray] = []
+        self.band: dict[int, list[np.ndarray]] = {}
 
     def estimate(self, aligned: AlignedDescriptors) -> None:
         """Estimate each item's score with a gather (multi-chunk galleries only)."""
@@ -381,147 +371,65 @@ class _CountState:
             q = aligned.queries[self.item_query[a:a + step]]
             self.estimate_val[a:a + step] = np.einsum("ij,ij->i", q, vec) / norms
 
-    def floor(self, scores: np.ndarray, qa: int, qb: int, start: int,
-              stop: int) -> np.ndarray:
-        """Record exact scores of this chunk's items; return per row the lowest score that
-        can matter for counting (+inf for rows with no item)."""
+    def count(self, scores: np.ndarray, ordered: np.ndarray, qa: int, qb: int, start: int,
+              stop: int) -> None:
+        """Add the block of queries qa..qb x gallery start..stop to the counts.
+
+        ``ordered`` is ``scores`` sorted along each row.
+        """
         ia, ib = self.offsets[qa], self.offsets[qb]
-        out = np.full(qb - qa, np.inf, dtype=np.float32)
         if ia == ib:
-            self._lo = self._hi = None
-            return out
+            return
         items = self.items[ia:ib]
         rows = self.item_query[ia:ib] - qa
         inside = (items >= start) & (items < stop)
         self.exact[ia:ib][inside] = scores[rows[inside], items[inside] - start]
         if self.multi:
-            center = self.estimate_val[ia:ib]
-            self._lo, self._hi = center - np.float32(BAND), center + np.float32(BAND)
+            lo = self.estimate_val[ia:ib] - np.float32(BAND)
+            hi = self.estimate_val[ia:ib] + np.float32(BAND)
         else:
-            self._lo = self._hi = self.exact[ia:ib]
-        np.minimum.at(out, rows, self._lo)
-        return out
-
-    def count(self, r: np.ndarray, c: np.ndarray, v: np.ndarray, qa: int, qb: int,
-              start: int) -> None:
-        """Add the candidates (row, column, score) of queries qa..qb to the counts."""
-        ia, ib = self.offsets[qa], self.offsets[qb]
-        if ia == ib or not len(r):
+            lo = hi = self.exact[ia:ib]
+        n = scores.shape[1]
+        bounds = np.searchsorted(rows, np.arange(qb - qa + 1))
+        left = np.empty(len(items), dtype=np.int64)
+        right = np.empty(len(items), dtype=np.int64)
+        for r in np.flatnonzero(np.diff(bounds)):
+            a, b = bounds[r], bounds[r + 1]
+            left[a:b] = np.searchsorted(ordered[r], lo[a:b], side="left")
+            right[a:b] = np.searchsorted(ordered[r], hi[a:b], side="right")
+        self.above[ia:ib] += n - right
+        in_band = right - left
+        if not self.multi:
+            # Equal scores other than the item itself: ties, broken by gallery index.
+            for j in np.flatnonzero(in_band > 1):
+                r, g = rows[j], items[j]
+                same = np.flatnonzero(scores[r] == lo[j]) + start
+                self.ties[ia + j] += int(np.count_nonzero(same < g))
             return
-        rows = self.item_query[ia:ib] - qa
-        lo, hi = self._lo, self._hi
-        cand = (r.astype(np.int64) << 32) | _ordered_keys(v)
-        hi_unsorted = (rows << 32) | _ordered_keys(hi)
-        hi_order = np.argsort(hi_unsorted, kind="stable")
-        hi_keys, hi_rows = hi_unsorted[hi_order], rows[hi_order]
-        lo_keys = np.sort((rows << 32) | _ordered_keys(lo))
-        below_hi = np.searchsorted(hi_keys, cand, side="left")  # thresholds strictly below
-        # Candidates strictly above each threshold j: those whose below_hi exceeds j ...
-        hist = np.bincount(below_hi, minlength=len(hi_keys) + 1)
-        suffix = np.cumsum(hist[::-1])[::-1]
-        # ... minus candidates of later rows (row keys make every later row's key larger).
-        later = len(r) - np.searchsorted(r, hi_rows, side="right")
-        gained = suffix[np.arange(1, len(hi_keys) + 1)] - later
-        local_above = np.empty(len(rows), dtype=np.int64)
-        local_above[hi_order] = gained
-        self.above[ia:ib] += local_above
-        in_band = np.searchsorted(lo_keys, cand, side="right") - below_hi > 0
-        if in_band.any():
-            self.band_q.append(r[in_band].astype(np.int64) + qa)
-            self.band_v.append(v[in_band])
-            self.band_g.append(c[in_band].astype(np.int64) + start)
+        for j in np.flatnonzero(in_band > 0):
+            self.band.setdefault(int(ia + j), []).append(ordered[rows[j], left[j]:right[j]].copy())
 
     def finish(self, full_row: Callable[[int], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         """Return (ranks, scores) of all items: counts above plus the exactly resolved band."""
-        n = len(self.items)
-        if not n:
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-        bq = np.concatenate(self.band_q) if self.band_q else np.zeros(0, np.int64)
-        bv = np.concatenate(self.band_v) if self.band_v else np.zeros(0, np.float32)
-        bg = np.concatenate(self.band_g) if self.band_g else np.zeros(0, np.int64)
+        ranks = self.above + self.ties
         exact = self.exact
-        ranks = self.above.copy()
-        band_keys = (bq << 32) | _ordered_keys(bv)
-        order = np.argsort(band_keys, kind="stable")
-        band_keys, bg_sorted = band_keys[order], bg[order]
-        item_keys = (self.item_query << 32) | _ordered_keys(exact)
-        # Band scores strictly above the item's exact score but not above its band's top.
-        first_equal = np.searchsorted(band_keys, item_keys, side="left")
-        after_equal = np.searchsorted(band_keys, item_keys, side="right")
-        if self.multi:  # with one chunk the counts above are exact already
-            hi_keys = (self.item_query << 32) | _ordered_keys(
-                self.estimate_val + np.float32(BAND))
-            top = np.searchsorted(band_keys, hi_keys, side="right")
-            ranks += top - after_equal
-        # Equal scores at an earlier gallery index (ties) come before the item.
-        tied = np.flatnonzero(after_equal - first_equal > 1)
-        for j in tied:
-            same = bg_sorted[first_equal[j]:after_equal[j]]
-            ranks[j] += int(np.count_nonzero(same < self.items[j]))
-        if self.multi:
-            lo = self.estimate_val - np.float32(BAND)
-            hi = self.estimate_val + np.float32(BAND)
-            outside = np.flatnonzero(~((exact >= lo) & (exact <= hi)))
-            for q in np.unique(self.item_query[outside]):
-                a, b = np.searchsorted(self.item_query, [q, q + 1])
-                row = full_row(int(q))
-                ranks[a:b] = ranks_in_row(row, self.items[a:b])
-                exact[a:b] = row[self.items[a:b]]
+        if not self.multi:
+            return ranks, exact
+        redo: set[int] = set()
+        lo = self.estimate_val - np.float32(BAND)
+        hi = self.estimate_val + np.float32(BAND)
+        for j in range(len(self.items)):
+            e = exact[j]
+            if not lo[j] <= e <= hi[j]:
+                redo.add(int(self.item_query[j]))
+                continue
+            values = np.concatenate(self.band.get(j, [np.zeros(0, np.float32)]))
+            ranks[j] += int(np.count_nonzero(values > e))
+            if np.count_nonzero(values == e) > 1:  # a tie: gallery order decides
+                redo.add(int(self.item_query[j]))
+        for q in sorted(redo):
+            a, b = self.offsets[q], self.offsets[q + 1]
+            row = full_row(q)
+            ranks[a:b] = ranks_in_row(row, self.items[a:b])
+            exact[a:b] = row[self.items[a:b]]
         return ranks, exact
-
-
-def ranking_from_lists(dataset: Dataset, indices: np.ndarray, scores: np.ndarray | None,
-                       source: str) -> Ranking:
-    """Return a truncated :class:`Ranking` from precomputed result lists.
-
-    ``indices`` is (n_queries, K) gallery indices in rank order, -1 padding shorter lists;
-    ``scores`` the matching scores or None (then nan). Gallery images removed for every
-    query are dropped from the lists before positions are counted. Items of interest that a
-    list does not contain are *not ranked* (rank -1): the metrics treat them as never
-    retrieved, the rule of benchmarks that score truncated lists (HPatches top-51, TREC).
-    InputError for a wrong shape, an index outside the gallery, or an image listed twice.
-    """
-    idx = np.asarray(indices, dtype=np.int64)
-    n_q, n_g = dataset.n_queries, dataset.n_gallery
-    if idx.ndim != 2 or idx.shape[0] != n_q:
-        raise InputError(f"{source}: expected one result list per query ({n_q}), "
-                         f"got an array of shape {idx.shape}")
-    bad = (idx < -1) | (idx >= n_g)
-    if bad.any():
-        q, j = np.argwhere(bad)[0]
-        raise InputError(f"{source}: {int(bad.sum())} result entries are outside the gallery "
-                         f"of {n_g} images, e.g. query {dataset.queries[q].name} position "
-                         f"{j + 1} names {idx[q, j]}")
-    val = (np.full(idx.shape, np.nan, dtype=np.float32) if scores is None
-           else np.asarray(scores, dtype=np.float32))
-    if val.shape != idx.shape:
-        raise InputError(f"{source}: {val.shape} scores for {idx.shape} result entries")
-    ignored = np.zeros(n_g, dtype=bool)
-    ignored[dataset.global_ignored] = True
-    keep = (idx >= 0) & ~ignored[np.maximum(idx, 0)]
-    # Compact each list: kept entries first, in their original order.
-    order = np.argsort(~keep, axis=1, kind="stable")
-    idx = np.where(np.take_along_axis(keep, order, axis=1),
-                   np.take_along_axis(idx, order, axis=1), -1)
-    val = np.where(idx >= 0, np.take_along_axis(val, order, axis=1), -np.inf).astype(np.float32)
-    for q in range(n_q):
-        listed = idx[q][idx[q] >= 0]
-        if len(np.unique(listed)) != len(listed):
-            dup = listed[np.flatnonzero(np.bincount(listed) > 1)[0]]
-            raise InputError(f"{source}: query {dataset.queries[q].name} lists gallery image "
-                             f"{dataset.gallery[dup]} more than once")
-    offsets, items = items_of_interest(dataset)
-    ranks = np.full(len(items), -1, dtype=np.int64)
-    item_scores = np.full(len(items), np.nan, dtype=np.float32)
-    position = np.full(n_g, -1, dtype=np.int64)
-    for q in range(n_q):
-        listed = idx[q] >= 0
-        position[idx[q, listed]] = np.flatnonzero(listed)
-        a, b = offsets[q], offsets[q + 1]
-        ranks[a:b] = position[items[a:b]]
-        found = ranks[a:b] >= 0
-        item_scores[a:b][found] = val[q, ranks[a:b][found]]
-        position[idx[q, listed]] = -1
-    return Ranking(top_indices=idx, top_scores=val, item_offsets=offsets, item_indices=items,
-                   item_ranks=ranks, item_scores=item_scores,
-                   n_ranked=int(n_g - ignored.sum()), truncated=True, source=source)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -163,7 +164,7 @@ def test_with_query_equals_a_full_re_evaluation(seed):
     fast = ev.with_query(qi, new)
     queries = list(ds.queries)
     queries[qi] = new
-    slow_ds = Dataset(**{**ds.__dict__, "queries": tuple(queries)})
+    slow_ds = replace(ds, queries=tuple(queries))
     slow = evaluate(slow_ds, rank(r.descriptors, slow_ds, k=8), PROTO)
     for key in slow.per_query:
         np.testing.assert_allclose(fast.per_query[key], slow.per_query[key], equal_nan=True)
@@ -180,8 +181,7 @@ def test_permuting_the_gallery_changes_no_metric():
     inverse = np.argsort(perm)
     queries = tuple(build_query(q.name, q.image, {k: inverse[v] for k, v in q.relevance.items()})
                     for q in ds.queries)
-    ds2 = Dataset(**{**ds.__dict__, "queries": queries,
-                     "gallery": tuple(ds.gallery[i] for i in perm)})
+    ds2 = replace(ds, queries=queries, gallery=tuple(ds.gallery[i] for i in perm))
     a = evaluate(ds, rank(aligned(qv, gv), ds), PROTO)
     b = evaluate(ds2, rank(aligned(qv, gv[perm]), ds2), PROTO)
     for key in ("AP", "P@1", "P@5", "P@10", "R-precision"):
