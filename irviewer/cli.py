@@ -10,15 +10,15 @@ import argparse
 import csv
 import json
 import math
-import os
 import sys
-import tempfile
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from irviewer import __version__
+from irviewer.core.atomic import atomic_open, atomic_write_text
 from irviewer.core.errors import InputError
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
@@ -35,13 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Rank the gallery for every query by cosine similarity "
                         "and print the benchmark's metrics with their conventions.")
     ev.add_argument("dataset", type=Path, help="dataset file or folder (e.g. a CSV manifest)")
-    source = ev.add_mutually_exclusive_group(required=True)
-    source.add_argument("-d", "--descriptors", type=Path,
-                        help="descriptor file: .npz, .npy, .fvecs, .mat, .h5, or an "
-                        "hpatches-benchmark descriptors/<name> folder")
-    source.add_argument("--ranking", type=Path,
-                        help="precomputed result lists instead of descriptors: a TREC run, "
-                        "an HPatches .results file, or an .npz with indices (and scores)")
+    ev.add_argument("-d", "--descriptors", type=Path, required=True,
+                    help="descriptor file: .npz, .npy, .fvecs, .mat or .h5")
     ev.add_argument("--format", help="dataset reader to use instead of detecting it")
     ev.add_argument("--protocol", help="protocol to use instead of the dataset's default(s)")
     ev.add_argument("--ap", choices=("finite", "trapezoid"),
@@ -50,16 +45,6 @@ def build_parser() -> argparse.ArgumentParser:
                     help="keep the query's own image in the ranking or remove it "
                     "(default: the protocol's)")
     ev.add_argument("--images", type=Path, help="folder with the image files")
-    ev.add_argument("--gallery-list", type=Path, metavar="FILE",
-                    help="text file naming the gallery images, one per line, in row order "
-                    "(for ground truth that does not list the gallery, e.g. Oxford5k "
-                    "gt_files with an .fvecs file)")
-    ev.add_argument("--distractors", type=Path, metavar="FILE",
-                    help="text file of extra gallery names (e.g. the revisited 1M "
-                    "distractors)")
-    ev.add_argument("--instance-rule", metavar="RULE",
-                    help="instance sets named by file: dash, underscore2, or a regular "
-                    "expression whose first group is the instance label")
     ev.add_argument("--ignore-label", action="append", default=[], metavar="LABEL",
                     help="instance label whose images take no part (repeatable)")
     ev.add_argument("--ignore-labels", type=Path, metavar="FILE",
@@ -71,9 +56,6 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--json", type=Path, metavar="OUT", help="write results as JSON")
     ev.add_argument("--per-query", type=Path, metavar="OUT.csv",
                     help="write one CSV row per query")
-    ev.add_argument("--export-trec", type=Path, metavar="PREFIX",
-                    help="write PREFIX.<protocol>.run and PREFIX.<protocol>.qrels, with which "
-                    "trec_eval or ranx reproduce the finite-sum mAP")
     return parser
 
 
@@ -92,6 +74,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("irviewer: interrupted", file=sys.stderr)
         return 130
+    except Exception:  # a bug: show everything needed to report it
+        traceback.print_exc()
+        print(f"irviewer {__version__}: internal error (a bug, not your input); please report "
+              "it with the traceback above", file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 def run_eval(args: argparse.Namespace) -> int:
@@ -251,22 +238,8 @@ def write_per_query_csv(path: Path, report: dict) -> None:
             row = {"protocol": ev["protocol"]["name"], **q}
             rows.append(row)
             keys += [k for k in row if k not in keys]
-    with tempfile.NamedTemporaryFile("w", delete=False, dir=path.parent or ".",
-                                     suffix=".tmp", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=keys)
+    with atomic_open(path, newline="") as stream:
+        writer = csv.DictWriter(stream, fieldnames=keys)
         writer.writeheader()
         for row in rows:
             writer.writerow({k: "" if row.get(k) is None else row.get(k) for k in keys})
-    os.replace(f.name, path)
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (a temporary file, then a rename)."""
-    try:
-        parent = path.parent if str(path.parent) else Path(".")
-        with tempfile.NamedTemporaryFile("w", delete=False, dir=parent, suffix=".tmp",
-                                         encoding="utf-8") as f:
-            f.write(text)
-        os.replace(f.name, path)
-    except OSError as e:
-        raise InputError(f"{path}: cannot write ({e.strerror})") from None

@@ -122,3 +122,22 @@ def test_module_entry_point_and_exit_code_in_a_subprocess(case):
                           "-d", str(case / "missing.npz")], capture_output=True, text=True)
     assert bad.returncode == 2
     assert "Traceback" not in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_unwritable_output_is_exit_2_not_a_traceback(case, capsys):
+    rc = main(["eval", str(case / "set.csv"), "-d", str(case / "d.npz"), "--per-query",
+               str(case / "missing" / "q.csv")])
+    assert rc == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_internal_error_is_exit_1_with_a_report(case, capsys, monkeypatch):
+    import irviewer.cli as cli
+
+    def broken(args):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(cli, "run_eval", broken)
+    rc = main(["eval", str(case / "set.csv"), "-d", str(case / "d.npz")])
+    err = capsys.readouterr().err
+    assert rc == 1 and "RuntimeError: boom" in err and "internal error" in err
