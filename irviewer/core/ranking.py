@@ -356,7 +356,7 @@ class _CountState:
         self.ties = np.zeros(n, dtype=np.int64)
         self.exact = np.full(n, np.nan, dtype=np.float32)
         self.estimate_val = np.zeros(n, dtype=np.float32)
-        self.band: dict[int, list[np.ndarray]] = {}
+        self.band: dict[int, list[tuple[np.ndarray, bool]]] = {}
 
     def estimate(self, aligned: AlignedDescriptors) -> None:
         """Estimate each item's score with a gather (multi-chunk galleries only)."""
@@ -375,7 +375,11 @@ class _CountState:
               stop: int) -> None:
         """Add the block of queries qa..qb x gallery start..stop to the counts.
 
-        ``ordered`` is ``scores`` sorted along each row.
+        ``ordered`` is ``scores`` sorted along each row. An item whose own image is in this
+        chunk is counted exactly (its score is known): scores above it, and equal scores at
+        an earlier gallery index. For any other item the chunk counts the scores above its
+        estimate's band and keeps the few inside the band, with whether the chunk lies before
+        the item in gallery order (then an equal score ranks first) or after it.
         """
         ia, ib = self.offsets[qa], self.offsets[qb]
         if ia == ib:
@@ -387,6 +391,7 @@ class _CountState:
         if self.multi:
             lo = self.estimate_val[ia:ib] - np.float32(BAND)
             hi = self.estimate_val[ia:ib] + np.float32(BAND)
+            lo[inside] = hi[inside] = self.exact[ia:ib][inside]
         else:
             lo = hi = self.exact[ia:ib]
         n = scores.shape[1]
@@ -399,15 +404,16 @@ class _CountState:
             right[a:b] = np.searchsorted(ordered[r], hi[a:b], side="right")
         self.above[ia:ib] += n - right
         in_band = right - left
-        if not self.multi:
-            # Equal scores other than the item itself: ties, broken by gallery index.
-            for j in np.flatnonzero(in_band > 1):
-                r, g = rows[j], items[j]
-                same = np.flatnonzero(scores[r] == lo[j]) + start
-                self.ties[ia + j] += int(np.count_nonzero(same < g))
-            return
-        for j in np.flatnonzero(in_band > 0):
-            self.band.setdefault(int(ia + j), []).append(ordered[rows[j], left[j]:right[j]].copy())
+        # Items in this chunk: equal scores other than the item itself are ties, broken by
+        # gallery index.
+        for j in np.flatnonzero(inside & (in_band > 1)):
+            same = np.flatnonzero(scores[rows[j]] == lo[j]) + start
+            self.ties[ia + j] += int(np.count_nonzero(same < items[j]))
+        if self.multi:
+            for j in np.flatnonzero(~inside & (in_band > 0)):
+                earlier = stop <= items[j]
+                self.band.setdefault(int(ia + j), []).append(
+                    (ordered[rows[j], left[j]:right[j]].copy(), earlier))
 
     def finish(self, full_row: Callable[[int], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         """Return (ranks, scores) of all items: counts above plus the exactly resolved band."""
@@ -418,15 +424,14 @@ class _CountState:
         redo: set[int] = set()
         lo = self.estimate_val - np.float32(BAND)
         hi = self.estimate_val + np.float32(BAND)
-        for j in range(len(self.items)):
-            e = exact[j]
-            if not lo[j] <= e <= hi[j]:
+        for j, e in enumerate(exact):
+            if not lo[j] <= e <= hi[j]:  # the estimate missed: count this query from its row
                 redo.add(int(self.item_query[j]))
                 continue
-            values = np.concatenate(self.band.get(j, [np.zeros(0, np.float32)]))
-            ranks[j] += int(np.count_nonzero(values > e))
-            if np.count_nonzero(values == e) > 1:  # a tie: gallery order decides
-                redo.add(int(self.item_query[j]))
+            for values, earlier in self.band.get(j, ()):
+                ranks[j] += int(np.count_nonzero(values > e))
+                if earlier:
+                    ranks[j] += int(np.count_nonzero(values == e))
         for q in sorted(redo):
             a, b = self.offsets[q], self.offsets[q + 1]
             row = full_row(q)

@@ -167,6 +167,7 @@ def run_case(name: str, ds: Dataset, queries: np.ndarray, gallery: np.ndarray,
                               sha256="", tables=(DescriptorTable(tuple(q.name for q in
                                                                        ds.queries), queries),
                                                  DescriptorTable(ds.gallery, gallery)))
+    bare_gemm(qn, gallery)  # warm-up: both timings then read a warm page cache
     gemm = min(bare_gemm(qn, gallery) for _ in range(repeats))
     best, peak, summary = float("inf"), 0.0, {}
     for _ in range(repeats):
@@ -226,7 +227,7 @@ def main() -> int:
     results["b"] = run_case("(b) 3,368 x 19,732 x 2048", ds, q, g, args.repeats)
     del g
     if args.large:
-        results["c"] = large_case(args.workdir, max(1, args.repeats - 2))
+        results["c"] = large_case(args.workdir, max(2, args.repeats - 1))
     print(f"{'case':<6}{'eval s':>10}{'gemm s':>10}{'ratio':>8}{'peak MB':>10}  target")
     targets = {"a": "ratio <= 1.5", "b": "ratio <= 1.5", "c": "ratio <= 1.3, peak <= 2048 MB"}
     for case, r in results.items():

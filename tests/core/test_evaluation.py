@@ -232,3 +232,49 @@ def test_every_metric_equals_the_naive_reference_on_full_rankings(seed, ap):
         assert ev.per_query["INP"][qi] == pytest.approx(reference.inp(flags, n))
         for k in (1, 3):
             assert ev.per_query[f"CMC@{k}"][qi] == reference.cmc(flags, k)
+
+
+def reid_case(labels: list[int], cameras: list[int], query_label: int, query_camera: int):
+    """One query ranked against a gallery line-up (score falls with the gallery index)."""
+    q, g = line_up(len(labels))
+    lab = np.array(labels)
+    same = np.flatnonzero(lab == query_label)
+    cam = np.array(cameras)[same] == query_camera
+    query = build_query("q", "q", {"positive": same[~cam], "same_camera": same[cam]},
+                        meta={"label": query_label})
+    ds = Dataset(name="reid", format="test", path=None,
+                 gallery=tuple(f"g{i}" for i in range(len(labels))), queries=(query,),
+                 groups=("positive", "same_camera"), protocols=("cuhk03",),
+                 gallery_labels=lab)
+    return ds, rank(aligned(q, g), ds, k=len(labels))
+
+
+def test_cuhk03_single_gallery_shot_through_the_evaluation():
+    # Ranked gallery ids: 4 (same camera as the query: removed), 2, 3, 4, 5.
+    # One image per remaining identity, so sampling cannot change anything: the match
+    # (id 4, other camera) is third among ids 2, 3, 4, 5 -> CMC@1 = 0, CMC@5 = 1.
+    ds, r = reid_case([4, 2, 3, 4, 5], [1, 2, 2, 3, 2], query_label=4, query_camera=1)
+    protocol = get_protocol("cuhk03").override(cmc_ks=(1, 2, 3, 5))
+    ev = evaluate(ds, r, protocol)
+    assert [ev.per_query[f"CMC@{k}"][0] for k in (1, 2, 3, 5)] == [0, 0, 1, 1]
+    assert ev.per_query["AP"][0] == pytest.approx(1 / 3)  # positive at rank 2 after removal
+    assert ev.summary["CMC@3"] == 1.0 and ev.protocol.describe()["seed"] == 0
+
+
+def test_cuhk03_is_reproducible_by_seed_and_sampled_per_identity():
+    # id 7 (the query's) has images at ranks 0 and 3 (after removal), ids 1 and 2 one each
+    # at ranks 1, 2. Drawing the rank-0 image puts the match first (p = 1/2): CMC@1 ~ 1/2.
+    ds, r = reid_case([7, 1, 2, 7], [2, 2, 2, 3], query_label=7, query_camera=1)
+    protocol = get_protocol("cuhk03").override(cmc_ks=(1, 3), cmc_repeats=4000)
+    a = evaluate(ds, r, protocol).per_query["CMC@1"][0]
+    b = evaluate(ds, r, protocol).per_query["CMC@1"][0]
+    c = evaluate(ds, r, protocol.override(seed=5)).per_query["CMC@1"][0]
+    assert a == b and a == pytest.approx(0.5, abs=0.04) and c != a
+    assert evaluate(ds, r, protocol).per_query["CMC@3"][0] == 1.0
+
+
+def test_cuhk03_needs_gallery_identities():
+    ds, r = reid_case([4, 2], [1, 2], query_label=4, query_camera=2)
+    ds = replace(ds, gallery_labels=None)
+    with pytest.raises(InputError, match="CUHK03 single-gallery-shot CMC needs a person id"):
+        evaluate(ds, r, get_protocol("cuhk03"))
