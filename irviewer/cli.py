@@ -45,6 +45,12 @@ def build_parser() -> argparse.ArgumentParser:
                     help="keep the query's own image in the ranking or remove it "
                     "(default: the protocol's)")
     ev.add_argument("--images", type=Path, help="folder with the image files")
+    ev.add_argument("--row-names", type=Path, metavar="FILE",
+                    help="text file naming the descriptor rows, one image per line, for "
+                    ".fvecs/.npy files that carry no names; ground truth that does not list "
+                    "its gallery (Oxford5k gt_files) takes these names as the gallery")
+    ev.add_argument("--distractors", type=Path, metavar="FILE",
+                    help="text file of extra gallery names (the revisited 1M distractors)")
     ev.add_argument("--ignore-label", action="append", default=[], metavar="LABEL",
                     help="instance label whose images take no part (repeatable)")
     ev.add_argument("--ignore-labels", type=Path, metavar="FILE",
@@ -88,17 +94,21 @@ def run_eval(args: argparse.Namespace) -> int:
     from irviewer.core.protocols import get_protocol
     from irviewer.core.ranking import rank
     from irviewer.formats.base import ReadOptions
-    from irviewer.formats.descriptor_files import read_descriptors
+    from irviewer.formats.descriptor_files import descriptor_names, read_descriptors
     from irviewer.formats.registry import read_dataset
 
     ignore = list(args.ignore_label)
     if args.ignore_labels is not None:
         ignore += _read_label_list(args.ignore_labels)
+    row_names = _read_label_list(args.row_names) if args.row_names else None
+    gallery_names = tuple(row_names) if row_names else descriptor_names(args.descriptors)
     options = ReadOptions(images=args.images, ignore_labels=tuple(ignore),
-                          drop_orphans=not args.keep_orphans)
+                          drop_orphans=not args.keep_orphans, distractors=args.distractors,
+                          gallery_names=gallery_names)
     dataset = read_dataset(args.dataset, args.format, options)
     descriptors = read_descriptors(args.descriptors, gallery_names=dataset.gallery,
-                                   query_names=tuple(q.name for q in dataset.queries))
+                                   query_names=tuple(q.name for q in dataset.queries),
+                                   row_names=row_names)
     aligned = align(descriptors, dataset)
     ranking = rank(aligned, dataset, k=args.top_k)
     names = [args.protocol] if args.protocol else list(dataset.protocols)
@@ -116,10 +126,11 @@ def run_eval(args: argparse.Namespace) -> int:
 
 
 def _read_label_list(path: Path) -> list[str]:
+    """Return the non-empty, non-comment lines of a text list (labels or image names)."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
-        raise InputError(f"{path}: cannot read the ignore list ({e.strerror})") from None
+        raise InputError(f"{path}: cannot read the list ({e.strerror})") from None
     return [line.strip() for line in text.splitlines() if line.strip()
             and not line.startswith("#")]
 
@@ -185,9 +196,9 @@ def format_table(report: dict, dataset) -> str:  # type: ignore[no-untyped-def]
     lines += [f"note         {n}" for n in d["notes"]]
     for ev in report["evaluations"]:
         p, s = ev["protocol"], ev["summary"]
-        self_rule = ("the query's own image is removed from its ranking"
-                     if p["self_match"] == "remove" else
-                     "the query's own image stays in the ranking")
+        self_rule = ("a query's own image, where it is in the gallery, is removed from its "
+                     "ranking" if p["self_match"] == "remove" else
+                     "a query's own image, where it is in the gallery, stays in the ranking")
         lines += ["", f"protocol {p['name']}: positive = {', '.join(p['positive'])}; "
                   f"removed = {', '.join(p['ignored']) or 'nothing'}; {self_rule}",
                   f"  source: {p['source']}",

@@ -50,7 +50,7 @@ def test_eval_prints_a_table_with_conventions(case, capsys):
     assert "protocol instance" in out
     assert "ties: stable: equal scores keep gallery order" in out
     assert "finite-sum AP" in out
-    assert "the query's own image is removed from its ranking" in out
+    assert "a query's own image, where it is in the gallery, is removed from its ranking" in out
     assert "removed by the reader: 1 queries" in out and "d1" in out
     # a1: b2 (0.9) > a3 (0.5) > a2 (0.2): positives a3, a2 at ranks 1, 2 -> (1/2 + 2/3)/2
     # b1: a2 (0.98) > b2 (0.436): positive b2 at rank 1 -> 1/2

@@ -37,6 +37,29 @@ def sniff_descriptors(path: Path) -> bool:
     return p.suffix.lower() in SUFFIXES and p.is_file()
 
 
+def descriptor_names(path: Path) -> tuple[str, ...] | None:
+    """Return the gallery names a descriptor file carries (``names`` or ``gallery_names``
+    of an .npz/.h5), or None when it has none or cannot be read; never raises."""
+    p = Path(path)
+    keys = ("gallery_names", "names")
+    try:
+        if p.suffix.lower() == ".npz":
+            with np.load(p, allow_pickle=False) as archive:
+                for key in keys:
+                    if key in archive.files:
+                        return _names(p, archive[key], key, archive[key].size)
+        elif p.suffix.lower() in (".h5", ".hdf5"):
+            h5py = importlib.import_module("h5py")
+            with h5py.File(p, "r") as f:
+                for key in keys:
+                    if key in f:
+                        data = np.asarray(f[key])
+                        return _names(p, data, key, data.size)
+    except Exception:  # a bad file gets its sentence from read_descriptors later
+        return None
+    return None
+
+
 def _require(module: str, extra: str, what: str) -> ModuleType:
     """Return the imported optional module, or InputError naming the extra to install."""
     try:
@@ -47,12 +70,15 @@ def _require(module: str, extra: str, what: str) -> ModuleType:
 
 
 def read_descriptors(path: Path, *, gallery_names: Sequence[str] | None = None,
-                     query_names: Sequence[str] | None = None) -> Descriptors:
+                     query_names: Sequence[str] | None = None,
+                     row_names: Sequence[str] | None = None) -> Descriptors:
     """Return the :class:`Descriptors` in ``path``.
 
     ``gallery_names`` / ``query_names`` are the dataset's names in its order; they name the
-    rows of files that carry no names (see the module docstring). InputError with one
-    sentence for a missing, unreadable, empty, truncated or malformed file.
+    rows of files that carry no names (see the module docstring). ``row_names`` names the
+    rows of a single-table file explicitly (``irviewer eval --row-names``) and wins over the
+    dataset order. InputError with one sentence for a missing, unreadable, empty, truncated
+    or malformed file.
     """
     path = Path(path)
     if not path.exists():
@@ -65,10 +91,18 @@ def read_descriptors(path: Path, *, gallery_names: Sequence[str] | None = None,
     if suffix not in readers:
         raise InputError(f"{path.name}: unknown descriptor file type {suffix or '(none)'}; "
                          f"use one of {', '.join(SUFFIXES)}")
+    if row_names is not None:  # the rows are named explicitly, not by the dataset's order
+        gallery_names = query_names = None
     try:
         tables = readers[suffix](path, list(gallery_names or []), list(query_names or []))
     except PermissionError:
         raise InputError(f"{path}: permission denied") from None
+    if row_names is not None and len(tables) == 1:
+        names = tuple(row_names)
+        if len(names) != len(tables[0].vectors):
+            raise InputError(f"{path.name}: {len(tables[0].vectors)} rows but the row-name list "
+                             f"has {len(names)} names")
+        tables = [DescriptorTable(names, tables[0].vectors)]
     dims = {t.vectors.shape[1] for t in tables}
     return Descriptors(path=path, tables=tuple(tables), dim=max(dims),
                        sha256=file_sha256(path))
@@ -96,6 +130,8 @@ def _names(path: Path, array: np.ndarray, key: str, n_rows: int) -> tuple[str, .
 def _default_names(path: Path, n_rows: int, gallery: list[str], queries: list[str],
                    what: str) -> tuple[str, ...]:
     """Names for a single table without names: gallery, then queries not in the gallery."""
+    if not gallery and not queries:
+        return tuple(f"#{i}" for i in range(n_rows))  # named by the caller (row_names)
     if not gallery:
         raise InputError(f"{path.name} has no names for its rows; add a 'names' array "
                          "(.npz/.h5) or give the dataset whose order the rows follow")

@@ -16,7 +16,7 @@ from irviewer.core.errors import InputError
 from irviewer.formats.base import Reader, ReadOptions
 
 #: Modules of irviewer.formats that each define ``READER`` (one benchmark family each).
-BUILTIN = ("manifest",)
+BUILTIN = ("manifest", "oxford", "revisited")
 
 _READERS: dict[str, Reader] = {}
 
