@@ -49,6 +49,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="text file naming the descriptor rows, one image per line, for "
                     ".fvecs/.npy files that carry no names; ground truth that does not list "
                     "its gallery (Oxford5k gt_files) takes these names as the gallery")
+    ev.add_argument("--instance-rule", metavar="RULE",
+                    help="instance sets named by file: dash (text before the first -), "
+                    "underscore2 (first two _ fields) or a regular expression whose first "
+                    "group is the instance label")
     ev.add_argument("--distractors", type=Path, metavar="FILE",
                     help="text file of extra gallery names (the revisited 1M distractors)")
     ev.add_argument("--ignore-label", action="append", default=[], metavar="LABEL",
@@ -104,6 +108,7 @@ def run_eval(args: argparse.Namespace) -> int:
     gallery_names = tuple(row_names) if row_names else descriptor_names(args.descriptors)
     options = ReadOptions(images=args.images, ignore_labels=tuple(ignore),
                           drop_orphans=not args.keep_orphans, distractors=args.distractors,
+                          instance_rule=args.instance_rule,
                           gallery_names=gallery_names)
     dataset = read_dataset(args.dataset, args.format, options)
     descriptors = read_descriptors(args.descriptors, gallery_names=dataset.gallery,

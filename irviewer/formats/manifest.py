@@ -12,6 +12,7 @@ ignore list take no part at all.
 from __future__ import annotations
 
 import csv
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -49,35 +50,59 @@ def read_manifest(path: Path, options: ReadOptions | None = None) -> Dataset:
     InputError, naming the file and line, for a missing column, an unknown role, an empty
     field, a repeated image, or a file with no query or no gallery image.
     """
-    opts = options or ReadOptions()
     path = Path(path)
-    rows = _read_rows(path)
+    entries = [InstanceEntry(image_name(image), label, role,
+                             (path.parent / image).resolve(), title)
+               for _line, image, label, role, title in _read_rows(path)]
+    return instance_dataset(path, NAME, entries, options or ReadOptions())
+
+
+@dataclass(frozen=True)
+class InstanceEntry:
+    """One image of an instance-search set: its name, instance label, role and file."""
+
+    name: str
+    label: str
+    role: str  # query, gallery or both
+    path: Path | None
+    title: str = ""
+
+
+def instance_dataset(path: Path, format_name: str, entries: list[InstanceEntry],
+                     opts: ReadOptions) -> Dataset:
+    """Return the Dataset of an instance-search set (CLICIDE / GaRoFou conventions).
+
+    Positives of a query are the gallery images with its label (itself included: the
+    ``instance`` protocol removes the self-match). Labels on ``opts.ignore_labels`` take no
+    part: their queries are removed, their gallery images ignored for every query. With
+    ``opts.drop_orphans`` a query whose label has no other gallery image is removed. Every
+    removal is reported.
+    """
+    where = path.name
     ignore = set(opts.ignore_labels)
     gallery: list[str] = []
     gallery_labels: list[str] = []
     queries_raw: list[tuple[str, str, int]] = []  # (name, label, self index)
     image_paths: dict[str, Path] = {}
     titles: dict[str, str] = {}
-    for _line, image, label, role, title in rows:
-        name = image_name(image)
-        image_paths[name] = (path.parent / image).resolve()
-        if title:
-            titles[name] = title
+    for e in entries:
+        if e.path is not None:
+            image_paths[e.name] = e.path
+        if e.title:
+            titles[e.name] = e.title
         self_index = -1
-        if role in ("gallery", "both"):
+        if e.role in ("gallery", "both"):
             self_index = len(gallery)
-            gallery.append(name)
-            gallery_labels.append(label)
-        if role in ("query", "both"):
-            queries_raw.append((name, label, self_index))
-    where = path.name
+            gallery.append(e.name)
+            gallery_labels.append(e.label)
+        if e.role in ("query", "both"):
+            queries_raw.append((e.name, e.label, self_index))
     if not gallery:
         raise InputError(f"{where}: no image has role gallery or both, so there is nothing "
                          "to search")
     if not queries_raw:
         raise InputError(f"{where}: no image has role query or both, so there is nothing "
                          "to evaluate")
-    labels = np.asarray(gallery_labels)
     by_label: dict[str, list[int]] = {}
     for i, lab in enumerate(gallery_labels):
         by_label.setdefault(lab, []).append(i)
@@ -107,10 +132,11 @@ def read_manifest(path: Path, options: ReadOptions | None = None) -> Dataset:
     if not queries:
         raise InputError(f"{where}: all {len(queries_raw)} queries were removed "
                          f"({skipped[0].reason}, ...); nothing is left to evaluate")
-    return Dataset(name=path.stem, format=NAME, path=path, gallery=tuple(gallery),
+    return Dataset(name=path.stem, format=format_name, path=path, gallery=tuple(gallery),
                    queries=tuple(queries), groups=("positive",), protocols=("instance",),
                    global_ignored=ignored, skipped_queries=tuple(skipped),
-                   image_paths=image_paths, gallery_labels=labels, notes=tuple(notes))
+                   image_paths=image_paths, gallery_labels=np.asarray(gallery_labels),
+                   notes=tuple(notes))
 
 
 def _read_rows(path: Path) -> list[tuple[int, str, str, str, str]]:
