@@ -13,6 +13,7 @@ import math
 import sys
 import traceback
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -35,8 +36,12 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Rank the gallery for every query by cosine similarity "
                         "and print the benchmark's metrics with their conventions.")
     ev.add_argument("dataset", type=Path, help="dataset file or folder (e.g. a CSV manifest)")
-    ev.add_argument("-d", "--descriptors", type=Path, required=True,
-                    help="descriptor file: .npz, .npy, .fvecs, .mat or .h5")
+    source = ev.add_mutually_exclusive_group(required=True)
+    source.add_argument("-d", "--descriptors", type=Path,
+                        help="descriptor file: .npz, .npy, .fvecs, .mat or .h5")
+    source.add_argument("--ranking", type=Path,
+                        help="precomputed result lists instead of descriptors: a TREC run "
+                        "(qid Q0 docid rank score tag) or an .npz with indices (and scores)")
     ev.add_argument("--format", help="dataset reader to use instead of detecting it")
     ev.add_argument("--protocol", help="protocol to use instead of the dataset's default(s)")
     ev.add_argument("--ap", choices=("finite", "trapezoid"),
@@ -66,6 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--json", type=Path, metavar="OUT", help="write results as JSON")
     ev.add_argument("--per-query", type=Path, metavar="OUT.csv",
                     help="write one CSV row per query")
+    ev.add_argument("--export-trec", type=Path, metavar="PREFIX",
+                    help="write PREFIX.<protocol>.run and PREFIX.<protocol>.qrels, with which "
+                    "trec_eval or ranx reproduce the finite-sum mAP")
     return parser
 
 
@@ -93,36 +101,52 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run_eval(args: argparse.Namespace) -> int:
     """Evaluate as ``irviewer eval`` asks; return the exit code."""
-    from irviewer.core.descriptors import align
+    from irviewer.core.descriptors import align, file_sha256
     from irviewer.core.evaluation import evaluate
     from irviewer.core.protocols import get_protocol
     from irviewer.core.ranking import rank
     from irviewer.formats.base import ReadOptions
     from irviewer.formats.descriptor_files import descriptor_names, read_descriptors
+    from irviewer.formats.rankings import read_ranking
     from irviewer.formats.registry import read_dataset
+    from irviewer.formats.trec import write_qrels, write_trec_run
 
     ignore = list(args.ignore_label)
     if args.ignore_labels is not None:
         ignore += _read_label_list(args.ignore_labels)
     row_names = _read_label_list(args.row_names) if args.row_names else None
-    gallery_names = tuple(row_names) if row_names else descriptor_names(args.descriptors)
+    gallery_names = tuple(row_names) if row_names else (
+        descriptor_names(args.descriptors) if args.descriptors else None)
     options = ReadOptions(images=args.images, ignore_labels=tuple(ignore),
                           drop_orphans=not args.keep_orphans, distractors=args.distractors,
                           instance_rule=args.instance_rule,
                           gallery_names=gallery_names)
     dataset = read_dataset(args.dataset, args.format, options)
-    descriptors = read_descriptors(args.descriptors, gallery_names=dataset.gallery,
-                                   query_names=tuple(q.name for q in dataset.queries),
-                                   row_names=row_names)
-    aligned = align(descriptors, dataset)
-    ranking = rank(aligned, dataset, k=args.top_k)
+    if args.ranking is not None:
+        ranking, notes = read_ranking(args.ranking, dataset)
+        dataset = replace(dataset, notes=dataset.notes + notes)
+        source = {"ranking": {"path": str(args.ranking), "depth": ranking.k,
+                              "sha256": file_sha256(args.ranking),
+                              "rule": "positives beyond a list were never retrieved"}}
+    else:
+        descriptors = read_descriptors(args.descriptors, gallery_names=dataset.gallery,
+                                       query_names=tuple(q.name for q in dataset.queries),
+                                       row_names=row_names)
+        ranking = rank(align(descriptors, dataset), dataset, k=args.top_k)
+        source = {"descriptors": {"path": str(descriptors.path), "dim": int(descriptors.dim),
+                                  "sha256": descriptors.sha256}}
     names = [args.protocol] if args.protocol else list(dataset.protocols)
     evaluations = []
     for name in names:
         protocol = get_protocol(name).override(ap=args.ap, self_match=args.self_match)
         evaluations.append(evaluate(dataset, ranking, protocol))
-    report = build_report(dataset, descriptors, evaluations)
+    report = build_report(dataset, source, evaluations)
     print(format_table(report, dataset))
+    if args.export_trec is not None:
+        for ev in evaluations:
+            stem = f"{args.export_trec}.{ev.protocol.name}"
+            write_trec_run(Path(f"{stem}.run"), ev)
+            write_qrels(Path(f"{stem}.qrels"), ev)
     if args.json is not None:
         atomic_write_text(args.json, json.dumps(report, indent=1, allow_nan=False) + "\n")
     if args.per_query is not None:
@@ -149,8 +173,12 @@ def _num(x: object) -> object:
     return x
 
 
-def build_report(dataset, descriptors, evaluations) -> dict:  # type: ignore[no-untyped-def]
-    """Return the ``irviewer eval --json`` document (a stable schema other tools read)."""
+def build_report(dataset, source: dict, evaluations) -> dict:  # type: ignore[no-untyped-def]
+    """Return the ``irviewer eval --json`` document (a stable schema other tools read).
+
+    ``source`` is ``{"descriptors": {...}}`` or, for a precomputed ranking,
+    ``{"ranking": {...}}`` (then ``descriptors`` is null).
+    """
     from irviewer.core.evaluation import SKIP_REASON
 
     out_evals = []
@@ -182,8 +210,8 @@ def build_report(dataset, descriptors, evaluations) -> dict:  # type: ignore[no-
         "dataset": {"path": str(dataset.path), "format": dataset.format,
                     "n_queries": dataset.n_queries, "n_gallery": dataset.n_gallery,
                     "notes": list(dataset.notes)},
-        "descriptors": {"path": str(descriptors.path), "dim": int(descriptors.dim),
-                        "sha256": descriptors.sha256},
+        "descriptors": source.get("descriptors"),
+        **({"ranking": source["ranking"]} if "ranking" in source else {}),
         "evaluations": out_evals,
     }
 
@@ -195,9 +223,16 @@ def format_table(report: dict, dataset) -> str:  # type: ignore[no-untyped-def]
     d, desc = report["dataset"], report["descriptors"]
     lines = [f"irviewer {report['irviewer_version']}",
              f"dataset      {d['path']} ({d['format']}): {d['n_queries']} queries, "
-             f"{d['n_gallery']} gallery images",
-             f"descriptors  {desc['path']} (dim {desc['dim']}, sha256 {desc['sha256'][:12]})",
-             f"ranking      cosine similarity of L2-normalised float32 vectors; ties: {TIES}"]
+             f"{d['n_gallery']} gallery images"]
+    if desc is not None:
+        lines += [f"descriptors  {desc['path']} (dim {desc['dim']}, sha256 "
+                  f"{desc['sha256'][:12]})",
+                  f"ranking      cosine similarity of L2-normalised float32 vectors; "
+                  f"ties: {TIES}"]
+    else:
+        r = report["ranking"]
+        lines.append(f"ranking      precomputed lists {r['path']} (depth {r['depth']}, sha256 "
+                     f"{r['sha256'][:12]}); {r['rule']}")
     lines += [f"note         {n}" for n in d["notes"]]
     for ev in report["evaluations"]:
         p, s = ev["protocol"], ev["summary"]
