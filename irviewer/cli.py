@@ -71,6 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--json", type=Path, metavar="OUT", help="write results as JSON")
     ev.add_argument("--per-query", type=Path, metavar="OUT.csv",
                     help="write one CSV row per query")
+    ev.add_argument("--write-results", type=Path, metavar="OUT.results",
+                    help="HPatches: write the ranking as a .results submission file")
     ev.add_argument("--export-trec", type=Path, metavar="PREFIX",
                     help="write PREFIX.<protocol>.run and PREFIX.<protocol>.qrels, with which "
                     "trec_eval or ranx reproduce the finite-sum mAP")
@@ -142,6 +144,13 @@ def run_eval(args: argparse.Namespace) -> int:
         evaluations.append(evaluate(dataset, ranking, protocol))
     report = build_report(dataset, source, evaluations)
     print(format_table(report, dataset))
+    if args.write_results is not None:
+        if dataset.format != "hpatches":
+            raise InputError("--write-results writes HPatches .results files; this dataset "
+                             f"is {dataset.format}")
+        from irviewer.formats.hpatches import write_hpatches_results
+
+        write_hpatches_results(args.write_results, dataset, ranking)
     if args.export_trec is not None:
         for ev in evaluations:
             stem = f"{args.export_trec}.{ev.protocol.name}"

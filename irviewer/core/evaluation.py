@@ -119,6 +119,8 @@ class Evaluation:
         raw = self.ranking.rank_items(q, pos)
         adjusted = np.sort(_remove_ignored(raw, self.ranking.rank_items(q, ign)))
         retrieved = adjusted[adjusted >= 0]
+        if self.protocol.list_depth is not None:
+            retrieved = retrieved[retrieved < self.protocol.list_depth]
         p = self.positives
         a, b = p.offsets[q], p.offsets[q + 1]
         ranks = np.concatenate([p.ranks[:a], retrieved, p.ranks[b:]])
@@ -167,7 +169,7 @@ def evaluate(dataset: Dataset, ranking: Ranking, protocol: Protocol) -> Evaluati
     if ranking.n_queries != dataset.n_queries:
         raise InputError(f"{ranking.source}: the ranking has {ranking.n_queries} queries "
                          f"but {dataset.label()} has {dataset.n_queries}")
-    positives = protocol_ranks(dataset, ranking, protocol)
+    positives = _truncate(protocol_ranks(dataset, ranking, protocol), protocol)
     per_query = _per_query(positives, protocol)
     if protocol.cmc == "cuhk03":
         cmc = _cuhk03_cmc(dataset, ranking, protocol, range(dataset.n_queries))
@@ -253,11 +255,29 @@ def _remove_ignored(raw_ranks: np.ndarray, ignored_ranks: np.ndarray) -> np.ndar
     return out
 
 
+def _truncate(p: PositiveRanks, protocol: Protocol) -> PositiveRanks:
+    """Return the ranks within the protocol's list depth (all of them when it has none)."""
+    if protocol.list_depth is None:
+        return p
+    keep = p.ranks < protocol.list_depth
+    owner = np.repeat(np.arange(len(p.n_positives)), np.diff(p.offsets))
+    counts = np.bincount(owner[keep], minlength=len(p.n_positives))
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    return PositiveRanks(p.ranks[keep], offsets, p.n_positives)
+
+
 def _per_query(p: PositiveRanks, protocol: Protocol) -> dict[str, np.ndarray]:
     r, o, n = p.ranks, p.offsets, p.n_positives
-    out: dict[str, np.ndarray] = {
-        "AP": metrics.batch_average_precision(r, o, n, protocol.ap),
-    }
+    if protocol.ap_positives == "retrieved":
+        # VLFeat vl_pr: precision summed at the listed positives over their number; a query
+        # with positives but none listed scores 0 (hpatches-benchmark retrieval_eval.m).
+        listed = np.diff(o)
+        ap = metrics.batch_average_precision(r, o, np.maximum(listed, 1), protocol.ap)
+        ap = np.where(listed > 0, ap, 0.0)
+        ap[n == 0] = np.nan
+    else:
+        ap = metrics.batch_average_precision(r, o, n, protocol.ap)
+    out: dict[str, np.ndarray] = {"AP": ap}
     for k in protocol.ks:
         out[f"P@{k}"] = metrics.batch_precision_at_k(r, o, n, k)
     if protocol.revisitop_pk:

@@ -45,6 +45,10 @@ class Protocol:
         cmc_ks: cut-offs reported for CMC.
         cmc_repeats / seed: the CUHK03 sampler's repeat count and seed.
         inp: report mINP (Ye et al., TPAMI 2021).
+        list_depth: score only the first N results after removals (HPatches: 50).
+        ap_positives: AP's denominator: ``all`` positives of the query (trec_eval) or only
+            those ``retrieved`` within the list (VLFeat ``vl_pr`` as HPatches uses it; 0 when
+            none is retrieved).
         headline: the summary key a paper of this family cites first.
         source: where the conventions come from, for citing.
     """
@@ -62,6 +66,8 @@ class Protocol:
     cmc_repeats: int = 10
     seed: int = 0
     inp: bool = False
+    list_depth: int | None = None
+    ap_positives: Literal["all", "retrieved"] = "all"
     headline: str = "mAP"
     source: str = ""
 
@@ -80,6 +86,11 @@ class Protocol:
                              "cannot be both positive and ignored")
         if any(k < 1 for k in (*self.ks, *self.cmc_ks)):
             raise InputError(f"protocol {self.name}: cut-offs k must be at least 1")
+        if self.ap_positives not in ("all", "retrieved"):
+            raise InputError(f"unknown AP denominator {self.ap_positives!r}: use all or "
+                             "retrieved")
+        if self.list_depth is not None and self.list_depth < 1:
+            raise InputError(f"protocol {self.name}: the list depth must be at least 1")
         if self.cmc_repeats < 1:
             raise InputError(f"protocol {self.name}: the CMC repeat count must be at least 1")
 
@@ -110,6 +121,8 @@ class Protocol:
             **({"cmc_repeats": self.cmc_repeats, "seed": self.seed}
                if self.cmc == "cuhk03" else {}),
             "inp": self.inp,
+            "list_depth": self.list_depth,
+            "ap_positives": self.ap_positives,
             "headline": self.headline,
             "source": self.source,
         }
@@ -141,12 +154,15 @@ PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (
              source="CUHK03 (Li et al. CVPR 2014) single-gallery-shot CMC as torchreid "
                     "eval_cuhk03 defines it, with a seeded sampler"),
     Protocol("hpatches-patch", "hpatches", positive=("same_patch",), ap="finite",
-             self_match="remove",
-             source="HPatches patch retrieval (Balntas et al. CVPR 2017): same patch in "
-                    "another image is positive; the query patch itself is removed"),
-    Protocol("hpatches-image", "hpatches", positive=("same_sequence",), ap="finite",
-             self_match="remove",
-             source="HPatches image retrieval task: same sequence is positive"),
+             self_match="remove", list_depth=50, ap_positives="retrieved",
+             source="HPatches patch retrieval (Balntas et al. CVPR 2017; hpatches-benchmark "
+                    "retrieval_eval.m with VLFeat vl_pr): the corresponding patches are "
+                    "positive; AP over the 50 results after the query patch, divided by the "
+                    "positives among them (0 when none)"),
+    Protocol("hpatches-image", "hpatches", positive=("same_image",), ap="finite",
+             self_match="remove", list_depth=50, ap_positives="retrieved",
+             source="HPatches image retrieval (hpatches-benchmark retrieval_eval.m): any patch "
+                    "of an image of the query's cluster is positive; AP as the patch task"),
     Protocol("holidays", "holidays", positive=("positive",), ap="trapezoid",
              self_match="remove", ks=(1, 5, 10),
              source="INRIA Holidays (Jegou et al. ECCV 2008, eval_holidays): same group is "

@@ -7,6 +7,8 @@ Accepted in place of descriptors (``irviewer eval DATASET --ranking FILE``):
   taken in the order of its rank column — the order the producing system meant. trec_eval
   itself re-sorts by score (ties by docid, descending); when the two orders differ a note
   says so.
+* HPatches ``.results`` files (51 patches per query, the query first), for an HPatches
+  ``.benchmark`` dataset.
 * ``.npz`` with ``indices`` (queries x K: gallery row numbers, -1 padding, or names) and
   optional ``scores`` and ``query_names`` (else the rows follow the dataset's query order).
 
@@ -52,6 +54,10 @@ def read_ranking(path: Path, dataset: Dataset) -> tuple[Ranking, tuple[str, ...]
         raise InputError(f"{path}: is a folder, not a ranking file")
     if path.suffix.lower() == ".npz":
         return _read_npz(path, dataset), ()
+    if path.suffix.lower() == ".results":
+        from irviewer.formats.hpatches import read_hpatches_results
+
+        return read_hpatches_results(path, dataset), ()
     return _read_trec(path, dataset)
 
 

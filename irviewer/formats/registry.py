@@ -16,7 +16,8 @@ from irviewer.core.errors import InputError
 from irviewer.formats.base import Reader, ReadOptions
 
 #: Modules of irviewer.formats that each define ``READER`` (one benchmark family each).
-BUILTIN = ("manifest", "oxford", "revisited", "reid", "holidays", "instance_names")
+BUILTIN = ("manifest", "oxford", "revisited", "reid", "holidays", "instance_names",
+           "hpatches")
 
 _READERS: dict[str, Reader] = {}
 
