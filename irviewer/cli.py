@@ -38,7 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("dataset", type=Path, help="dataset file or folder (e.g. a CSV manifest)")
     source = ev.add_mutually_exclusive_group(required=True)
     source.add_argument("-d", "--descriptors", type=Path,
-                        help="descriptor file: .npz, .npy, .fvecs, .mat or .h5")
+                        help="descriptor file: .npz, .npy, .fvecs, .mat or .h5, or an "
+                        "hpatches-benchmark descriptors/<name> folder of <sequence>/<type>.csv")
     source.add_argument("--ranking", type=Path,
                         help="precomputed result lists instead of descriptors: a TREC run "
                         "(qid Q0 docid rank score tag) or an .npz with indices (and scores)")

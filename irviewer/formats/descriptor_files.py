@@ -43,6 +43,11 @@ def descriptor_names(path: Path) -> tuple[str, ...] | None:
     p = Path(path)
     keys = ("gallery_names", "names")
     try:
+        if p.is_dir():
+            from irviewer.formats.hpatches import is_descriptor_folder, read_hpatches_descriptors
+
+            return read_hpatches_descriptors(p).tables[0].names if is_descriptor_folder(p) \
+                else None
         if p.suffix.lower() == ".npz":
             with np.load(p, allow_pickle=False) as archive:
                 for key in keys:
@@ -84,7 +89,12 @@ def read_descriptors(path: Path, *, gallery_names: Sequence[str] | None = None,
     if not path.exists():
         raise InputError(f"{path}: no such file")
     if path.is_dir():
-        raise InputError(f"{path}: is a folder, not a descriptor file")
+        from irviewer.formats.hpatches import is_descriptor_folder, read_hpatches_descriptors
+
+        if is_descriptor_folder(path):
+            return read_hpatches_descriptors(path)
+        raise InputError(f"{path}: is a folder, not a descriptor file (nor an hpatches-benchmark "
+                         "<sequence>/<type>.csv folder)")
     suffix = path.suffix.lower()
     readers = {".npz": _read_npz, ".npy": _read_npy, ".fvecs": _read_fvecs, ".mat": _read_mat,
                ".h5": _read_h5, ".hdf5": _read_h5}

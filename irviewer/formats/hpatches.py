@@ -27,6 +27,7 @@ import numpy as np
 
 from irviewer.core.atomic import atomic_open
 from irviewer.core.dataset import Dataset, build_query
+from irviewer.core.descriptors import Descriptors, DescriptorTable, file_sha256
 from irviewer.core.errors import InputError, examples
 from irviewer.core.ranking import Ranking, ranking_from_lists
 from irviewer.formats.base import Reader, ReadOptions
@@ -189,3 +190,48 @@ def write_hpatches_results(path: Path, dataset: Dataset, ranking: Ranking) -> No
 
 READER = Reader(NAME, "HPatches retrieval .benchmark with .labels (patch and image tasks)",
                 sniff_hpatches, read_hpatches, priority=10)
+
+
+def is_descriptor_folder(path: Path) -> bool:
+    """Return True for an hpatches-benchmark descriptor folder ``<name>/<sequence>/<type>.csv``."""
+    p = Path(path)
+    try:
+        return p.is_dir() and any((child / "ref.csv").is_file() for child in p.iterdir())
+    except OSError:
+        return False
+
+
+def read_hpatches_descriptors(folder: Path) -> Descriptors:
+    """Return the descriptors of an hpatches-benchmark folder ``<sequence>/<type>.csv``.
+
+    One descriptor per line, comma-separated; the patch index is the 0-based line number, as
+    hpatches-benchmark's ``hpatch.py`` and the ``encode_signature`` of its retrieval code
+    count it. Rows are named ``<sequence>.<type>.<index>``, like the patch ids of the
+    ``.benchmark`` files.
+    """
+    folder = Path(folder)
+    names: list[str] = []
+    blocks: list[np.ndarray] = []
+    sequences = sorted(p for p in folder.iterdir() if p.is_dir())
+    for seq in sequences:
+        for csv_path in sorted(seq.glob("*.csv")):
+            where = f"{seq.name}/{csv_path.name}"
+            try:
+                data = np.loadtxt(csv_path, delimiter=",", dtype=np.float32, ndmin=2)
+            except ValueError as e:
+                raise InputError(f"{folder.name}: {where} is not a matrix of comma-separated "
+                                 f"numbers ({e})") from None
+            except OSError as e:
+                raise InputError(f"{folder.name}: cannot read {where} ({e})") from None
+            if data.size == 0:
+                raise InputError(f"{folder.name}: {where} is empty")
+            if blocks and data.shape[1] != blocks[0].shape[1]:
+                raise InputError(f"{folder.name}: {where} has {data.shape[1]} values per line, "
+                                 f"the other files {blocks[0].shape[1]}")
+            names += [f"{seq.name}.{csv_path.stem}.{i}" for i in range(len(data))]
+            blocks.append(data)
+    if not blocks:
+        raise InputError(f"{folder}: no <sequence>/<type>.csv descriptor file")
+    vectors = np.concatenate(blocks)
+    return Descriptors(path=folder, tables=(DescriptorTable(tuple(names), vectors),),
+                       dim=int(vectors.shape[1]), sha256=file_sha256(folder))

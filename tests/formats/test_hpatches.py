@@ -126,3 +126,45 @@ def test_malformed_results(tmp_path):
         (tmp_path / "t.results").write_text(text)
         with pytest.raises(InputError, match=re.escape(message)):
             read_hpatches_results(tmp_path / "t.results", ds)
+
+
+def csv_folder(tmp_path, rows_per_image=3, bad=None):
+    """hpatches-benchmark layout: descriptors/<name>/<sequence>/<type>.csv, 0-based lines."""
+    root = tmp_path / "descriptors" / "mine"
+    rng = np.random.default_rng(0)
+    for seq in ("s1", "s2"):
+        (root / seq).mkdir(parents=True)
+        for image in ("ref", "e1"):
+            rows = rng.standard_normal((rows_per_image, 4))
+            text = "\n".join(",".join(f"{v:.5f}" for v in row) for row in rows)
+            (root / seq / f"{image}.csv").write_text(text + "\n")
+    if bad:
+        (root / "s2" / "e1.csv").write_text(bad)
+    return root
+
+
+def test_descriptor_csv_folder_names_patches_by_line(tmp_path, capsys):
+    from irviewer.cli import main
+    from irviewer.formats.descriptor_files import read_descriptors
+
+    folder = csv_folder(tmp_path)
+    d = read_descriptors(folder)
+    names = d.tables[0].names
+    assert names[:4] == ("s1.e1.0", "s1.e1.1", "s1.e1.2", "s1.ref.0") and len(names) == 12
+    assert d.dim == 4 and len(d.sha256) == 64
+    bench = write(tmp_path)
+    assert main(["eval", str(bench), "-d", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert "(hpatches): 2 queries, 12 gallery images" in out  # every patch of the pool
+
+
+@pytest.mark.parametrize(("bad", "message"), [
+    ("1,2,3,4\n1,2\n", "mine: s2/e1.csv is not a matrix of comma-separated numbers"),
+    ("1,2\n3,4\n", "mine: s2/e1.csv has 2 values per line, the other files 4"),
+    ("a,b,c,d\n", "mine: s2/e1.csv is not a matrix of comma-separated numbers"),
+])
+def test_malformed_descriptor_csv(tmp_path, bad, message):
+    from irviewer.formats.descriptor_files import read_descriptors
+
+    with pytest.raises(InputError, match=re.escape(message)):
+        read_descriptors(csv_folder(tmp_path, bad=bad))
