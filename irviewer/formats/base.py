@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from irviewer.core.dataset import Dataset
+from irviewer.core.errors import InputError
 
 
 @dataclass(frozen=True)
@@ -51,3 +52,53 @@ class Reader:
     sniff: Callable[[Path], bool]
     read: Callable[[Path, ReadOptions], Dataset]
     priority: int = 0
+
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".ppm", ".bmp", ".tif", ".tiff", ".webp")
+
+
+def list_images(folder: Path, suffixes: tuple[str, ...] = IMAGE_SUFFIXES,
+                recursive: bool = False, noun: str = "folder") -> list[Path]:
+    """Return the image files in ``folder`` (sorted by path), by suffix, case-insensitive.
+
+    InputError when the folder is missing, cannot be listed, or holds no image; ``noun``
+    names the folder in those sentences ("image folder").
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise InputError(f"{folder}: the {noun} does not exist")
+    try:
+        found = folder.rglob("*") if recursive else folder.iterdir()
+        files = sorted(p for p in found if p.is_file() and p.suffix.lower() in suffixes)
+    except OSError as e:
+        raise InputError(f"{folder}: cannot list the {noun} ({e.strerror})") from None
+    if not files:
+        raise InputError(f"{folder}: holds no image ({', '.join(suffixes)})")
+    return files
+
+
+def read_bytes(path: Path, what: str) -> bytes:
+    """Return the bytes of ``path``; InputError naming the file for a missing file, a folder,
+    or a file that cannot be read. ``what`` names the expected kind ("a pickle file")."""
+    path = Path(path)
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a folder, not {what}") from None
+    except PermissionError:
+        raise InputError(f"{path}: permission denied") from None
+    except OSError as e:
+        raise InputError(f"{path}: cannot read ({e.strerror})") from None
+
+
+def read_text(path: Path, what: str) -> str:
+    """Return ``path`` decoded as UTF-8 (a BOM is dropped); InputError as :func:`read_bytes`,
+    and for text that is not UTF-8."""
+    data = read_bytes(path, what)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise InputError(f"{Path(path).name}: not UTF-8 text (byte {e.start}); save it as "
+                         "UTF-8") from None

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from irviewer.core.dataset import Dataset, build_query
 from irviewer.core.errors import InputError, examples
-from irviewer.formats.base import Reader, ReadOptions
+from irviewer.formats.base import Reader, ReadOptions, list_images, read_text
 
 NAME = "holidays"
 PATTERN = re.compile(r"^(\d{4})(\d{2})$")
@@ -22,15 +22,9 @@ PATTERN = re.compile(r"^(\d{4})(\d{2})$")
 
 def _names_from(path: Path) -> tuple[list[str], dict[str, Path]]:
     if path.is_dir():
-        try:
-            files = sorted(p for p in path.iterdir() if p.suffix.lower() in (".jpg", ".jpeg"))
-        except OSError as e:
-            raise InputError(f"{path}: cannot list the folder ({e.strerror})") from None
+        files = list_images(path, (".jpg", ".jpeg"))
         return [p.stem for p in files], {p.stem: p for p in files}
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(f"{path}: cannot read the name list ({e})") from None
+    lines = read_text(path, "a name list").splitlines()
     return [Path(line.strip()).stem for line in lines if line.strip()], {}
 
 

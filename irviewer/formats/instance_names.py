@@ -17,13 +17,12 @@ from pathlib import Path
 
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError, examples
-from irviewer.formats.base import Reader, ReadOptions
+from irviewer.formats.base import IMAGE_SUFFIXES, Reader, ReadOptions, list_images
 from irviewer.formats.manifest import InstanceEntry, instance_dataset
 
 NAME = "instances"
 GALLERY_DIRS = ("gallery", "database", "db", "train")
 QUERY_DIRS = ("query", "queries", "test")
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
 
 
 def label_rule(rule: str | None) -> Callable[[str], str | None]:
@@ -78,10 +77,7 @@ def read_instance_names(path: Path, options: ReadOptions | None = None) -> Datas
     stems: dict[str, str] = {}
     clashes: list[str] = []
     for folder, role in ((gallery_dir, "gallery"), (query_dir, "query")):
-        files = _images(folder)
-        if not files:
-            raise InputError(f"{folder}: holds no image (.jpg, .png, ...)")
-        for f in files:
+        for f in list_images(folder, IMAGE_SUFFIXES, recursive=True):
             name = f.relative_to(root).with_suffix("").as_posix()
             if f.stem in stems:
                 clashes.append(f"{stems[f.stem]} and {name}")
@@ -101,14 +97,6 @@ def read_instance_names(path: Path, options: ReadOptions | None = None) -> Datas
                          f"{examples(clashes, 2)}; descriptor rows are matched by file name, so "
                          "give every image its own name (or list them in a CSV manifest)")
     return instance_dataset(root, NAME, entries, opts)
-
-
-def _images(folder: Path) -> list[Path]:
-    try:
-        return sorted(p for p in folder.rglob("*")
-                      if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES)
-    except OSError as e:
-        raise InputError(f"{folder}: cannot list the folder ({e.strerror})") from None
 
 
 READER = Reader(NAME, "instance set named by file: gallery/ and query/ folders "

@@ -12,6 +12,7 @@ ignore list take no part at all.
 from __future__ import annotations
 
 import csv
+import io
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,7 +20,7 @@ import numpy as np
 
 from irviewer.core.dataset import Dataset, SkippedQuery, build_query, index_array
 from irviewer.core.errors import InputError, examples
-from irviewer.formats.base import Reader, ReadOptions
+from irviewer.formats.base import Reader, ReadOptions, read_text
 
 NAME = "manifest"
 ROLES = ("query", "gallery", "both")
@@ -141,20 +142,11 @@ def instance_dataset(path: Path, format_name: str, entries: list[InstanceEntry],
 
 def _read_rows(path: Path) -> list[tuple[int, str, str, str, str]]:
     """Return (line number, image, instance, role, title) for each data line."""
+    text = read_text(path, "a CSV manifest")
     try:
-        with path.open(encoding="utf-8-sig", newline="") as f:
-            reader = csv.reader(f)
-            header = [h.strip().lower() for h in next(reader, [])]
-            body = list(reader)
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a folder, not a CSV manifest") from None
-    except PermissionError:
-        raise InputError(f"{path}: permission denied") from None
-    except UnicodeDecodeError as e:
-        raise InputError(f"{path.name}: not UTF-8 text (byte {e.start}); save the manifest "
-                         "as UTF-8") from None
+        reader = csv.reader(io.StringIO(text, newline=""))
+        header = [h.strip().lower() for h in next(reader, [])]
+        body = list(reader)
     except csv.Error as e:
         raise InputError(f"{path.name}: not a readable CSV file ({e})") from None
     if not header:

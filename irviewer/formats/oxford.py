@@ -19,7 +19,7 @@ from pathlib import Path
 
 from irviewer.core.dataset import Dataset, build_query
 from irviewer.core.errors import InputError, examples
-from irviewer.formats.base import Reader, ReadOptions
+from irviewer.formats.base import Reader, ReadOptions, list_images
 
 NAME = "oxford"
 GROUPS = ("good", "ok", "junk")
@@ -82,15 +82,7 @@ def _gallery(opts: ReadOptions, where: str,
     Names equal to a query id are cropped-query descriptors, not gallery images: left out.
     """
     if opts.images is not None:
-        folder = Path(opts.images)
-        if not folder.is_dir():
-            raise InputError(f"{folder}: the image folder does not exist")
-        try:
-            files = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
-        except OSError as e:
-            raise InputError(f"{folder}: cannot list the image folder ({e.strerror})") from None
-        if not files:
-            raise InputError(f"{folder}: the image folder holds no .jpg or .png image")
+        files = list_images(Path(opts.images), IMAGE_SUFFIXES, noun="image folder")
         return [p.stem for p in files], {p.stem: p for p in files}
     if opts.gallery_names:
         names = [Path(n).stem if Path(n).suffix.lower() in IMAGE_SUFFIXES else n

@@ -23,7 +23,7 @@ import numpy as np
 
 from irviewer.core.dataset import Dataset, SkippedQuery, build_query, index_array
 from irviewer.core.errors import InputError, examples
-from irviewer.formats.base import Reader, ReadOptions
+from irviewer.formats.base import Reader, ReadOptions, list_images
 
 NAME = "reid"
 PATTERN = re.compile(r"([-\d]+)_c(\d)")
@@ -40,12 +40,7 @@ def _parse(folder: Path) -> tuple[list[Path], np.ndarray, np.ndarray]:
     if not folder.is_dir():
         raise InputError(f"{folder.parent.name}: the folder {folder.name}/ is missing (a "
                          "re-identification set needs query/ and bounding_box_test/)")
-    try:
-        files = sorted(p for p in folder.iterdir() if p.suffix.lower() in SUFFIXES)
-    except OSError as e:
-        raise InputError(f"{folder}: cannot list the folder ({e.strerror})") from None
-    if not files:
-        raise InputError(f"{folder}: holds no image")
+    files = list_images(folder, SUFFIXES)
     pids, cams, bad = [], [], []
     for f in files:
         m = PATTERN.search(f.name)

@@ -14,6 +14,7 @@ import pickle
 from pathlib import Path
 
 from irviewer.core.errors import InputError
+from irviewer.formats.base import read_bytes
 
 
 class _RefusedError(Exception):
@@ -41,14 +42,7 @@ def load_plain_pickle(path: Path) -> object:
     array, an object) stops loading at that opcode with a sentence naming it.
     """
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a folder, not a pickle file") from None
-    except PermissionError:
-        raise InputError(f"{path}: permission denied") from None
+    data = read_bytes(path, "a pickle file")
     if not data:
         raise InputError(f"{path.name} is empty")
     try:
