@@ -109,15 +109,9 @@ class Ranking:
         if self.descriptors is None or self.gallery_inv_norms is None:
             raise InputError(f"{self.source}: this ranking was read from a file; "
                              "scores beyond its lists are not known")
-        aligned = self.descriptors
-        qv = aligned.queries[q:q + 1]
-        out = np.empty(len(self.gallery_inv_norms), dtype=np.float32)
-        for start, stop in _chunks(len(out), _chunk_rows(aligned.dim)):
-            g = _gallery_chunk(aligned, start, stop)
-            out[start:stop] = (qv @ g.T)[0] * self.gallery_inv_norms[start:stop]
-        if self.ignored_mask is not None:
-            out[self.ignored_mask] = -np.inf
-        return out
+        ignored = (self.ignored_mask if self.ignored_mask is not None
+                   else np.zeros(len(self.gallery_inv_norms), dtype=bool))
+        return _row_from(self.descriptors, self.gallery_inv_norms, ignored, q)
 
     def rank_items(self, q: int, gallery_indices: np.ndarray) -> np.ndarray:
         """Return the exact 0-based ranks of ``gallery_indices`` for query ``q``.
