@@ -10,6 +10,7 @@ import argparse
 import csv
 import json
 import math
+import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -35,8 +36,12 @@ def build_parser() -> argparse.ArgumentParser:
     ev = sub.add_parser("eval", help="score a dataset with a descriptor file, headless",
                         description="Rank the gallery for every query by cosine similarity "
                         "and print the benchmark's metrics with their conventions.")
-    ev.add_argument("dataset", type=Path, help="dataset file or folder (e.g. a CSV manifest)")
-    source = ev.add_mutually_exclusive_group(required=True)
+    ev.add_argument("dataset", type=Path, nargs="?",
+                    help="dataset file or folder (e.g. a CSV manifest)")
+    ev.add_argument("--demo", action="store_true",
+                    help="evaluate the built-in museum demo (with its strong descriptors "
+                    "unless -d names another file)")
+    source = ev.add_mutually_exclusive_group()
     source.add_argument("-d", "--descriptors", type=Path,
                         help="descriptor file: .npz, .npy, .fvecs, .mat or .h5, or an "
                         "hpatches-benchmark descriptors/<name> folder of <sequence>/<type>.csv")
@@ -87,6 +92,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_OK
+    if args.demo:
+        from irviewer.paths import resources_dir
+
+        demo = resources_dir() / "demo"
+        if args.dataset is not None:
+            parser.error("--demo takes no DATASET argument")
+        args.dataset = demo / "demo.csv"
+        if args.descriptors is None and args.ranking is None:
+            args.descriptors = demo / "strong.npz"
+    elif args.dataset is None:
+        parser.error("give a DATASET (or --demo)")
+    elif args.descriptors is None and args.ranking is None:
+        parser.error("give --descriptors FILE or --ranking FILE")
     try:
         return run_eval(args)
     except InputError as e:
@@ -95,6 +113,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("irviewer: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader closed the pipe (| head): not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     except Exception:  # a bug: show everything needed to report it
         traceback.print_exc()
         print(f"irviewer {__version__}: internal error (a bug, not your input); please report "
