@@ -85,13 +85,43 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def build_gui_parser() -> argparse.ArgumentParser:
+    """Return the parser of ``irviewer`` without a subcommand: the viewer window."""
+    parser = argparse.ArgumentParser(
+        prog="irviewer",
+        description="Open the viewer (on the built-in museum demo without a dataset). "
+        "For headless scoring see: irviewer eval --help")
+    parser.add_argument("--version", action="version", version=f"irviewer {__version__}")
+    parser.add_argument("dataset", type=Path, nargs="?", help="dataset file or folder")
+    parser.add_argument("-d", "--descriptors", type=Path, help="its descriptor file")
+    parser.add_argument("--screenshot", type=Path, metavar="PATH",
+                        help="render the window offscreen to a PNG and exit")
+    parser.add_argument("--select", metavar="QUERY", help="query to show (with --screenshot)")
+    parser.add_argument("--top-k", type=int, default=50, help="results shown per query")
+    return parser
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] != ["eval"]:
+        gui_args = build_gui_parser().parse_args(argv)
+        if gui_args.screenshot is not None:
+            os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        try:
+            from irviewer.gui.app import run
+        except ImportError as e:
+            print(f"irviewer: error: the viewer needs Qt ({e}); irviewer eval works without",
+                  file=sys.stderr)
+            return EXIT_INPUT
+        try:
+            return run(gui_args.dataset, gui_args.descriptors, gui_args.screenshot,
+                       gui_args.select, gui_args.top_k)
+        except InputError as e:
+            print(f"irviewer: error: {e}", file=sys.stderr)
+            return EXIT_INPUT
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return EXIT_OK
     if args.demo:
         from irviewer.paths import resources_dir
 

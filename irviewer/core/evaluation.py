@@ -100,6 +100,11 @@ class Evaluation:
         """Return query ``q``'s (recall, precision) points, one per retrieved positive."""
         return metrics.pr_points(self.positives.of(q), int(self.positives.n_positives[q]))
 
+    def ap_curve(self, q: int) -> tuple[np.ndarray, np.ndarray]:
+        """Return the polyline whose area is query ``q``'s AP under the protocol's rule."""
+        p = self.positives
+        return metrics.ap_polyline(p.of(q), int(p.n_positives[q]), self.protocol.ap)
+
     def mean_pr(self, levels: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Return (recall levels, mean interpolated precision) over the evaluated queries."""
         lv = np.linspace(0.0, 1.0, 11) if levels is None else np.asarray(levels, dtype=float)

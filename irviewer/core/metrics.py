@@ -353,3 +353,22 @@ def mean_interpolated_pr(ranks: np.ndarray, offsets: np.ndarray, n_positives: np
         np.maximum.at(col, qid[reach], precision[reach])
         out[:, i] = col
     return out[ok].mean(axis=0)
+
+
+def ap_polyline(positive_ranks: np.ndarray | list[int], n_positives: int,
+                rule: str) -> tuple[np.ndarray, np.ndarray]:
+    """Return (recall, precision) vertices whose area (trapezoid rule on the vertices) is
+    the AP under ``rule``: steps at each positive's precision for ``finite``; for
+    ``trapezoid``, a segment from the precision just before each positive to the precision
+    at it (the curve VGG's compute_ap.cpp integrates). Empty when nothing was retrieved."""
+    r = _check_one(positive_ranks, n_positives)
+    if rule not in AP_RULES:
+        raise InputError(f"unknown AP rule {rule!r}: use finite or trapezoid")
+    if n_positives == 0 or not len(r):
+        return np.zeros(0), np.zeros(0)
+    j = np.arange(len(r), dtype=np.float64)
+    at = (j + 1) / (r + 1)
+    start = at if rule == "finite" else np.where(r == 0, 1.0, j / np.maximum(r, 1))
+    x = np.column_stack([j / n_positives, (j + 1) / n_positives]).ravel()
+    y = np.column_stack([start, at]).ravel()
+    return x, y

@@ -166,3 +166,11 @@ BAD = [
 def test_bad_inputs_give_one_clear_sentence(call, message):
     with pytest.raises(InputError, match=re.escape(message)):
         call()
+
+
+@pytest.mark.parametrize("rule", ["finite", "trapezoid"])
+@pytest.mark.parametrize(("ranks", "n"), [(RANKS, N), ([0, 2], 4), ([1], 1), ([], 2)])
+def test_ap_polyline_area_is_the_ap(rule, ranks, n):
+    x, y = m.ap_polyline(ranks, n, rule)
+    area = float(np.sum((x[1:] - x[:-1]) * (y[1:] + y[:-1]) / 2)) if len(x) else 0.0
+    assert area == pytest.approx(m.average_precision(ranks, n, rule))

@@ -1,0 +1,39 @@
+"""The precision-recall plot: the selected query's curve over the mean interpolated curve.
+Plot items are built once and updated with setData."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+
+from irviewer.gui.theme import MEAN_CURVE, QUERY_CURVE
+
+
+class PRPlot(pg.PlotWidget):
+    """Query PR points over the mean curve, with the AP's integration shaded."""
+
+    def __init__(self) -> None:
+        super().__init__(background="w")
+        self.setLabel("bottom", "recall")
+        self.setLabel("left", "precision")
+        self.setXRange(0, 1, padding=0.02)
+        self.setYRange(0, 1.02, padding=0)
+        self.showGrid(x=True, y=True, alpha=0.25)
+        self.addLegend(offset=(-10, 10))
+        self.mean_curve = self.plot([], [], pen=pg.mkPen(MEAN_CURVE, width=2,
+                                                         style=pg.QtCore.Qt.PenStyle.DashLine),
+                                    name="mean (interpolated)")
+        self.query_curve = self.plot([], [], pen=pg.mkPen(QUERY_CURVE, width=2.5),
+                                     fillLevel=0, brush=pg.mkBrush(0, 114, 178, 40),
+                                     name="this query")
+        self.query_points = self.plot([], [], pen=None, symbol="o", symbolSize=6,
+                                      symbolBrush=QUERY_CURVE)
+
+    def set_curves(self, recall: np.ndarray, precision: np.ndarray, area_x: np.ndarray,
+                   area_y: np.ndarray, mean_levels: np.ndarray,
+                   mean_precision: np.ndarray) -> None:
+        """Show one query's PR points, the shaded curve whose area is its AP (from the core,
+        under the current AP convention), and the mean interpolated curve."""
+        self.mean_curve.setData(mean_levels, np.nan_to_num(mean_precision))
+        self.query_points.setData(recall, precision)
+        self.query_curve.setData(area_x, area_y)

@@ -1,0 +1,87 @@
+"""Thumbnails decoded off the GUI thread (Pillow, reduced-size JPEG decoding) into an LRU
+cache. A missing file gives no image (the tile shows the name); a corrupt file or a
+decompression bomb gives a "broken" marker, never a crash."""
+
+from __future__ import annotations
+
+import warnings
+from collections import OrderedDict
+from pathlib import Path
+
+from PIL import Image
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtGui import QImage
+
+BROKEN = "broken"
+
+
+def decode(path: Path | None, size: int) -> QImage | str | None:
+    """Return a QImage at most ``size`` px, None for a missing file, BROKEN for a bad one."""
+    if path is None or not Path(path).is_file():
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            with Image.open(path) as im:
+                im.draft("RGB", (size, size))  # JPEG: decode at reduced size
+                im = im.convert("RGB")
+                im.thumbnail((size, size))
+                data = im.tobytes()
+                return QImage(data, im.width, im.height, 3 * im.width,
+                              QImage.Format.Format_RGB888).copy()
+    except (OSError, ValueError, Image.DecompressionBombError, Image.DecompressionBombWarning,
+            SyntaxError):
+        return BROKEN
+
+
+class _Signals(QObject):
+    ready = Signal(str, object)
+
+
+class _Job(QRunnable):
+    def __init__(self, name: str, path: Path | None, size: int, signals: _Signals) -> None:
+        super().__init__()
+        self.name, self.path, self.size, self.signals = name, path, size, signals
+
+    def run(self) -> None:
+        self.signals.ready.emit(self.name, decode(self.path, self.size))
+
+
+class ThumbnailCache(QObject):
+    """An LRU cache of decoded thumbnails; ``ready(name)`` fires when one arrives."""
+
+    ready = Signal(str)
+
+    def __init__(self, size: int = 160, capacity: int = 600) -> None:
+        super().__init__()
+        self.size, self.capacity = size, capacity
+        self._items: OrderedDict[str, object] = OrderedDict()
+        self._pending: set[str] = set()
+        self._signals = _Signals()
+        self._signals.ready.connect(self._store)
+        self.pool = QThreadPool.globalInstance()
+
+    def get(self, name: str, path: Path | None) -> object:
+        """Return the cached thumbnail (QImage, None or BROKEN), or start loading it and
+        return the marker ``...`` meaning "not yet"."""
+        if name in self._items:
+            self._items.move_to_end(name)
+            return self._items[name]
+        if name not in self._pending:
+            self._pending.add(name)
+            self.pool.start(_Job(name, path, self.size, self._signals))
+        return ...
+
+    def load_now(self, items: list[tuple[str, Path | None]]) -> None:
+        """Decode ``items`` on this thread (for --screenshot and tests)."""
+        for name, path in items:
+            if name not in self._items:
+                self._store(name, decode(path, self.size))
+
+    def _store(self, name: str, image: object) -> None:
+        self._pending.discard(name)
+        self._items[name] = image
+        self._items.move_to_end(name)
+        while len(self._items) > self.capacity:
+            self._items.popitem(last=False)
+        self.ready.emit(name)

@@ -1,0 +1,147 @@
+"""A grid of result tiles: thumbnail, relevance frame and badge, rank and score. Painted,
+not built from item widgets, so 200 tiles redraw in a frame."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QPoint, QRect, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen
+from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
+
+from irviewer.gui.theme import RELEVANCE
+from irviewer.gui.thumbnails import BROKEN, ThumbnailCache
+
+
+@dataclass(frozen=True)
+class Tile:
+    """One result: gallery index and name, rank shown (1-based, or None), score, relevance."""
+
+    index: int
+    name: str
+    path: Path | None
+    rank: int | None
+    score: float
+    relevance: int
+
+
+class TileGrid(QWidget):
+    """Paints tiles in rows; emits ``clicked(gallery index)``; hover shows name and score."""
+
+    clicked = Signal(int)
+    GAP, FRAME, CAPTION = 8, 4, 18
+
+    def __init__(self, cache: ThumbnailCache, tile_size: int = 132) -> None:
+        super().__init__()
+        self.cache, self.tile_size = cache, tile_size
+        self.tiles: list[Tile] = []
+        self.setMouseTracking(True)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Minimum)
+        cache.ready.connect(self._on_ready)
+
+    def set_tiles(self, tiles: list[Tile]) -> None:
+        """Show ``tiles`` (thumbnails load in the background)."""
+        self.tiles = tiles
+        self.updateGeometry()
+        self.update()
+
+    def set_tile_size(self, size: int) -> None:
+        """Change the tile size (the +/- keys)."""
+        self.tile_size = max(64, min(320, size))
+        self.updateGeometry()
+        self.update()
+
+    def _columns(self) -> int:
+        return max(1, (self.width() - self.GAP) // (self.tile_size + self.GAP))
+
+    def _rect(self, i: int) -> QRect:
+        cols = self._columns()
+        x = self.GAP + (i % cols) * (self.tile_size + self.GAP)
+        y = self.GAP + (i // cols) * (self.tile_size + self.CAPTION + self.GAP)
+        return QRect(x, y, self.tile_size, self.tile_size)
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        return QSize(4 * (self.tile_size + self.GAP), self.heightForWidth(self.width()))
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802
+        return True
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802
+        cols = max(1, (width - self.GAP) // (self.tile_size + self.GAP))
+        rows = -(-len(self.tiles) // cols) if self.tiles else 1
+        return self.GAP + rows * (self.tile_size + self.CAPTION + self.GAP)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        self.setMinimumHeight(self.heightForWidth(self.width()))
+        super().resizeEvent(event)
+
+    def paintEvent(self, event) -> None:  # noqa: N802
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        small = QFont(self.font())
+        small.setPointSizeF(max(7.0, small.pointSizeF() - 1))
+        for i, tile in enumerate(self.tiles):
+            rect = self._rect(i)
+            if not rect.intersects(event.rect().adjusted(0, -40, 0, 40)):
+                continue
+            colour, glyph, _ = RELEVANCE[tile.relevance]
+            image = self.cache.get(tile.name, tile.path)
+            inner = rect.adjusted(self.FRAME, self.FRAME, -self.FRAME, -self.FRAME)
+            painter.fillRect(rect, QColor(colour))
+            painter.fillRect(inner, QColor("#f4f2ee"))
+            if isinstance(image, QImage):
+                scaled = image.scaled(inner.size(), Qt.AspectRatioMode.KeepAspectRatio,
+                                      Qt.TransformationMode.SmoothTransformation)
+                at = inner.center() - QPoint(scaled.width() // 2, scaled.height() // 2)
+                painter.drawImage(at, scaled)
+            else:
+                painter.setPen(QColor("#555555"))
+                painter.setFont(small)
+                text = ("broken image" if image == BROKEN else
+                        "loading…" if image is ... else "") + "\n" + tile.name
+                painter.drawText(inner.adjusted(4, 4, -4, -4),
+                                 int(Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap),
+                                 text)
+            badge = QRect(rect.left() + 6, rect.top() + 6, 22, 22)
+            painter.setPen(QPen(QColor("white"), 2))
+            painter.setBrush(QColor(colour))
+            painter.drawEllipse(badge)
+            painter.setPen(QColor("white"))
+            bold = QFont(self.font())
+            bold.setBold(True)
+            painter.setFont(bold)
+            painter.drawText(badge, int(Qt.AlignmentFlag.AlignCenter), glyph)
+            painter.setPen(QColor("#222222"))
+            painter.setFont(small)
+            rank = f"#{tile.rank}" if tile.rank is not None else "ignored"
+            caption = QRect(rect.left(), rect.bottom() + 2, rect.width(), self.CAPTION)
+            painter.drawText(caption, int(Qt.AlignmentFlag.AlignLeft), rank)
+            painter.drawText(caption, int(Qt.AlignmentFlag.AlignRight), f"{tile.score:.3f}")
+        painter.end()
+
+    def tile_at(self, pos: QPoint) -> int | None:
+        """Return the tile position under ``pos``, or None."""
+        for i in range(len(self.tiles)):
+            if self._rect(i).contains(pos):
+                return i
+        return None
+
+    def mousePressEvent(self, event) -> None:  # noqa: N802
+        i = self.tile_at(event.position().toPoint())
+        if i is not None:
+            self.clicked.emit(self.tiles[i].index)
+
+    def mouseMoveEvent(self, event) -> None:  # noqa: N802
+        i = self.tile_at(event.position().toPoint())
+        if i is None:
+            QToolTip.hideText()
+            return
+        t = self.tiles[i]
+        label = RELEVANCE[t.relevance][2]
+        QToolTip.showText(event.globalPosition().toPoint(),
+                          f"{t.name}\nscore {t.score:.4f} · {label}", self)
+
+    def _on_ready(self, name: str) -> None:
+        if any(t.name == name for t in self.tiles):
+            self.update()

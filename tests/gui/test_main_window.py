@@ -1,0 +1,126 @@
+"""The inspector window through the paths a user takes: open, click a query, sort, filter,
+show ignored items, missing images, errors, stale results, --screenshot."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+
+from irviewer.core.evaluation import IGNORED, NEGATIVE, POSITIVE
+from irviewer.gui.main_window import MainWindow
+from irviewer.gui.thumbnails import BROKEN, decode
+from irviewer.session import demo_paths
+
+
+@pytest.fixture
+def window(qtbot):
+    w = MainWindow(top_k=20)
+    qtbot.addWidget(w)
+    w.show()
+    w.open_paths(*demo_paths(), sync=True)
+    return w
+
+
+def test_opening_the_demo_fills_table_and_summary(window):
+    assert window.model.rowCount() == 22
+    assert "mAP</b> 75.57" in window.summary.text()
+    assert window.count.text() == "22 of 22 queries shown"
+    assert window.current is not None
+
+
+def test_clicking_a_query_shows_the_cores_relevance_and_pr_points(window, qtbot):
+    ev = window.evaluation
+    for row in (0, 5, 21):
+        index = window.proxy.index(row, 0)
+        window.table.setCurrentIndex(index)
+        q = window.proxy.mapToSource(index).row()
+        assert window.current == q
+        tiles = window.grid.tiles
+        assert len(tiles) == 20
+        expected = ev.relevance(q, np.array([t.index for t in tiles]))
+        assert [t.relevance for t in tiles] == expected.tolist()
+        assert [t.rank for t in tiles] == list(range(1, 21))
+        recall, precision = ev.pr_curve(q)
+        x, y = window.plot.query_points.getData()
+        np.testing.assert_allclose(x, recall)
+        np.testing.assert_allclose(y, precision)
+        missed_idx, _ = ev.missed_positives(q, 20)
+        assert [t.index for t in window.missed.tiles] == missed_idx.tolist()
+        assert all(t.relevance == POSITIVE for t in window.missed.tiles)
+
+
+def test_sorting_and_filtering(window):
+    window.table.sortByColumn(1, Qt.SortOrder.AscendingOrder)
+    aps = [float(window.proxy.index(r, 1).data()) for r in range(window.proxy.rowCount())]
+    assert aps == sorted(aps)
+    window.failures.setChecked(True)
+    assert window.proxy.rowCount() == 1  # mP@1 95.45 % of 22 queries: one failure
+    assert window.count.text() == "1 of 22 queries shown"
+    window.failures.setChecked(False)
+    window.filter_edit.setText("mona")
+    assert window.proxy.rowCount() == 1
+    assert window.proxy.index(0, 0).data() == "leonardo_mona-lisa_query"
+
+
+def test_next_failure_selects_the_failing_query(window):
+    window.next_failure()
+    q = window.current
+    assert window.evaluation.per_query["P@1"][q] == 0
+
+
+def test_ignored_items_toggle_and_missing_images(tmp_path, qtbot):
+    (tmp_path / "set.csv").write_text("image,instance,role\na1.jpg,a,both\na2.jpg,a,gallery\n"
+                                      "b1.jpg,b,gallery\n")
+    np.savez(tmp_path / "d.npz", features=np.array([[1, 0], [0.8, 0.6], [0.9, 0.4]],
+                                                   dtype=np.float32),
+             names=np.array(["a1", "a2", "b1"]))
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.open_paths(tmp_path / "set.csv", tmp_path / "d.npz", sync=True)
+    assert [t.index for t in w.grid.tiles] == [2, 1]  # a1 itself is removed
+    w.ignored_box.setChecked(True)
+    assert [t.relevance for t in w.grid.tiles] == [IGNORED, NEGATIVE, POSITIVE]
+    assert w.grid.tiles[0].rank is None
+    assert decode(w.grid.tiles[1].path, 64) is None  # missing file: name-only tile
+    w.grid.repaint()
+
+
+def test_reader_errors_become_a_dialog_not_a_traceback(tmp_path, qtbot):
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.open_paths(tmp_path / "nope.csv", tmp_path / "d.npz", sync=True)
+    assert w.last_error == f"{tmp_path / 'nope.csv'}: no such file or folder"
+
+
+def test_only_the_newest_request_is_shown(qtbot):
+    w = MainWindow()
+    qtbot.addWidget(w)
+    seen = []
+    w.opener.opened.connect(lambda o: seen.append(o))
+    w.open_paths(*demo_paths())  # in a thread ...
+    w.open_paths(*demo_paths(), sync=True)  # ... made stale by this one
+    w.opener.wait()
+    qtbot.wait(50)
+    assert len(seen) == 1
+
+
+def test_broken_and_bomb_images_decode_to_a_marker(tmp_path):
+    from PIL import Image
+
+    (tmp_path / "bad.jpg").write_bytes(b"\xff\xd8\xff not really a jpeg")
+    assert decode(tmp_path / "bad.jpg", 64) == BROKEN
+    big = tmp_path / "bomb.png"
+    Image.new("1", (12_000, 12_000)).save(big)  # 144 Mpx: over Pillow's bomb threshold
+    assert decode(big, 64) == BROKEN
+
+
+def test_screenshot_command(tmp_path):
+    from irviewer.cli import main
+
+    out = tmp_path / "shot.png"
+    assert main(["--screenshot", str(out), "--select", "images/leonardo_mona-lisa_query"]) == 0
+    from PIL import Image
+
+    with Image.open(out) as im:
+        assert im.size[0] >= 1000
