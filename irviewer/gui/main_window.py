@@ -230,18 +230,18 @@ class MainWindow(QMainWindow):
     def select_query(self, name: str) -> None:
         """Select the query called ``name`` (``--select``)."""
         assert self.opened is not None
-        row = self.opened.dataset.query_by_name(name)
-        index = self.proxy.mapFromSource(self.model.index(row, 0))
+        q = self.opened.dataset.query_by_name(name)
+        index = self.proxy.mapFromSource(self.model.index(self.model.row_of(q), 0))
         if index.isValid():
             self.table.selectionModel().setCurrentIndex(
                 index, QItemSelectionModel.SelectionFlag.ClearAndSelect
                 | QItemSelectionModel.SelectionFlag.Rows)
         else:
-            self.show_query(row)
+            self.show_query(q)
 
     def _on_row(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if current.isValid():
-            self.show_query(self.proxy.mapToSource(current).row())
+            self.show_query(self.model.query_of(self.proxy.mapToSource(current).row()))
 
     def show_query(self, q: int) -> None:
         """Show query ``q``: image and box, ranked tiles, missed positives, its PR curve."""

@@ -15,12 +15,18 @@ SORT_ROLE = Qt.ItemDataRole.UserRole
 
 
 class QueryTableModel(QAbstractTableModel):
-    """One row per query: name, AP, P@1, number of positives, rank of the first positive."""
+    """One row per query: name, AP, P@1, number of positives, rank of the first positive.
+
+    Sorting happens here, with one numpy argsort (20,000 rows in milliseconds), not in the
+    proxy's Python comparisons; ``query_of(row)`` maps a row to the query it shows.
+    """
 
     def __init__(self) -> None:
         super().__init__()
         self._names: list[str] = []
         self._values: np.ndarray = np.zeros((0, 4))
+        self._order: np.ndarray = np.zeros(0, dtype=np.int64)
+        self._sorted_by: tuple[int, Qt.SortOrder] | None = None
 
     def set_evaluation(self, evaluation: Evaluation) -> None:
         """Show ``evaluation``'s per-query values (a reset: one signal for all rows)."""
@@ -30,7 +36,43 @@ class QueryTableModel(QAbstractTableModel):
         first = pq["first_positive_rank"].astype(float)
         first[first < 0] = np.nan
         self._values = np.column_stack([pq["AP"], pq["P@1"], pq["n_positives"], first + 1])
+        self._order = np.arange(len(self._names), dtype=np.int64)
+        if self._sorted_by is not None:
+            self._order = self._sorted_order(*self._sorted_by)
         self.endResetModel()
+
+    def query_of(self, row: int) -> int:
+        """Return the query position shown in ``row``."""
+        return int(self._order[row])
+
+    def row_of(self, query: int) -> int:
+        """Return the row showing query position ``query``."""
+        return int(np.flatnonzero(self._order == query)[0])
+
+    def _sorted_order(self, column: int, order: Qt.SortOrder) -> np.ndarray:
+        if column == 0:
+            keys = np.array(self._names)
+            idx = np.argsort(keys, kind="stable")
+            return idx[::-1].copy() if order == Qt.SortOrder.DescendingOrder else idx
+        values = self._values[:, column - 1]
+        missing = np.isnan(values)
+        key = np.where(missing, 0.0, values)
+        key = -key if order == Qt.SortOrder.DescendingOrder else key
+        return np.lexsort((key, missing))  # skipped queries last, either way
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """Sort rows by ``column`` (stable; skipped queries last)."""
+        self.layoutAboutToBeChanged.emit()
+        old = self._order
+        self._sorted_by = (column, order)
+        self._order = self._sorted_order(column, order)
+        # Keep selections and the current index on the same query, now in another row.
+        new_row = np.empty(len(self._order), dtype=np.int64)
+        new_row[self._order] = np.arange(len(self._order))
+        before = self.persistentIndexList()
+        after = [self.index(int(new_row[old[i.row()]]), i.column()) for i in before]
+        self.changePersistentIndexList(before, after)
+        self.layoutChanged.emit()
 
     def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008, N802
         return 0 if parent.isValid() else len(self._names)
@@ -47,7 +89,7 @@ class QueryTableModel(QAbstractTableModel):
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> object:
         if not index.isValid():
             return None
-        row, col = index.row(), index.column()
+        row, col = int(self._order[index.row()]), index.column()
         if col == 0:
             return self._names[row] if role in (Qt.ItemDataRole.DisplayRole, SORT_ROLE) else None
         value = float(self._values[row, col - 1])
@@ -62,16 +104,18 @@ class QueryTableModel(QAbstractTableModel):
         return None
 
     def p_at_1(self, row: int) -> float:
-        """Return the query's P@1 (nan when skipped)."""
-        return float(self._values[row, 1])
+        """Return the P@1 of the query in ``row`` (nan when skipped)."""
+        return float(self._values[self._order[row], 1])
 
 
 class QueryFilter(QSortFilterProxyModel):
-    """Sorts by the numeric value; filters by name text and by "failures only" (P@1 = 0)."""
+    """Filters by name text and by "failures only" (P@1 = 0); sorting is passed on to the
+    source model, which sorts with numpy."""
 
     def __init__(self) -> None:
         super().__init__()
         self.setSortRole(SORT_ROLE)
+        self.setDynamicSortFilter(False)
         self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.setFilterKeyColumn(0)
         self.failures_only = False
@@ -85,6 +129,12 @@ class QueryFilter(QSortFilterProxyModel):
         else:
             self.failures_only = on
             self.invalidateFilter()
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """Sort by asking the source model (one numpy argsort), keeping the filter."""
+        source = self.sourceModel()
+        if isinstance(source, QueryTableModel) and column >= 0:
+            source.sort(column, order)
 
     def filterAcceptsRow(self, row: int, parent: QModelIndex) -> bool:  # noqa: N802
         if not super().filterAcceptsRow(row, parent):

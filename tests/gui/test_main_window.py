@@ -34,7 +34,7 @@ def test_clicking_a_query_shows_the_cores_relevance_and_pr_points(window, qtbot)
     for row in (0, 5, 21):
         index = window.proxy.index(row, 0)
         window.table.setCurrentIndex(index)
-        q = window.proxy.mapToSource(index).row()
+        q = window.model.query_of(window.proxy.mapToSource(index).row())
         assert window.current == q
         tiles = window.grid.tiles
         assert len(tiles) == 20
@@ -124,3 +124,23 @@ def test_screenshot_command(tmp_path):
 
     with Image.open(out) as im:
         assert im.size[0] >= 1000
+
+
+@pytest.mark.parametrize("column", [0, 1, 2, 3, 4])
+@pytest.mark.parametrize("order", [Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder])
+def test_sorted_rows_still_show_the_right_query(window, column, order):
+    window.table.sortByColumn(column, order)
+    keys = [window.proxy.index(r, column).data(Qt.ItemDataRole.UserRole)
+            for r in range(window.proxy.rowCount())]
+    assert keys == sorted(keys, reverse=order == Qt.SortOrder.DescendingOrder)
+    window.table.selectRow(0)
+    shown = window.opened.dataset.queries[window.current].name.rsplit("/", 1)[-1]
+    assert shown == window.proxy.index(0, 0).data()
+
+
+def test_sorting_keeps_the_selected_query_selected(window):
+    window.select_query("images/leonardo_mona-lisa_query")
+    before = window.current
+    window.table.sortByColumn(1, Qt.SortOrder.AscendingOrder)
+    row = window.proxy.mapToSource(window.table.currentIndex()).row()
+    assert window.model.query_of(row) == before == window.current

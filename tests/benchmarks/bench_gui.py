@@ -1,0 +1,146 @@
+"""Benchmark: how responsive the inspector window is (a script, not a test).
+
+    python tests/benchmarks/bench_gui.py [--json OUT]
+
+* click_warm_ms — selecting a query until its 50 tiles are painted, thumbnails cached
+  (target <= 50 ms); median of 20 clicks on the demo.
+* click_cold_ms — the same with the thumbnails decoded from 1-3 megapixel JPEGs on disk,
+  cache empty (target <= 300 ms); median of 5 queries.
+* table_sort_20k_ms — sorting a 20,000-query table by AP (target <= 100 ms).
+* startup_ms — process start to the first painted window (``irviewer --screenshot``, which
+  also opens the demo and renders it; target <= 2,000 ms).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from PIL import Image  # noqa: E402
+from PySide6.QtCore import Qt, QThreadPool  # noqa: E402
+
+from irviewer.core.dataset import Dataset, build_query  # noqa: E402
+from irviewer.core.descriptors import AlignedDescriptors, normalise_rows  # noqa: E402
+from irviewer.core.evaluation import evaluate  # noqa: E402
+from irviewer.core.protocols import get_protocol  # noqa: E402
+from irviewer.core.ranking import rank  # noqa: E402
+from irviewer.gui.app import application  # noqa: E402
+from irviewer.gui.main_window import MainWindow  # noqa: E402
+from irviewer.session import demo_paths  # noqa: E402
+
+
+def click_ms(window: MainWindow, rows: list[int], wait_thumbnails: bool) -> list[float]:
+    """Return ms from selecting each row to its tiles painted (after decoding, if cold)."""
+    app = application()
+    out = []
+    for row in rows:
+        t = time.perf_counter()
+        window.table.selectRow(row)
+        if wait_thumbnails:
+            window.cache.pool.waitForDone()
+            app.processEvents()
+        window.grid.repaint()
+        out.append(1000 * (time.perf_counter() - t))
+    return out
+
+
+def big_jpeg_demo(folder: Path) -> tuple[Path, Path]:
+    """Return a copy of the demo whose images are 1-3 megapixel JPEGs."""
+    csv_path, desc = demo_paths()
+    images = folder / "images"
+    images.mkdir()
+    rng = np.random.default_rng(0)
+    for src in sorted((csv_path.parent / "images").glob("*.jpg")):
+        with Image.open(src) as im:
+            f = np.sqrt(rng.uniform(1e6, 3e6) / (im.size[0] * im.size[1]))
+            im.resize((int(im.size[0] * f), int(im.size[1] * f))).save(images / src.name,
+                                                                        quality=90)
+    (folder / "demo.csv").write_text(csv_path.read_text())
+    return folder / "demo.csv", desc
+
+
+def table_sort_ms(window: MainWindow) -> float:
+    """Return ms to sort a 20,000-query table by AP."""
+    rng = np.random.default_rng(1)
+    n_q, n_g = 20_000, 300
+    queries = tuple(build_query(f"q{i:05d}", f"q{i:05d}",
+                                {"positive": rng.choice(n_g, 3, replace=False)})
+                    for i in range(n_q))
+    ds = Dataset(name="big", format="bench", path=None,
+                 gallery=tuple(f"g{i}" for i in range(n_g)), queries=queries,
+                 groups=("positive",), protocols=("instance",))
+    q = normalise_rows(rng.standard_normal((n_q, 16)))
+    g = rng.standard_normal((n_g, 16)).astype(np.float32)
+    ev = evaluate(ds, rank(AlignedDescriptors(q, g, None, 16), ds, k=20),
+                  get_protocol("instance"))
+    window.model.set_evaluation(ev)
+    t = time.perf_counter()
+    window.proxy.sort(1, Qt.SortOrder.DescendingOrder)
+    application().processEvents()
+    return 1000 * (time.perf_counter() - t)
+
+
+def startup_ms() -> float:
+    """Return ms for `irviewer --screenshot` in a fresh process (best of 3)."""
+    best = float("inf")
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(3):
+            t = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "irviewer", "--screenshot",
+                            str(Path(tmp) / "s.png")], check=True, cwd=ROOT,
+                           capture_output=True)
+            best = min(best, 1000 * (time.perf_counter() - t))
+    return best
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    application()
+    window = MainWindow(top_k=50)
+    window.resize(1480, 900)
+    window.show()
+    window.open_paths(*demo_paths(), sync=True)
+    n = window.proxy.rowCount()
+    window.cache.load_now([(name, path) for name, path in
+                           window.opened.dataset.image_paths.items()])
+    warm = statistics.median(click_ms(window, [i % n for i in range(20)], False))
+    with tempfile.TemporaryDirectory() as tmp:
+        cold_window = MainWindow(top_k=50)
+        cold_window.resize(1480, 900)
+        cold_window.show()
+        cold_window.open_paths(*big_jpeg_demo(Path(tmp)), sync=True)
+        QThreadPool.globalInstance().waitForDone()
+        cold_window.cache._items.clear()
+        cold = statistics.median(click_ms(cold_window, [3, 7, 11, 15, 19], True))
+        cold_window.close()
+    sort = table_sort_ms(window)
+    window.close()
+    start = startup_ms()
+    results = {"click_warm_ms": round(warm, 1), "click_cold_ms": round(cold, 1),
+               "table_sort_20k_ms": round(sort, 1), "startup_ms": round(start, 1)}
+    targets = {"click_warm_ms": 50, "click_cold_ms": 300, "table_sort_20k_ms": 100,
+               "startup_ms": 2000}
+    for key, value in results.items():
+        print(f"{key:<20}{value:>10.1f}   target <= {targets[key]}")
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
