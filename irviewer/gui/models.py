@@ -103,6 +103,10 @@ class QueryTableModel(QAbstractTableModel):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
 
+    def ap(self, row: int) -> float:
+        """Return the AP of the query in ``row`` (nan when skipped)."""
+        return float(self._values[self._order[row], 0])
+
     def p_at_1(self, row: int) -> float:
         """Return the P@1 of the query in ``row`` (nan when skipped)."""
         return float(self._values[self._order[row], 1])
@@ -119,15 +123,23 @@ class QueryFilter(QSortFilterProxyModel):
         self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.setFilterKeyColumn(0)
         self.failures_only = False
+        self.ap_range: tuple[float, float] | None = None
 
     def set_failures_only(self, on: bool) -> None:
         """Show only queries whose first result is not relevant."""
+        self._change(lambda: setattr(self, "failures_only", on))
+
+    def set_ap_range(self, ap_range: tuple[float, float] | None) -> None:
+        """Show only queries with low <= AP < high (<= 1 for the last bin); None for all."""
+        self._change(lambda: setattr(self, "ap_range", ap_range))
+
+    def _change(self, apply) -> None:
         if hasattr(self, "beginFilterChange"):  # Qt >= 6.10
             self.beginFilterChange()
-            self.failures_only = on
+            apply()
             self.endFilterChange()
         else:
-            self.failures_only = on
+            apply()
             self.invalidateFilter()
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
@@ -139,7 +151,14 @@ class QueryFilter(QSortFilterProxyModel):
     def filterAcceptsRow(self, row: int, parent: QModelIndex) -> bool:  # noqa: N802
         if not super().filterAcceptsRow(row, parent):
             return False
-        if self.failures_only:
-            model = self.sourceModel()
-            return isinstance(model, QueryTableModel) and model.p_at_1(row) == 0
+        model = self.sourceModel()
+        if not isinstance(model, QueryTableModel):
+            return True
+        if self.failures_only and model.p_at_1(row) != 0:
+            return False
+        if self.ap_range is not None:
+            low, high = self.ap_range
+            ap = model.ap(row)
+            if math.isnan(ap) or ap < low or (ap >= high and not (high >= 1.0 and ap <= 1.0)):
+                return False
         return True

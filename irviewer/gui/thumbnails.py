@@ -35,7 +35,9 @@ def decode(path: Path | None, size: int) -> QImage | str | None:
 
 
 class _Signals(QObject):
-    ready = Signal(str, object)
+    # Only Qt value types cross threads (a Python object in a queued signal is not safe):
+    # the name, "image" / "missing" / "broken", and the image (empty unless "image").
+    ready = Signal(str, str, QImage)
 
 
 class _Job(QRunnable):
@@ -44,7 +46,12 @@ class _Job(QRunnable):
         self.name, self.path, self.size, self.signals = name, path, size, signals
 
     def run(self) -> None:
-        self.signals.ready.emit(self.name, decode(self.path, self.size))
+        result = decode(self.path, self.size)
+        if isinstance(result, QImage):
+            self.signals.ready.emit(self.name, "image", result)
+        else:
+            self.signals.ready.emit(self.name, "broken" if result == BROKEN else "missing",
+                                    QImage())
 
 
 class ThumbnailCache(QObject):
@@ -58,7 +65,7 @@ class ThumbnailCache(QObject):
         self._items: OrderedDict[str, object] = OrderedDict()
         self._pending: set[str] = set()
         self._signals = _Signals()
-        self._signals.ready.connect(self._store)
+        self._signals.ready.connect(self._arrived)
         self.pool = QThreadPool.globalInstance()
 
     def get(self, name: str, path: Path | None) -> object:
@@ -77,6 +84,9 @@ class ThumbnailCache(QObject):
         for name, path in items:
             if name not in self._items:
                 self._store(name, decode(path, self.size))
+
+    def _arrived(self, name: str, kind: str, image: QImage) -> None:
+        self._store(name, image if kind == "image" else (BROKEN if kind == "broken" else None))
 
     def _store(self, name: str, image: object) -> None:
         self._pending.discard(name)

@@ -144,3 +144,14 @@ def test_sorting_keeps_the_selected_query_selected(window):
     window.table.sortByColumn(1, Qt.SortOrder.AscendingOrder)
     row = window.proxy.mapToSource(window.table.currentIndex()).row()
     assert window.model.query_of(row) == before == window.current
+
+
+def test_ap_range_filter(window):
+    ap = window.evaluation.per_query["AP"]
+    window.proxy.set_ap_range((0.9, 1.0))
+    shown = [window.model.ap(window.proxy.mapToSource(window.proxy.index(r, 0)).row())
+             for r in range(window.proxy.rowCount())]
+    assert shown and all(0.9 <= a <= 1.0 for a in shown)
+    assert len(shown) == int(np.sum(ap >= 0.9))  # the last bin includes AP = 1
+    window.proxy.set_ap_range(None)
+    assert window.proxy.rowCount() == 22
