@@ -155,3 +155,30 @@ def test_ap_range_filter(window):
     assert len(shown) == int(np.sum(ap >= 0.9))  # the last bin includes AP = 1
     window.proxy.set_ap_range(None)
     assert window.proxy.rowCount() == 22
+
+
+def test_switching_protocol_rescores_without_reranking(tmp_path, qtbot):
+    import pickle
+
+    imlist = [f"img_{i}" for i in range(6)]
+    gnd = {"imlist": imlist, "qimlist": ["qa"],
+           "gnd": [{"easy": [0], "hard": [2], "junk": [1], "bbx": [0, 0, 4, 4]}]}
+    (tmp_path / "gnd_rtest.pkl").write_bytes(pickle.dumps(gnd))
+    angles = np.linspace(0, 3, 7)
+    vectors = np.stack([np.cos(angles), np.sin(angles)], axis=1).astype(np.float32)
+    np.savez(tmp_path / "d.npz", features=np.vstack([vectors[1:], vectors[:1]]),
+             names=np.array([*imlist, "qa"]))
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.open_paths(tmp_path / "gnd_rtest.pkl", tmp_path / "d.npz", sync=True)
+    names = [w.protocol_box.itemText(i) for i in range(w.protocol_box.count())]
+    assert names == ["revisited-easy", "revisited-medium", "revisited-hard"]
+    ranking = w.evaluation.ranking
+    for name in names:
+        w.protocol_box.setCurrentText(name)
+        assert w.evaluation.protocol.name == name
+        assert w.evaluation.ranking is ranking  # re-scored, not re-ranked
+        ap = w.opened.evaluations[name].per_query["AP"][0]
+        assert w.model.index(0, 1).data() == f"{100 * ap:.1f}"
+        assert [t.relevance for t in w.grid.tiles] == w.evaluation.relevance(
+            0, np.array([t.index for t in w.grid.tiles])).tolist()
