@@ -28,3 +28,19 @@ def examples(items: Iterable[object], limit: int = 3) -> str:
             break
         out.append(str(item))
     return ", ".join(out) + (", ..." if more else "")
+
+
+def counted(n: int, singular: str, plural: str | None = None) -> str:
+    """Return ``n`` with the noun in the number it needs: "1 query", "2 queries", "1,204 rows".
+
+    ``plural`` defaults to ``singular`` + "s" ("y" after a consonant becomes "ies"); give it
+    for phrases such as ``counted(n, "name is", "names are")``.
+    """
+    if n == 1:
+        return f"1 {singular}"
+    if plural is None:
+        if singular.endswith("y") and singular[-2:-1] not in ("a", "e", "i", "o", "u", ""):
+            plural = singular[:-1] + "ies"
+        else:
+            plural = singular + "s"
+    return f"{n:,} {plural}"

@@ -1,140 +1,269 @@
 """Retrieval metrics as per-query values; means are taken last, by the caller.
 
-Input convention. ``positive_ranks`` are the sorted, unique 0-based ranks of the *retrieved*
-positives of one query, counted after the protocol removed its ignored items (junk, same
-camera, the query itself). ``n_positives`` counts all positives of the query, also those
-never retrieved (beyond a truncated list): they add nothing to the numerators but stay in the
-denominators, as trec_eval does with qrels. A query with ``n_positives == 0`` gets nan from
-every metric: the caller reports it as skipped and leaves it out of the means.
+Input convention
+----------------
+``positive_ranks`` are the sorted, unique 0-based ranks of the *retrieved* positives of one
+query, counted after the protocol removed its ignored items (junk, same camera, the query
+itself), exactly as revisitop ``compute_map`` shifts each positive up by the number of junk
+items ranked before it. ``n_positives`` counts all positives of the query, also those never
+retrieved (beyond a truncated top-K list): they add nothing to the numerators but stay in the
+denominators, as trec_eval does with the qrels' ``num_rel``. A query with
+``n_positives == 0`` gets nan from every metric: the caller reports it as skipped and leaves
+it out of the means (revisitop ``compute_map`` "nempty", torchreid's ``num_valid_q``), never
+counting it as 0 or 1.
 
 The batch functions take the same data for many queries in a ragged layout: ``ranks`` is the
 concatenation of every query's positive ranks, query q's slice being
-``ranks[offsets[q]:offsets[q + 1]]``, and ``n_positives`` is per query. They are vectorised
-(no Python loop over queries) and equal the per-query functions (a test checks it).
+``ranks[offsets[q]:offsets[q + 1]]`` (sorted within the slice), and ``n_positives`` is per
+query. They are vectorised (no Python loop over queries) and equal the per-query functions.
+
+Which convention comes from where
+---------------------------------
+- finite-sum AP: trec_eval ``map``; torchreid / fast-reid ``eval_market1501``.
+- trapezoid AP: VGG ``compute_ap.cpp`` (Oxford5k, Paris6k); revisitop and cirtorch
+  ``compute_ap``; the official Market-1501 MATLAB ``compute_AP.m``.
+- true P@k and R-precision: trec_eval ``P`` and ``Rprec`` (short lists padded with
+  non-positives).
+- revisitop mP@k: revisitop ``compute_map`` (divides by min(k, rank of the last positive)).
+- INP: Ye et al., TPAMI 2021; fast-reid ``eval_market1501`` mINP.
+- CMC: torchreid ``eval_market1501`` (first match) and ``eval_cuhk03`` (single-gallery-shot).
+
+Bad inputs raise :class:`InputError` with one sentence; the batch functions name the first
+offending query.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
-from irviewer.core.errors import InputError
+from irviewer.core.errors import InputError, counted
 
 AP_RULES = ("finite", "trapezoid")
+
+#: Recall values within this distance below a recall level count as reaching it, so that
+#: 3/10 reaches the level 0.3 even though ``np.linspace(0, 1, 11)[3]`` is 0.30000000000000004.
+RECALL_TOLERANCE = 1e-12
+
+_RULE_HINT = "use finite or trapezoid"
 
 
 # -- validation -------------------------------------------------------------------------
 
-def _check_one(positive_ranks: np.ndarray | list[int], n_positives: int) -> np.ndarray:
-    r = np.asarray(positive_ranks, dtype=np.int64)
-    if r.ndim != 1:
-        raise InputError("positive ranks must be a 1-D list of ranks")
+def _as_int_array(values: np.ndarray | Sequence[int], what: str) -> np.ndarray:
+    """Return ``values`` as a 1-D int64 array, or raise InputError naming ``what``."""
+    a = np.asarray(values)
+    if a.ndim != 1:
+        raise InputError(f"{what} must be a 1-D list, got {a.ndim} dimensions")
+    if a.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    if not np.issubdtype(a.dtype, np.integer):
+        raise InputError(f"{what} must be whole numbers, got {a.dtype} values")
+    return a.astype(np.int64, copy=False)
+
+
+def _check_n(n_positives: int) -> int:
+    if isinstance(n_positives, bool) or not isinstance(n_positives, int | np.integer):
+        raise InputError(f"the number of positives must be a whole number, "
+                         f"not {n_positives!r}")
+    if n_positives < 0:
+        raise InputError(f"the number of positives cannot be negative ({n_positives})")
+    return int(n_positives)
+
+
+def _check_sorted(r: np.ndarray) -> np.ndarray:
     if len(r) and r.min() < 0:
         raise InputError(f"positive ranks must be 0-based and non-negative, got {int(r.min())}")
     if len(r) > 1 and np.any(np.diff(r) <= 0):
         raise InputError("positive ranks must be sorted ascending without repeats")
-    if n_positives < 0:
-        raise InputError(f"the number of positives cannot be negative ({n_positives})")
-    if len(r) > n_positives:
-        raise InputError(f"{len(r)} retrieved positives but only {n_positives} positives")
     return r
 
 
-def _check_k(k: int) -> None:
+def _check_one(positive_ranks: np.ndarray | Sequence[int],
+               n_positives: int) -> tuple[np.ndarray, int]:
+    """Validate one query's inputs; return (ranks as int64, n_positives as int)."""
+    r = _check_sorted(_as_int_array(positive_ranks, "positive ranks"))
+    n = _check_n(n_positives)
+    if len(r) > n:
+        raise InputError(f"{counted(len(r), 'retrieved positive')} but only "
+                         f"{counted(n, 'positive')} in all")
+    return r, n
+
+
+def _check_k(k: int) -> int:
+    if isinstance(k, bool) or not isinstance(k, int | np.integer):
+        raise InputError(f"the cut-off k must be a whole number, not {k!r}")
     if k < 1:
         raise InputError(f"the cut-off k must be at least 1, not {k}")
+    return int(k)
 
 
-def _check_batch(ranks: np.ndarray, offsets: np.ndarray,
-                 n_positives: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    r = np.asarray(ranks, dtype=np.int64)
-    o = np.asarray(offsets, dtype=np.int64)
-    n = np.asarray(n_positives, dtype=np.int64)
-    if len(o) != len(n) + 1 or (len(o) and (o[0] != 0 or o[-1] != len(r))):
-        raise InputError(f"ragged ranks: {len(o)} offsets for {len(n)} queries and "
-                         f"{len(r)} ranks do not fit together")
+def _check_ks(ks: Sequence[int] | np.ndarray) -> np.ndarray:
+    return np.array([_check_k(k) for k in ks], dtype=np.int64)
+
+
+def _check_rule(rule: str) -> str:
+    if rule not in AP_RULES:
+        raise InputError(f"unknown AP rule {rule!r}: {_RULE_HINT}")
+    return rule
+
+
+def _check_batch(ranks: np.ndarray | Sequence[int], offsets: np.ndarray | Sequence[int],
+                 n_positives: np.ndarray | Sequence[int] | None
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Validate a ragged batch; return (ranks, offsets, n_positives) as int64 arrays.
+
+    With ``n_positives`` None only the ranks and offsets are checked (and n is returned
+    as the number of retrieved positives per query).
+    """
+    r = _as_int_array(ranks, "positive ranks")
+    o = _as_int_array(offsets, "offsets")
+    counts_guess = len(o) - 1
+    n = (np.zeros(max(counts_guess, 0), dtype=np.int64) if n_positives is None
+         else _as_int_array(n_positives, "numbers of positives"))
+    if len(o) != len(n) + 1 or o[0] != 0 or o[-1] != len(r):
+        raise InputError(f"ragged ranks: {counted(len(o), 'offset')} for "
+                         f"{counted(len(n), 'query')} and {counted(len(r), 'rank')} do not fit "
+                         "together (offsets run from 0 to the number of ranks, one more "
+                         "offset than queries)")
+    counts = np.diff(o)
+    if np.any(counts < 0):
+        q = int(np.argmax(counts < 0))
+        raise InputError(f"ragged ranks: offsets must not decrease, but query {q} ends "
+                         "before it starts")
+    owner = None
     if len(r) and r.min() < 0:
-        raise InputError(f"positive ranks must be 0-based and non-negative, got {int(r.min())}")
-    if np.any(np.diff(o) > n):
-        raise InputError("a query has more retrieved positives than positives")
+        owner = np.repeat(np.arange(len(counts)), counts)
+        i = int(np.argmax(r < 0))
+        raise InputError(f"query {int(owner[i])}: positive ranks must be 0-based and "
+                         f"non-negative, got {int(r[i])}")
+    if len(r) > 1:
+        bad = np.diff(r) <= 0
+        starts = o[1:-1]
+        starts = starts[(starts > 0) & (starts < len(r))]
+        bad[starts - 1] = False  # r[start] vs r[start - 1] crosses two queries
+        if bad.any():
+            owner = np.repeat(np.arange(len(counts)), counts)
+            q = int(owner[int(np.argmax(bad)) + 1])
+            raise InputError(f"query {q}: positive ranks must be sorted ascending without "
+                             "repeats")
+    if n_positives is None:
+        return r, o, counts
+    if np.any(n < 0):
+        q = int(np.argmax(n < 0))
+        raise InputError(f"query {q}: the number of positives cannot be negative ({int(n[q])})")
+    if np.any(counts > n):
+        q = int(np.argmax(counts > n))
+        raise InputError(f"query {q}: {counted(int(counts[q]), 'retrieved positive')} but "
+                         f"only {counted(int(n[q]), 'positive')} in all")
     return r, o, n
 
 
 def _layout(o: np.ndarray, n_ranks: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return (count per query, query of each rank, 0-based position within its query)."""
+    """Return (count per query, query of each rank, 0-based position j within its query)."""
     counts = np.diff(o)
     qid = np.repeat(np.arange(len(counts)), counts)
-    j = np.arange(n_ranks, dtype=np.int64) - o[:-1][qid] if n_ranks else np.zeros(0, np.int64)
+    j = np.arange(n_ranks, dtype=np.int64) - o[:-1][qid]
     return counts, qid, j
 
 
+def _last_rank(r: np.ndarray, o: np.ndarray) -> np.ndarray:
+    """Return each query's last retrieved positive rank (0-based), -1 when it has none."""
+    counts = np.diff(o)
+    last = np.full(len(counts), -1, dtype=np.int64)
+    has = counts > 0
+    last[has] = r[o[1:][has] - 1]
+    return last
+
+
 def _with_nan(values: np.ndarray, n: np.ndarray) -> np.ndarray:
-    out = values.astype(np.float64)
+    out = np.asarray(values, dtype=np.float64).copy()
     out[n == 0] = np.nan
     return out
 
 
 # -- per query --------------------------------------------------------------------------
 
-def average_precision_finite(positive_ranks: np.ndarray | list[int], n_positives: int) -> float:
-    """Return finite-sum AP: (1/n) * sum_i i / (r_i + 1) over retrieved positives (i 1-based).
+def average_precision_finite(positive_ranks: np.ndarray | Sequence[int],
+                             n_positives: int) -> float:
+    """Return the finite-sum (non-interpolated) AP of one query.
 
-    The non-interpolated AP of trec_eval, torchreid and fast-reid: the mean over all
-    positives of the precision at each positive's rank (0 for a positive never retrieved).
+    ``(1 / n) * sum_i i / (r_i + 1)`` over the retrieved positives, i 1-based: the mean over
+    all n positives of the precision at each positive's rank, a never-retrieved positive
+    adding 0. This is trec_eval's ``map`` (``num_rel`` from the qrels) and the AP of torchreid
+    and fast-reid ``eval_market1501`` (which rank the whole gallery, so every positive is
+    retrieved). nan when ``n_positives == 0``.
     """
-    r = _check_one(positive_ranks, n_positives)
-    if n_positives == 0:
+    r, n = _check_one(positive_ranks, n_positives)
+    if n == 0:
         return float("nan")
-    return float(np.sum(np.arange(1, len(r) + 1) / (r + 1)) / n_positives)
+    return float(np.sum(np.arange(1, len(r) + 1) / (r + 1)) / n)
 
 
-def average_precision_trapezoid(positive_ranks: np.ndarray | list[int],
+def average_precision_trapezoid(positive_ranks: np.ndarray | Sequence[int],
                                 n_positives: int) -> float:
-    """Return trapezoid AP: the PR curve integrated by trapezoids over each recall step.
+    """Return the trapezoid AP of one query: the PR curve integrated by trapezoids.
 
-    VGG's ``compute_ap.cpp`` (Oxford5k/Paris6k), revisitop ``compute_ap``, cirtorch and the
-    official Market-1501 script: for the j-th retrieved positive (0-based) at rank r, add
-    (j / r + (j + 1) / (r + 1)) / 2 / n, with j / r taken as 1 when r = 0. Never above the
-    finite-sum AP of the same ranks.
+    The rule of VGG's ``compute_ap.cpp`` (Oxford5k/Paris6k, Philbin et al. 2007), revisitop
+    and cirtorch ``compute_ap`` (Radenovic et al. 2018) and the official Market-1501
+    ``compute_AP.m``: for the j-th retrieved positive (j 0-based) at rank r the recall rises
+    by 1/n and the area added is ``(precision_0 + precision_1) / 2 / n``, with
+    ``precision_0 = j / r`` the precision just before it (1 when r = 0) and
+    ``precision_1 = (j + 1) / (r + 1)``. Never above the finite-sum AP of the same ranks.
+    ``compute_ap.cpp`` accumulates in float32, so its values differ in the 7th digit.
+    nan when ``n_positives == 0``.
     """
-    r = _check_one(positive_ranks, n_positives)
-    if n_positives == 0:
+    r, n = _check_one(positive_ranks, n_positives)
+    if n == 0:
         return float("nan")
     j = np.arange(len(r), dtype=np.float64)
-    before = np.where(r == 0, 1.0, j / np.maximum(r, 1))
-    at = (j + 1) / (r + 1)
-    return float(np.sum((before + at) / 2) / n_positives)
+    precision_0 = np.where(r == 0, 1.0, j / np.maximum(r, 1))
+    precision_1 = (j + 1) / (r + 1)
+    return float(np.sum((precision_0 + precision_1) / 2) / n)
 
 
-def average_precision(positive_ranks: np.ndarray | list[int], n_positives: int,
+def average_precision(positive_ranks: np.ndarray | Sequence[int], n_positives: int,
                       rule: str) -> float:
-    """Return AP by ``rule``: ``finite`` (trec_eval) or ``trapezoid`` (Oxford compute_ap)."""
+    """Return AP by ``rule``: ``"finite"`` (trec_eval, torchreid) or ``"trapezoid"``
+    (Oxford ``compute_ap.cpp``, revisitop). See the two functions; InputError otherwise."""
+    _check_rule(rule)
     if rule == "finite":
         return average_precision_finite(positive_ranks, n_positives)
-    if rule == "trapezoid":
-        return average_precision_trapezoid(positive_ranks, n_positives)
-    raise InputError(f"unknown AP rule {rule!r}: use finite or trapezoid")
+    return average_precision_trapezoid(positive_ranks, n_positives)
 
 
-def precision_at_k(positive_ranks: np.ndarray | list[int], n_positives: int, k: int) -> float:
-    """Return true P@k: the number of positives ranked in the top k, divided by k."""
-    r = _check_one(positive_ranks, n_positives)
-    _check_k(k)
-    if n_positives == 0:
+def precision_at_k(positive_ranks: np.ndarray | Sequence[int], n_positives: int,
+                   k: int) -> float:
+    """Return true P@k: the number of positives among the first k, divided by k.
+
+    trec_eval ``P.k``: a list shorter than k counts as padded with non-positives.
+    nan when ``n_positives == 0``.
+    """
+    r, n = _check_one(positive_ranks, n_positives)
+    k = _check_k(k)
+    if n == 0:
         return float("nan")
     return float(np.count_nonzero(r < k) / k)
 
 
-def precision_at_k_revisitop(positive_ranks: np.ndarray | list[int], n_positives: int,
+def precision_at_k_revisitop(positive_ranks: np.ndarray | Sequence[int], n_positives: int,
                              k: int) -> float:
-    """Return revisitop's mP@k term: positives within kq over kq, kq = min(k, last rank).
+    """Return revisitop's mP@k term of one query: positives within the first kq, over kq.
 
-    revisitop ``compute_map`` (Radenovic et al. CVPR 2018): with 1-based ranks,
-    kq = min(rank of the last retrieved positive, k). When every positive comes before k
-    this is higher than the true P@k. A query that retrieved no positive gets 0.
+    revisitop ``compute_map`` (Radenovic et al., CVPR 2018), also cirtorch: with 1-based
+    ranks, ``kq = min(rank of the last retrieved positive, k)`` and the value is
+    ``#(ranks <= kq) / kq``. When every positive comes before k this is higher than the
+    true P@k (4 positives all in the top 4 give mP@10 = 1, not 0.4).
+
+    A query that has positives but retrieved none gets 0.0. revisitop never meets that
+    case (it ranks the whole database, so every positive is retrieved; its ``max(pos)``
+    of an empty array would raise); 0.0 is the limit of "no positive within any cut-off"
+    and agrees with the true P@k. nan when ``n_positives == 0``.
     """
-    r = _check_one(positive_ranks, n_positives)
-    _check_k(k)
-    if n_positives == 0:
+    r, n = _check_one(positive_ranks, n_positives)
+    k = _check_k(k)
+    if n == 0:
         return float("nan")
     if not len(r):
         return 0.0
@@ -142,138 +271,206 @@ def precision_at_k_revisitop(positive_ranks: np.ndarray | list[int], n_positives
     return float(np.count_nonzero(r < kq) / kq)
 
 
-def r_precision(positive_ranks: np.ndarray | list[int], n_positives: int) -> float:
-    """Return R-precision: P@R with R the number of positives (TREC)."""
-    if n_positives == 0:
-        _check_one(positive_ranks, n_positives)
+def r_precision(positive_ranks: np.ndarray | Sequence[int], n_positives: int) -> float:
+    """Return R-precision: P@R with R = ``n_positives`` (trec_eval ``Rprec``).
+
+    Positives among the first R over R; nan when ``n_positives == 0``.
+    """
+    r, n = _check_one(positive_ranks, n_positives)
+    if n == 0:
         return float("nan")
-    return precision_at_k(positive_ranks, n_positives, n_positives)
+    return float(np.count_nonzero(r < n) / n)
 
 
-def inverse_negative_penalty(positive_ranks: np.ndarray | list[int], n_positives: int) -> float:
+def inverse_negative_penalty(positive_ranks: np.ndarray | Sequence[int],
+                             n_positives: int) -> float:
     """Return INP = n_positives / (1-based rank of the last positive).
 
     Ye et al., "Deep Learning for Person Re-identification: A Survey and Outlook", TPAMI
-    2021 (mINP). When some positive was never retrieved (a truncated list) the hardest
-    positive was not found at all, so INP is 0.
+    2021; its mean is mINP (fast-reid ``eval_market1501``). fast-reid ranks the whole
+    gallery, so the last positive is always found. Here, when some positive was never
+    retrieved (a truncated list) the hardest positive was not found at all and INP is 0.0
+    (its limit as that positive's rank grows), not retrieved / last retrieved rank.
+    nan when ``n_positives == 0``.
     """
-    r = _check_one(positive_ranks, n_positives)
-    if n_positives == 0:
+    r, n = _check_one(positive_ranks, n_positives)
+    if n == 0:
         return float("nan")
-    if len(r) < n_positives:
+    if len(r) < n:
         return 0.0
-    return float(n_positives / (r[-1] + 1))
+    return float(n / (r[-1] + 1))
 
 
-def first_positive_rank(positive_ranks: np.ndarray | list[int]) -> int | None:
-    """Return the 0-based rank of the first retrieved positive, or None."""
-    r = np.asarray(positive_ranks, dtype=np.int64)
+def first_positive_rank(positive_ranks: np.ndarray | Sequence[int]) -> int | None:
+    """Return the 0-based rank of the first retrieved positive, or None when none was."""
+    r = _check_sorted(_as_int_array(positive_ranks, "positive ranks"))
     return int(r[0]) if len(r) else None
 
 
-def cmc_first_match(positive_ranks: np.ndarray | list[int], n_positives: int,
-                    ks: tuple[int, ...] | list[int]) -> np.ndarray:
-    """Return Market-1501 CMC at each k: 1 when the first positive is within the top k.
+def cmc_first_match(positive_ranks: np.ndarray | Sequence[int], n_positives: int,
+                    ks: Sequence[int] | np.ndarray) -> np.ndarray:
+    """Return Market-1501 CMC of one query at each k: 1.0 when the first positive is among
+    the first k, else 0.0 (float array, one value per k).
 
-    As torchreid ``eval_market1501`` (cumulative match of the first correct match);
-    nan for a query with no positive.
+    As torchreid ``eval_market1501`` (``cmc = raw_cmc.cumsum(); cmc[cmc > 1] = 1``).
+    All nan when ``n_positives == 0`` (torchreid skips such a query).
     """
-    r = _check_one(positive_ranks, n_positives)
-    for k in ks:
-        _check_k(k)
-    if n_positives == 0:
-        return np.full(len(ks), np.nan)
-    first = r[0] if len(r) else np.iinfo(np.int64).max
-    return np.array([1.0 if first < k else 0.0 for k in ks])
+    r, n = _check_one(positive_ranks, n_positives)
+    k_arr = _check_ks(ks)
+    if n == 0:
+        return np.full(len(k_arr), np.nan)
+    if not len(r):
+        return np.zeros(len(k_arr))
+    return (r[0] < k_arr).astype(np.float64)
 
 
-def cmc_single_gallery_shot(valid_ranks: np.ndarray, gallery_ids: np.ndarray, query_id: object,
-                            ks: tuple[int, ...] | list[int], repeats: int,
+def cmc_single_gallery_shot(valid_ranks_of_gallery: np.ndarray | Sequence[int],
+                            gallery_ids: np.ndarray | Sequence[object], query_id: object,
+                            ks: Sequence[int] | np.ndarray, repeats: int,
                             rng: np.random.Generator) -> np.ndarray:
-    """Return CUHK03 single-gallery-shot CMC at each k, averaged over ``repeats`` samples.
+    """Return CUHK03 single-gallery-shot CMC of one query at each k (float array).
 
-    As torchreid ``eval_cuhk03`` (Li et al. CVPR 2014): among the query's valid gallery items
-    (0-based ranks ``valid_ranks``, identities ``gallery_ids``), each repeat draws one image
-    per identity; CMC@k is 1 when the drawn image of the query's identity is within the first
-    k of the drawn images. Seeded through ``rng``: the random stream differs from
-    torchreid's global ``np.random``, so values agree in expectation, not bit for bit.
-    nan when the query's identity has no valid gallery image.
+    As torchreid ``eval_cuhk03`` (Li et al., CVPR 2014 protocol): among the query's valid
+    gallery items (their 0-based ranks after removal, ``valid_ranks_of_gallery``, and their
+    identities, ``gallery_ids``; only the order of the ranks matters), each of ``repeats``
+    draws keeps one image per identity, chosen uniformly; CMC@k of a draw is 1 when the
+    kept image of ``query_id`` is among the first k kept images. The value is the mean over
+    the draws (torchreid uses 10). A k beyond the number of identities gives the same value
+    as k = that number (torchreid shortens its curve instead).
+
+    Seeded through ``rng``, vectorised over the repeats: the random stream differs from
+    torchreid's global ``np.random.choice`` calls, so values agree in expectation, not bit
+    for bit. All nan when ``query_id`` has no valid gallery image (torchreid skips it).
     """
-    for k in ks:
-        _check_k(k)
-    if repeats < 1:
-        raise InputError(f"the repeat count must be at least 1, not {repeats}")
-    ranks = np.asarray(valid_ranks, dtype=np.int64)
+    k_arr = _check_ks(ks)
+    if isinstance(repeats, bool) or not isinstance(repeats, int | np.integer) or repeats < 1:
+        raise InputError(f"the repeat count must be at least 1, not {repeats!r}")
+    ranks = _as_int_array(valid_ranks_of_gallery, "valid gallery ranks")
     ids = np.asarray(gallery_ids)
-    if len(ranks) != len(ids):
-        raise InputError(f"{len(ranks)} ranks for {len(ids)} gallery identities")
-    uniq, inverse = np.unique(ids, return_inverse=True)
-    where = np.flatnonzero(uniq == query_id)
-    if not len(where):
-        return np.full(len(ks), np.nan)
-    order = np.argsort(inverse, kind="stable")
+    if ids.ndim != 1 or len(ids) != len(ranks):
+        raise InputError(f"{counted(len(ranks), 'valid gallery rank')} but "
+                         f"{counted(ids.size, 'gallery identity')}")
+    if len(ranks) and ranks.min() < 0:
+        raise InputError(f"valid gallery ranks must be 0-based and non-negative, "
+                         f"got {int(ranks.min())}")
+    order = np.argsort(ranks, kind="stable")
+    if len(ranks) > 1 and np.any(np.diff(ranks[order]) == 0):
+        raise InputError("valid gallery ranks must not repeat")
+    if not len(ranks):
+        return np.full(len(k_arr), np.nan)
+    uniq, inverse = np.unique(ids[order], return_inverse=True)
+    same = np.asarray(uniq == query_id)
+    if same.ndim == 0:  # a comparison numpy could not broadcast: no identity matches
+        same = np.zeros(len(uniq), dtype=bool)
+    mine = np.flatnonzero(same)
+    if not len(mine):
+        return np.full(len(k_arr), np.nan)
+    # Positions 0..m-1 in rank order, grouped by identity (rank order within a group).
+    by_identity = np.argsort(inverse, kind="stable")
     sizes = np.bincount(inverse, minlength=len(uniq))
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    pick = starts[None, :] + (rng.random((repeats, len(uniq))) * sizes[None, :]).astype(np.int64)
-    drawn = ranks[order][pick]  # (repeats, identities): rank of each drawn image
-    mine = drawn[:, where[0]]
-    position = np.count_nonzero(drawn < mine[:, None], axis=1)
-    return np.array([float(np.mean(position < k)) for k in ks])
+    starts = np.cumsum(sizes) - sizes
+    pick = starts + rng.integers(0, sizes, size=(repeats, len(uniq)))
+    drawn = by_identity[pick]  # (repeats, identities): position of each kept image
+    place = np.count_nonzero(drawn < drawn[:, mine[:1]], axis=1)  # kept images before mine
+    return np.mean(place[:, None] < k_arr[None, :], axis=0)
 
 
-def pr_points(positive_ranks: np.ndarray | list[int],
+def pr_points(positive_ranks: np.ndarray | Sequence[int],
               n_positives: int) -> tuple[np.ndarray, np.ndarray]:
-    """Return (recall, precision) at each retrieved positive: i / n and i / (r_i + 1)."""
-    r = _check_one(positive_ranks, n_positives)
-    if n_positives == 0:
+    """Return (recall, precision) at each retrieved positive: ``i / n`` and ``i / (r_i + 1)``
+    (i 1-based), the points trec_eval's precision-recall curve is built from. Both empty
+    when nothing was retrieved or ``n_positives == 0``."""
+    r, n = _check_one(positive_ranks, n_positives)
+    if n == 0:
         return np.zeros(0), np.zeros(0)
     i = np.arange(1, len(r) + 1, dtype=np.float64)
-    return i / n_positives, i / (r + 1)
+    return i / n, i / (r + 1)
 
 
-def interpolated_precision(recall: np.ndarray, precision: np.ndarray,
-                           levels: np.ndarray) -> np.ndarray:
-    """Return interpolated precision at each recall level: the best precision at recall >= level
-    (0 where no point reaches it), as in the TREC 11-point curves."""
+def interpolated_precision(recall: np.ndarray | Sequence[float],
+                           precision: np.ndarray | Sequence[float],
+                           levels: np.ndarray | Sequence[float]) -> np.ndarray:
+    """Return the interpolated precision at each recall level (float array).
+
+    ``p_interp(l) = max precision over the points with recall >= l`` (Manning, Raghavan &
+    Schutze, "Introduction to IR", 8.4; the TREC 11-point curve), 0.0 where no point
+    reaches l. A recall within ``RECALL_TOLERANCE`` below l counts as reaching it.
+    trec_eval >= 9.0 ``iprec_at_recall`` instead rounds l * num_rel to the nearest whole
+    number of positives (``lround``), so e.g. with 4 positives its level 0.3 needs 1
+    positive, not 2; trec_eval <= 8 (``l * num_rel + 0.9``, truncated) agrees with this
+    rule except where the fraction of ``l * num_rel`` lies in (0, 0.1).
+    """
     rec = np.asarray(recall, dtype=np.float64)
     prec = np.asarray(precision, dtype=np.float64)
     lv = np.asarray(levels, dtype=np.float64)
-    best = np.maximum.accumulate(prec[::-1])[::-1] if len(prec) else prec
-    at = np.searchsorted(rec, lv - 1e-12, side="left")
-    out = np.zeros(len(lv))
+    if rec.ndim != 1 or prec.ndim != 1 or len(rec) != len(prec):
+        raise InputError(f"{counted(rec.size, 'recall value')} but "
+                         f"{counted(prec.size, 'precision value')}: one of each per point")
+    order = np.argsort(rec, kind="stable")
+    rec, prec = rec[order], prec[order]
+    out = np.zeros(lv.shape)
+    if not len(rec):
+        return out
+    best = np.maximum.accumulate(prec[::-1])[::-1]  # best precision at this recall or later
+    at = np.searchsorted(rec, lv - RECALL_TOLERANCE, side="left")
     ok = at < len(rec)
     out[ok] = best[at[ok]]
     return out
 
 
-def nanmean_evaluated(values: np.ndarray) -> tuple[float, int, int]:
-    """Return (mean over the non-nan values, number evaluated, number skipped)."""
-    v = np.asarray(values, dtype=np.float64)
+def nanmean_evaluated(values: np.ndarray | Sequence[float]) -> tuple[float, int, int]:
+    """Return (mean over the non-nan values, number evaluated, number skipped).
+
+    The mean is nan when no value was evaluated. Means are taken here, last, over per-query
+    values in which skipped queries are nan (never 0 or 1).
+    """
+    v = np.asarray(values, dtype=np.float64).ravel()
     ok = ~np.isnan(v)
     n = int(ok.sum())
     return (float(v[ok].mean()) if n else float("nan")), n, int(len(v) - n)
+
+
+def ap_polyline(positive_ranks: np.ndarray | Sequence[int], n_positives: int,
+                rule: str) -> tuple[np.ndarray, np.ndarray]:
+    """Return (recall, precision) vertices whose trapezoid area is the AP under ``rule``.
+
+    ``finite``: a flat step at each positive's precision; ``trapezoid``: a segment from the
+    precision just before each positive to the precision at it (the curve VGG's
+    ``compute_ap.cpp`` integrates). Both empty when nothing was retrieved or
+    ``n_positives == 0``.
+    """
+    _check_rule(rule)
+    r, n = _check_one(positive_ranks, n_positives)
+    if n == 0 or not len(r):
+        return np.zeros(0), np.zeros(0)
+    j = np.arange(len(r), dtype=np.float64)
+    at = (j + 1) / (r + 1)
+    start = at if rule == "finite" else np.where(r == 0, 1.0, j / np.maximum(r, 1))
+    x = np.column_stack([j / n, (j + 1) / n]).ravel()
+    y = np.column_stack([start, at]).ravel()
+    return x, y
 
 
 # -- batch (ragged) ---------------------------------------------------------------------
 
 def batch_average_precision(ranks: np.ndarray, offsets: np.ndarray, n_positives: np.ndarray,
                             rule: str) -> np.ndarray:
-    """Return AP per query by ``rule`` (see the per-query functions); nan where n = 0."""
-    if rule not in AP_RULES:
-        raise InputError(f"unknown AP rule {rule!r}: use finite or trapezoid")
+    """Return AP per query by ``rule`` (see ``average_precision_finite`` and
+    ``average_precision_trapezoid`` for the sources); nan where ``n_positives == 0``."""
+    _check_rule(rule)
     r, o, n = _check_batch(ranks, offsets, n_positives)
     _, qid, j = _layout(o, len(r))
-    at = (j + 1) / (r + 1)
-    before = np.where(r == 0, 1.0, j / np.maximum(r, 1))
-    terms = at if rule == "finite" else (before + at) / 2
+    terms = (j + 1) / (r + 1)
+    if rule == "trapezoid":
+        terms = (np.where(r == 0, 1.0, j / np.maximum(r, 1)) + terms) / 2
     total = np.bincount(qid, weights=terms, minlength=len(n))
     return _with_nan(total / np.maximum(n, 1), n)
 
 
 def batch_precision_at_k(ranks: np.ndarray, offsets: np.ndarray, n_positives: np.ndarray,
                          k: int) -> np.ndarray:
-    """Return true P@k per query; nan where n = 0."""
-    _check_k(k)
+    """Return true P@k per query (trec_eval ``P.k``); nan where ``n_positives == 0``."""
+    k = _check_k(k)
     r, o, n = _check_batch(ranks, offsets, n_positives)
     _, qid, _ = _layout(o, len(r))
     return _with_nan(np.bincount(qid[r < k], minlength=len(n)) / k, n)
@@ -281,19 +478,19 @@ def batch_precision_at_k(ranks: np.ndarray, offsets: np.ndarray, n_positives: np
 
 def batch_precision_at_k_revisitop(ranks: np.ndarray, offsets: np.ndarray,
                                    n_positives: np.ndarray, k: int) -> np.ndarray:
-    """Return revisitop's P@k per query (kq = min(k, last rank)); nan where n = 0."""
-    _check_k(k)
+    """Return revisitop's P@k per query (divided by kq = min(k, 1-based rank of the last
+    positive); 0.0 when none retrieved); nan where ``n_positives == 0``."""
+    k = _check_k(k)
     r, o, n = _check_batch(ranks, offsets, n_positives)
-    counts, qid, _ = _layout(o, len(r))
-    last = np.where(counts > 0, r[np.maximum(o[1:] - 1, 0)] + 1 if len(r) else 0, 0)
-    kq = np.minimum(last, k)
-    hits = np.bincount(qid[r < kq[qid]], minlength=len(n)) if len(r) else np.zeros(len(n))
-    return _with_nan(np.where(kq > 0, hits / np.maximum(kq, 1), 0.0), n)
+    _, qid, _ = _layout(o, len(r))
+    kq = np.minimum(_last_rank(r, o) + 1, k)  # 0 when nothing was retrieved
+    hits = np.bincount(qid[r < kq[qid]], minlength=len(n))
+    return _with_nan(hits / np.maximum(kq, 1), n)
 
 
 def batch_r_precision(ranks: np.ndarray, offsets: np.ndarray,
                       n_positives: np.ndarray) -> np.ndarray:
-    """Return R-precision per query (P@R, R = number of positives); nan where n = 0."""
+    """Return R-precision per query (trec_eval ``Rprec``); nan where ``n_positives == 0``."""
     r, o, n = _check_batch(ranks, offsets, n_positives)
     _, qid, _ = _layout(o, len(r))
     hits = np.bincount(qid[r < n[qid]], minlength=len(n))
@@ -302,18 +499,17 @@ def batch_r_precision(ranks: np.ndarray, offsets: np.ndarray,
 
 def batch_inverse_negative_penalty(ranks: np.ndarray, offsets: np.ndarray,
                                    n_positives: np.ndarray) -> np.ndarray:
-    """Return INP per query (0 when a positive was never retrieved); nan where n = 0."""
+    """Return INP per query (Ye et al. 2021; 0.0 when a positive was never retrieved);
+    nan where ``n_positives == 0``."""
     r, o, n = _check_batch(ranks, offsets, n_positives)
-    counts = np.diff(o)
-    last = r[np.maximum(o[1:] - 1, 0)] + 1 if len(r) else np.ones(len(n), dtype=np.int64)
-    full = (counts == n) & (n > 0)
-    return _with_nan(np.where(full, n / np.maximum(last, 1), 0.0), n)
+    complete = (np.diff(o) == n) & (n > 0)
+    last = _last_rank(r, o) + 1
+    return _with_nan(np.where(complete, n / np.maximum(last, 1), 0.0), n)
 
 
 def batch_first_positive_rank(ranks: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Return the 0-based rank of each query's first retrieved positive, -1 when none."""
-    r = np.asarray(ranks, dtype=np.int64)
-    o = np.asarray(offsets, dtype=np.int64)
+    """Return each query's first retrieved positive rank (0-based, int64), -1 when none."""
+    r, o, _ = _check_batch(ranks, offsets, None)
     counts = np.diff(o)
     first = np.full(len(counts), -1, dtype=np.int64)
     has = counts > 0
@@ -322,53 +518,61 @@ def batch_first_positive_rank(ranks: np.ndarray, offsets: np.ndarray) -> np.ndar
 
 
 def batch_cmc_first_match(ranks: np.ndarray, offsets: np.ndarray, n_positives: np.ndarray,
-                          ks: tuple[int, ...] | list[int]) -> np.ndarray:
-    """Return (n_queries, len(ks)) Market-1501 CMC values; nan rows where n = 0."""
-    for k in ks:
-        _check_k(k)
+                          ks: Sequence[int] | np.ndarray) -> np.ndarray:
+    """Return (n_queries, len(ks)) Market-1501 CMC values (torchreid ``eval_market1501``):
+    1.0 where the first positive is among the first k; nan rows where ``n_positives == 0``."""
+    k_arr = _check_ks(ks)
     r, o, n = _check_batch(ranks, offsets, n_positives)
     first = batch_first_positive_rank(r, o)
-    hit = (first[:, None] >= 0) & (first[:, None] < np.asarray(ks)[None, :])
-    out = hit.astype(np.float64)
+    out = ((first[:, None] >= 0) & (first[:, None] < k_arr[None, :])).astype(np.float64)
     out[n == 0] = np.nan
     return out
 
 
+def _segment_max(values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Return max(values[s:e]) for each pair, 0.0 where s >= e (values must be >= 0)."""
+    if not len(starts):
+        return np.zeros(0)
+    padded = np.append(values, 0.0)  # so that an end equal to len(values) is a valid index
+    bounds = np.column_stack([starts, ends]).ravel()
+    found = np.maximum.reduceat(padded, bounds)[::2]
+    return np.where(starts < ends, found, 0.0)
+
+
 def mean_interpolated_pr(ranks: np.ndarray, offsets: np.ndarray, n_positives: np.ndarray,
-                         levels: np.ndarray | None = None) -> np.ndarray:
-    """Return the mean over queries with positives of the interpolated precision at each
-    recall level (default the 11 TREC levels 0, 0.1, ..., 1)."""
-    lv = np.linspace(0.0, 1.0, 11) if levels is None else np.asarray(levels, dtype=np.float64)
+                         levels: np.ndarray | Sequence[float] | None = None) -> np.ndarray:
+    """Return the mean interpolated precision at each recall level (float array).
+
+    The mean over the queries with ``n_positives > 0`` of ``interpolated_precision`` of
+    their ``pr_points``; ``levels`` defaults to the 11 TREC levels 0, 0.1, ..., 1. All nan
+    when no query has a positive.
+    """
+    lv = (np.linspace(0.0, 1.0, 11) if levels is None
+          else np.asarray(levels, dtype=np.float64).ravel())
     r, o, n = _check_batch(ranks, offsets, n_positives)
-    _, qid, j = _layout(o, len(r))
     ok = n > 0
     if not ok.any():
         return np.full(len(lv), np.nan)
-    recall = (j + 1) / np.maximum(n[qid], 1)
+    counts, _, j = _layout(o, len(r))
     precision = (j + 1) / (r + 1)
-    out = np.zeros((len(n), len(lv)))
-    for i, level in enumerate(lv):
-        reach = recall >= level - 1e-12
-        col = np.zeros(len(n))
-        np.maximum.at(col, qid[reach], precision[reach])
-        out[:, i] = col
-    return out[ok].mean(axis=0)
-
-
-def ap_polyline(positive_ranks: np.ndarray | list[int], n_positives: int,
-                rule: str) -> tuple[np.ndarray, np.ndarray]:
-    """Return (recall, precision) vertices whose area (trapezoid rule on the vertices) is
-    the AP under ``rule``: steps at each positive's precision for ``finite``; for
-    ``trapezoid``, a segment from the precision just before each positive to the precision
-    at it (the curve VGG's compute_ap.cpp integrates). Empty when nothing was retrieved."""
-    r = _check_one(positive_ranks, n_positives)
-    if rule not in AP_RULES:
-        raise InputError(f"unknown AP rule {rule!r}: use finite or trapezoid")
-    if n_positives == 0 or not len(r):
-        return np.zeros(0), np.zeros(0)
-    j = np.arange(len(r), dtype=np.float64)
-    at = (j + 1) / (r + 1)
-    start = at if rule == "finite" else np.where(r == 0, 1.0, j / np.maximum(r, 1))
-    x = np.column_stack([j / n_positives, (j + 1) / n_positives]).ravel()
-    y = np.column_stack([start, at]).ravel()
-    return x, y
+    # below[q, l] = number of q's points with recall i / n below the level (minus the
+    # tolerance), found by arithmetic and corrected with the very float comparison that
+    # interpolated_precision makes, so both agree to the last bit.
+    threshold = (lv - RECALL_TOLERANCE)[None, :]
+    m = counts[:, None]
+    nq = np.maximum(n, 1)[:, None]
+    below = np.clip(np.ceil(threshold * nq) - 1, 0, m).astype(np.int64)
+    while True:
+        up = (below < m) & ((below + 1) / nq < threshold)
+        if not up.any():
+            break
+        below += up
+    while True:
+        down = (below > 0) & (below / nq >= threshold)
+        if not down.any():
+            break
+        below -= down
+    starts = o[:-1, None] + below
+    ends = np.broadcast_to(o[1:, None], starts.shape)
+    curves = _segment_max(precision, starts.ravel(), ends.ravel()).reshape(starts.shape)
+    return curves[ok].mean(axis=0)

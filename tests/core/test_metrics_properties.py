@@ -1,74 +1,173 @@
-"""Invariants of the metrics, checked by hypothesis on random rankings."""
+"""Invariants of the metrics, checked by hypothesis on random rankings.
+
+A query is drawn as sorted unique 0-based ranks of its retrieved positives plus a number of
+positives never retrieved (a truncated list).
+"""
 
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from irviewer.core import metrics as m
 
+FEW = settings(max_examples=150, deadline=None)
+TOL = 1e-12
+
 
 @st.composite
-def query(draw):
-    """A query: sorted retrieved positive ranks and its total number of positives."""
-    ranks = sorted(draw(st.sets(st.integers(0, 60), max_size=12)))
+def query(draw, max_rank: int = 60, min_positives: int = 0):
+    """A query: (sorted retrieved positive ranks, total number of positives)."""
+    ranks = sorted(draw(st.sets(st.integers(0, max_rank), max_size=12)))
     missing = draw(st.integers(0, 3))
+    assume(len(ranks) + missing >= min_positives)
     return np.array(ranks, dtype=np.int64), len(ranks) + missing
 
 
-@settings(max_examples=200, deadline=None)
-@given(query())
+def relevance_list(ranks: np.ndarray, depth: int = 70) -> list[bool]:
+    """The ranked list as relevance flags, as a person would write it down."""
+    flags = [False] * depth
+    for r in ranks:
+        flags[int(r)] = True
+    return flags
+
+
+def naive_finite_ap(flags: list[bool], n: int) -> float:
+    """Mean over all n positives of the precision where each was found (trec_eval map)."""
+    found, total = 0, 0.0
+    for position, relevant in enumerate(flags, start=1):
+        if relevant:
+            found += 1
+            total += found / position
+    return total / n
+
+
+def naive_trapezoid_ap(flags: list[bool], n: int) -> float:
+    """Area under the PR curve by trapezoids, walking the list (VGG compute_ap.cpp)."""
+    area, old_recall, old_precision, found = 0.0, 0.0, 1.0, 0
+    for position, relevant in enumerate(flags, start=1):
+        found += relevant
+        recall, precision = found / n, found / position
+        area += (recall - old_recall) * (old_precision + precision) / 2
+        old_recall, old_precision = recall, precision
+    return area
+
+
+@FEW
+@given(query(min_positives=1))
+def test_ap_agrees_with_a_walk_down_the_ranked_list(q):
+    ranks, n = q
+    flags = relevance_list(ranks)
+    assert abs(m.average_precision_finite(ranks, n) - naive_finite_ap(flags, n)) < 1e-9
+    assert abs(m.average_precision_trapezoid(ranks, n) - naive_trapezoid_ap(flags, n)) < 1e-9
+
+
+@FEW
+@given(query(min_positives=1))
 def test_ap_is_a_fraction_and_trapezoid_never_exceeds_finite(q):
     ranks, n = q
-    assume(n > 0)
     finite = m.average_precision_finite(ranks, n)
-    trap = m.average_precision_trapezoid(ranks, n)
-    assert 0.0 <= trap <= finite + 1e-12 <= 1.0 + 1e-12
+    trapezoid = m.average_precision_trapezoid(ranks, n)
+    assert 0.0 <= trapezoid <= finite + TOL
+    assert finite <= 1.0 + TOL
 
 
-@settings(max_examples=200, deadline=None)
-@given(query())
+@FEW
+@given(query(min_positives=1))
 def test_ap_is_one_exactly_when_all_positives_come_first(q):
     ranks, n = q
-    assume(n > 0)
-    first = len(ranks) == n and np.array_equal(ranks, np.arange(n))
-    for rule in ("finite", "trapezoid"):
-        assert (m.average_precision(ranks, n, rule) == pytest.approx(1.0)) == first
+    all_first = len(ranks) == n and np.array_equal(ranks, np.arange(n))
+    for rule in m.AP_RULES:
+        ap = m.average_precision(ranks, n, rule)
+        assert (ap == 1.0) if all_first else (ap < 1.0)
 
 
-@settings(max_examples=200, deadline=None)
-@given(query(), st.integers(1, 30))
+@FEW
+@given(st.integers(1, 12), st.sampled_from(m.AP_RULES))
+def test_ap_is_one_for_the_perfect_ranking(n, rule):
+    assert m.average_precision(np.arange(n), n, rule) == 1.0
+
+
+@FEW
+@given(query(min_positives=1), st.data())
+def test_moving_a_positive_to_an_earlier_free_rank_never_lowers_ap(q, data):
+    ranks, n = q
+    assume(len(ranks) > 0)
+    i = data.draw(st.integers(0, len(ranks) - 1))
+    free = sorted(set(range(int(ranks[i]))) - set(ranks.tolist()))
+    assume(free)
+    moved = ranks.copy()
+    moved[i] = data.draw(st.sampled_from(free))
+    moved.sort()
+    for rule in m.AP_RULES:
+        assert m.average_precision(moved, n, rule) >= m.average_precision(ranks, n, rule) - TOL
+
+
+@FEW
+@given(query(min_positives=1), st.integers(0, 80))
+def test_finding_a_missing_positive_never_lowers_ap(q, rank):
+    ranks, n = q
+    assume(len(ranks) < n and rank not in ranks)
+    found = np.sort(np.append(ranks, rank))
+    for rule in m.AP_RULES:
+        assert m.average_precision(found, n, rule) >= m.average_precision(ranks, n, rule) - TOL
+
+
+@FEW
+@given(query(min_positives=1), st.integers(1, 80))
 def test_precision_bounds_and_revisitop_never_below_true_pk(q, k):
     ranks, n = q
-    assume(n > 0)
     true_pk = m.precision_at_k(ranks, n, k)
+    revisitop = m.precision_at_k_revisitop(ranks, n, k)
     assert 0.0 <= true_pk <= 1.0
-    assert m.precision_at_k_revisitop(ranks, n, k) >= true_pk - 1e-12
+    assert true_pk - TOL <= revisitop <= 1.0
+    assert 0.0 <= m.r_precision(ranks, n) <= 1.0
+    assert 0.0 <= m.inverse_negative_penalty(ranks, n) <= 1.0
 
 
-@settings(max_examples=200, deadline=None)
-@given(query(), st.data())
-def test_moving_a_positive_earlier_never_lowers_ap(q, data):
+@FEW
+@given(query(min_positives=1), st.integers(1, 80))
+def test_revisitop_pk_is_true_pk_when_a_positive_lies_at_or_after_k(q, k):
     ranks, n = q
-    assume(n > 0 and len(ranks) > 0)
-    i = data.draw(st.integers(0, len(ranks) - 1))
-    floor = ranks[i - 1] + 1 if i > 0 else 0
-    assume(ranks[i] > floor)
-    earlier = ranks.copy()
-    earlier[i] = data.draw(st.integers(floor, int(ranks[i]) - 1))
-    for rule in ("finite", "trapezoid"):
-        assert m.average_precision(earlier, n, rule) >= m.average_precision(ranks, n, rule) - 1e-12
+    assume(len(ranks) and ranks[-1] + 1 >= k)
+    assert m.precision_at_k_revisitop(ranks, n, k) == m.precision_at_k(ranks, n, k)
 
 
-@settings(max_examples=50, deadline=None)
-@given(st.lists(query(), min_size=1, max_size=15))
-def test_batch_equals_per_query(queries):
+@FEW
+@given(query(min_positives=1), st.lists(st.floats(0, 1), min_size=1, max_size=8))
+def test_interpolated_precision_never_rises_with_recall(q, levels):
+    ranks, n = q
+    levels = np.sort(np.array(levels))
+    curve = m.interpolated_precision(*m.pr_points(ranks, n), levels)
+    assert np.all(np.diff(curve) <= 0)
+    assert np.all((curve >= 0) & (curve <= 1))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(query(), min_size=1, max_size=15), st.integers(1, 30))
+def test_batch_equals_per_query(queries, k):
     lists = [r for r, _ in queries]
     n = np.array([c for _, c in queries], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum([len(r) for r in lists])]).astype(np.int64)
     flat = np.concatenate(lists).astype(np.int64)
-    for rule in ("finite", "trapezoid"):
-        want = [m.average_precision(r, c, rule) for r, c in queries]
-        np.testing.assert_allclose(m.batch_average_precision(flat, offsets, n, rule), want)
+    for rule in m.AP_RULES:
+        np.testing.assert_allclose(m.batch_average_precision(flat, offsets, n, rule),
+                                   [m.average_precision(r, c, rule) for r, c in queries])
+    np.testing.assert_array_equal(m.batch_precision_at_k(flat, offsets, n, k),
+                                  [m.precision_at_k(r, c, k) for r, c in queries])
+    np.testing.assert_array_equal(m.batch_precision_at_k_revisitop(flat, offsets, n, k),
+                                  [m.precision_at_k_revisitop(r, c, k) for r, c in queries])
+    np.testing.assert_array_equal(m.batch_r_precision(flat, offsets, n),
+                                  [m.r_precision(r, c) for r, c in queries])
+    np.testing.assert_array_equal(m.batch_inverse_negative_penalty(flat, offsets, n),
+                                  [m.inverse_negative_penalty(r, c) for r, c in queries])
+    np.testing.assert_array_equal(m.batch_cmc_first_match(flat, offsets, n, (1, k)),
+                                  [m.cmc_first_match(r, c, (1, k)) for r, c in queries])
+    np.testing.assert_array_equal(m.batch_first_positive_rank(flat, offsets),
+                                  [r[0] if len(r) else -1 for r in lists])
+    levels = np.linspace(0, 1, 11)
+    curves = [m.interpolated_precision(*m.pr_points(r, c), levels) for r, c in queries if c]
+    want = np.mean(curves, axis=0) if curves else np.full(len(levels), np.nan)
+    np.testing.assert_allclose(m.mean_interpolated_pr(flat, offsets, n, levels), want,
+                               rtol=1e-12)
