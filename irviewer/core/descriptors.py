@@ -5,28 +5,48 @@ for every image). :func:`align` matches rows to a :class:`~irviewer.core.dataset
 name and returns what ranking consumes: L2-normalised float32 query vectors in query order,
 and the gallery matrix *untouched* (it may be a 1,000,000 x 2048 float16 memory map), with a
 row index only when the file's order differs from the dataset's gallery order.
+
+Names are matched by :func:`name_key`: no directory and no image extension, so the file's
+``oxford/all_souls_000013.jpg`` is the dataset's ``all_souls_000013``.
+
+Row checks (NaN/inf values, all-zero rows): the query rows are always checked here. The
+gallery rows in use are checked here too, except for a memory-mapped gallery of more than
+:data:`LAZY_CHECK_ROWS` rows: reading it whole once more only to check it would double the
+I/O, so :func:`irviewer.core.ranking.iter_rank` checks each chunk's row norms (which it
+computes anyway) with :func:`check_gallery_rows`, and the same sentence is raised there.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from irviewer.core.dataset import Dataset
-from irviewer.core.errors import InputError, examples
+from irviewer.core.errors import InputError, counted, examples
 
+#: Extensions :func:`name_key` strips (compared case-insensitively).
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".ppm", ".pgm", ".bmp", ".tif", ".tiff", ".webp")
-#: Galleries with more rows than this are checked for NaN/zero rows chunk by chunk during
-#: ranking (the norms are computed there anyway) instead of in a separate pass at load.
+#: Memory-mapped galleries with more rows than this are checked for NaN/zero rows chunk by
+#: chunk during ranking (the norms are computed there anyway) instead of in a pass at load.
 LAZY_CHECK_ROWS = 100_000
+#: Bytes of float64 per block when norms are computed here (bounded memory, also for a
+#: memory-mapped file).
+NORM_CHUNK_BYTES = 32 * 2**20
+_HASH_BLOCK = 8 * 2**20
 
 
 @dataclass(frozen=True)
 class DescriptorTable:
-    """One matrix of row vectors with a name per row; ``vectors`` may be a memory map."""
+    """One matrix of row vectors with a name per row.
+
+    ``vectors`` is (n, dim), float or integer, and may be a :class:`numpy.memmap`: nothing
+    here copies or reads it whole.
+    """
 
     names: tuple[str, ...]
     vectors: np.ndarray
@@ -34,7 +54,10 @@ class DescriptorTable:
 
 @dataclass(frozen=True)
 class Descriptors:
-    """The tables of one descriptor file: (queries, gallery) or a single table for all."""
+    """The tables of one descriptor file: (queries, gallery) or a single table for all.
+
+    ``sha256`` is the hash of the file's bytes (of every file, for a descriptor folder).
+    """
 
     path: Path
     tables: tuple[DescriptorTable, ...]
@@ -42,7 +65,11 @@ class Descriptors:
     sha256: str
 
     def lookup(self) -> dict[str, tuple[int, int]]:
-        """Return name key -> (table, row); a later table does not hide an earlier name."""
+        """Return :func:`name_key` of each name -> (table index, row).
+
+        When a name is in two tables the earlier table wins (the query table of a
+        (queries, gallery) file).
+        """
         out: dict[str, tuple[int, int]] = {}
         for t, table in enumerate(self.tables):
             for row, name in enumerate(table.names):
@@ -54,9 +81,14 @@ class Descriptors:
 class AlignedDescriptors:
     """Descriptors in dataset order, as ranking consumes them.
 
-    ``queries``: (n_queries, dim) float32, L2-normalised. ``gallery``: the file's gallery
-    matrix, dtype and storage unchanged, not normalised. ``gallery_rows``: the gallery row of
-    each dataset gallery index, or None when the rows already are in dataset order.
+    ``queries``: (n_queries, dim) float32, L2-normalised, C-contiguous, in dataset query
+    order. ``gallery``: the file's gallery matrix, dtype and storage unchanged (possibly a
+    memory map), not normalised. ``gallery_rows``: the gallery row of each dataset gallery
+    index (int64), or None when the first ``n_gallery`` rows already are in dataset gallery
+    order (``gallery`` is then exactly those rows, a view, and no gather is needed).
+    ``gallery_names``: the names of ``gallery``'s rows, for messages. ``gallery_norms``: the
+    L2 norm of each dataset gallery item (float32) when :func:`align` computed and checked
+    them; None when ranking has to (a large memory-mapped gallery).
     """
 
     queries: np.ndarray
@@ -65,13 +97,14 @@ class AlignedDescriptors:
     dim: int
     path: Path | None = None
     gallery_names: tuple[str, ...] = ()
-    gallery_norms: np.ndarray | None = None  # L2 norm per dataset gallery index, if known
+    gallery_norms: np.ndarray | None = None
 
 
 def name_key(name: str) -> str:
     """Return the key names are matched by: no directory, no image extension.
 
-    ``oxford/all_souls_000013.jpg`` and ``all_souls_000013`` match.
+    ``oxford/all_souls_000013.jpg`` and ``all_souls_000013`` both give ``all_souls_000013``;
+    ``v_bricks.e3.85`` stays as it is (``.85`` is not an image extension).
     """
     base = str(name).replace("\\", "/").rsplit("/", 1)[-1]
     dot = base.rfind(".")
@@ -81,53 +114,100 @@ def name_key(name: str) -> str:
 
 
 def file_sha256(path: Path) -> str:
-    """Return the hex sha256 of a file (or of every file under a folder, in name order)."""
+    """Return the hex sha256 of a file's bytes, read in 8 MiB blocks (for a folder: of every
+    file under it, in path order)."""
+    p = Path(path)
+    files = sorted(f for f in p.rglob("*") if f.is_file()) if p.is_dir() else [p]
     h = hashlib.sha256()
-    files = sorted(p for p in Path(path).rglob("*") if p.is_file()) if Path(path).is_dir() \
-        else [Path(path)]
     for f in files:
         with f.open("rb") as stream:
-            for block in iter(lambda: stream.read(8 * 2**20), b""):
+            for block in iter(lambda stream=stream: stream.read(_HASH_BLOCK), b""):
                 h.update(block)
     return h.hexdigest()
 
 
 def normalise_rows(x: np.ndarray) -> np.ndarray:
-    """Return a float32 copy of ``x`` with every row scaled to unit L2 norm."""
-    v = np.array(x, dtype=np.float32, copy=True)
-    norms = np.sqrt(np.einsum("ij,ij->i", v, v, dtype=np.float32))
-    v /= np.where(norms > 0, norms, 1)[:, None]
+    """Return a C-contiguous float32 copy of ``x`` with every row scaled to unit L2 norm.
+
+    Norms are summed in float64 so large values do not overflow; all-zero rows stay zero
+    (:func:`align` refuses them before this is reached).
+    """
+    v = np.array(x, dtype=np.float32, copy=True, order="C", ndmin=2)
+    norms = np.sqrt(np.einsum("ij,ij->i", v, v, dtype=np.float64))
+    v /= np.where(norms > 0, norms, 1.0).astype(np.float32)[:, None]
     return v
 
 
-def bad_rows_message(path: Path, norms: np.ndarray, row_ids: np.ndarray,
-                     names: tuple[str, ...] | list[str]) -> str | None:
-    """Return the sentence for rows with NaN/inf values or all zeros, or None when all good."""
+def row_norms(matrix: np.ndarray, rows: np.ndarray | None = None,
+              chunk_rows: int | None = None) -> np.ndarray:
+    """Return the float32 L2 norm of each row of ``matrix`` (of ``matrix[rows]`` if given).
+
+    Works block by block (``chunk_rows`` rows, by default about :data:`NORM_CHUNK_BYTES` of
+    float64), so a memory map is never converted whole; sums are float64, so large values
+    do not overflow; NaN or inf in a row gives a non-finite norm.
+    """
+    n = len(matrix) if rows is None else len(rows)
+    if chunk_rows is None:
+        chunk_rows = max(1, NORM_CHUNK_BYTES // (8 * max(1, int(matrix.shape[1]))))
+    out = np.empty(n, dtype=np.float32)
+    for start in range(0, n, chunk_rows):
+        stop = min(n, start + chunk_rows)
+        block = matrix[start:stop] if rows is None else matrix[rows[start:stop]]
+        block = np.asarray(block, dtype=np.float64)
+        with np.errstate(over="ignore", invalid="ignore"):
+            out[start:stop] = np.sqrt(np.einsum("ij,ij->i", block, block))
+    return out
+
+
+def bad_rows_message(path: Path | str, norms: np.ndarray, row_ids: np.ndarray,
+                     names: Sequence[str], what: str = "row") -> str | None:
+    """Return the sentence for rows with NaN/inf values or all zeros, or None when all good.
+
+    ``norms[i]`` is the norm of file row ``row_ids[i]``; ``names[row]`` names that row.
+    NaN/inf is reported before all-zero rows. ``what`` is the singular noun ("row",
+    "query row"); the count decides singular or plural.
+    Example: "x.npz: 3 rows contain NaN or infinite values, e.g. row 5 (all_souls_000013),
+    row 9 (all_souls_000026), row 12 (ashmolean_000000)".
+    """
+    row_ids = np.asarray(row_ids)
+
+    def describe(i: int) -> str:
+        r = int(row_ids[i])
+        return f"row {r} ({names[r]})" if 0 <= r < len(names) else f"row {r}"
+
+    return _rows_sentence(path, norms, describe, what)
+
+
+def _rows_sentence(path: Path | str, norms: np.ndarray, describe: Callable[[int], str],
+                   what: str) -> str | None:
+    """Return the NaN/inf or all-zero sentence for ``norms`` (``describe(i)`` names entry
+    ``i``), or None when every norm is finite and positive."""
     where = Path(path).name
-
-    def described(bad: np.ndarray) -> str:
-        return examples(f"row {r} ({names[r]})" if r < len(names) else f"row {r}" for r in bad)
-
-    nonfinite = ~np.isfinite(norms)
-    if nonfinite.any():
-        bad = row_ids[nonfinite]
-        return (f"{where}: {len(bad)} rows contain NaN or infinite values, e.g. "
-                f"{described(bad)}")
-    zero = norms == 0
-    if zero.any():
-        bad = row_ids[zero]
-        return (f"{where}: {len(bad)} rows are all zero (no direction to compare), e.g. "
-                f"{described(bad)}")
+    norms = np.asarray(norms)
+    nonfinite = np.flatnonzero(~np.isfinite(norms))
+    if len(nonfinite):
+        return (f"{where}: {counted(len(nonfinite), what)} "
+                f"{'contains' if len(nonfinite) == 1 else 'contain'} NaN or infinite values, "
+                f"e.g. {examples(describe(int(i)) for i in nonfinite)}")
+    zero = np.flatnonzero(norms == 0)
+    if len(zero):
+        return (f"{where}: {counted(len(zero), what)} {'is' if len(zero) == 1 else 'are'} "
+                f"all zero (no direction to compare), e.g. "
+                f"{examples(describe(int(i)) for i in zero)}")
     return None
 
 
 def check_gallery_rows(norms: np.ndarray, row_ids: np.ndarray, dataset: Dataset,
                        aligned: AlignedDescriptors) -> None:
-    """Raise InputError when a chunk of gallery rows has NaN/inf values or all-zero rows.
+    """Return None when a chunk of gallery rows is usable; raise InputError when some rows
+    have NaN/inf values or are all zero.
 
-    Ranking calls this for every gallery chunk with the norms it computed anyway, so a huge
-    memory-mapped gallery is validated without an extra pass over the file.
+    Ranking calls this for every gallery chunk with the norms it computed anyway, when
+    :func:`align` left ``aligned.gallery_norms`` None (a large memory-mapped gallery), so the
+    file is validated without an extra pass. ``row_ids`` are the chunk's rows in the file;
+    the sentence is the one :func:`align` raises (see :func:`bad_rows_message`).
     """
+    norms = np.asarray(norms)
     if np.isfinite(norms).all() and (norms > 0).all():
         return
     names = aligned.gallery_names or dataset.gallery
@@ -139,79 +219,133 @@ def check_gallery_rows(norms: np.ndarray, row_ids: np.ndarray, dataset: Dataset,
 def align(descriptors: Descriptors, dataset: Dataset) -> AlignedDescriptors:
     """Return the descriptors of ``dataset``'s queries and gallery, matched by name.
 
-    A query's descriptor is the row named after the query id when there is one (a cropped
-    query region, as Oxford papers describe queries), else the row of the query's image.
-    Gallery rows come from the last table (the gallery table of a two-table file).
-    InputError naming the file, the count and examples for missing names, repeated names,
-    NaN/inf or all-zero rows, and tables of different dimension.
+    Gallery rows come from the last table (the gallery table of a (queries, gallery) file,
+    or the only table). A query's descriptor is the row named after the query id when there
+    is one (a cropped-query descriptor, as Oxford papers use), looked up in the query table
+    first, else the row of the query's image. Names compare by :func:`name_key`.
+
+    Raises InputError naming the file, the count and examples for repeated names, gallery
+    images or queries without a descriptor, rows with NaN/inf values or all zeros (queries
+    always; gallery rows unless the gallery is a memory map of more than
+    :data:`LAZY_CHECK_ROWS` rows, which ranking checks chunk by chunk), and query and
+    gallery tables of different dimension.
     """
     where = descriptors.path.name
-    for table in descriptors.tables:
-        keys = [name_key(n) for n in table.names]
+    tables = descriptors.tables
+    if not tables:
+        raise InputError(f"{where} holds no vectors")
+    keyed = [[name_key(n) for n in t.names] for t in tables]
+    for keys in keyed:
         if len(set(keys)) != len(keys):
-            seen: set[str] = set()
-            dups = [k for k in keys if k in seen or seen.add(k)]
-            raise InputError(f"{where}: {len(dups)} names appear more than once, "
+            dups = [k for k, count in Counter(keys).items() if count > 1]
+            raise InputError(f"{where}: {counted(len(dups), 'name')} "
+                             f"{'appears' if len(dups) == 1 else 'appear'} more than once, "
                              f"e.g. {examples(dups)}")
-    dims = {t.vectors.shape[1] for t in descriptors.tables}
-    if len(dims) > 1:
-        raise InputError(f"{where}: the query and gallery vectors have different dimensions "
-                         f"({' and '.join(str(d) for d in sorted(dims))})")
-    gallery_table = descriptors.tables[-1]
-    n_g = len(dataset.gallery)
-    if tuple(gallery_table.names[:n_g]) == tuple(dataset.gallery):  # the common case
-        rows = np.arange(n_g, dtype=np.int64)
-    else:
-        g_index = {name_key(n): i for i, n in enumerate(gallery_table.names)}
-        wanted = [name_key(n) for n in dataset.gallery]
-        missing = [n for n, k in zip(dataset.gallery, wanted, strict=True) if k not in g_index]
-        if missing:
-            raise InputError(f"{where}: {len(missing)} gallery images have no descriptor, "
-                             f"e.g. {examples(missing)}")
-        rows = np.fromiter((g_index[k] for k in wanted), dtype=np.int64, count=len(wanted))
-    # Rows already in gallery order (possibly followed by query-only rows): use a view.
-    in_order = bool(np.all(rows == np.arange(len(rows))))
-    exact: dict[str, tuple[int, int]] = {}
-    for t, table in enumerate(descriptors.tables):
-        for row, name in enumerate(table.names):
-            exact.setdefault(name, (t, row))
-    lookup: dict[str, tuple[int, int]] | None = None
+    gallery_table = tables[-1]
+    dim = int(gallery_table.vectors.shape[1])
+    if len(tables) > 1:
+        q_dim = int(tables[0].vectors.shape[1])
+        if q_dim != dim:
+            raise InputError(f"{where}: the query vectors have {q_dim} dimensions but the "
+                             f"gallery vectors have {dim}")
+
+    rows = _gallery_rows(where, gallery_table, keyed[-1], dataset)
+    in_order = rows is None
+
+    indexes: list[dict[str, int] | None] = [None] * len(tables)
+
+    def find(key: str) -> tuple[int, int] | None:
+        for t in range(len(tables)):
+            index = indexes[t]
+            if index is None:
+                index = indexes[t] = {k: r for r, k in enumerate(keyed[t])}
+            if key in index:
+                return t, index[key]
+        return None
+
     q_rows: list[tuple[int, int]] = []
-    missing_q: list[str] = []
+    missing: list[str] = []
     for q in dataset.queries:
-        found = exact.get(q.name)
+        found = find(name_key(q.name)) or find(name_key(q.image))
         if found is None:
-            lookup = lookup if lookup is not None else descriptors.lookup()
-            found = lookup.get(name_key(q.name)) or lookup.get(name_key(q.image))
-        if found is None:
-            missing_q.append(q.name)
+            missing.append(q.name)
         else:
             q_rows.append(found)
-    if missing_q:
-        raise InputError(f"{where}: {len(missing_q)} queries have no descriptor (neither by "
-                         f"query id nor by image name), e.g. {examples(missing_q)}")
-    queries = np.empty((len(q_rows), gallery_table.vectors.shape[1]), dtype=np.float32)
-    for t, table in enumerate(descriptors.tables):
-        sel = [i for i, (tt, _) in enumerate(q_rows) if tt == t]
-        if sel:
+    if missing:
+        raise InputError(f"{where}: {counted(len(missing), 'query', 'queries')} "
+                         f"{'has' if len(missing) == 1 else 'have'} no descriptor (neither by "
+                         f"query id nor by image name), e.g. {examples(missing)}")
+
+    queries = np.empty((len(q_rows), dim), dtype=np.float32)
+    for t, table in enumerate(tables):
+        sel = np.array([i for i, (tt, _) in enumerate(q_rows) if tt == t], dtype=np.int64)
+        if len(sel):
             src = np.array([q_rows[i][1] for i in sel], dtype=np.int64)
             queries[sel] = np.asarray(table.vectors[src], dtype=np.float32)
-    q_norms = np.sqrt(np.einsum("ij,ij->i", queries, queries))
-    message = bad_rows_message(descriptors.path, q_norms, np.arange(len(queries)),
-                               [q.name for q in dataset.queries])
-    if message:
-        raise InputError(message.replace(" rows ", " query rows ", 1))
+    _check_query_rows(descriptors, dataset, q_rows, queries)
+
+    n_g = dataset.n_gallery
     gallery = gallery_table.vectors
-    if in_order and len(rows) < len(gallery):
-        gallery = gallery[: len(rows)]
+    if in_order and len(gallery) > n_g:  # gallery rows first, then query-only rows: a view
+        gallery = gallery[:n_g]
     g_norms = None
-    if len(rows) <= LAZY_CHECK_ROWS:  # larger galleries are checked while ranking
-        used = np.asarray(gallery[rows] if not in_order else gallery, dtype=np.float32)
-        g_norms = np.sqrt(np.einsum("ij,ij->i", used, used, dtype=np.float32))
-        message = bad_rows_message(descriptors.path, g_norms, rows, gallery_table.names)
+    if not (isinstance(gallery_table.vectors, np.memmap) and n_g > LAZY_CHECK_ROWS):
+        g_norms = row_norms(gallery, None if in_order else rows)
+        row_ids = np.arange(n_g, dtype=np.int64) if in_order else rows
+        message = bad_rows_message(descriptors.path, g_norms, row_ids, gallery_table.names)
         if message:
             raise InputError(message)
     return AlignedDescriptors(queries=normalise_rows(queries), gallery=gallery,
-                              gallery_rows=None if in_order else rows,
-                              dim=int(gallery.shape[1]), path=descriptors.path,
+                              gallery_rows=rows, dim=dim, path=descriptors.path,
                               gallery_names=tuple(gallery_table.names), gallery_norms=g_norms)
+
+
+def _gallery_rows(where: str, table: DescriptorTable, keys: list[str],
+                  dataset: Dataset) -> np.ndarray | None:
+    """Return the table row of each dataset gallery image (int64), or None when the first
+    ``n_gallery`` rows are the gallery in dataset order; InputError for missing images."""
+    n_g = dataset.n_gallery
+    if tuple(table.names[:n_g]) == dataset.gallery:  # the common case: no key computing
+        return None
+    index = {k: r for r, k in enumerate(keys)}
+    wanted = [name_key(n) for n in dataset.gallery]
+    missing = [n for n, k in zip(dataset.gallery, wanted, strict=True) if k not in index]
+    if missing:
+        raise InputError(f"{where}: {counted(len(missing), 'gallery image')} "
+                         f"{'has' if len(missing) == 1 else 'have'} no descriptor, "
+                         f"e.g. {examples(missing)}")
+    rows = np.fromiter((index[k] for k in wanted), dtype=np.int64, count=n_g)
+    if np.array_equal(rows, np.arange(n_g)):
+        return None
+    rows.setflags(write=False)
+    return rows
+
+
+def _check_query_rows(descriptors: Descriptors, dataset: Dataset,
+                      q_rows: list[tuple[int, int]], queries: np.ndarray) -> None:
+    """Return None when every query row is usable; raise InputError when some have NaN/inf
+    values or are all zero. Each file row is counted once, even when several queries use it.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        norms = np.sqrt(np.einsum("ij,ij->i", queries, queries, dtype=np.float64))
+    if np.isfinite(norms).all() and (norms > 0).all():
+        return
+    first: dict[tuple[int, int], int] = {}
+    for i, table_row in enumerate(q_rows):
+        first.setdefault(table_row, i)
+    used = sorted(first.values())
+    two_tables = len(descriptors.tables) > 1
+
+    def describe(j: int) -> str:
+        i = used[j]
+        t, row = q_rows[i]
+        row_name = descriptors.tables[t].names[row]
+        q_name = dataset.queries[i].name
+        label = row_name if name_key(row_name) == name_key(q_name) \
+            else f"{row_name}, query {q_name}"
+        table = ("queries " if t == 0 else "gallery ") if two_tables else ""
+        return f"{table}row {row} ({label})"
+
+    message = _rows_sentence(descriptors.path, norms[used], describe, "query row")
+    if message:
+        raise InputError(message)

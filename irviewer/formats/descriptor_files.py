@@ -2,46 +2,70 @@
 
 Which rows belong to which image:
 
-* ``.npz`` / ``.h5``: keys ``queries`` + ``gallery`` (optional ``query_names``,
-  ``gallery_names``) or ``features`` + ``names``. Without name arrays, rows follow the
-  dataset's order: gallery rows its gallery order, query rows its query order, and a single
-  ``features`` table the gallery names followed by the queries that are not in the gallery.
-* ``.npy`` and ``.fvecs`` (TEXMEX: per row an int32 dimension, then the float32 values):
-  one matrix in that same documented order; both are memory-mapped, never loaded whole.
-* ``.mat`` (revisitop / cirtorch): ``X`` database vectors as columns, ``Q`` query vectors as
-  columns, in the dataset's gallery and query order.
+* ``.npz`` / ``.h5`` / ``.hdf5``: keys ``queries`` + ``gallery`` (optional ``query_names``,
+  ``gallery_names``) or ``features`` + ``names``. Name arrays hold str or bytes (UTF-8).
+* A table without names follows the dataset's documented order, which the caller passes
+  as ``gallery_names`` and ``query_names`` (see :func:`read_descriptors`): a ``gallery``
+  table the gallery order, a ``queries`` table the query order, and a single table
+  (``features`` without ``names``, ``.npy``, ``.fvecs``) either exactly the gallery names,
+  or the gallery names followed by the query names that are not gallery images (compared
+  by :func:`~irviewer.core.descriptors.name_key`; Oxford-style cropped-query rows named by
+  query id), whichever has as many names as the file has rows.
+* ``.npy`` and ``.fvecs`` (TEXMEX: per row an int32 dimension, then that many float32
+  values, little-endian) hold one matrix; both are memory-mapped, never read whole.
+* ``.mat`` (revisitop / cirtorch): ``X`` database vectors as columns (dim x n_db), ``Q``
+  query vectors as columns, in the dataset's gallery and query order. MATLAB v5/v7 files
+  need scipy; v7.3 files are HDF5 and need h5py. HDF5 stores MATLAB's column-major
+  matrices transposed, so there ``X`` already reads as n_db x dim.
 
-Integer arrays are accepted (converted to float32 chunk by chunk when ranked); complex,
-object or string arrays are refused.
+Storage: ``.npz`` arrays are read into memory (a zip member cannot be memory-mapped). HDF5
+vector datasets (``.h5``, v7.3 ``.mat``) stored contiguously and uncompressed are
+memory-mapped at their byte offset; chunked or compressed ones are read whole (h5py
+datasets are not numpy arrays). Integer and boolean matrices are accepted as they are and
+converted to float32 chunk by chunk when ranked; complex, string or object arrays are
+refused.
 """
 
 from __future__ import annotations
 
 import importlib
 import zipfile
-from collections.abc import Sequence
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 
-from irviewer.core.descriptors import Descriptors, DescriptorTable, file_sha256
-from irviewer.core.errors import InputError
+from irviewer.core.descriptors import (
+    Descriptors,
+    DescriptorTable,
+    file_sha256,
+    name_key,
+)
+from irviewer.core.errors import InputError, counted
 
 SUFFIXES = (".npz", ".npy", ".fvecs", ".mat", ".h5", ".hdf5")
+#: The name arrays a file may carry for its gallery (or only) table, in lookup order.
+GALLERY_NAME_KEYS = ("gallery_names", "names")
+_NAMES_KEYS = ("names", "query_names", "gallery_names")
+_HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+_MAX_FVECS_DIM = 1 << 20
 
 
 def sniff_descriptors(path: Path) -> bool:
-    """Return True when ``path`` has a descriptor file suffix and is a file."""
+    """Return True when ``path`` is a file with a descriptor file suffix (case-insensitive)."""
     p = Path(path)
     return p.suffix.lower() in SUFFIXES and p.is_file()
 
 
 def descriptor_names(path: Path) -> tuple[str, ...] | None:
-    """Return the gallery names a descriptor file carries (``names`` or ``gallery_names``
-    of an .npz/.h5), or None when it has none or cannot be read; never raises."""
+    """Return the gallery names a descriptor file carries (``gallery_names`` or ``names`` of
+    an .npz/.h5, the patch names of an hpatches descriptor folder), or None when it has
+    none or cannot be read; never raises (a bad file gets its sentence from
+    :func:`read_descriptors`)."""
     p = Path(path)
-    keys = ("gallery_names", "names")
     try:
         if p.is_dir():
             from irviewer.formats.hpatches import is_descriptor_folder, read_hpatches_descriptors
@@ -50,40 +74,43 @@ def descriptor_names(path: Path) -> tuple[str, ...] | None:
                 else None
         if p.suffix.lower() == ".npz":
             with np.load(p, allow_pickle=False) as archive:
-                for key in keys:
+                for key in GALLERY_NAME_KEYS:
                     if key in archive.files:
-                        return _names(p, archive[key], key, archive[key].size)
+                        data = archive[key]
+                        return _names(p, data, key, data.size)
         elif p.suffix.lower() in (".h5", ".hdf5"):
             h5py = importlib.import_module("h5py")
             with h5py.File(p, "r") as f:
-                for key in keys:
+                for key in GALLERY_NAME_KEYS:
                     if key in f:
-                        data = np.asarray(f[key])
+                        data = np.asarray(f[key][()])
                         return _names(p, data, key, data.size)
-    except Exception:  # a bad file gets its sentence from read_descriptors later
+    except Exception:
         return None
     return None
 
 
-def _require(module: str, extra: str, what: str) -> ModuleType:
-    """Return the imported optional module, or InputError naming the extra to install."""
-    try:
-        return importlib.import_module(module)
-    except ImportError:
-        raise InputError(f"reading {what} files needs {module}: "
-                         f"pip install 'irviewer[{extra}]'") from None
-
-
-def read_descriptors(path: Path, *, gallery_names: Sequence[str] | None = None,
+def read_descriptors(path: Path | str, *, gallery_names: Sequence[str] | None = None,
                      query_names: Sequence[str] | None = None,
                      row_names: Sequence[str] | None = None) -> Descriptors:
-    """Return the :class:`Descriptors` in ``path``.
+    """Return the :class:`~irviewer.core.descriptors.Descriptors` in ``path``.
 
-    ``gallery_names`` / ``query_names`` are the dataset's names in its order; they name the
-    rows of files that carry no names (see the module docstring). ``row_names`` names the
-    rows of a single-table file explicitly (``irviewer eval --row-names``) and wins over the
-    dataset order. InputError with one sentence for a missing, unreadable, empty, truncated
-    or malformed file.
+    The format follows the suffix (see the module docstring); a folder is read as an
+    hpatches-benchmark descriptor folder. Names the file carries always win. For tables
+    without names:
+
+    * ``gallery_names``: the dataset's gallery names in gallery order
+      (``dataset.gallery``); they name a ``gallery`` table, or a single table as described
+      in the module docstring.
+    * ``query_names``: the dataset's query ids in query order; they name a ``queries``
+      table, and complete a single table's names after the gallery.
+    * ``row_names``: explicit names for the rows of a single table, or of a ``gallery``
+      table, in file order (``irviewer eval --row-names FILE``); they win over
+      ``gallery_names``.
+
+    Raises InputError with one sentence naming the file for a missing, unreadable, empty,
+    truncated or malformed file, a matrix that is not 2-D real numbers, pickled objects, a
+    missing optional reader (scipy, h5py), and rows that cannot be named.
     """
     path = Path(path)
     if not path.exists():
@@ -96,207 +123,345 @@ def read_descriptors(path: Path, *, gallery_names: Sequence[str] | None = None,
         raise InputError(f"{path}: is a folder, not a descriptor file (nor an hpatches-benchmark "
                          "<sequence>/<type>.csv folder)")
     suffix = path.suffix.lower()
-    readers = {".npz": _read_npz, ".npy": _read_npy, ".fvecs": _read_fvecs, ".mat": _read_mat,
-               ".h5": _read_h5, ".hdf5": _read_h5}
+    readers: dict[str, Callable[[Path, _Order], list[DescriptorTable]]] = {
+        ".npz": _read_npz, ".npy": _read_npy, ".fvecs": _read_fvecs, ".mat": _read_mat,
+        ".h5": _read_h5, ".hdf5": _read_h5}
     if suffix not in readers:
         raise InputError(f"{path.name}: unknown descriptor file type {suffix or '(none)'}; "
                          f"use one of {', '.join(SUFFIXES)}")
-    if row_names is not None:  # the rows are named explicitly, not by the dataset's order
-        gallery_names = query_names = None
+    order = _Order(tuple(gallery_names or ()), tuple(query_names or ()),
+                   None if row_names is None else tuple(row_names))
     try:
-        tables = readers[suffix](path, list(gallery_names or []), list(query_names or []))
+        with path.open("rb") as stream:
+            empty = not stream.read(1)
+        if empty:
+            raise InputError(f"{path.name} is empty")
+        tables = readers[suffix](path, order)
+        sha256 = file_sha256(path)
     except PermissionError:
         raise InputError(f"{path}: permission denied") from None
-    if row_names is not None and len(tables) == 1:
-        names = tuple(row_names)
-        if len(names) != len(tables[0].vectors):
-            raise InputError(f"{path.name}: {len(tables[0].vectors)} rows but the row-name list "
-                             f"has {len(names)} names")
-        tables = [DescriptorTable(names, tables[0].vectors)]
-    dims = {t.vectors.shape[1] for t in tables}
-    return Descriptors(path=path, tables=tuple(tables), dim=max(dims),
-                       sha256=file_sha256(path))
+    except OSError as e:
+        raise InputError(f"{path.name}: cannot be read ({e.strerror or e})") from None
+    return Descriptors(path=path, tables=tuple(tables),
+                       dim=int(tables[-1].vectors.shape[1]), sha256=sha256)
 
 
-def _matrix(path: Path, array: np.ndarray, key: str) -> np.ndarray:
-    """Return ``array`` if it is a usable 2-D numeric matrix, else InputError."""
-    where = f"{path.name}" + (f" ({key})" if key else "")
-    if array.dtype == object or array.dtype.kind in "cSUV":
-        raise InputError(f"{where}: holds {array.dtype} values, not real numbers")
-    if array.ndim != 2:
-        raise InputError(f"{where}: expected a 2-D matrix of row vectors, got shape "
-                         f"{array.shape}")
-    if array.shape[0] == 0 or array.shape[1] == 0:
-        raise InputError(f"{path.name} holds no vectors")
-    return array
+# -- naming rows ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Order:
+    """The dataset's documented order, which names the rows of tables without names."""
+
+    gallery: tuple[str, ...]
+    queries: tuple[str, ...]
+    explicit: tuple[str, ...] | None
+
+    def single(self, path: Path, n_rows: int, hint: str) -> tuple[str, ...]:
+        """Return the names of a single table of ``n_rows`` rows without names."""
+        if self.explicit is not None:
+            return self._explicit(path, n_rows)
+        if not self.gallery:
+            raise InputError(f"{path.name} has no image names for its "
+                             f"{counted(n_rows, 'row')}; give the dataset whose gallery order "
+                             f"they follow (irviewer eval "
+                             f"--row-names FILE names them one per line){hint}")
+        in_gallery = {name_key(g) for g in self.gallery}
+        extra = tuple(q for q in self.queries if name_key(q) not in in_gallery)
+        if n_rows == len(self.gallery):
+            return self.gallery
+        if extra and n_rows == len(self.gallery) + len(extra):
+            return self.gallery + extra
+        those = "the query that is not a gallery image" if len(extra) == 1 else \
+            f"the {len(extra):,} queries that are not gallery images"
+        with_extra = f" ({len(self.gallery) + len(extra):,} with {those})" if extra else ""
+        raise InputError(f"{path.name} has {counted(n_rows, 'row')} but the dataset has "
+                         f"{counted(len(self.gallery), 'gallery image')}{with_extra}; rows "
+                         "without "
+                         "names must follow the dataset's gallery order"
+                         + (f", then {those}" if extra else "") + hint)
+
+    def gallery_table(self, path: Path, n_rows: int, hint: str) -> tuple[str, ...]:
+        """Return the names of a gallery table of ``n_rows`` rows without names."""
+        if self.explicit is not None:
+            return self._explicit(path, n_rows)
+        if n_rows != len(self.gallery):
+            raise InputError(f"{path.name} has {counted(n_rows, 'gallery vector')} without "
+                             f"names but the dataset has "
+                             f"{counted(len(self.gallery), 'gallery image')}; {hint}")
+        return self.gallery
+
+    def query_table(self, path: Path, n_rows: int, hint: str) -> tuple[str, ...]:
+        """Return the names of a query table of ``n_rows`` rows without names."""
+        if n_rows != len(self.queries):
+            raise InputError(f"{path.name} has {counted(n_rows, 'query vector')} without "
+                             f"names but the dataset has "
+                             f"{counted(len(self.queries), 'query', 'queries')}; {hint}")
+        return self.queries
+
+    def _explicit(self, path: Path, n_rows: int) -> tuple[str, ...]:
+        assert self.explicit is not None
+        if len(self.explicit) != n_rows:
+            raise InputError(f"{path.name} has {counted(n_rows, 'row')} but the row-name "
+                             f"list has {counted(len(self.explicit), 'name')}")
+        return self.explicit
 
 
 def _names(path: Path, array: np.ndarray, key: str, n_rows: int) -> tuple[str, ...]:
-    if array.ndim != 1 or len(array) != n_rows:
-        raise InputError(f"{path.name}: {key} has {array.size} names for {n_rows} rows")
-    return tuple(x.decode("utf-8") if isinstance(x, bytes) else str(x) for x in array.tolist())
+    """Return a name array as str (bytes decoded as UTF-8), or InputError."""
+    where = f"{path.name} ({key})"
+    kind = array.dtype.kind
+    if kind not in "USiuO":
+        raise InputError(f"{where}: names must be strings, not {array.dtype} values")
+    if array.ndim != 1:
+        raise InputError(f"{where}: expected one name per row (a 1-D array), got shape "
+                         f"{array.shape}")
+    if len(array) != n_rows:
+        raise InputError(f"{where}: {counted(len(array), 'name')} for "
+                         f"{counted(n_rows, 'row')}")
+    out: list[str] = []
+    for i, x in enumerate(array.tolist()):
+        if isinstance(x, bytes):
+            try:
+                x = x.decode("utf-8")
+            except UnicodeDecodeError:
+                raise InputError(f"{where}: name {i} is not UTF-8 text") from None
+        elif not isinstance(x, (str, int)):
+            raise InputError(f"{where}: name {i} is a {type(x).__name__}, not a string")
+        out.append(str(x))
+    return tuple(out)
 
 
-def _default_names(path: Path, n_rows: int, gallery: list[str], queries: list[str],
-                   what: str) -> tuple[str, ...]:
-    """Names for a single table without names: gallery, then queries not in the gallery."""
-    if not gallery and not queries:
-        return tuple(f"#{i}" for i in range(n_rows))  # named by the caller (row_names)
-    if not gallery:
-        raise InputError(f"{path.name} has no names for its rows; add a 'names' array "
-                         "(.npz/.h5) or give the dataset whose order the rows follow")
-    in_gallery = set(gallery)
-    extra = [q for q in queries if q not in in_gallery]
-    for names in (gallery, gallery + extra):
-        if n_rows == len(names):
-            return tuple(names)
-    raise InputError(f"{path.name}: {n_rows} {what} but the dataset has {len(gallery)} gallery "
-                     f"images (+ {len(extra)} queries not in the gallery); the rows must "
-                     "follow the dataset's gallery order")
+# -- checking matrices --------------------------------------------------------------------
+
+def _check_matrix(path: Path, key: str, shape: tuple[int, ...], dtype: np.dtype) -> None:
+    """Return None when (shape, dtype) is a usable matrix of row vectors, else InputError."""
+    where = path.name + (f" ({key})" if key else "")
+    if dtype.kind == "c":
+        raise InputError(f"{where}: holds {dtype} values, not real numbers")
+    if dtype.kind not in "biuf":
+        raise InputError(f"{where}: holds {dtype} values, not numbers")
+    if len(shape) != 2:
+        raise InputError(f"{where}: expected a 2-D matrix of row vectors, got shape {shape}")
+    if shape[0] == 0:
+        raise InputError(f"{path.name} holds no vectors")
+    if shape[1] == 0:
+        raise InputError(f"{where}: the vectors have no values (shape {shape})")
 
 
-def _two_tables(path: Path, q: np.ndarray, g: np.ndarray, q_names: tuple[str, ...] | None,
-                g_names: tuple[str, ...] | None, gallery: list[str],
-                queries: list[str]) -> list[DescriptorTable]:
-    if g_names is None:
-        if len(g) != len(gallery) or not gallery:
-            raise InputError(f"{path.name}: {len(g)} gallery vectors without names, but the "
-                             f"dataset has {len(gallery)} gallery images; add gallery_names")
-        g_names = tuple(gallery)
-    if q_names is None:
-        if len(q) != len(queries) or not queries:
-            raise InputError(f"{path.name}: {len(q)} query vectors without names, but the "
-                             f"dataset has {len(queries)} queries; add query_names")
-        q_names = tuple(queries)
-    return [DescriptorTable(q_names, q), DescriptorTable(g_names, g)]
+def _matrix(path: Path, array: np.ndarray, key: str) -> np.ndarray:
+    """Return ``array`` when it is a usable 2-D matrix of real numbers, else InputError."""
+    _check_matrix(path, key, tuple(array.shape), array.dtype)
+    return array
 
 
-def _read_keyed(path: Path, get, keys: set[str], gallery: list[str],  # type: ignore[no-untyped-def]
-                queries: list[str]) -> list[DescriptorTable]:
+def _pickle_refused(path: Path, key: str = "") -> InputError:
+    """Return the error for an array of Python objects (never unpickled)."""
+    if not key:
+        return InputError(f"{path.name} holds Python objects (pickle); irviewer only reads "
+                          "plain arrays: save the vectors as a float array")
+    what = "names as a string array" if key in _NAMES_KEYS else "vectors as a float array"
+    return InputError(f"{path.name} holds Python objects (pickle) in {key!r}; irviewer only "
+                      f"reads plain arrays: save {what}")
+
+
+def _keyed_tables(path: Path, get: Callable[[str], np.ndarray], keys: set[str],
+                  order: _Order) -> list[DescriptorTable]:
+    """Return the tables of an .npz/.h5 by its keys (``get`` reads one key's array)."""
+    hint = "add a {} array"
     if {"queries", "gallery"} <= keys:
         q = _matrix(path, get("queries"), "queries")
         g = _matrix(path, get("gallery"), "gallery")
         q_names = _names(path, get("query_names"), "query_names", len(q)) \
-            if "query_names" in keys else None
+            if "query_names" in keys else order.query_table(path, len(q),
+                                                            hint.format("query_names"))
         g_names = _names(path, get("gallery_names"), "gallery_names", len(g)) \
-            if "gallery_names" in keys else None
-        return _two_tables(path, q, g, q_names, g_names, gallery, queries)
+            if "gallery_names" in keys else order.gallery_table(path, len(g),
+                                                                hint.format("gallery_names"))
+        return [DescriptorTable(q_names, q), DescriptorTable(g_names, g)]
     if "features" in keys:
         f = _matrix(path, get("features"), "features")
         names = _names(path, get("names"), "names", len(f)) if "names" in keys else \
-            _default_names(path, len(f), gallery, queries, "rows")
+            order.single(path, len(f), ", or add a 'names' array")
         return [DescriptorTable(names, f)]
     raise InputError(f"{path.name}: found keys {', '.join(sorted(keys)) or 'none'}; expected "
                      "queries + gallery (optional query_names, gallery_names) or "
                      "features + names")
 
 
-def _read_npz(path: Path, gallery: list[str], queries: list[str]) -> list[DescriptorTable]:
+def _require(module: str, extra: str, what: str) -> ModuleType:
+    """Return the imported optional ``module``; InputError naming the extra when missing.
+
+    ``what`` is the kind of file ("reading .mat files needs scipy: pip install
+    'irviewer[mat]'").
+    """
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        package = module.split(".", 1)[0]
+        raise InputError(f"reading {what} files needs {package}: "
+                         f"pip install 'irviewer[{extra}]'") from None
+
+
+# -- the readers --------------------------------------------------------------------------
+
+def _head(path: Path, n: int) -> bytes:
+    with path.open("rb") as stream:
+        return stream.read(n)
+
+
+def _read_npz(path: Path, order: _Order) -> list[DescriptorTable]:
+    head = _head(path, 8)
+    if head.startswith(b"\x93NUMPY"):
+        raise InputError(f"{path.name} holds a single .npy array, not an .npz archive of "
+                         "named arrays; name it .npy")
+    if head[:1] == b"\x80":
+        raise InputError(f"{path.name} is a Python pickle, not an .npz archive; irviewer "
+                         "never unpickles files: save the arrays with numpy.savez")
+    if not head.startswith(b"PK"):
+        raise InputError(f"{path.name}: not a readable .npz archive (not a zip file)")
     try:
         archive = np.load(path, allow_pickle=False)
-    except (zipfile.BadZipFile, OSError, EOFError) as e:
+    except (zipfile.BadZipFile, EOFError, ValueError) as e:
         raise InputError(f"{path.name}: not a readable .npz archive ({e})") from None
-    except ValueError as e:
-        if "pickle" in str(e).lower():
-            raise InputError(f"{path.name}: not a readable .npz archive (not a zip of arrays; "
-                             "irviewer never unpickles files)") from None
-        raise InputError(f"{path.name}: cannot read ({e})") from None
-    if not hasattr(archive, "files"):
-        raise InputError(f"{path.name}: holds a single array, not an .npz archive of named "
-                         "arrays; save it with numpy.savez or name it .npy")
     with archive:
         def get(key: str) -> np.ndarray:
             try:
                 return archive[key]
             except ValueError as e:
                 if "pickle" in str(e).lower() or "object" in str(e).lower():
-                    raise InputError(f"{path.name} holds Python objects (pickle) in {key!r}; "
-                                     "irviewer only reads plain arrays: save names as a "
-                                     "string array") from None
-                raise InputError(f"{path.name}: cannot read {key!r} ({e})") from None
-            except (zipfile.BadZipFile, OSError, EOFError) as e:
+                    raise _pickle_refused(path, key) from None
+                raise InputError(f"{path.name}: {key!r} cannot be read ({e})") from None
+            except (zipfile.BadZipFile, EOFError, zlib.error, OSError) as e:
                 raise InputError(f"{path.name}: {key!r} is damaged or truncated ({e})") from None
-        return _read_keyed(path, get, set(archive.files), gallery, queries)
+
+        return _keyed_tables(path, get, {k for k in archive.files}, order)
 
 
-def _read_npy(path: Path, gallery: list[str], queries: list[str]) -> list[DescriptorTable]:
+def _read_npy(path: Path, order: _Order) -> list[DescriptorTable]:
+    fmt = np.lib.format
+    with path.open("rb") as stream:
+        try:
+            version = fmt.read_magic(stream)
+            header_readers = {(1, 0): fmt.read_array_header_1_0,
+                              (2, 0): fmt.read_array_header_2_0}
+            header = header_readers[version](stream) if version in header_readers else None
+        except (ValueError, OSError, EOFError, SyntaxError):
+            raise InputError(f"{path.name}: not a readable .npy array (its header is missing "
+                             "or damaged)") from None
+        data_start = stream.tell()
+    if header is not None:
+        shape, _fortran, dtype = header
+        if dtype.hasobject:
+            raise _pickle_refused(path)
+        _check_matrix(path, "", tuple(shape), dtype)
+        expected = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        present = path.stat().st_size - data_start
+        if present < expected:
+            raise InputError(f"{path.name} is truncated: its header promises "
+                             f"{' x '.join(f'{s:,}' for s in shape)} {dtype} values "
+                             f"({expected:,} bytes) but {present:,} bytes follow")
     try:
         array = np.load(path, mmap_mode="r", allow_pickle=False)
     except ValueError as e:
         if "pickle" in str(e).lower() or "object" in str(e).lower():
-            raise InputError(f"{path.name} holds Python objects (pickle); irviewer only "
-                             "reads plain numeric arrays") from None
+            raise _pickle_refused(path) from None
         raise InputError(f"{path.name}: not a readable .npy array ({e})") from None
-    except (OSError, EOFError) as e:
+    except EOFError as e:
         raise InputError(f"{path.name}: not a readable .npy array ({e})") from None
     m = _matrix(path, array, "")
-    return [DescriptorTable(_default_names(path, len(m), gallery, queries, "rows"), m)]
+    return [DescriptorTable(order.single(path, len(m), ""), m)]
 
 
-def _read_fvecs(path: Path, gallery: list[str], queries: list[str]) -> list[DescriptorTable]:
+def _read_fvecs(path: Path, order: _Order) -> list[DescriptorTable]:
     size = path.stat().st_size
-    if size == 0:
-        raise InputError(f"{path.name} is empty")
     if size < 4:
         raise InputError(f"{path.name} is truncated: {size} bytes hold no row")
     dim = int(np.fromfile(path, dtype="<i4", count=1)[0])
-    if dim <= 0 or dim > 1_000_000:
+    if not 0 < dim <= _MAX_FVECS_DIM:
         raise InputError(f"{path.name}: the first row declares dimension {dim}; not an "
-                         ".fvecs file")
+                         ".fvecs file (each row is an int32 dimension, then that many float32 "
+                         "values)")
     row_bytes = (dim + 1) * 4
     if size % row_bytes:
         raise InputError(f"{path.name} is truncated: {size:,} bytes is not a whole number of "
                          f"{dim + 1}-value rows ({size // row_bytes:,} whole rows and "
-                         f"{size % row_bytes} bytes left over)")
+                         f"{size % row_bytes:,} bytes left over)")
     raw = np.memmap(path, dtype="<f4", mode="r", shape=(size // row_bytes, dim + 1))
-    headers = raw[:, 0].view("<i4")
+    headers = raw[:, 0].view("<i4")  # a strided view: one int32 per row
     wrong = np.flatnonzero(headers != dim)
     if len(wrong):
-        raise InputError(f"{path.name}: {len(wrong)} rows declare a dimension other than "
-                         f"{dim}, e.g. row {int(wrong[0])} declares {int(headers[wrong[0]])}; "
-                         "the file is damaged")
+        raise InputError(f"{path.name}: {counted(len(wrong), 'row')} "
+                         f"{'declares' if len(wrong) == 1 else 'declare'} a dimension "
+                         f"other than {dim}, e.g. row {int(wrong[0])} declares "
+                         f"{int(headers[wrong[0]])}; the file is damaged")
     m = raw[:, 1:]
-    return [DescriptorTable(_default_names(path, len(m), gallery, queries, "rows"), m)]
+    return [DescriptorTable(order.single(path, len(m), ""), m)]
 
 
-def _read_mat(path: Path, gallery: list[str], queries: list[str]) -> list[DescriptorTable]:
-    with path.open("rb") as f:
-        head = f.read(128)
-    if b"MATLAB 7.3" in head or head[:8] == b"\x89HDF\r\n\x1a\n":
+def _read_mat(path: Path, order: _Order) -> list[DescriptorTable]:
+    head = _head(path, 520)
+    if b"MATLAB 7.3" in head[:128] or _HDF5_SIGNATURE in (head[:8], head[512:520]):
         h5py = _require("h5py", "hdf5", "MATLAB v7.3 .mat")
         try:
-            with h5py.File(path, "r") as f:
-                keys = set(f.keys())
-                # v7.3 stores arrays transposed: a dim x n matrix appears as n x dim.
-                got = {k: np.asarray(f[k]) for k in ("X", "Q") if k in keys}
+            f = h5py.File(path, "r")
         except OSError as e:
             raise InputError(f"{path.name}: not a readable MATLAB v7.3 file ({e})") from None
-        x, q = got.get("X"), got.get("Q")
-        transpose = False
+        with f:
+            # HDF5 keeps MATLAB's column-major layout: a dim x n matrix reads as n x dim.
+            x = _h5_matrix(path, f, "X", h5py) if "X" in f else None
+            q = _h5_matrix(path, f, "Q", h5py) if "Q" in f else None
     else:
         sio = _require("scipy.io", "mat", ".mat")
         try:
-            content = sio.loadmat(path)
+            content = sio.loadmat(path, variable_names=["X", "Q"])
         except Exception as e:  # scipy raises many types for damaged files
             raise InputError(f"{path.name}: not a readable .mat file ({e})") from None
         x, q = content.get("X"), content.get("Q")
-        transpose = True
+        # loadmat returns MATLAB's column-major arrays, so the transposes are C-ordered views.
+        x = None if x is None else np.asarray(x).T
+        q = None if q is None else np.asarray(q).T
     if x is None or q is None:
         raise InputError(f"{path.name}: a revisitop .mat file needs X (database vectors as "
                          "columns) and Q (query vectors as columns)")
-    x = _matrix(path, x.T if transpose else x, "X")
-    q = _matrix(path, q.T if transpose else q, "Q")
-    return _two_tables(path, q, x, None, None, gallery, queries)
+    x, q = _matrix(path, x, "X"), _matrix(path, q, "Q")
+    g_names = order.gallery_table(path, len(x), "the columns of X must be the gallery images "
+                                                "in the dataset's order")
+    q_names = order.query_table(path, len(q), "the columns of Q must be the queries in the "
+                                              "dataset's order")
+    return [DescriptorTable(q_names, q), DescriptorTable(g_names, x)]
 
 
-def _read_h5(path: Path, gallery: list[str], queries: list[str]) -> list[DescriptorTable]:
-    h5py = _require("h5py", "hdf5", ".h5")
+def _h5_matrix(path: Path, f: object, key: str, h5py: ModuleType) -> np.ndarray:
+    """Return an HDF5 vector dataset: memory-mapped when stored contiguous and uncompressed,
+    else read whole."""
+    data = _h5_dataset(path, f, key, h5py)
+    _check_matrix(path, key, tuple(data.shape), data.dtype)
+    offset = data.id.get_offset() if data.chunks is None and data.compression is None \
+        else None
+    if offset is not None:
+        return np.memmap(path, dtype=data.dtype, mode="r", offset=offset, shape=data.shape)
+    return np.asarray(data[()])
+
+
+def _h5_dataset(path: Path, f: object, key: str, h5py: ModuleType):  # type: ignore[no-untyped-def]
+    data = f[key]  # type: ignore[index]
+    if not isinstance(data, h5py.Dataset):
+        raise InputError(f"{path.name}: {key!r} is a group, not an array")
+    if data.dtype.hasobject and key not in _NAMES_KEYS:
+        raise InputError(f"{path.name} ({key}): holds variable-length objects, not numbers")
+    return data
+
+
+def _read_h5(path: Path, order: _Order) -> list[DescriptorTable]:
+    h5py = _require("h5py", "hdf5", path.suffix.lower())
     try:
         f = h5py.File(path, "r")
     except OSError as e:
         raise InputError(f"{path.name}: not a readable HDF5 file ({e})") from None
     with f:
         def get(key: str) -> np.ndarray:
-            data = np.asarray(f[key])  # read fully: HDF5 datasets are not numpy maps
-            return data
-        return _read_keyed(path, get, set(f.keys()), gallery, queries)
+            if key in _NAMES_KEYS:
+                return np.asarray(_h5_dataset(path, f, key, h5py)[()])
+            return _h5_matrix(path, f, key, h5py)
+
+        return _keyed_tables(path, get, set(f.keys()), order)
