@@ -1,14 +1,17 @@
 """Oxford5k / Paris6k ground truth (Philbin et al., CVPR 2007 / 2008): a ``gt_files`` folder.
 
-Per query ``<q>``: ``<q>_query.txt`` holds one line ``oxc1_<image> x1 y1 x2 y2`` (Paris6k
-files have no ``oxc1_`` prefix), the query region in image pixels; ``<q>_good.txt``,
-``<q>_ok.txt`` and ``<q>_junk.txt`` list image names, one per line. The ``oxford`` protocol
-(VGG's ``compute_ap.cpp``) counts good + ok as positive, ignores junk, integrates AP by the
-trapezoid rule, and keeps the query image in the ranking: it is in its own good list and the
-query is only a region of it.
+Per query ``<q>`` (``all_souls_1``): ``<q>_query.txt`` holds one line
+``oxc1_<image> x1 y1 x2 y2``, the query region in image pixels (Paris6k's files name the
+image without the ``oxc1_`` prefix: ``paris_defense_000605 ...``); ``<q>_good.txt``,
+``<q>_ok.txt`` and ``<q>_junk.txt`` list image names (no extension), one per line. The
+``oxford`` protocol (VGG's ``compute_ap.cpp``, as cirtorch's ``compute_map`` repeats it)
+counts good + ok as positive, ignores junk, integrates AP by the trapezoid rule, and keeps
+the query image in the ranking: it is one of its own positives (in Oxford5k's good list for
+41 queries, in the ok list for 14) and the query is only a region of it.
 
 The ground truth does not list the gallery: it is every image of an image folder
-(``--images``), else the names of the descriptor file's rows (its names array, or
+(``--images``; Paris6k's one level of landmark sub-folders is looked into when the folder
+itself holds no image), else the names of the descriptor file's rows (its names array, or
 ``--row-names``), leaving out rows named after a query id (cropped-query descriptors).
 """
 
@@ -17,62 +20,97 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from irviewer.core.dataset import Dataset, build_query
-from irviewer.core.errors import InputError, examples
-from irviewer.formats.base import Reader, ReadOptions, list_images
+from irviewer.core.dataset import Box, Dataset, Query, build_query
+from irviewer.core.errors import InputError, counted, examples
+from irviewer.formats.base import Reader, ReadOptions, list_images, read_text
 
 NAME = "oxford"
 GROUPS = ("good", "ok", "junk")
+#: The four files every query has, by the suffix after ``<query id>``.
+SUFFIXES = ("_query.txt", "_good.txt", "_ok.txt", "_junk.txt")
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
+QUERY_PREFIX = "oxc1_"
+QUERY_LINE = "'oxc1_<image> x1 y1 x2 y2'"
 
 
 def sniff_oxford(path: Path) -> bool:
-    """Return True for a folder holding ``*_query.txt`` files with matching ``*_good.txt``."""
+    """Return True for a folder holding a ``*_query.txt`` file with a matching ``*_good.txt``;
+    never raises."""
     p = Path(path)
     try:
-        return p.is_dir() and any((q.parent / q.name.replace("_query.txt", "_good.txt")).is_file()
-                                  for q in p.glob("*_query.txt"))
+        return p.is_dir() and any(
+            q.with_name(q.name[: -len("_query.txt")] + "_good.txt").is_file()
+            for q in p.glob("*_query.txt"))
     except OSError:
         return False
 
 
 def read_oxford(path: Path, options: ReadOptions | None = None) -> Dataset:
-    """Return the Oxford5k/Paris6k :class:`Dataset` of a gt_files folder (protocol oxford)."""
+    """Return the Oxford5k/Paris6k :class:`Dataset` of a gt_files folder.
+
+    Query name = the query id (``all_souls_1``), query image = the image named in its
+    ``_query.txt`` (``oxc1_`` prefix dropped), box = (x1, y1, x2, y2), groups good / ok /
+    junk as listed (a repeated line counts once, with a note), ``self_index`` = the query
+    image's gallery index, protocol ``oxford``. The gallery comes from ``options.images``
+    (sorted file names without extension) or ``options.gallery_names``. InputError, one
+    sentence, for a missing or malformed file, or a listed name the gallery lacks.
+    """
     opts = options or ReadOptions()
     folder = Path(path)
     where = folder.name
-    try:
-        query_files = sorted(folder.glob("*_query.txt"))
-    except OSError as e:
-        raise InputError(f"{folder}: cannot list the folder ({e.strerror})") from None
-    if not query_files:
-        raise InputError(f"{folder}: no *_query.txt file; not an Oxford/Paris gt_files folder")
-    query_ids = {qf.name[: -len("_query.txt")] for qf in query_files}
-    gallery, paths = _gallery(opts, where, query_ids)
+    query_ids = _query_ids(folder)
+    gallery, paths = _gallery(opts, where, set(query_ids))
     index = {name: i for i, name in enumerate(gallery)}
     notes: list[str] = []
-    queries = []
-    unknown: list[str] = []
-    for qf in query_files:
-        qid = qf.name[: -len("_query.txt")]
-        image, box = _query_line(qf)
+    unknown: dict[str, str] = {}  # name -> the first file that lists it
+    queries: list[Query] = []
+    for qid in query_ids:
+        query_file = folder / f"{qid}_query.txt"
+        image, box = _query_line(query_file)
+        if image not in index:
+            unknown.setdefault(image, query_file.name)
         groups: dict[str, list[int]] = {}
         for group in GROUPS:
-            names = _list(folder / f"{qid}_{group}.txt", notes)
-            unknown += [n for n in names if n not in index]
+            list_file = folder / f"{qid}_{group}.txt"
+            names = _names(list_file, notes)
+            for name in names:
+                if name not in index:
+                    unknown.setdefault(name, list_file.name)
             groups[group] = [index[n] for n in names if n in index]
-        if image not in index:
-            unknown.append(image)
         queries.append(build_query(qid, image, groups, self_index=index.get(image, -1), box=box,
                                    meta={"landmark": qid.rsplit("_", 1)[0]}))
     if unknown:
-        missing = sorted(set(unknown))
         source = "the image folder" if opts.images is not None else "the gallery names"
-        raise InputError(f"{where}: {len(missing)} images named in the ground truth are not in "
-                         f"{source}, e.g. {examples(missing)}")
+        raise InputError(f"{where}: {counted(len(unknown), 'image')} named in the ground truth "
+                         f"{'is' if len(unknown) == 1 else 'are'} not in {source}, e.g. "
+                         f"{examples(f'{n} ({f})' for n, f in sorted(unknown.items()))}")
     return Dataset(name=where, format=NAME, path=folder, gallery=tuple(gallery),
                    queries=tuple(queries), groups=GROUPS, protocols=("oxford",),
                    image_paths=paths, notes=tuple(notes))
+
+
+def _query_ids(folder: Path) -> list[str]:
+    """Return the sorted query ids of a gt_files folder; InputError when a query lacks one of
+    its four files or the folder has no query."""
+    try:
+        files = {p.name for p in folder.iterdir() if p.is_file()}
+    except FileNotFoundError:
+        raise InputError(f"{folder}: no such folder") from None
+    except NotADirectoryError:
+        raise InputError(f"{folder}: is a file, not an Oxford/Paris gt_files folder") from None
+    except OSError as e:
+        raise InputError(f"{folder}: cannot list the folder ({e.strerror})") from None
+    ids = sorted({name[: -len(s)] for name in files for s in SUFFIXES
+                  if name.endswith(s) and len(name) > len(s)})
+    missing = [f"{qid}{s}" for qid in ids for s in SUFFIXES if f"{qid}{s}" not in files]
+    if missing:
+        raise InputError(f"{folder.name}: {counted(len(missing), 'ground-truth file')} "
+                         f"{'is' if len(missing) == 1 else 'are'} missing, e.g. "
+                         f"{examples(missing)}; every query needs <q>_query.txt, <q>_good.txt, "
+                         "<q>_ok.txt and <q>_junk.txt")
+    if not ids:
+        raise InputError(f"{folder}: no *_query.txt file; not an Oxford/Paris gt_files folder")
+    return ids
 
 
 def _gallery(opts: ReadOptions, where: str,
@@ -82,8 +120,10 @@ def _gallery(opts: ReadOptions, where: str,
     Names equal to a query id are cropped-query descriptors, not gallery images: left out.
     """
     if opts.images is not None:
-        files = list_images(Path(opts.images), IMAGE_SUFFIXES, noun="image folder")
-        return [p.stem for p in files], {p.stem: p for p in files}
+        folder = Path(opts.images)
+        files = list_images(folder, IMAGE_SUFFIXES, recursive=not _holds_images(folder),
+                            noun="image folder")
+        return sorted(p.stem for p in files), {p.stem: p for p in files}
     if opts.gallery_names:
         names = [Path(n).stem if Path(n).suffix.lower() in IMAGE_SUFFIXES else n
                  for n in opts.gallery_names]
@@ -92,46 +132,58 @@ def _gallery(opts: ReadOptions, where: str,
                      "--images DIR, a descriptor file with names, or --row-names FILE")
 
 
-def _query_line(path: Path) -> tuple[str, tuple[float, float, float, float]]:
-    lines = [line for line in _read(path).splitlines() if line.strip()]
+def _holds_images(folder: Path) -> bool:
+    """Return True when ``folder`` itself holds an image file (else Paris6k's layout,
+    ``paris/<landmark>/*.jpg``, is read one level down); never raises."""
+    try:
+        return any(p.suffix.lower() in IMAGE_SUFFIXES and p.is_file() for p in folder.iterdir())
+    except OSError:
+        return True  # list_images reports the folder
+
+
+def _query_line(path: Path) -> tuple[str, Box]:
+    """Return the query image name (``oxc1_`` dropped) and its box from a ``_query.txt``."""
+    lines = [(no, line) for no, line in enumerate(read_text(path, "a query file").splitlines(),
+                                                  start=1) if line.strip()]
     if len(lines) != 1:
-        raise InputError(f"{path.name}: expected one line 'oxc1_<image> x1 y1 x2 y2', "
-                         f"found {len(lines)}")
-    fields = lines[0].split()
+        raise InputError(f"{path.name}: expected one line {QUERY_LINE}, found {len(lines)}")
+    no, line = lines[0]
+    fields = line.split()
     if len(fields) != 5:
-        raise InputError(f"{path.name}, line 1: expected 'oxc1_<image> x1 y1 x2 y2', "
+        raise InputError(f"{path.name}, line {no}: expected {QUERY_LINE}, "
                          f"found {len(fields)} fields")
     try:
         x1, y1, x2, y2 = (float(v) for v in fields[1:])
     except ValueError:
-        raise InputError(f"{path.name}, line 1: the box {' '.join(fields[1:])} is not four "
+        raise InputError(f"{path.name}, line {no}: the box {' '.join(fields[1:])} is not four "
                          "numbers") from None
     if not all(math.isfinite(v) for v in (x1, y1, x2, y2)) or x1 < 0 or y1 < 0 \
             or x2 <= x1 or y2 <= y1:
-        raise InputError(f"{path.name}, line 1: the box {x1:g} {y1:g} {x2:g} {y2:g} is not a "
-                         "region (need 0 <= x1 < x2 and 0 <= y1 < y2)")
-    return fields[0].removeprefix("oxc1_"), (x1, y1, x2, y2)
+        raise InputError(f"{path.name}, line {no}: the box {x1:g} {y1:g} {x2:g} {y2:g} is not "
+                         "a region (need 0 <= x1 < x2 and 0 <= y1 < y2)")
+    image = fields[0].removeprefix(QUERY_PREFIX)
+    if not image:
+        raise InputError(f"{path.name}, line {no}: no image name before the box")
+    return image, (x1, y1, x2, y2)
 
 
-def _list(path: Path, notes: list[str]) -> list[str]:
-    """Return the names in a good/ok/junk list, de-duplicated (with a note) in file order."""
-    names = [line.strip() for line in _read(path).splitlines() if line.strip()]
+def _names(path: Path, notes: list[str]) -> list[str]:
+    """Return the names in a good/ok/junk list in file order, a repeated line counted once
+    (with a note naming the file and the names)."""
+    names = []
+    for no, line in enumerate(read_text(path, "a ground-truth list").splitlines(), start=1):
+        fields = line.split()
+        if len(fields) > 1:
+            raise InputError(f"{path.name}, line {no}: expected one image name, found "
+                             f"{len(fields)} fields ({line.strip()[:60]})")
+        names += fields
     unique = list(dict.fromkeys(names))
     if len(unique) != len(names):
         seen: set[str] = set()
         dups = [n for n in names if n in seen or seen.add(n)]
-        notes.append(f"{path.name}: {len(dups)} repeated line(s) counted once ({examples(dups)})")
+        notes.append(f"{path.name}: {counted(len(dups), 'name')} listed more than once, "
+                     f"counted once ({examples(dups)})")
     return unique
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path.name} is missing: every query needs _query, _good, _ok and "
-                         "_junk files") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(f"{path.name}: cannot read ({e})") from None
 
 
 READER = Reader(NAME, "Oxford5k/Paris6k gt_files folder (good/ok/junk, trapezoid AP)",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,15 +15,18 @@ from irviewer.core.evaluation import evaluate
 from irviewer.core.protocols import get_protocol
 from irviewer.core.ranking import rank
 from irviewer.formats.base import ReadOptions
-from irviewer.formats.oxford import read_oxford
+from irviewer.formats.oxford import read_oxford, sniff_oxford
 from irviewer.formats.registry import detect
 
 NAMES = [f"tower_{i:06d}" for i in range(8)]
+SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples"
 
 
-def write_gt(folder, files=None):
+def write_gt(folder: Path, files: dict[str, str | None] | None = None) -> Path:
+    """Write a two-query gt_files folder (Oxford style and Paris style); ``files`` replaces
+    (text) or deletes (None) single files."""
     folder.mkdir(exist_ok=True)
-    default = {
+    default: dict[str, str | None] = {
         "tower_1_query.txt": "oxc1_tower_000000 10.5 20 300.25 400\n",
         "tower_1_good.txt": "tower_000000\ntower_000002\ntower_000002\n",
         "tower_1_ok.txt": "tower_000005\n",
@@ -40,51 +44,92 @@ def write_gt(folder, files=None):
     return folder
 
 
-def test_reads_queries_boxes_and_dedups_with_a_note(tmp_path):
+def in_index_order(n_queries: int) -> AlignedDescriptors:
+    """Descriptors under which every query ranks the gallery in index order (the score falls
+    with the index, from 1 to cos 3 < 0: negative scores included)."""
+    angles = np.linspace(0.0, 3.0, len(NAMES))
+    gallery = np.stack([np.cos(angles), np.sin(angles)], axis=1).astype(np.float32)
+    queries = normalise_rows(np.tile([1.0, 0.0], (n_queries, 1)))
+    return AlignedDescriptors(queries=queries, gallery=gallery, gallery_rows=None, dim=2)
+
+
+def test_reads_queries_boxes_groups_and_dedups_with_a_note(tmp_path):
     gt = write_gt(tmp_path / "gt")
     ds = read_oxford(gt, ReadOptions(gallery_names=tuple(NAMES)))
+    assert ds.format == "oxford" and ds.groups == ("good", "ok", "junk")
     assert [q.name for q in ds.queries] == ["bridge_1", "tower_1"]
     tower = ds.queries[1]
-    assert tower.image == "tower_000000" and tower.self_index == 0
+    assert tower.image == "tower_000000" and tower.self_index == 0  # oxc1_ dropped
     assert tower.box == (10.5, 20.0, 300.25, 400.0)
-    assert tower.group("good").tolist() == [0, 2] and tower.group("junk").tolist() == [1]
-    assert ds.queries[0].image == "tower_000004"
-    assert ds.notes == ("tower_1_good.txt: 1 repeated line(s) counted once (tower_000002)",)
-    assert ds.protocols == ("oxford",) and detect(gt).name == "oxford"
+    assert tower.group("good").tolist() == [0, 2] and tower.group("ok").tolist() == [5]
+    assert tower.group("junk").tolist() == [1] and tower.meta["landmark"] == "tower"
+    bridge = ds.queries[0]
+    assert bridge.image == "tower_000004" and bridge.self_index == 4  # Paris: no prefix
+    assert bridge.group("ok").tolist() == [] and bridge.box == (0.0, 0.0, 5.0, 5.0)
+    assert ds.notes == ("tower_1_good.txt: 1 name listed more than once, counted once "
+                        "(tower_000002)",)
+    assert ds.protocols == ("oxford",) and get_protocol("oxford").self_match == "keep"
+    assert detect(gt).name == "oxford"
 
 
-def test_gallery_from_an_image_folder(tmp_path):
+def test_sniff(tmp_path):
+    gt = write_gt(tmp_path / "gt")
+    assert sniff_oxford(gt)
+    (tmp_path / "lonely").mkdir()
+    (tmp_path / "lonely" / "a_1_query.txt").write_text("a 0 0 1 1\n")
+    assert not sniff_oxford(tmp_path / "lonely")  # no matching _good.txt
+    assert not sniff_oxford(gt / "tower_1_query.txt")
+    assert not sniff_oxford(tmp_path / "missing")
+
+
+def test_gallery_from_an_image_folder_sorted(tmp_path):
     gt = write_gt(tmp_path / "gt")
     images = tmp_path / "jpg"
     images.mkdir()
     for n in reversed(NAMES):
         (images / f"{n}.jpg").write_bytes(b"")
+    (images / "readme.txt").write_text("not an image")
     ds = read_oxford(gt, ReadOptions(images=images))
-    assert ds.gallery == tuple(NAMES)  # sorted
+    assert ds.gallery == tuple(NAMES)
     assert ds.image_paths["tower_000003"] == images / "tower_000003.jpg"
 
 
-def test_query_id_rows_are_not_gallery_images(tmp_path):
+def test_paris_images_in_landmark_subfolders(tmp_path):
     gt = write_gt(tmp_path / "gt")
-    ds = read_oxford(gt, ReadOptions(gallery_names=(*NAMES, "tower_1", "bridge_1")))
+    images = tmp_path / "paris"
+    for i, n in enumerate(NAMES):
+        folder = images / ("tower" if i % 2 else "bridge")
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{n}.jpg").write_bytes(b"")
+    ds = read_oxford(gt, ReadOptions(images=images))
     assert ds.gallery == tuple(NAMES)
+    assert ds.image_paths["tower_000003"] == images / "tower" / "tower_000003.jpg"
 
 
-def test_hand_checked_trapezoid_map_with_the_query_kept(tmp_path):
+def test_gallery_names_drop_extensions_and_query_id_rows(tmp_path):
+    gt = write_gt(tmp_path / "gt")
+    given = (*[f"{n}.jpg" for n in NAMES], "tower_1", "bridge_1")
+    assert read_oxford(gt, ReadOptions(gallery_names=given)).gallery == tuple(NAMES)
+
+
+def test_hand_checked_trapezoid_map_with_the_query_kept_and_removed(tmp_path):
     ds = read_oxford(write_gt(tmp_path / "gt"), ReadOptions(gallery_names=tuple(NAMES)))
-    angles = np.linspace(0.0, 3.0, 8)  # every query ranks the gallery in index order
-    gallery = np.stack([np.cos(angles), np.sin(angles)], axis=1).astype(np.float32)
-    r = rank(AlignedDescriptors(normalise_rows(np.array([[1.0, 0], [1.0, 0]])), gallery,
-                                None, 2), ds, k=8)
+    r = rank(in_index_order(2), ds, k=8)
     ev = evaluate(ds, r, get_protocol("oxford"))
-    # tower_1: positives 0, 2, 5 (good + ok), junk 1 removed -> ranks 0, 1, 4:
-    # (1+1)/2/3 + (1/1 + 2/2)/2/3 + (2/4 + 3/5)/2/3
-    assert ev.per_query["AP"][1] == pytest.approx(1 / 3 + 1 / 3 + (2 / 4 + 3 / 5) / 6)
-    # bridge_1: positives 4, 7 -> ranks 4, 7: (0/4 + 1/5)/2/2 + (1/7 + 2/8)/2/2
-    assert ev.per_query["AP"][0] == pytest.approx((1 / 5) / 4 + (1 / 7 + 2 / 8) / 4)
+    # Trapezoid AP (compute_ap.cpp): positive j (0-based) at rank r after removing junk adds
+    # (j/r + (j+1)/(r+1)) / 2 / n_positives, with j/r read as 1 when r = 0.
+    # tower_1: positives 0, 2, 5 (good + ok), junk 1 removed -> ranks 0, 1, 4 of 3
+    tower = (1 + 1) / 2 / 3 + (1 / 1 + 2 / 2) / 2 / 3 + (2 / 4 + 3 / 5) / 2 / 3
+    # bridge_1: positives 4, 7 -> ranks 4, 7 of 2
+    bridge = (0 / 4 + 1 / 5) / 2 / 2 + (1 / 7 + 2 / 8) / 2 / 2
+    assert ev.per_query["AP"].tolist() == pytest.approx([bridge, tower])
+    assert ev.summary["mAP"] == pytest.approx((bridge + tower) / 2)
     removed = evaluate(ds, r, get_protocol("oxford").override(self_match="remove"))
-    # tower_1 without its own image: positives 2, 5 at ranks 0, 3 of 2
-    assert removed.per_query["AP"][1] == pytest.approx(0.5 + (1 / 3 + 2 / 4) / 4)
+    # Without its own image: tower_1 positives 2, 5 at ranks 0, 3 (0 and 1 removed);
+    # bridge_1 positive 7 at rank 6 (4 removed).
+    tower_removed = (1 + 1) / 2 / 2 + (1 / 3 + 2 / 4) / 2 / 2
+    bridge_removed = (0 / 6 + 1 / 7) / 2 / 1
+    assert removed.per_query["AP"].tolist() == pytest.approx([bridge_removed, tower_removed])
 
 
 def test_cli_takes_the_gallery_from_row_names(tmp_path, capsys):
@@ -101,18 +146,36 @@ def test_cli_takes_the_gallery_from_row_names(tmp_path, capsys):
 
 BAD = [
     ({"tower_1_junk.txt": None},
-     "tower_1_junk.txt is missing: every query needs _query, _good, _ok and _junk files"),
+     "gt: 1 ground-truth file is missing, e.g. tower_1_junk.txt; every query needs "
+     "<q>_query.txt, <q>_good.txt, <q>_ok.txt and <q>_junk.txt"),
+    ({"castle_2_good.txt": "tower_000001\n"},  # a good list without its query file
+     "gt: 3 ground-truth files are missing, e.g. castle_2_query.txt, castle_2_ok.txt, "
+     "castle_2_junk.txt; every query needs"),
     ({"tower_1_query.txt": "oxc1_tower_000000 1 2 3\n"},
      "tower_1_query.txt, line 1: expected 'oxc1_<image> x1 y1 x2 y2', found 4 fields"),
-    ({"tower_1_query.txt": "oxc1_tower_000000 1 2 3 x\n"},
-     "tower_1_query.txt, line 1: the box 1 2 3 x is not four numbers"),
+    ({"tower_1_query.txt": "\noxc1_tower_000000 1 2 3 x\n"},
+     "tower_1_query.txt, line 2: the box 1 2 3 x is not four numbers"),
     ({"tower_1_query.txt": "oxc1_tower_000000 50 2 10 9\n"},
      "tower_1_query.txt, line 1: the box 50 2 10 9 is not a region (need 0 <= x1 < x2 and "
      "0 <= y1 < y2)"),
+    ({"tower_1_query.txt": "oxc1_tower_000000 -1 2 10 9\n"},
+     "tower_1_query.txt, line 1: the box -1 2 10 9 is not a region"),
+    ({"tower_1_query.txt": "oxc1_tower_000000 1 2 10 nan\n"},
+     "tower_1_query.txt, line 1: the box 1 2 10 nan is not a region"),
+    ({"tower_1_query.txt": "oxc1_ 1 2 10 20\n"},
+     "tower_1_query.txt, line 1: no image name before the box"),
     ({"tower_1_query.txt": "a 1 2 3 4\nb 1 2 3 4\n"},
      "tower_1_query.txt: expected one line 'oxc1_<image> x1 y1 x2 y2', found 2"),
-    ({"tower_1_ok.txt": "tower_000099\n"},
-     "gt: 1 images named in the ground truth are not in the gallery names, e.g. tower_000099"),
+    ({"tower_1_query.txt": ""},
+     "tower_1_query.txt: expected one line 'oxc1_<image> x1 y1 x2 y2', found 0"),
+    ({"tower_1_ok.txt": "tower_000005\ntower_000006 0.5\n"},
+     "tower_1_ok.txt, line 2: expected one image name, found 2 fields (tower_000006 0.5)"),
+    ({"tower_1_ok.txt": "tower_000099\n", "bridge_1_junk.txt": "bridge_000001\n"},
+     "gt: 2 images named in the ground truth are not in the gallery names, e.g. "
+     "bridge_000001 (bridge_1_junk.txt), tower_000099 (tower_1_ok.txt)"),
+    ({"tower_1_query.txt": "oxc1_tower_000042 1 2 10 20\n"},
+     "gt: 1 image named in the ground truth is not in the gallery names, e.g. "
+     "tower_000042 (tower_1_query.txt)"),
 ]
 
 
@@ -123,7 +186,14 @@ def test_malformed_gt_files_give_one_sentence(tmp_path, files, message):
         read_oxford(gt, ReadOptions(gallery_names=tuple(NAMES)))
 
 
-def test_no_gallery_and_no_queries(tmp_path):
+def test_not_utf8_list(tmp_path):
+    gt = write_gt(tmp_path / "gt")
+    (gt / "tower_1_ok.txt").write_bytes(b"tower_00000\xff\n")
+    with pytest.raises(InputError, match=re.escape("tower_1_ok.txt: not UTF-8 text (byte 11)")):
+        read_oxford(gt, ReadOptions(gallery_names=tuple(NAMES)))
+
+
+def test_no_gallery_no_queries_no_folder(tmp_path):
     gt = write_gt(tmp_path / "gt")
     with pytest.raises(InputError, match=re.escape(
             "gt: the Oxford/Paris ground truth does not list the gallery; give --images DIR, "
@@ -134,3 +204,31 @@ def test_no_gallery_and_no_queries(tmp_path):
         read_oxford(tmp_path / "empty", ReadOptions(gallery_names=tuple(NAMES)))
     with pytest.raises(InputError, match="the image folder does not exist"):
         read_oxford(gt, ReadOptions(images=tmp_path / "nope"))
+    with pytest.raises(InputError, match="no such folder"):
+        read_oxford(tmp_path / "nope", ReadOptions(gallery_names=tuple(NAMES)))
+    with pytest.raises(InputError, match="is a file, not an Oxford/Paris gt_files folder"):
+        read_oxford(gt / "tower_1_ok.txt", ReadOptions(gallery_names=tuple(NAMES)))
+
+
+@pytest.mark.skipif(not (SAMPLES / "oxford5k-gt").is_dir(), reason="shared samples absent")
+def test_real_oxford5k_ground_truth_and_regression_map():
+    """The real gt_files (read in place, never copied) and the LOPQ fc7 fvecs: the
+    regression values of that sample's SOURCE.md (40.29 kept, 34.68 removed)."""
+    from irviewer.core.descriptors import align
+    from irviewer.formats.descriptor_files import read_descriptors
+
+    features = SAMPLES / "oxford5k-lopq-fc7-features"
+    names = tuple((features / "oxford5k_imlist_sorted.txt").read_text().split())
+    ds = read_oxford(SAMPLES / "oxford5k-gt", ReadOptions(gallery_names=names))
+    assert (ds.n_queries, ds.n_gallery) == (55, 5063)
+    assert ds.notes == ("all_souls_1_good.txt: 1 name listed more than once, counted once "
+                        "(all_souls_000091)",)
+    # The query image is always one of its own positives: good for 41 queries, ok for 14.
+    assert sum(q.self_index in q.group("good") for q in ds.queries) == 41
+    assert sum(q.self_index in q.group("ok") for q in ds.queries) == 14
+    r = rank(align(read_descriptors(features / "oxford_features.fvecs", row_names=names), ds),
+             ds, k=100)
+    kept = evaluate(ds, r, get_protocol("oxford")).summary["mAP"]
+    removed = evaluate(ds, r, get_protocol("oxford").override(self_match="remove"))
+    assert round(100 * kept, 2) == 40.29
+    assert round(100 * removed.summary["mAP"], 2) == 34.68
