@@ -1,83 +1,218 @@
-"""INRIA Holidays (Jegou, Douze, Schmid, ECCV 2008): ground truth in the file names.
+"""INRIA Holidays (Jegou, Douze, Schmid, ECCV 2008): the ground truth is in the file names.
 
-Images are named ``GGGGNN.jpg``: the group is the first four digits, ``NN == 00`` is the
-group's query, the other images of the group are its positives. As INRIA's
-``eval_holidays`` package does, every image is in the database, the query included, and the
-query is removed from its own results (protocol ``holidays``: trapezoid AP, mP@1 beside).
-Input: a folder of such images, or a name list (``holidays_images.dat``, one name per line).
+Images are named ``GGGGNN.jpg``: ``GGGG`` is the group (one scene), ``NN == 00`` is the
+group's query and the other images of the group are its positives. INRIA's evaluation
+package (``holidays_map.py`` with ``holidays_images.dat``) searches every image, the query
+included, and skips the query in its own results; AP integrates the PR curve by trapezoids
+(``score_ap_from_ranks_1``). Here: the gallery is every image in name order, relevance
+group ``positive`` is the whole group (the query itself included, with ``self_index``), and
+protocol ``holidays`` removes the self-match and integrates by trapezoids.
+
+INRIA's ``get_groundtruth`` attaches each image to the last ``00`` image *above it in the
+file*; this reader groups by the first four digits instead. The two agree on the published
+list (sorted, and every group has its ``00`` image); where a group has no ``00`` image, its
+images stay in the gallery as negatives for every query and a note says so.
+
+Input: a folder of such images (``.jpg``/``.jpeg``; not searched recursively), or a name
+list such as INRIA's ``holidays_images.dat``: one name per line (``100000.jpg``; a
+directory part or a missing extension is accepted; the last line may lack its newline).
 """
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
-from irviewer.core.dataset import Dataset, build_query
-from irviewer.core.errors import InputError, examples
-from irviewer.formats.base import Reader, ReadOptions, list_images, read_text
+import numpy as np
+
+from irviewer.core.dataset import Dataset, Query, build_query
+from irviewer.core.errors import InputError, counted, examples
+from irviewer.formats.base import IMAGE_SUFFIXES, Reader, ReadOptions, list_images, read_text
 
 NAME = "holidays"
-PATTERN = re.compile(r"^(\d{4})(\d{2})$")
+#: GGGGNN: a 4-digit group and a 2-digit number within the group.
+HOLIDAYS_NAME = re.compile(r"^(\d{4})(\d{2})$")
+QUERY_NUMBER = "00"
+LIST_SUFFIXES = (".dat", ".txt")
+FOLDER_SUFFIXES = (".jpg", ".jpeg")
+SNIFF_BYTES = 65_536
+SNIFF_FILES = 500
 
 
-def _names_from(path: Path) -> tuple[list[str], dict[str, Path]]:
-    if path.is_dir():
-        files = list_images(path, (".jpg", ".jpeg"))
-        return [p.stem for p in files], {p.stem: p for p in files}
-    lines = read_text(path, "a name list").splitlines()
-    return [Path(line.strip()).stem for line in lines if line.strip()], {}
+def holidays_group(name: str) -> str | None:
+    """Return the group (first four digits) of a Holidays image name ``GGGGNN``, else None."""
+    found = HOLIDAYS_NAME.match(name)
+    return found.group(1) if found else None
+
+
+def list_entry_name(line: str) -> str:
+    """Return the image name of one name-list line: no directory, no image extension."""
+    base = line.strip().replace("\\", "/").rsplit("/", 1)[-1]
+    stem, dot, suffix = base.rpartition(".")
+    return stem if dot and stem and f".{suffix.lower()}" in IMAGE_SUFFIXES else base
 
 
 def sniff_holidays(path: Path) -> bool:
-    """Return True for a folder or a .dat/.txt list whose names all look like ``GGGGNN``."""
-    p = Path(path)
+    """Return True for a ``.dat``/``.txt`` name list or a folder of images whose names all
+    look like ``GGGGNN`` (at most the first 64 KiB of a list, 500 images of a folder)."""
     try:
-        if not (p.is_dir() or p.suffix.lower() in (".dat", ".txt")):
+        p = Path(path)
+        if p.is_dir():
+            names = _sniff_folder_names(p)
+        elif p.is_file() and p.suffix.lower() in LIST_SUFFIXES:
+            names = _sniff_list_names(p)
+        else:
             return False
-        names, _ = _names_from(p)
-    except (InputError, OSError):
+    except (OSError, UnicodeDecodeError):
         return False
-    return bool(names) and all(PATTERN.match(n) for n in names[:2000])
+    return bool(names) and all(HOLIDAYS_NAME.match(n) for n in names)
+
+
+def read_name_list(path: Path) -> tuple[list[tuple[int, str]], list[str]]:
+    """Return the (line number, image name) of each name in a list, and notes.
+
+    A repeated name is kept once, with a note. InputError (naming the file) for a file that
+    cannot be read, is not UTF-8, or lists no name.
+    """
+    text = read_text(path, "a name list")
+    entries: list[tuple[int, str]] = []
+    first_line: dict[str, int] = {}
+    repeated: list[str] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        name = list_entry_name(line)
+        if name in first_line:
+            repeated.append(f"{name} (lines {first_line[name]} and {number})")
+            continue
+        first_line[name] = number
+        entries.append((number, name))
+    if not entries:
+        raise InputError(f"{path.name} lists no image; a Holidays list has one image name per "
+                         "line, e.g. 100000.jpg")
+    notes = []
+    if repeated:
+        what = counted(len(repeated), "name is", "names are")
+        notes.append(f"{path.name}: {what} listed twice, e.g. "
+                     f"{examples(repeated, 2)}; each is kept once")
+    return entries, notes
 
 
 def read_holidays(path: Path, options: ReadOptions | None = None) -> Dataset:
-    """Return the INRIA Holidays Dataset (protocol ``holidays``)."""
+    """Return the INRIA Holidays :class:`Dataset` of a folder or a name list.
+
+    Gallery: every image, in name order, ``gallery_labels`` its group. Queries: the ``00``
+    image of each group, in name order, with ``positive`` = the whole group (itself
+    included), ``self_index`` its gallery index and ``meta["label"]`` the group. Protocol
+    ``holidays``. With a name list, ``options.images`` is the folder of the ``.jpg`` files.
+    Notes: groups with no ``00`` image, queries alone in their group, repeated names,
+    missing image files. InputError for a name that is not ``GGGGNN`` (count, examples and
+    the first line), two files with one name, or no ``00`` image at all.
+    """
     opts = options or ReadOptions()
     path = Path(path)
-    names, paths = _names_from(path)
-    if opts.images is not None:
-        paths = {n: Path(opts.images) / f"{n}.jpg" for n in names}
-    if not names:
-        raise InputError(f"{path.name}: no image names")
-    bad = [n for n in names if not PATTERN.match(n)]
+    where = path.absolute().name
+    notes: list[str] = []
+    if path.is_dir():
+        names, paths = _folder_names(path)
+        lines: dict[str, int] = {}
+    else:
+        entries, notes = read_name_list(path)
+        names = [name for _, name in entries]
+        lines = {name: number for number, name in entries}
+        paths = {}
+        if opts.images is not None:
+            paths = {n: Path(opts.images) / f"{n}.jpg" for n in names}
+            missing = [n for n, p in paths.items() if not p.is_file()]
+            if missing:
+                verb = "is" if len(missing) == 1 else "are"
+                notes.append(f"{len(missing)} of {len(paths)} images {verb} not in "
+                             f"{opts.images}, e.g. {examples(missing)}; tiles will show names "
+                             "only")
+    bad = [n for n in names if holidays_group(n) is None]
     if bad:
-        raise InputError(f"{path.name}: {len(bad)} names are not Holidays names GGGGNN "
-                         f"(4-digit group, 2-digit number), e.g. {examples(bad)}")
-    gallery = sorted(set(names))
-    if len(gallery) != len(names):
-        raise InputError(f"{path.name}: {len(names) - len(gallery)} names are listed twice")
-    groups: dict[str, list[int]] = {}
-    for i, n in enumerate(gallery):
-        groups.setdefault(n[:4], []).append(i)
-    queries, no_query = [], []
-    for group, members in groups.items():
-        name = f"{group}00"
-        if name not in set(gallery[i] for i in members):
-            no_query.append(group)
-            continue
-        self_index = next(i for i in members if gallery[i] == name)
-        queries.append(build_query(name, name, {"positive": members}, self_index=self_index,
-                                   meta={"label": group}))
-    notes = []
-    if no_query:
-        notes.append(f"{len(no_query)} groups have no query image (NN = 00), e.g. "
-                     f"{examples(no_query)}; their images stay in the database")
+        first = f"; the first is on line {lines[bad[0]]}" if lines else ""
+        what = counted(len(bad), "name is not a Holidays name", "names are not Holidays names")
+        raise InputError(f"{where}: {what} GGGGNN (4-digit group, 2-digit number), e.g. "
+                         f"{examples(bad)}{first}")
+    gallery = sorted(names)
+    queries, no_query, alone = _queries(gallery)
     if not queries:
-        raise InputError(f"{path.name}: no query image (a name ending in 00)")
+        raise InputError(f"{where}: no query image (a name ending in {QUERY_NUMBER}) among "
+                         f"{counted(len(gallery), 'image', 'images')}, e.g. {examples(gallery)}")
+    if no_query:
+        one = len(no_query) == 1
+        notes.append(f"{counted(len(no_query), 'group has', 'groups have')} no query image "
+                     f"(NN = {QUERY_NUMBER}), e.g. {examples(no_query)}; "
+                     f"{'its' if one else 'their'} images stay in the database as negatives")
+    if alone:
+        one = len(alone) == 1
+        notes.append(f"{counted(len(alone), 'query is', 'queries are')} alone in "
+                     f"{'its' if one else 'their'} group, e.g. {examples(alone)}; the "
+                     f"evaluation reports {'it' if one else 'them'} as skipped")
     return Dataset(name="holidays", format=NAME, path=path, gallery=tuple(gallery),
                    queries=tuple(queries), groups=("positive",), protocols=("holidays",),
-                   image_paths=paths, notes=tuple(notes))
+                   image_paths=paths, gallery_labels=np.asarray([n[:4] for n in gallery]),
+                   notes=tuple(notes))
 
 
-READER = Reader(NAME, "INRIA Holidays names GGGGNN.jpg (folder or name list)",
-                sniff_holidays, read_holidays, priority=8)
+def _queries(gallery: list[str]) -> tuple[list[Query], list[str], list[str]]:
+    """Return the queries of a sorted gallery, the groups with no query, the lone queries."""
+    members: dict[str, list[int]] = {}
+    for i, name in enumerate(gallery):
+        members.setdefault(name[:4], []).append(i)
+    queries: list[Query] = []
+    no_query: list[str] = []
+    alone: list[str] = []
+    for group, indices in members.items():
+        query = f"{group}{QUERY_NUMBER}"
+        if gallery[indices[0]] != query:  # sorted: the 00 image comes first in its group
+            no_query.append(group)
+            continue
+        if len(indices) == 1:
+            alone.append(query)
+        queries.append(build_query(query, query, {"positive": indices},
+                                   self_index=indices[0], meta={"label": group}))
+    return queries, no_query, alone
+
+
+def _folder_names(folder: Path) -> tuple[list[str], dict[str, Path]]:
+    """Return the image names of a folder and their files; InputError for a repeated name."""
+    files = list_images(folder, FOLDER_SUFFIXES, noun="image folder")
+    paths: dict[str, Path] = {}
+    clashes: list[str] = []
+    for f in files:
+        if f.stem in paths:
+            clashes.append(f"{paths[f.stem].name} and {f.name}")
+        paths[f.stem] = f
+    if clashes:
+        what = counted(len(clashes), "image name appears", "image names appear")
+        raise InputError(f"{folder.absolute().name}: {what} twice, e.g. "
+                         f"{examples(clashes, 2)}; keep one file per name")
+    return list(paths), paths
+
+
+def _sniff_list_names(path: Path) -> list[str]:
+    with path.open("rb") as f:
+        head = f.read(SNIFF_BYTES + 1)
+    lines = head[:SNIFF_BYTES].decode("utf-8-sig").splitlines()
+    if len(head) > SNIFF_BYTES and lines:
+        lines = lines[:-1]  # the last line may be cut
+    return [list_entry_name(line) for line in lines if line.strip()]
+
+
+def _sniff_folder_names(folder: Path) -> list[str]:
+    names: list[str] = []
+    with os.scandir(folder) as it:
+        for entry in it:
+            stem, dot, suffix = entry.name.rpartition(".")
+            if dot and f".{suffix.lower()}" in FOLDER_SUFFIXES and entry.is_file():
+                names.append(stem)
+                if len(names) >= SNIFF_FILES:
+                    break
+    return names
+
+
+READER = Reader(NAME, "INRIA Holidays images named GGGGNN.jpg (a folder, or a name list such "
+                "as holidays_images.dat)", sniff_holidays, read_holidays, priority=8)

@@ -1,88 +1,200 @@
-"""Person re-identification folders: Market-1501, DukeMTMC-reID, CUHK03 in the same layout.
+"""Person re-identification folders: Market-1501, DukeMTMC-reID, CUHK03-NP in the same layout.
 
-A folder with ``query/`` and ``bounding_box_test/``. File names carry the person id and the
-camera: ``0001_c1s1_001051_00.jpg`` (Market-1501), ``0001_c2_f0046182.jpg`` (DukeMTMC-reID),
-read as torchreid reads them (``([-\\d]+)_c(\\d)``). Conventions of the Market-1501 protocol
-as torchreid and fast-reid evaluate it (Zheng et al., ICCV 2015):
+A folder with ``query/`` and ``bounding_box_test/`` (the gallery). File names carry the
+person id and the camera: ``0001_c1s1_001051_00.jpg`` (Market-1501: id, camera, sequence,
+frame, box), ``0001_c2_f0046182.jpg`` (DukeMTMC-reID: id, camera, frame). They are read as
+torchreid's ``Market1501`` and ``DukeMTMCreID`` datasets read them: the first match of
+``([-\\d]+)_c(\\d)`` gives (person id, camera); here it is searched in the file name only,
+not in the whole path as torchreid does. Images are ``.jpg``, ``.jpeg`` or ``.png``
+(CUHK03-NP ships ``.png``); other files are not listed. Image names are the file stems.
 
-* gallery images of person id -1 ("junk") are removed for every query;
-* id 0 ("distractors") stays in the gallery as a negative;
-* for each query, gallery images of the same id and the same camera are removed
-  (relevance group ``same_camera``); the same id on another camera is ``positive``.
+Conventions of the Market-1501 evaluation (Zheng et al., ICCV 2015) as torchreid's
+``eval_market1501`` and fast-reid apply them:
 
-A folder whose name contains ``cuhk03`` is scored with the ``cuhk03`` protocol
-(single-gallery-shot CMC); ``--protocol`` overrides either way.
+* gallery images of person id -1 ("junk") are removed for every query
+  (``Dataset.global_ignored``; torchreid drops them when it lists the folder, which ranks
+  the same); queries of id -1 are removed and reported;
+* id 0 ("distractors", background detections) stays in the gallery as a negative;
+* for each query, gallery images of the same id and the same camera are relevance group
+  ``same_camera`` (the protocol removes them); the same id on another camera is
+  ``positive``.
+
+Protocol: ``market1501``. A folder whose name contains ``cuhk03`` (case-insensitive:
+``CUHK03-NP``, ``cuhk03_labeled``), or CUHK03-NP's ``detected``/``labeled`` subfolder of
+such a folder (``cuhk03-np/detected``), gets ``cuhk03`` (single-gallery-shot CMC);
+``--protocol`` overrides either way.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from irviewer.core.dataset import Dataset, SkippedQuery, build_query, index_array
-from irviewer.core.errors import InputError, examples
+from irviewer.core.dataset import Dataset, Query, SkippedQuery, build_query, index_array
+from irviewer.core.errors import InputError, counted, examples
 from irviewer.formats.base import Reader, ReadOptions, list_images
 
 NAME = "reid"
-PATTERN = re.compile(r"([-\d]+)_c(\d)")
+QUERY_DIR = "query"
+GALLERY_DIR = "bounding_box_test"
+#: torchreid's Market1501 / DukeMTMCreID pattern: (person id, camera).
+PERSON_CAMERA = re.compile(r"([-\d]+)_c(\d)")
 SUFFIXES = (".jpg", ".jpeg", ".png")
+JUNK_ID = -1
+DEFAULT_PROTOCOL = "market1501"
+CUHK03_PROTOCOL = "cuhk03"
+#: CUHK03-NP (Zhong et al., CVPR 2017) ships two Market-style sets in one folder.
+CUHK03_NP_SUBSETS = ("detected", "labeled")
+
+
+@dataclass(frozen=True)
+class ReidFolder:
+    """The images of one folder (query or gallery) with the person id and camera of each."""
+
+    files: tuple[Path, ...]
+    person_ids: np.ndarray  # int64
+    cameras: np.ndarray  # int64
+
+    @property
+    def names(self) -> list[str]:
+        """Return the image names (file stems), in file-name order."""
+        return [f.stem for f in self.files]
+
+
+def parse_person_camera(file_name: str) -> tuple[int, int] | None:
+    """Return (person id, camera) of a Market-1501 / DukeMTMC-reID file name, or None.
+
+    The first match of torchreid's ``([-\\d]+)_c(\\d)``: ``0001_c1s1_001051_00.jpg`` ->
+    (1, 1), ``-1_c3s2_000001_00.jpg`` -> (-1, 3), ``0005_c2_f0046182.jpg`` -> (5, 2).
+    None when there is no match or the id is not an integer (``1-2_c1.jpg``).
+    """
+    found = PERSON_CAMERA.search(file_name)
+    if found is None:
+        return None
+    try:
+        return int(found.group(1)), int(found.group(2))
+    except ValueError:
+        return None
 
 
 def sniff_reid(path: Path) -> bool:
-    """Return True for a folder with ``query/`` and ``bounding_box_test/``."""
-    p = Path(path)
-    return p.is_dir() and (p / "query").is_dir() and (p / "bounding_box_test").is_dir()
+    """Return True for a folder holding both ``query/`` and ``bounding_box_test/``."""
+    try:
+        p = Path(path)
+        return p.is_dir() and (p / QUERY_DIR).is_dir() and (p / GALLERY_DIR).is_dir()
+    except OSError:
+        return False
 
 
-def _parse(folder: Path) -> tuple[list[Path], np.ndarray, np.ndarray]:
+def default_protocol(root: Path) -> str:
+    """Return ``cuhk03`` when the folder's name contains ``cuhk03`` (case-insensitive), or
+    when it is CUHK03-NP's ``detected``/``labeled`` inside such a folder; else ``market1501``."""
+    absolute = Path(root).absolute()
+    names = [absolute.name]
+    if absolute.name.lower() in CUHK03_NP_SUBSETS:
+        names.append(absolute.parent.name)
+    return CUHK03_PROTOCOL if any("cuhk03" in n.lower() for n in names) else DEFAULT_PROTOCOL
+
+
+def read_reid_folder(root: Path, sub: str) -> ReidFolder:
+    """Return the images of ``root/sub`` with their person ids and cameras.
+
+    InputError when the folder is missing, cannot be listed or holds no image, when a file
+    name carries no person id and camera (count and examples), and when two files share a
+    name (``x.jpg`` and ``x.png``).
+    """
+    folder = root / sub
+    where = root.absolute().name
     if not folder.is_dir():
-        raise InputError(f"{folder.parent.name}: the folder {folder.name}/ is missing (a "
-                         "re-identification set needs query/ and bounding_box_test/)")
-    files = list_images(folder, SUFFIXES)
-    pids, cams, bad = [], [], []
+        raise InputError(f"{where}: the folder {sub}/ is missing; a re-identification set "
+                         f"needs {QUERY_DIR}/ and {GALLERY_DIR}/")
+    files = list_images(folder, SUFFIXES, noun=f"{sub} folder")
+    ids: list[int] = []
+    cams: list[int] = []
+    bad: list[str] = []
     for f in files:
-        m = PATTERN.search(f.name)
-        if m is None:
+        parsed = parse_person_camera(f.name)
+        if parsed is None:
             bad.append(f.name)
             continue
-        pids.append(int(m.group(1)))
-        cams.append(int(m.group(2)))
+        ids.append(parsed[0])
+        cams.append(parsed[1])
     if bad:
-        raise InputError(f"{folder.name}/: {len(bad)} file names do not carry a person id and "
-                         f"camera (PPPP_cC...), e.g. {examples(bad)}")
-    return files, np.array(pids, dtype=np.int64), np.array(cams, dtype=np.int64)
+        what = counted(len(bad), "file name does", "file names do")
+        raise InputError(f"{where}/{sub}/: {what} not carry a person id and camera "
+                         f"(PPPP_cC...), e.g. {examples(bad)}; Market-1501 names look like "
+                         "0001_c1s1_001051_00.jpg, DukeMTMC-reID like 0001_c2_f0046182.jpg")
+    seen: dict[str, Path] = {}
+    clashes: list[str] = []
+    for f in files:
+        if f.stem in seen:
+            clashes.append(f"{seen[f.stem].name} and {f.name}")
+        seen[f.stem] = f
+    if clashes:
+        what = counted(len(clashes), "image name appears", "image names appear")
+        raise InputError(f"{where}/{sub}/: {what} twice, e.g. {examples(clashes, 2)}; keep "
+                         "one file per name")
+    return ReidFolder(tuple(files), np.asarray(ids, dtype=np.int64),
+                      np.asarray(cams, dtype=np.int64))
 
 
 def read_reid(path: Path, options: ReadOptions | None = None) -> Dataset:
-    """Return the re-identification Dataset (protocol market1501, or cuhk03 by folder name)."""
+    """Return the re-identification :class:`Dataset` of a Market-1501-style folder.
+
+    Gallery: ``bounding_box_test/`` in file-name order, ``gallery_labels`` the person ids;
+    id -1 images in ``global_ignored``. Queries: ``query/`` in file-name order, each with
+    groups ``positive`` (same id, other camera) and ``same_camera`` (same id, same camera)
+    and ``meta`` ``{"label": person id, "camera": camera}``; id -1 queries are removed and
+    reported. Protocol ``market1501``, or ``cuhk03`` by folder name (:func:`default_protocol`).
+    InputError for a path that is not a folder, a missing or empty subfolder, a file name
+    without id and camera, or a query folder holding only id -1 images.
+    """
     root = Path(path)
-    q_files, q_pid, q_cam = _parse(root / "query")
-    g_files, g_pid, g_cam = _parse(root / "bounding_box_test")
-    gallery = [f.stem for f in g_files]
-    order = np.argsort(g_pid, kind="stable")
-    sorted_pid = g_pid[order]
-    queries, skipped = [], []
-    for f, pid, cam in zip(q_files, q_pid, q_cam, strict=True):
-        if pid == -1:
-            skipped.append(SkippedQuery(f.stem, "person id -1 (junk) cannot be a query"))
-            continue
-        a, b = np.searchsorted(sorted_pid, [pid, pid + 1])
-        same = order[a:b]
-        same_cam = g_cam[same] == cam
-        queries.append(build_query(f.stem, f.stem, {"positive": same[~same_cam],
-                                                    "same_camera": same[same_cam]},
-                                   meta={"label": int(pid), "camera": int(cam)}))
+    name = root.absolute().name
+    if not root.is_dir():
+        raise InputError(f"{root}: not a folder; a re-identification set is a folder with "
+                         f"{QUERY_DIR}/ and {GALLERY_DIR}/")
+    query_folder = read_reid_folder(root, QUERY_DIR)
+    gallery_folder = read_reid_folder(root, GALLERY_DIR)
+    queries, skipped = _queries(query_folder, gallery_folder)
     if not queries:
-        raise InputError(f"{root.name}: no query with a person id")
-    protocol = "cuhk03" if "cuhk03" in root.name.lower() else "market1501"
-    paths = {f.stem: f for f in (*q_files, *g_files)}
-    return Dataset(name=root.name, format=NAME, path=root, gallery=tuple(gallery),
-                   queries=tuple(queries), groups=("positive", "same_camera"),
-                   protocols=(protocol,), global_ignored=index_array(np.flatnonzero(g_pid == -1)),
-                   skipped_queries=tuple(skipped), image_paths=paths, gallery_labels=g_pid)
+        which = ("the only query has" if len(skipped) == 1
+                 else f"all {len(skipped)} queries have")
+        raise InputError(f"{name}: {which} person id -1 (junk), so nothing is left to "
+                         "evaluate")
+    g_ids = gallery_folder.person_ids
+    paths = {f.stem: f for f in (*query_folder.files, *gallery_folder.files)}
+    return Dataset(name=name, format=NAME, path=root,
+                   gallery=tuple(gallery_folder.names), queries=tuple(queries),
+                   groups=("positive", "same_camera"), protocols=(default_protocol(root),),
+                   global_ignored=index_array(np.flatnonzero(g_ids == JUNK_ID)),
+                   skipped_queries=tuple(skipped), image_paths=paths, gallery_labels=g_ids)
 
 
-READER = Reader(NAME, "person re-identification folder (Market-1501, DukeMTMC-reID, CUHK03)",
-                sniff_reid, read_reid, priority=10)
+def _queries(query_folder: ReidFolder,
+             gallery_folder: ReidFolder) -> tuple[list[Query], list[SkippedQuery]]:
+    """Return the queries (relevance groups by id and camera) and the removed id -1 queries."""
+    g_ids, g_cams = gallery_folder.person_ids, gallery_folder.cameras
+    by_id = np.argsort(g_ids, kind="stable")
+    sorted_ids = g_ids[by_id]
+    queries: list[Query] = []
+    skipped: list[SkippedQuery] = []
+    for name, pid, cam in zip(query_folder.names, query_folder.person_ids.tolist(),
+                              query_folder.cameras.tolist(), strict=True):
+        if pid == JUNK_ID:
+            skipped.append(SkippedQuery(name, "person id -1 (junk) cannot be a query"))
+            continue
+        start, stop = np.searchsorted(sorted_ids, [pid, pid + 1])
+        same_id = by_id[start:stop]
+        on_camera = g_cams[same_id] == cam
+        queries.append(build_query(name, name, {"positive": same_id[~on_camera],
+                                                "same_camera": same_id[on_camera]},
+                                   meta={"label": pid, "camera": cam}))
+    return queries, skipped
+
+
+READER = Reader(NAME, "person re-identification folder with query/ and bounding_box_test/ "
+                "(Market-1501, DukeMTMC-reID, CUHK03-NP)", sniff_reid, read_reid, priority=10)
