@@ -206,7 +206,8 @@ def run_eval(args: argparse.Namespace) -> int:
     if args.export_trec is not None:
         for ev in evaluations:
             stem = f"{args.export_trec}.{ev.protocol.name}"
-            write_trec_run(Path(f"{stem}.run"), ev)
+            for note in write_trec_run(Path(f"{stem}.run"), ev):
+                print(f"note: {note}", file=sys.stderr)
             write_qrels(Path(f"{stem}.qrels"), ev)
     if args.json is not None:
         atomic_write_text(args.json, json.dumps(report, indent=1, allow_nan=False) + "\n")

@@ -141,3 +141,32 @@ def test_internal_error_is_exit_1_with_a_report(case, capsys, monkeypatch):
     rc = main(["eval", str(case / "set.csv"), "-d", str(case / "d.npz")])
     err = capsys.readouterr().err
     assert rc == 1 and "RuntimeError: boom" in err and "internal error" in err
+
+
+def test_export_trec_then_score_the_run_as_a_ranking(tmp_path, capsys):
+    """The exported run, read back with --ranking, gives the same mAP as the descriptors."""
+    (tmp_path / "set.csv").write_text("image,instance,role\na1.jpg,a,both\na2.jpg,a,gallery\n"
+                                      "b1.jpg,b,both\nb2.jpg,b,gallery\nc1.jpg,c,gallery\n")
+    rng = np.random.default_rng(3)
+    np.savez(tmp_path / "d.npz", features=rng.standard_normal((5, 8)).astype(np.float32),
+             names=np.array(["a1", "a2", "b1", "b2", "c1"]))
+    assert main(["eval", str(tmp_path / "set.csv"), "-d", str(tmp_path / "d.npz"),
+                 "--export-trec", str(tmp_path / "out"), "--json",
+                 str(tmp_path / "a.json")]) == 0
+    assert (tmp_path / "out.instance.qrels").is_file()
+    assert main(["eval", str(tmp_path / "set.csv"), "--ranking",
+                 str(tmp_path / "out.instance.run"), "--json", str(tmp_path / "b.json")]) == 0
+    a = json.loads((tmp_path / "a.json").read_text())
+    b = json.loads((tmp_path / "b.json").read_text())
+    assert b["descriptors"] is None and b["ranking"]["depth"] >= 1
+    assert a["evaluations"][0]["summary"]["mAP"] == pytest.approx(
+        b["evaluations"][0]["summary"]["mAP"])
+    assert "precomputed lists" in capsys.readouterr().out
+
+
+def test_export_trec_notes_reach_the_user(case, capsys):
+    """A trapezoid protocol's export says that trec_eval will not reproduce its AP."""
+    assert main(["eval", str(case / "set.csv"), "-d", str(case / "d.npz"), "--ap",
+                 "trapezoid", "--export-trec", str(case / "exp")]) == 0
+    err = capsys.readouterr().err
+    assert "trapezoid" in err and err.startswith("note: ")

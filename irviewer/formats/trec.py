@@ -1,69 +1,227 @@
-"""TREC exports: a run and qrels with which trec_eval or ranx reproduce irviewer's AP.
+"""TREC exports: a run and qrels with which trec_eval or ranx reproduce irviewer's finite AP.
 
-trec_eval cannot ignore documents, so the run leaves out, per query, every item the protocol
-removes (junk, same camera, the query itself when the self-match is removed) — exactly what
-irviewer does before counting ranks. Each list goes at least down to the query's last
-retrieved positive (from the query's full score row when the stored top-K is shorter), so
-trec_eval's ``map`` equals irviewer's finite-sum mAP. The score column is written as a
-strictly decreasing number derived from the rank (``depth - rank``): trec_eval re-sorts by
-score and breaks ties by docid, which would otherwise reorder equal cosines. Queries the
-protocol skips (no positive) are left out of the qrels, so trec_eval does not score them 0.
+``write_trec_run`` and ``write_qrels`` write one evaluation (one protocol) in the formats of
+trec_eval (NIST, https://github.com/usnistgov/trec_eval): run lines
+``qid Q0 docid rank score tag`` and qrels lines ``qid 0 docid relevance``. Query ids are
+query names, document ids gallery names. ``trec_eval -m map QRELS RUN`` (or ranx's
+``evaluate(qrels, run, "map")``) then gives exactly irviewer's mAP under the *finite-sum*
+rule (mean over positives of P@rank; ``--ap finite``). Under a trapezoid protocol (Oxford,
+revisited, Holidays) the files still hold that protocol's positives and removals, but the
+AP they give is the finite-sum one; the writer's notes say so.
+
+How the files make that exact:
+
+* **Removed items are left out of the run.** trec_eval cannot ignore a document: an item
+  absent from the qrels counts as non-relevant. So, per query, the run leaves out every
+  item the protocol removes before counting ranks — its ignored groups (junk, same camera),
+  the query's own image when the protocol removes the self-match, and images removed for
+  every query — exactly as :func:`irviewer.core.evaluation.protocol_ranks` does.
+* **Deep enough.** Each list goes down to ``depth`` (default: the stored top-K) and in any
+  case to the query's last retrieved positive, so every positive irviewer counts is in the
+  run. When the stored top-K is too short the list comes from the query's full score row
+  (:meth:`~irviewer.core.ranking.Ranking.score_row`, ordered by descending score, ties in
+  gallery order — irviewer's stable ranking). A truncated precomputed ranking is written as
+  far as it is known. A protocol with a list depth (HPatches: 50) is cut there.
+* **No reordering by trec_eval.** trec_eval ignores the rank column and sorts by score,
+  ties broken by docid descending (``comp_sim_docno`` in ``form_res_rels.c``). A query's
+  real scores are written (``%.9g``, which keeps float32 values distinct) when they strictly
+  decrease down its list; otherwise — equal scores, or a list without scores — its whole
+  score column is ``n, n-1, ..., 1`` for a list of ``n`` (the rank, turned into a strictly
+  decreasing number). Either way score order = rank order, and ties cannot reorder a list.
+* **The qrels list the protocol's positives** with relevance 1, every positive, retrieved or
+  not (trec_eval divides by all of them, as irviewer does). Under a protocol whose AP divides
+  by the positives within the list only (HPatches, ``ap_positives="retrieved"``), positives
+  beyond the list get relevance 0, so the query stays in the qrels (scored 0 when none is
+  retrieved, as irviewer does).
+* **Skipped queries are left out** of both files: a query with no positive after the
+  protocol's removals is left out of irviewer's means, while trec_eval would score it 0.
+* A query that is evaluated but whose list is empty (a precomputed ranking that retrieved
+  nothing for it) has no run line; trec_eval then skips it unless given ``-c`` (ranx:
+  ``make_comparable=True``). The writer's notes say when this happens.
+
+Both files are written atomically (a temporary file, then ``os.replace``).
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
 from irviewer.core.atomic import atomic_open
+from irviewer.core.errors import InputError, examples
 from irviewer.core.evaluation import Evaluation, query_roles
 
+_SPACE = re.compile(r"\s")
 
-def ranked_list(evaluation: Evaluation, q: int, depth: int | None = None) -> np.ndarray:
-    """Return query ``q``'s ranked gallery indices with the protocol's removals taken out,
-    at least down to its last retrieved positive (and to ``depth`` when given)."""
+
+def exported_list(evaluation: Evaluation, q: int,
+                  depth: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Return (gallery indices, scores) of query ``q``'s list as the run writes it.
+
+    The ranked gallery with the protocol's removed items taken out, down to ``depth``
+    (default: the stored top-K depth) and at least to the last retrieved positive, cut at
+    the protocol's list depth; scores are float32 (nan where a precomputed ranking has
+    none). Positives sit exactly at the ranks the evaluation counted (checked; should the
+    score row round differently from the ranking, the positives are put at their counted
+    ranks and the scores dropped).
+    """
     ev = evaluation
-    ds, ranking = ev.dataset, ev.ranking
-    mask = np.zeros(ds.n_gallery, dtype=bool)
-    mask[ds.global_ignored] = True
-    _, ign = query_roles(ds.queries[q], ev.protocol, mask)
-    drop = mask.copy()
+    ds, ranking, protocol = ev.dataset, ev.ranking, ev.protocol
+    global_mask = np.zeros(ds.n_gallery, dtype=bool)
+    global_mask[ds.global_ignored] = True
+    pos, ign = query_roles(ds.queries[q], protocol, global_mask)
+    drop = global_mask.copy()
     drop[ign] = True
-    ranks = ev.positives.of(q)
-    need = max(depth or ranking.k, int(ranks[-1]) + 1 if len(ranks) else 0)
-    top = ranking.top_indices[q]
-    top = top[top >= 0]
-    kept = top[~drop[top]]
-    if len(kept) >= need or ranking.truncated:
-        return kept[:need]
-    row = ranking.score_row(q)
-    order = np.argsort(-row, kind="stable")
-    order = order[np.isfinite(row[order]) & ~drop[order]]
-    return order[:need]
+    counted = ev.positives.of(q)
+    need = max(ranking.k if depth is None else depth, int(counted[-1]) + 1 if len(counted) else 0)
+    if protocol.list_depth is not None:
+        need = min(need, protocol.list_depth)
+    top, top_scores = ranking.top_indices[q], ranking.top_scores[q]
+    valid = top >= 0
+    top, top_scores = top[valid], top_scores[valid]
+    keep = ~drop[top]
+    listed, scores = top[keep][:need], top_scores[keep][:need]
+    if len(listed) < need and not ranking.truncated:
+        row = ranking.score_row(q)
+        listed = top_stable(row, drop, need)
+        scores = row[listed]
+    scores = scores.astype(np.float32)
+    is_pos = np.isin(listed, pos)
+    if not np.array_equal(np.flatnonzero(is_pos), counted):
+        listed = _place_positives(ev, q, pos, ign, listed[~is_pos], len(listed))
+        scores = np.full(len(listed), np.nan, dtype=np.float32)
+    return listed, scores
+
+
+def top_stable(row: np.ndarray, drop: np.ndarray, n: int) -> np.ndarray:
+    """Return the gallery indices of the ``n`` best scores of ``row`` that are finite and not
+    dropped, by descending score, equal scores in gallery order (irviewer's stable ranking),
+    without sorting the whole row."""
+    valid = np.flatnonzero(np.isfinite(row) & ~drop)
+    values = row[valid]
+    if n < len(valid):
+        nth_best = np.partition(values, len(values) - n)[len(values) - n]
+        valid = valid[values >= nth_best]  # still in gallery order
+    return valid[np.argsort(-row[valid], kind="stable")][:n]
+
+
+def _place_positives(ev: Evaluation, q: int, pos: np.ndarray, ign: np.ndarray,
+                     negatives: np.ndarray, length: int) -> np.ndarray:
+    """Return a list of ``length`` with each retrieved positive at its counted rank and the
+    negatives, in order, in the other places."""
+    raw = ev.ranking.rank_items(q, pos)
+    ign_ranks = np.sort(ev.ranking.rank_items(q, ign))
+    ign_ranks = ign_ranks[ign_ranks >= 0]
+    adjusted = raw - np.searchsorted(ign_ranks, raw)
+    got = (raw >= 0) & (adjusted < length)
+    out = np.full(length, -1, dtype=np.int64)
+    out[adjusted[got]] = pos[got]
+    free = np.flatnonzero(out < 0)
+    n = min(len(free), len(negatives))
+    out[free[:n]] = negatives[:n]
+    return out[out >= 0]
+
+
+def trec_scores(scores: np.ndarray) -> list[str]:
+    """Return the score column for one list: the real scores (``%.9g``) when they are finite
+    and strictly decreasing, else ``n, n-1, ..., 1``; both sort exactly like the ranks."""
+    if _strictly_decreasing(scores):
+        return [f"{float(v):.9g}" for v in np.asarray(scores, dtype=np.float32)]
+    return [str(len(scores) - r) for r in range(len(scores))]
 
 
 def write_trec_run(path: Path, evaluation: Evaluation, depth: int | None = None,
-                   tag: str = "irviewer") -> None:
-    """Write the evaluation's ranking as a TREC run (``qid Q0 docid rank score tag``)."""
-    ds = evaluation.dataset
-    with atomic_open(Path(path)) as out:
-        for q, query in enumerate(ds.queries):
-            if evaluation.positives.n_positives[q] == 0:
+                   tag: str = "irviewer") -> tuple[str, ...]:
+    """Write the evaluation's ranking as a TREC run; return notes for the user.
+
+    One line ``qid Q0 docid rank score tag`` per listed item of each evaluated query (see
+    the module docstring for what is listed and why). ``depth`` is a minimum list length
+    after removals; lists always reach the last retrieved positive. InputError when a
+    name or the tag contains white space (a TREC file cannot hold it) or the file cannot
+    be written.
+    """
+    path = Path(path)
+    ev = evaluation
+    ds = ev.dataset
+    if depth is not None and depth < 1:
+        raise InputError(f"{path.name}: the run depth must be at least 1, not {depth}")
+    if not tag or _SPACE.search(tag):
+        raise InputError(f"{path.name}: the run tag {tag!r} must be one word")
+    _check_names(path, ev)
+    empty: list[str] = []
+    tied = 0
+    with atomic_open(path) as out:
+        for q, listed, scores in _lists(ev, depth):
+            qname = ds.queries[q].name
+            if not len(listed):
+                empty.append(qname)
                 continue
-            listed = ranked_list(evaluation, q, depth)
-            n = len(listed)
-            for r, g in enumerate(listed):
-                out.write(f"{query.name} Q0 {ds.gallery[g]} {r + 1} {n - r} {tag}\n")
+            column = trec_scores(scores)
+            tied += not _strictly_decreasing(scores)
+            out.writelines(f"{qname} Q0 {ds.gallery[g]} {r} {s} {tag}\n"
+                           for r, (g, s) in enumerate(zip(listed, column, strict=True),
+                                                      start=1))
+    notes = []
+    if ev.protocol.ap != "finite":
+        notes.append(f"{path.name}: trec_eval's map is the finite-sum AP; irviewer's mAP "
+                     f"under {ev.protocol.name} is {ev.protocol.ap}: compare with --ap finite")
+    if tied:
+        notes.append(f"{path.name}: {tied} lists have equal or missing scores; their score "
+                     "column is n, n-1, ..., 1 so that trec_eval keeps irviewer's order")
+    if empty:
+        notes.append(f"{path.name}: {len(empty)} evaluated queries retrieved nothing and have "
+                     f"no line, e.g. {examples(empty)}; give trec_eval -c (ranx: "
+                     "make_comparable=True) so they count as 0, as irviewer does")
+    return tuple(notes)
 
 
 def write_qrels(path: Path, evaluation: Evaluation) -> None:
-    """Write the protocol's positives as TREC qrels (``qid 0 docid 1``)."""
-    ds = evaluation.dataset
-    mask = np.zeros(ds.n_gallery, dtype=bool)
-    mask[ds.global_ignored] = True
-    with atomic_open(Path(path)) as out:
-        for query in ds.queries:
-            pos, _ = query_roles(query, evaluation.protocol, mask)
-            for g in pos:
-                out.write(f"{query.name} 0 {ds.gallery[g]} 1\n")
+    """Write the protocol's positives as TREC qrels (``qid 0 docid 1``), per evaluated query.
+
+    Under a protocol whose AP divides by the positives within its list only
+    (``ap_positives="retrieved"``), positives beyond the list are written with relevance 0.
+    InputError when a name contains white space or the file cannot be written.
+    """
+    path = Path(path)
+    ev = evaluation
+    ds = ev.dataset
+    _check_names(path, ev)
+    global_mask = np.zeros(ds.n_gallery, dtype=bool)
+    global_mask[ds.global_ignored] = True
+    within_list = ev.protocol.ap_positives == "retrieved"
+    with atomic_open(path) as out:
+        for q, query in enumerate(ds.queries):
+            if ev.positives.n_positives[q] == 0:
+                continue
+            pos, _ = query_roles(query, ev.protocol, global_mask)
+            relevant = np.ones(len(pos), dtype=bool)
+            if within_list:
+                listed, _ = exported_list(ev, q)
+                relevant = np.isin(pos, listed)
+            out.writelines(f"{query.name} 0 {ds.gallery[g]} {int(r)}\n"
+                           for g, r in zip(pos, relevant, strict=True))
+
+
+def _lists(ev: Evaluation, depth: int | None) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    for q in range(ev.dataset.n_queries):
+        if ev.positives.n_positives[q] > 0:
+            listed, scores = exported_list(ev, q, depth)
+            yield q, listed, scores
+
+
+def _strictly_decreasing(scores: np.ndarray) -> bool:
+    s = np.asarray(scores, dtype=np.float32)
+    return bool(np.all(np.isfinite(s)) and np.all(np.diff(s) < 0))
+
+
+def _check_names(path: Path, ev: Evaluation) -> None:
+    """InputError when a query or gallery name cannot be a TREC field (white space, empty)."""
+    ds = ev.dataset
+    for kind, names in (("query", [q.name for q in ds.queries]), ("gallery", ds.gallery)):
+        bad = [n for n in names if not n or _SPACE.search(n)]
+        if bad:
+            raise InputError(f"{path.name}: {len(bad)} {kind} names contain white space, which "
+                             f"a TREC file cannot hold, e.g. {examples(repr(n) for n in bad)}")
