@@ -1,0 +1,98 @@
+"""Opening as a Qt-free generator: several methods, re-scoring without re-ranking, the
+names methods get, and how dropped files are sorted by role."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from irviewer.core.errors import InputError
+from irviewer.session import (
+    OpenRequest,
+    classify_paths,
+    demo_request,
+    iter_open,
+    method_names,
+    open_now,
+)
+
+
+def test_the_demo_opens_with_both_descriptor_files():
+    opened = open_now(demo_request())
+    assert list(opened.methods) == ["strong.npz", "weak.npz"]
+    strong, weak = (opened.methods[n].evaluations["instance"].summary["mAP"]
+                    for n in ("strong.npz", "weak.npz"))
+    assert strong == pytest.approx(0.7918, abs=5e-5) and weak == pytest.approx(0.4485, abs=5e-5)
+    assert opened.ranking is opened.methods["strong.npz"].ranking
+
+
+def test_other_conventions_are_rescored_from_the_same_ranking_and_cached():
+    opened = open_now(demo_request())
+    base = opened.evaluation("weak.npz", "instance")
+    assert base is opened.methods["weak.npz"].evaluations["instance"]
+    trapezoid = opened.evaluation("weak.npz", "instance", ap="trapezoid")
+    assert trapezoid.protocol.ap == "trapezoid" and trapezoid.ranking is base.ranking
+    assert trapezoid.summary["mAP"] != base.summary["mAP"]
+    assert opened.evaluation("weak.npz", "instance", ap="trapezoid") is trapezoid
+    assert opened.evaluation("weak.npz", "instance", ap="finite") is base
+
+
+def test_progress_steps_name_each_method_and_end_with_the_result():
+    steps = list(iter_open(demo_request()))
+    stages = [s.stage for s in steps]
+    assert stages[0] == "reading the dataset"
+    assert "reading the descriptors (weak.npz, 2 of 2)" in stages
+    assert any(s.startswith("ranking (strong.npz, 1 of 2)") for s in stages)
+    assert steps[-1].opened is not None and all(s.opened is None for s in steps[:-1])
+
+
+def test_closing_the_generator_cancels_between_steps():
+    steps = iter_open(demo_request())
+    next(steps)
+    steps.close()
+    with pytest.raises(StopIteration):
+        next(steps)
+
+
+def test_a_precomputed_ranking_is_a_method_and_its_notes_reach_the_dataset(tmp_path):
+    manifest, strong = demo_request().dataset, demo_request().descriptors[0]
+    run = tmp_path / "partial.run"
+    run.write_text("images/leonardo_mona-lisa_query Q0 images/leonardo_mona-lisa_g1 1 0.9 t\n")
+    opened = open_now(OpenRequest(manifest, (strong,), (run,)))
+    assert list(opened.methods) == ["strong.npz", "partial.run"]
+    method = opened.methods["partial.run"]
+    assert method.kind == "ranking" and method.ranking.k == 1
+    assert any(n.startswith("partial.run: ") for n in opened.dataset.notes)
+    assert method.evaluations["instance"].dataset is opened.dataset
+
+
+def test_a_request_without_methods_is_a_sentence():
+    with pytest.raises(InputError, match="give a descriptor file or a precomputed ranking"):
+        open_now(OpenRequest(demo_request().dataset))
+
+
+@pytest.mark.parametrize(("paths", "names"), [
+    (["a/x.npz", "b/y.npz"], ["x.npz", "y.npz"]),
+    (["a/x.npz", "b/x.npz"], ["a/x.npz", "b/x.npz"]),
+    (["r/a/x.npz", "s/a/x.npz", "t.run"], ["r/a/x.npz", "s/a/x.npz", "t.run"]),
+    (["x.npz", "x.npz"], ["x.npz", "x.npz (2)"]),  # the same file twice
+])
+def test_method_names_are_short_and_unique(paths, names):
+    assert method_names(tuple(Path(p) for p in paths)) == names
+
+
+def test_dropped_files_are_sorted_by_role(tmp_path):
+    np.savez(tmp_path / "d.npz", features=np.zeros((1, 2)), names=np.array(["a"]))
+    np.savez(tmp_path / "r.npz", indices=np.zeros((1, 1), dtype=np.int64))
+    (tmp_path / "run.txt").write_text("q Q0 g 1 0.5 tag\n")
+    (tmp_path / "set.csv").write_text("image,instance,role\n")
+    (tmp_path / "gt_files").mkdir()
+    paths = [tmp_path / n for n in ("d.npz", "r.npz", "run.txt", "set.csv", "gt_files",
+                                    "s.irv", "x.results")]
+    roles = classify_paths(paths)
+    assert roles.descriptors == (tmp_path / "d.npz",)
+    assert roles.rankings == (tmp_path / "r.npz", tmp_path / "run.txt", tmp_path / "x.results")
+    assert roles.datasets == (tmp_path / "set.csv", tmp_path / "gt_files")
+    assert roles.sessions == (tmp_path / "s.irv",)
