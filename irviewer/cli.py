@@ -92,8 +92,16 @@ def build_gui_parser() -> argparse.ArgumentParser:
         description="Open the viewer (on the built-in museum demo without a dataset). "
         "For headless scoring see: irviewer eval --help")
     parser.add_argument("--version", action="version", version=f"irviewer {__version__}")
-    parser.add_argument("dataset", type=Path, nargs="?", help="dataset file or folder")
-    parser.add_argument("-d", "--descriptors", type=Path, help="its descriptor file")
+    parser.add_argument("dataset", type=Path, nargs="?",
+                        help="dataset file or folder (or a .irv session)")
+    parser.add_argument("-d", "--descriptors", type=Path, nargs="+", default=[],
+                        metavar="FILE", help="descriptor files, one method each")
+    parser.add_argument("--ranking", type=Path, nargs="+", default=[], metavar="FILE",
+                        help="precomputed rankings (TREC run, .npz indices, .results)")
+    parser.add_argument("--format", help="dataset reader to use instead of detecting it")
+    parser.add_argument("--images", type=Path, help="folder with the image files")
+    parser.add_argument("--instance-rule", metavar="RULE",
+                        help="instance sets named by file: dash, underscore2 or a regex")
     parser.add_argument("--screenshot", type=Path, metavar="PATH",
                         help="render the window offscreen to a PNG and exit")
     parser.add_argument("--select", metavar="QUERY", help="query to show (with --screenshot)")
@@ -115,8 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                   file=sys.stderr)
             return EXIT_INPUT
         try:
-            return run(gui_args.dataset, gui_args.descriptors, gui_args.screenshot,
-                       gui_args.select, gui_args.top_k)
+            return run(gui_args)
         except InputError as e:
             print(f"irviewer: error: {e}", file=sys.stderr)
             return EXIT_INPUT

@@ -1,14 +1,16 @@
-"""Starting the viewer: ``irviewer [DATASET -d DESCRIPTORS] [--screenshot PATH]``."""
+"""Starting the viewer: ``irviewer [DATASET -d DESCRIPTORS ...] [--screenshot PATH]``."""
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
 
+from irviewer.formats.base import ReadOptions
 from irviewer.gui.main_window import MainWindow
-from irviewer.session import demo_paths
+from irviewer.session import OpenRequest, demo_request
 
 
 def application() -> QApplication:
@@ -17,38 +19,47 @@ def application() -> QApplication:
     if not isinstance(app, QApplication):
         app = QApplication(sys.argv[:1])
         app.setApplicationName("irviewer")
+        app.setOrganizationName("irviewer")
     return app
 
 
-def run(dataset: Path | None, descriptors: Path | None, screenshot: Path | None,
-        select: str | None, top_k: int) -> int:
-    """Open the window (on the demo without a dataset); with ``screenshot``, render it
-    offscreen with every visible thumbnail loaded, save a PNG and return 0."""
-    if dataset is None:
-        dataset, descriptors = demo_paths()
-    if descriptors is None:
-        print("irviewer: error: give the dataset's descriptor file with -d FILE",
-              file=sys.stderr)
+def request_from_args(args: argparse.Namespace) -> OpenRequest:
+    """Return what the command line asks to open (the demo without a dataset)."""
+    if args.dataset is None:
+        return demo_request()
+    options = ReadOptions(images=args.images, instance_rule=args.instance_rule)
+    return OpenRequest(Path(args.dataset), tuple(args.descriptors), tuple(args.ranking),
+                       args.format, options)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Open the window on what ``args`` name; with ``--screenshot``, render it offscreen with
+    every visible thumbnail loaded, save a PNG and return 0 (2 with one line on bad input)."""
+    if args.dataset is not None and not args.descriptors and not args.ranking:
+        print("irviewer: error: give the dataset's descriptor file with -d FILE (or a "
+              "precomputed ranking with --ranking FILE)", file=sys.stderr)
         return 2
+    request = request_from_args(args)
     app = application()
-    window = MainWindow(top_k=top_k)
-    if screenshot is None:
+    window = MainWindow(top_k=args.top_k)
+    if args.screenshot is None:
         window.show()
-        window.open_paths(dataset, descriptors)
+        window.open_request(request)
         return app.exec()
-    window.open_paths(dataset, descriptors, sync=True)
+    window.open_request(request, sync=True)
     if window.last_error is not None:
         print(f"irviewer: error: {window.last_error}", file=sys.stderr)
+        window.close()
         return 2
     window.show()
-    if select:
-        window.select_query(select)
+    if args.select:
+        window.select_query(args.select)
     app.processEvents()
     window.cache.load_now(window.visible_thumbnails())
     app.processEvents()
-    ok = window.grab().save(str(screenshot))
+    ok = window.grab().save(str(args.screenshot))
     window.close()
     if not ok:
-        print(f"irviewer: error: {screenshot}: cannot write the PNG", file=sys.stderr)
+        print(f"irviewer: error: {args.screenshot}: cannot write the PNG", file=sys.stderr)
         return 2
     return 0

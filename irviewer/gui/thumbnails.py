@@ -17,41 +17,55 @@ BROKEN = "broken"
 
 def decode(path: Path | None, size: int) -> QImage | str | None:
     """Return a QImage at most ``size`` px, None for a missing file, BROKEN for a bad one."""
+    return decode_with_width(path, size)[0]
+
+
+def decode_with_width(path: Path | None, size: int) -> tuple[QImage | str | None, int]:
+    """Return (the image at most ``size`` px or None / BROKEN as :func:`decode`, the width of
+    the original image in pixels, 0 when unknown) — the width maps boxes onto the image."""
     if path is None or not Path(path).is_file():
-        return None
+        return None, 0
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             with Image.open(path) as im:
+                width = im.size[0]
                 im.draft("RGB", (size, size))  # JPEG: decode at reduced size
                 im = im.convert("RGB")
                 im.thumbnail((size, size))
                 data = im.tobytes()
                 return QImage(data, im.width, im.height, 3 * im.width,
-                              QImage.Format.Format_RGB888).copy()
+                              QImage.Format.Format_RGB888).copy(), width
     except (OSError, ValueError, Image.DecompressionBombError, Image.DecompressionBombWarning,
             SyntaxError):
-        return BROKEN
+        return BROKEN, 0
 
 
-class _Signals(QObject):
-    # Only Qt value types cross threads (a Python object in a queued signal is not safe):
-    # the name, "image" / "missing" / "broken", and the image (empty unless "image").
-    ready = Signal(str, str, QImage)
+class DecodeSignals(QObject):
+    """``ready(key, status, image, original width)`` from a :class:`DecodeJob`.
+
+    Only Qt value types cross threads (a Python object in a queued signal is not safe):
+    the key, "image" / "missing" / "broken", the image (empty unless "image") and the
+    original width (0 unless known)."""
+
+    ready = Signal(str, str, QImage, int)
 
 
-class _Job(QRunnable):
-    def __init__(self, name: str, path: Path | None, size: int, signals: _Signals) -> None:
+class DecodeJob(QRunnable):
+    """Decode one image in the thread pool and report it through ``signals``."""
+
+    def __init__(self, key: str, path: Path | None, size: int,
+                 signals: DecodeSignals) -> None:
         super().__init__()
-        self.name, self.path, self.size, self.signals = name, path, size, signals
+        self.key, self.path, self.size, self.signals = key, path, size, signals
 
     def run(self) -> None:
-        result = decode(self.path, self.size)
+        result, width = decode_with_width(self.path, self.size)
         if isinstance(result, QImage):
-            self.signals.ready.emit(self.name, "image", result)
+            self.signals.ready.emit(self.key, "image", result, width)
         else:
-            self.signals.ready.emit(self.name, "broken" if result == BROKEN else "missing",
-                                    QImage())
+            self.signals.ready.emit(self.key, "broken" if result == BROKEN else "missing",
+                                    QImage(), 0)
 
 
 class ThumbnailCache(QObject):
@@ -64,7 +78,7 @@ class ThumbnailCache(QObject):
         self.size, self.capacity = size, capacity
         self._items: OrderedDict[str, object] = OrderedDict()
         self._pending: set[str] = set()
-        self._signals = _Signals()
+        self._signals = DecodeSignals()
         self._signals.ready.connect(self._arrived)
         self.pool = QThreadPool.globalInstance()
 
@@ -76,7 +90,7 @@ class ThumbnailCache(QObject):
             return self._items[name]
         if name not in self._pending:
             self._pending.add(name)
-            self.pool.start(_Job(name, path, self.size, self._signals))
+            self.pool.start(DecodeJob(name, path, self.size, self._signals))
         return ...
 
     def load_now(self, items: list[tuple[str, Path | None]]) -> None:
@@ -85,7 +99,7 @@ class ThumbnailCache(QObject):
             if name not in self._items:
                 self._store(name, decode(path, self.size))
 
-    def _arrived(self, name: str, kind: str, image: QImage) -> None:
+    def _arrived(self, name: str, kind: str, image: QImage, _width: int) -> None:
         self._store(name, image if kind == "image" else (BROKEN if kind == "broken" else None))
 
     def _store(self, name: str, image: object) -> None:

@@ -1,31 +1,33 @@
 """Opening a dataset off the GUI thread: the core's generator runs in a QThread and reports
-by signal; a newer request makes older results stale (generation numbers). ``sync=True``
-runs on the calling thread, for tests and --screenshot."""
+by signal. A newer request, or Cancel, makes older ones stale (generation numbers): their
+generator is closed at its next step and nothing they produce reaches the window.
+``sync=True`` runs on the calling thread, for tests and --screenshot."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 from PySide6.QtCore import QObject, QThread, Signal
 
 from irviewer.core.errors import InputError
-from irviewer.session import iter_open
+from irviewer.session import OpenRequest, iter_open
 
 
 class _Runner(QObject):
     progress = Signal(int, str, int, int)
     opened = Signal(int, object)
     failed = Signal(int, str)
+    finished = Signal()
 
-    def __init__(self, generation: int, dataset: Path, descriptors: Path) -> None:
+    def __init__(self, generation: int, request: OpenRequest) -> None:
         super().__init__()
-        self.generation, self.dataset, self.descriptors = generation, dataset, descriptors
+        self.generation, self.request = generation, request
         self.cancelled = False
 
     def run(self) -> None:
+        steps = iter_open(self.request)
         try:
-            for step in iter_open(self.dataset, self.descriptors):
+            for step in steps:
                 if self.cancelled:
+                    steps.close()
                     return
                 if step.opened is not None:
                     self.opened.emit(self.generation, step.opened)
@@ -33,54 +35,74 @@ class _Runner(QObject):
                     self.progress.emit(self.generation, step.stage, step.done, step.total)
         except InputError as e:
             self.failed.emit(self.generation, str(e))
+        except MemoryError:
+            self.failed.emit(self.generation, "not enough memory to open this dataset; "
+                             "close other programs or use a smaller --top-k")
         except Exception as e:  # a bug: shown, not swallowed
-            self.failed.emit(self.generation, f"internal error: {type(e).__name__}: {e}")
+            self.failed.emit(self.generation, f"internal error (a bug, please report it): "
+                             f"{type(e).__name__}: {e}")
+        finally:
+            self.finished.emit()
 
 
 class Opener(QObject):
     """Opens datasets; emits ``progress(stage, done, total)``, ``opened(Opened)``,
-    ``failed(message)`` for the newest request only."""
+    ``failed(message)`` for the newest request only, and ``busy(bool)`` when work starts
+    and when the newest request ends (opened, failed or cancelled)."""
 
     progress = Signal(str, int, int)
     opened = Signal(object)
     failed = Signal(str)
+    busy = Signal(bool)
 
     def __init__(self) -> None:
         super().__init__()
         self.generation = 0
+        self.running = False
         self._threads: list[tuple[QThread, _Runner]] = []
 
-    def open(self, dataset: Path, descriptors: Path, sync: bool = False) -> None:
-        """Start opening; cancels (makes stale) any earlier request."""
-        self.cancel()
+    def open(self, request: OpenRequest, sync: bool = False) -> None:
+        """Start opening ``request``; makes any earlier request stale."""
+        self._stop_all()
         self.generation += 1
-        runner = _Runner(self.generation, Path(dataset), Path(descriptors))
+        runner = _Runner(self.generation, request)
         runner.progress.connect(self._progress)
         runner.opened.connect(self._opened)
         runner.failed.connect(self._failed)
+        self._set_busy(True)
         if sync:
             runner.run()
+            self._set_busy(False)
             return
         thread = QThread()
         runner.moveToThread(thread)
         thread.started.connect(runner.run)
-        runner.opened.connect(thread.quit)
-        runner.failed.connect(thread.quit)
+        runner.finished.connect(thread.quit)
         thread.finished.connect(lambda: self._forget(thread))
         self._threads.append((thread, runner))
         thread.start()
 
     def cancel(self) -> None:
-        """Mark running requests cancelled; their results are dropped."""
-        for _, runner in self._threads:
-            runner.cancelled = True
+        """Cancel the running request: it stops at its next step and reports nothing."""
+        self._stop_all()
+        self.generation += 1
+        self._set_busy(False)
 
     def wait(self) -> None:
-        """Block until every thread has ended (closing the window, tests)."""
-        self.cancel()
+        """Block until every worker thread has ended (closing the window, tests)."""
+        self._stop_all()
         for thread, _ in list(self._threads):
             thread.quit()
             thread.wait()
+
+    def _stop_all(self) -> None:
+        for _, runner in self._threads:
+            runner.cancelled = True
+
+    def _set_busy(self, busy: bool) -> None:
+        if busy != self.running:
+            self.running = busy
+            self.busy.emit(busy)
 
     def _forget(self, thread: QThread) -> None:
         self._threads = [(t, r) for t, r in self._threads if t is not thread]
@@ -91,8 +113,10 @@ class Opener(QObject):
 
     def _opened(self, generation: int, opened: object) -> None:
         if generation == self.generation:
+            self._set_busy(False)
             self.opened.emit(opened)
 
     def _failed(self, generation: int, message: str) -> None:
         if generation == self.generation:
+            self._set_busy(False)
             self.failed.emit(message)

@@ -1,0 +1,17 @@
+"""GUI test set-up: settings (recent files, window layout) go to a temporary folder, never
+to the user's own irviewer settings."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QSettings
+
+
+@pytest.fixture(autouse=True)
+def isolated_settings(tmp_path_factory, monkeypatch):
+    """Point QSettings' user scope at a fresh folder for each test."""
+    folder = tmp_path_factory.mktemp("settings")
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(folder))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(folder))
+    return folder
