@@ -45,7 +45,7 @@ from irviewer.gui.compare import CompareWindow, Side
 from irviewer.gui.models import QueryFilter, QueryTableModel
 from irviewer.gui.open_dialog import OpenDialog
 from irviewer.gui.plots import PRPlot
-from irviewer.gui.theme import QUERY_BOX, RELEVANCE, legend_html
+from irviewer.gui.theme import QUERY_BOX, RELEVANCE, SAME_CAMERA, legend_html
 from irviewer.gui.thumbnails import ThumbnailCache, decode
 from irviewer.gui.tiles import Tile, TileGrid
 from irviewer.gui.workers import Opener
@@ -183,7 +183,8 @@ class MainWindow(QMainWindow):
         info.addWidget(self.query_metrics)
         info.addLayout(k_row)
         info.addWidget(self.ignored_box)
-        info.addWidget(QLabel(legend_html()))
+        self.legend = QLabel(legend_html())
+        info.addWidget(self.legend)
         info.addWidget(QLabel('<span style="color:#555">Click a result to compare it with '
                               "the query</span>"))
         info.addStretch(1)
@@ -378,6 +379,7 @@ class MainWindow(QMainWindow):
             box.addItems(items)
             box.blockSignals(False)
         self.method_box.setEnabled(len(opened.methods) > 1)
+        self.legend.setText(legend_html(same_camera="same_camera" in ds.groups))
         self._rescore()
         self._jump(0)
 
@@ -454,15 +456,17 @@ class MainWindow(QMainWindow):
         top = ranking.top_indices[q]
         top = top[top >= 0]
         codes = ev.relevance(q, top)
+        codes[(codes == IGNORED) & np.isin(top, query.group("same_camera"))] = SAME_CAMERA
         scores = ranking.top_scores[q][: len(top)]
         tiles, shown_rank = [], 0
         for g, code, score in zip(top, codes, scores, strict=True):
-            if code == IGNORED and not self.show_ignored:
+            ignored = code in (IGNORED, SAME_CAMERA)
+            if ignored and not self.show_ignored:
                 continue
-            if code != IGNORED and shown_rank >= self.top_k:
+            if not ignored and shown_rank >= self.top_k:
                 break
-            rank = None if code == IGNORED else shown_rank + 1
-            shown_rank += code != IGNORED
+            rank = None if ignored else shown_rank + 1
+            shown_rank += not ignored
             tiles.append(Tile(int(g), ds.gallery[g], ds.image_paths.get(ds.gallery[g]), rank,
                               float(score), int(code)))
         self.grid.set_tiles(tiles)

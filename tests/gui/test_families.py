@@ -1,0 +1,105 @@
+"""Each benchmark family in the window, as its own files open it: the protocols offered, the
+tiles' relevance against the core's, and what the family adds (Oxford's query box and
+junk, re-identification's same-camera badge, HPatches' two tasks)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from irviewer.core.evaluation import IGNORED, POSITIVE
+from irviewer.gui.main_window import MainWindow
+from irviewer.gui.theme import SAME_CAMERA
+from irviewer.session import OpenRequest
+from tests.formats.test_hpatches import PATCHES
+from tests.formats.test_hpatches import write as write_hpatches
+from tests.formats.test_oxford import NAMES as OXFORD_NAMES
+from tests.formats.test_oxford import write_gt
+from tests.formats.test_reid import market
+
+
+def descriptors(path, names, seed=0):
+    """Write random descriptors for ``names``; return the file."""
+    rng = np.random.default_rng(seed)
+    np.savez(path, features=rng.standard_normal((len(names), 16)).astype(np.float32),
+             names=np.array(names))
+    return path
+
+
+def open_window(qtbot, request: OpenRequest) -> MainWindow:
+    w = MainWindow(top_k=10)
+    qtbot.addWidget(w)
+    w.show()
+    w.open_request(request, sync=True)
+    assert w.last_error is None, w.last_error
+    return w
+
+
+def assert_tiles_match_the_core(w: MainWindow) -> None:
+    for q in range(w.opened.dataset.n_queries):
+        w.show_query(q)
+        shown = np.array([t.index for t in w.grid.tiles])
+        core = w.evaluation.relevance(q, shown)
+        display = np.array([IGNORED if t.relevance == SAME_CAMERA else t.relevance
+                            for t in w.grid.tiles])
+        assert display.tolist() == core.tolist()
+
+
+def test_oxford_gt_files_with_images_show_the_query_box(qtbot, tmp_path):
+    gt = write_gt(tmp_path / "gt_files")
+    images = tmp_path / "jpg"
+    images.mkdir()
+    for name in OXFORD_NAMES:
+        Image.new("RGB", (640, 480), (90, 120, 150)).save(images / f"{name}.jpg")
+    d = descriptors(tmp_path / "d.npz", OXFORD_NAMES)
+    w = open_window(qtbot, OpenRequest(gt, (d,), options=_images(images)))
+    assert [w.protocol_box.itemText(i) for i in range(w.protocol_box.count())] == ["oxford"]
+    assert "trapezoid AP" in w.summary.text()
+    w.select_query("tower_1")
+    pixmap = w.query_image.pixmap().toImage()
+    f = pixmap.width() / 640
+    box_pixel = pixmap.pixelColor(int(10.5 * f) + 1, int(200 * f))  # the box's left edge
+    assert box_pixel.name() == "#0072b2"
+    w.ignored_box.setChecked(True)
+    shown = {t.name: t.relevance for t in w.grid.tiles}
+    assert shown["tower_000001"] == IGNORED  # junk, shown where it ranked
+    assert_tiles_match_the_core(w)
+
+
+def _images(folder):
+    from irviewer.formats.base import ReadOptions
+
+    return ReadOptions(images=folder)
+
+
+def test_reid_marks_same_camera_items_with_their_own_badge(qtbot, tmp_path):
+    root = market(tmp_path)
+    from irviewer.formats.reid import read_reid
+
+    ds = read_reid(root)
+    d = descriptors(tmp_path / "d.npz", [*ds.gallery, *(q.name for q in ds.queries)])
+    w = open_window(qtbot, OpenRequest(root, (d,)))
+    assert w.protocol_box.currentText() == "market1501"
+    assert "CMC@1" in w.summary.text() and "mINP" in w.summary.text()
+    assert "same camera" in w.legend.text()
+    w.ignored_box.setChecked(True)
+    w.select_query("0002_c1s1_000200_00")
+    badges = {t.name: t.relevance for t in w.grid.tiles}
+    assert badges["0002_c1s1_000201_01"] == SAME_CAMERA  # same id, camera 1
+    assert badges["0002_c4s1_000203_01"] == POSITIVE
+    assert "-1_c1s1_000001_00" not in badges  # id -1 is removed from every ranking
+    assert_tiles_match_the_core(w)
+
+
+@pytest.mark.parametrize("protocol", ["hpatches-patch", "hpatches-image"])
+def test_hpatches_benchmark_offers_both_tasks(qtbot, tmp_path, protocol):
+    bench = write_hpatches(tmp_path)
+    d = descriptors(tmp_path / "d.npz", list(PATCHES))
+    w = open_window(qtbot, OpenRequest(bench, (d,)))
+    assert [w.protocol_box.itemText(i) for i in range(2)] == ["hpatches-patch",
+                                                               "hpatches-image"]
+    w.protocol_box.setCurrentText(protocol)
+    assert w.evaluation.protocol.name == protocol
+    assert "same camera" not in w.legend.text()
+    assert_tiles_match_the_core(w)
