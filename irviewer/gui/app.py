@@ -32,6 +32,19 @@ def request_from_args(args: argparse.Namespace) -> OpenRequest:
                        args.format, options)
 
 
+def screenshot(window: MainWindow, path: Path, select: str | None = None) -> bool:
+    """Show ``window`` (offscreen under the offscreen platform), select ``select``, load
+    every visible thumbnail, render the window to the PNG ``path``; return True if written."""
+    app = application()
+    window.show()
+    if select:
+        window.select_query(select)
+    app.processEvents()
+    window.cache.load_now(window.visible_thumbnails())
+    app.processEvents()
+    return window.grab().save(str(path))
+
+
 def run(args: argparse.Namespace) -> int:
     """Open the window on what ``args`` name; with ``--screenshot``, render it offscreen with
     every visible thumbnail loaded, save a PNG and return 0 (2 with one line on bad input)."""
@@ -51,13 +64,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"irviewer: error: {window.last_error}", file=sys.stderr)
         window.close()
         return 2
-    window.show()
-    if args.select:
-        window.select_query(args.select)
-    app.processEvents()
-    window.cache.load_now(window.visible_thumbnails())
-    app.processEvents()
-    ok = window.grab().save(str(args.screenshot))
+    ok = screenshot(window, args.screenshot, args.select)
     window.close()
     if not ok:
         print(f"irviewer: error: {args.screenshot}: cannot write the PNG", file=sys.stderr)

@@ -1,0 +1,53 @@
+"""The --screenshot image is checked pixel by pixel, not only for existing: every visible
+result tile has its relevance colour on its frame and a decoded photograph inside (not
+the grey placeholder), the query image is there, and the PR plot is drawn."""
+
+from __future__ import annotations
+
+import numpy as np
+from PIL import Image
+from PySide6.QtCore import QPoint
+
+from irviewer.gui.app import screenshot
+from irviewer.gui.main_window import MainWindow
+from irviewer.gui.theme import RELEVANCE
+from irviewer.session import demo_request
+
+QUERY = "images/cezanne_boy-in-the-red-vest_query"
+PLACEHOLDER = (0xF4, 0xF2, 0xEE)  # the tile background while a thumbnail loads
+
+
+def rgb(hex_colour: str) -> tuple[int, int, int]:
+    return tuple(int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
+
+
+def test_screenshot_shows_every_visible_tile_with_its_colour_and_photo(qtbot, tmp_path):
+    w = MainWindow(top_k=50)
+    qtbot.addWidget(w)
+    w.open_request(demo_request(), sync=True)
+    out = tmp_path / "shot.png"
+    assert screenshot(w, out, QUERY)
+    with Image.open(out) as im:
+        assert im.size == (w.width(), w.height())
+        shot = np.asarray(im.convert("RGB")).astype(int)
+    viewport = w.grid.visibleRegion().boundingRect()
+    checked = 0
+    for i, tile in enumerate(w.grid.tiles):
+        rect = w.grid._rect(i)
+        if not viewport.contains(rect):
+            continue
+        frame = w.grid.mapTo(w, rect.topLeft() + QPoint(rect.width() // 2, 1))
+        assert tuple(shot[frame.y(), frame.x()]) == rgb(RELEVANCE[tile.relevance][0]), (
+            i, tile.name)
+        centre = w.grid.mapTo(w, rect.center())
+        patch = shot[centre.y() - 20:centre.y() + 20, centre.x() - 20:centre.x() + 20]
+        placeholder = (np.abs(patch - np.array(PLACEHOLDER)).sum(axis=2) < 6).mean()
+        assert placeholder < 0.2, f"tile {i} ({tile.name}) shows no photograph"
+        checked += 1
+    assert checked >= 8  # at least two rows are on screen
+    query = w.query_image.mapTo(w, w.query_image.rect().center())
+    assert shot[query.y() - 30:query.y() + 30, query.x() - 30:query.x() + 30].std() > 8
+    plot = w.plot.mapTo(w, w.plot.rect().center())
+    region = shot[plot.y() - 100:plot.y() + 100, plot.x() - 100:plot.x() + 100]
+    assert (np.abs(region - np.array(rgb("#0072B2"))).sum(axis=2) < 60).any(), \
+        "the query's PR curve is not drawn"
