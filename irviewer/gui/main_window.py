@@ -645,4 +645,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:  # noqa: N802
         self.opener.wait()
+        for child in self.findChildren(QWidget):
+            if child.isWindow() and child.isVisible():  # the comparison, message boxes
+                child.close()
         super().closeEvent(event)

@@ -15,3 +15,14 @@ def isolated_settings(tmp_path_factory, monkeypatch):
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(folder))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(folder))
     return folder
+
+
+@pytest.fixture(autouse=True)
+def no_window_leaks(qapp):
+    """Fail a test that leaves a window open (qtbot.addWidget closes what a test made)."""
+    yield  # qtbot's own teardown (closing what addWidget registered) runs before this
+    qapp.processEvents()
+    left = [w for w in qapp.topLevelWidgets() if w.isVisible()]
+    for w in left:
+        w.close()
+    assert not left, f"windows left open: {[type(w).__name__ for w in left]}"
