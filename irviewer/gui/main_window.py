@@ -398,6 +398,7 @@ class MainWindow(QMainWindow):
     def _set_evaluation(self, evaluation: Evaluation) -> None:
         self.evaluation = evaluation
         self.model.set_evaluation(evaluation)
+        self.proxy.refresh()
         self._summary()
         self._count()
         if self.current is not None:
@@ -552,7 +553,7 @@ class MainWindow(QMainWindow):
 
     # -- controls ----------------------------------------------------------------------------
     def _on_filter(self, text: str) -> None:
-        self.proxy.setFilterFixedString(text)
+        self.proxy.set_text(text)
         self._count()
 
     def _focus_filter(self) -> None:

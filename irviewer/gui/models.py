@@ -27,18 +27,23 @@ class QueryTableModel(QAbstractTableModel):
         self._values: np.ndarray = np.zeros((0, 4))
         self._order: np.ndarray = np.zeros(0, dtype=np.int64)
         self._sorted_by: tuple[int, Qt.SortOrder] | None = None
+        self._names_array: np.ndarray | None = None
+        self._order_list: list[int] | None = None
 
     def set_evaluation(self, evaluation: Evaluation) -> None:
         """Show ``evaluation``'s per-query values (a reset: one signal for all rows)."""
         self.beginResetModel()
         pq = evaluation.per_query
         self._names = [q.name.rsplit("/", 1)[-1] for q in evaluation.dataset.queries]
+        self._names_array = None
         first = pq["first_positive_rank"].astype(float)
         first[first < 0] = np.nan
         self._values = np.column_stack([pq["AP"], pq["P@1"], pq["n_positives"], first + 1])
         self._order = np.arange(len(self._names), dtype=np.int64)
+        self._order_list = None
         if self._sorted_by is not None:
             self._order = self._sorted_order(*self._sorted_by)
+            self._order_list = None
         self.endResetModel()
 
     def query_of(self, row: int) -> int:
@@ -66,6 +71,7 @@ class QueryTableModel(QAbstractTableModel):
         old = self._order
         self._sorted_by = (column, order)
         self._order = self._sorted_order(column, order)
+        self._order_list = None
         # Keep selections and the current index on the same query, now in another row.
         new_row = np.empty(len(self._order), dtype=np.int64)
         new_row[self._order] = np.arange(len(self._order))
@@ -103,6 +109,18 @@ class QueryTableModel(QAbstractTableModel):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
 
+    def columns_by_query(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Return (names, AP, P@1) indexed by query position, for filtering."""
+        if self._names_array is None:
+            self._names_array = np.array(self._names, dtype=str)
+        return self._names_array, self._values[:, 0], self._values[:, 1]
+
+    def order_list(self) -> list[int]:
+        """Return the query position shown in each row, as a list (fast to index)."""
+        if self._order_list is None:
+            self._order_list = self._order.tolist()
+        return self._order_list
+
     def ap(self, row: int) -> float:
         """Return the AP of the query in ``row`` (nan when skipped)."""
         return float(self._values[self._order[row], 0])
@@ -113,17 +131,32 @@ class QueryTableModel(QAbstractTableModel):
 
 
 class QueryFilter(QSortFilterProxyModel):
-    """Filters by name text and by "failures only" (P@1 = 0); sorting is passed on to the
-    source model, which sorts with numpy."""
+    """Filters by name text, "failures only" (P@1 = 0) and an AP range; sorting is passed on
+    to the source model, which sorts with numpy.
+
+    The filters are evaluated once per change with numpy into a per-query mask, so the
+    per-row check Qt makes is a list lookup: 20,000 rows filter in milliseconds, not in the
+    tenth of a second that a Python comparison per row costs.
+    """
 
     def __init__(self) -> None:
         super().__init__()
         self.setSortRole(SORT_ROLE)
         self.setDynamicSortFilter(False)
-        self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-        self.setFilterKeyColumn(0)
+        self.text = ""
         self.failures_only = False
         self.ap_range: tuple[float, float] | None = None
+        self._accept: list[bool] | None = None  # per query position; None: all
+        self._source: QueryTableModel | None = None
+
+    def setSourceModel(self, model: QAbstractTableModel) -> None:  # noqa: N802
+        super().setSourceModel(model)
+        self._source = model if isinstance(model, QueryTableModel) else None
+        model.modelAboutToBeReset.connect(self._forget)
+
+    def set_text(self, text: str) -> None:
+        """Show only queries whose name contains ``text`` (case-insensitive)."""
+        self._change(lambda: setattr(self, "text", text))
 
     def set_failures_only(self, on: bool) -> None:
         """Show only queries whose first result is not relevant."""
@@ -133,13 +166,41 @@ class QueryFilter(QSortFilterProxyModel):
         """Show only queries with low <= AP < high (<= 1 for the last bin); None for all."""
         self._change(lambda: setattr(self, "ap_range", ap_range))
 
+    def refresh(self) -> None:
+        """Re-apply the filters to new values (the source model was reset)."""
+        self._change(lambda: None)
+
+    def _forget(self) -> None:
+        self._accept = None
+
+    def _mask(self) -> list[bool] | None:
+        """Return whether each query position passes every filter (None: all pass)."""
+        model = self.sourceModel()
+        if not isinstance(model, QueryTableModel) or not (
+                self.text or self.failures_only or self.ap_range is not None):
+            return None
+        names, ap, p1 = model.columns_by_query()
+        keep = np.ones(len(ap), dtype=bool)
+        if self.text:
+            keep &= np.char.find(np.char.lower(names), self.text.lower()) >= 0
+        if self.failures_only:
+            keep &= p1 == 0
+        if self.ap_range is not None:
+            low, high = self.ap_range
+            with np.errstate(invalid="ignore"):
+                inside = (ap >= low) & ((ap < high) | ((high >= 1.0) & (ap <= 1.0)))
+            keep &= inside & ~np.isnan(ap)
+        return keep.tolist()
+
     def _change(self, apply) -> None:
         if hasattr(self, "beginFilterChange"):  # Qt >= 6.10
             self.beginFilterChange()
             apply()
+            self._accept = self._mask()
             self.endFilterChange()
         else:
             apply()
+            self._accept = self._mask()
             self.invalidateFilter()
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
@@ -149,16 +210,7 @@ class QueryFilter(QSortFilterProxyModel):
             source.sort(column, order)
 
     def filterAcceptsRow(self, row: int, parent: QModelIndex) -> bool:  # noqa: N802
-        if not super().filterAcceptsRow(row, parent):
-            return False
-        model = self.sourceModel()
-        if not isinstance(model, QueryTableModel):
+        accept = self._accept
+        if accept is None or self._source is None:
             return True
-        if self.failures_only and model.p_at_1(row) != 0:
-            return False
-        if self.ap_range is not None:
-            low, high = self.ap_range
-            ap = model.ap(row)
-            if math.isnan(ap) or ap < low or (ap >= high and not (high >= 1.0 and ap <= 1.0)):
-                return False
-        return True
+        return accept[self._source.order_list()[row]]

@@ -182,3 +182,20 @@ def test_switching_protocol_rescores_without_reranking(tmp_path, qtbot):
         assert w.model.index(0, 1).data() == f"{100 * ap:.1f}"
         assert [t.relevance for t in w.grid.tiles] == w.evaluation.relevance(
             0, np.array([t.index for t in w.grid.tiles])).tolist()
+
+
+def test_filters_hold_through_sorting_and_a_protocol_change(window):
+    window.filter_edit.setText("VAN")  # case-insensitive
+    expected = sorted(n for n in (window.proxy.index(r, 0).data()
+                                  for r in range(window.proxy.rowCount())))
+    assert len(expected) == 5 and all("van" in n for n in expected)
+    for column in (1, 0, 3):
+        for order in (Qt.SortOrder.DescendingOrder, Qt.SortOrder.AscendingOrder):
+            window.table.sortByColumn(column, order)
+            shown = [window.proxy.index(r, 0).data() for r in range(window.proxy.rowCount())]
+            assert sorted(shown) == expected
+    window.failures.setChecked(True)
+    window.filter_edit.setText("")
+    window.ap_box.setCurrentIndex(2)  # re-scored: the filters apply to the new values
+    p1 = window.evaluation.per_query["P@1"]
+    assert window.proxy.rowCount() == int(np.sum(p1 == 0))
