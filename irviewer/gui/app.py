@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QApplication
 from irviewer.formats.base import ReadOptions
 from irviewer.gui.main_window import MainWindow
 from irviewer.session import OpenRequest, demo_request
+from irviewer.session_file import SESSION_SUFFIX
 
 
 def application() -> QApplication:
@@ -48,18 +49,25 @@ def screenshot(window: MainWindow, path: Path, select: str | None = None) -> boo
 def run(args: argparse.Namespace) -> int:
     """Open the window on what ``args`` name; with ``--screenshot``, render it offscreen with
     every visible thumbnail loaded, save a PNG and return 0 (2 with one line on bad input)."""
-    if args.dataset is not None and not args.descriptors and not args.ranking:
+    session = args.dataset is not None and args.dataset.suffix == SESSION_SUFFIX
+    if args.dataset is not None and not session and not args.descriptors and not args.ranking:
         print("irviewer: error: give the dataset's descriptor file with -d FILE (or a "
               "precomputed ranking with --ranking FILE)", file=sys.stderr)
         return 2
-    request = request_from_args(args)
     app = application()
-    window = MainWindow(top_k=args.top_k)
+    window = MainWindow(top_k=args.top_k, keep_sessions=args.screenshot is None)
+
+    def start(sync: bool) -> None:
+        if session:
+            window.open_session(args.dataset, sync=sync)
+        else:
+            window.open_request(request_from_args(args), sync=sync)
+
     if args.screenshot is None:
         window.show()
-        window.open_request(request)
+        start(sync=False)
         return app.exec()
-    window.open_request(request, sync=True)
+    start(sync=True)
     if window.last_error is not None:
         print(f"irviewer: error: {window.last_error}", file=sys.stderr)
         window.close()

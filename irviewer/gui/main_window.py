@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 from PIL import Image
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QRectF, QSettings, Qt
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QRectF, QSettings, Qt, QTimer
 from PySide6.QtGui import (
     QAction,
     QColor,
@@ -40,7 +40,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from irviewer.core.errors import InputError
 from irviewer.core.evaluation import IGNORED, Evaluation
+from irviewer.gui import persistence
 from irviewer.gui.compare import CompareWindow, Side
 from irviewer.gui.models import QueryFilter, QueryTableModel
 from irviewer.gui.open_dialog import OpenDialog
@@ -50,6 +52,16 @@ from irviewer.gui.thumbnails import ThumbnailCache, decode
 from irviewer.gui.tiles import Tile, TileGrid
 from irviewer.gui.workers import Opener
 from irviewer.session import Opened, OpenRequest, classify_paths, demo_request
+from irviewer.session_file import (
+    SESSION_SUFFIX,
+    SessionFile,
+    autosave_path,
+    load_session,
+    open_request,
+    save_session,
+)
+
+AUTOSAVE_MS = 5000
 
 AP_CHOICES = (("", None), ("finite-sum AP", "finite"), ("trapezoid AP", "trapezoid"))
 SELF_CHOICES = (("", None), ("own image removed", "remove"), ("own image kept", "keep"))
@@ -61,7 +73,8 @@ TOP_K_RANGE = (10, 200)
 class MainWindow(QMainWindow):
     """The irviewer inspector."""
 
-    def __init__(self, top_k: int = 50, settings: QSettings | None = None) -> None:
+    def __init__(self, top_k: int = 50, settings: QSettings | None = None,
+                 keep_sessions: bool = True) -> None:
         super().__init__()
         self.setWindowTitle("irviewer")
         self.resize(1480, 900)
@@ -77,6 +90,14 @@ class MainWindow(QMainWindow):
         self.cache = ThumbnailCache(size=200)
         self.compare: CompareWindow | None = None
         self._compare_at: int | None = None
+        self.keep_sessions = keep_sessions  # False: no autosave, no recent files (screenshots)
+        self.session_path: Path | None = None  # the user's own .irv, once saved or opened
+        self._opening_session: tuple[Path | None, SessionFile] | None = None
+        self._autosaved: str | None = None
+        self.autosave_timer = QTimer(self)
+        self.autosave_timer.setInterval(AUTOSAVE_MS)
+        self.autosave_timer.timeout.connect(self.autosave)
+        self.ask_restore = self._ask_restore
         self.opener = Opener()
         self.opener.progress.connect(self._on_progress)
         self.opener.opened.connect(self.set_opened)
@@ -248,12 +269,17 @@ class MainWindow(QMainWindow):
         for text, keys, slot in (
                 ("&Open…", QKeySequence.StandardKey.Open, self.open_dialog),
                 ("&Add a descriptor file or ranking…", "Ctrl+Shift+O", self.add_methods_dialog),
-                ("Open the &demo", None, lambda: self.open_request(demo_request()))):
+                ("Open the &demo", None, lambda: self.open_request(demo_request())),
+                ("Open a &session…", None, self.open_session_dialog),
+                ("&Save session", QKeySequence.StandardKey.Save, self.save_session),
+                ("Save session &as…", "Ctrl+Shift+S", self.save_session_as)):
             action = QAction(text, self)
             if keys is not None:
                 action.setShortcut(QKeySequence(keys))
             action.triggered.connect(slot)
             file_menu.addAction(action)
+        self.recent_menu = file_menu.addMenu("&Recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
         file_menu.addSeparator()
         quit_action = QAction("&Quit", self)
         quit_action.setShortcut(QKeySequence.StandardKey.Quit)
@@ -343,10 +369,122 @@ class MainWindow(QMainWindow):
     def show_error(self, message: str) -> None:
         """Show a reader's sentence in a dialog (non-blocking)."""
         self.last_error = message
+        self._opening_session = None
         self.statusBar().showMessage("Could not open the dataset")
         box = QMessageBox(QMessageBox.Icon.Warning, "irviewer", message, parent=self)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.open()
+
+    # -- sessions ----------------------------------------------------------------------------
+    def open_session(self, path: Path, sync: bool = False) -> None:
+        """Open the ``.irv`` session at ``path``: its data, then its view. A newer autosave
+        beside it (the window was not closed normally) is offered first."""
+        path = Path(path)
+        try:
+            session = load_session(path)
+            backup = autosave_path(path)
+            if (backup.is_file() and backup.stat().st_mtime > path.stat().st_mtime
+                    and self.ask_restore(backup)):
+                session = load_session(backup)
+        except InputError as e:
+            self.show_error(str(e))
+            return
+        self._opening_session = (path, session)
+        self.open_request(open_request(session), sync=sync)
+
+    def open_session_dialog(self) -> None:
+        """File ▸ Open a session."""
+        path, _ = QFileDialog.getOpenFileName(self, "Open a session",
+                                              filter=f"irviewer sessions (*{SESSION_SUFFIX})")
+        if path:
+            self.open_session(Path(path))
+
+    def save_session(self) -> bool:
+        """File ▸ Save session: write the view to the session file (asks for one the first
+        time); return True when written."""
+        if self.session_path is None:
+            return self.save_session_as()
+        return self._write_session(self.session_path)
+
+    def save_session_as(self, path: Path | None = None) -> bool:
+        """File ▸ Save session as: write the view to ``path`` (asked for when None)."""
+        if self.opened is None:
+            self.statusBar().showMessage("Nothing to save: open a dataset first")
+            return False
+        if path is None:
+            chosen, _ = QFileDialog.getSaveFileName(
+                self, "Save the session", filter=f"irviewer sessions (*{SESSION_SUFFIX})")
+            if not chosen:
+                return False
+            path = Path(chosen)
+        if path.suffix != SESSION_SUFFIX:
+            path = path.with_name(path.name + SESSION_SUFFIX)
+        if self._write_session(path):
+            self.session_path = path
+            return True
+        return False
+
+    def _write_session(self, path: Path) -> bool:
+        state = persistence.view_state(self)
+        if state is None:
+            return False
+        try:
+            save_session(path, state)
+        except (InputError, OSError) as e:
+            self.show_error(f"{path}: the session was not saved ({e})")
+            return False
+        autosave_path(path).unlink(missing_ok=True)
+        persistence.remember(self.settings, path)
+        self.statusBar().showMessage(f"Session saved to {path}")
+        return True
+
+    def autosave(self) -> None:
+        """Write the view to the autosave file if it changed since the last write."""
+        if not self.keep_sessions:
+            return
+        state = persistence.view_state(self)
+        target = persistence.autosave_target(self)
+        if state is None or target is None:
+            return
+        fingerprint = repr(state)
+        if fingerprint == self._autosaved:
+            return
+        try:
+            save_session(target, state)
+        except (InputError, OSError) as e:
+            self.statusBar().showMessage(f"Autosave failed: {e}")
+            return
+        self._autosaved = fingerprint
+        if self.session_path is None:
+            persistence.remember(self.settings, target)
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        recent = persistence.recent_sessions(self.settings)
+        if not recent:
+            self.recent_menu.addAction("(nothing yet)").setEnabled(False)
+        for path in recent:
+            action = self.recent_menu.addAction(persistence.label(path))
+            action.triggered.connect(lambda _=False, p=path: self._open_recent(Path(p)))
+
+    def _open_recent(self, path: Path) -> None:
+        """Open a recent session: the user's own file as such, a kept one as its data."""
+        if path.parent == persistence.data_folder():
+            try:
+                session = load_session(path)
+            except InputError as e:
+                self.show_error(str(e))
+                return
+            self._opening_session = (None, session)
+            self.open_request(open_request(session))
+        else:
+            self.open_session(path)
+
+    def _ask_restore(self, backup: Path) -> bool:
+        answer = QMessageBox.question(
+            self, "irviewer", f"{backup.name} is newer than the session: irviewer was not "
+            "closed normally last time. Restore the autosaved view?")
+        return answer == QMessageBox.StandardButton.Yes
 
     def _on_busy(self, busy: bool) -> None:
         self.progress.setVisible(busy)
@@ -364,6 +502,7 @@ class MainWindow(QMainWindow):
 
     def set_opened(self, opened: Opened) -> None:
         """Show a freshly opened dataset: methods, protocols, query table, first query."""
+        self.autosave()  # the view being left behind is kept first
         self.opened = opened
         self.current = None
         ds = opened.dataset
@@ -379,9 +518,19 @@ class MainWindow(QMainWindow):
             box.addItems(items)
             box.blockSignals(False)
         self.method_box.setEnabled(len(opened.methods) > 1)
+        session, self._opening_session = self._opening_session, None
+        self.session_path = session[0] if session is not None else None
+        self._autosaved = None
         self.legend.setText(legend_html(same_camera="same_camera" in ds.groups))
         self._rescore()
         self._jump(0)
+        if session is not None:
+            persistence.apply_view(self, session[1])
+        if self.session_path is not None and self.keep_sessions:
+            persistence.remember(self.settings, self.session_path)
+        self.autosave()
+        if self.keep_sessions:
+            self.autosave_timer.start()
 
     def _rescore(self, *_args: object) -> None:
         """Show the evaluation of the chosen method, protocol and conventions."""
@@ -627,7 +776,9 @@ class MainWindow(QMainWindow):
         alone are added to the open dataset; a dataset alone asks for its methods."""
         roles = classify_paths(paths)
         methods = [*roles.descriptors, *roles.rankings]
-        if len(roles.datasets) > 1:
+        if roles.sessions:
+            self.open_session(roles.sessions[0], sync=sync)
+        elif len(roles.datasets) > 1:
             self.show_error("Drop one dataset at a time (with its descriptor files): got "
                             + ", ".join(p.name for p in roles.datasets))
         elif roles.datasets and methods:
@@ -646,6 +797,8 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:  # noqa: N802
         self.opener.wait()
+        self.autosave_timer.stop()
+        self.autosave()
         for child in self.findChildren(QWidget):
             if child.isWindow() and child.isVisible():  # the comparison, message boxes
                 child.close()

@@ -126,7 +126,7 @@ def main() -> int:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     application()
-    window = MainWindow(top_k=50)
+    window = MainWindow(top_k=50, keep_sessions=False)
     window.resize(1480, 900)
     window.show()
     window.open_paths(*demo_paths(), sync=True)
@@ -135,7 +135,7 @@ def main() -> int:
                            window.opened.dataset.image_paths.items()])
     warm = statistics.median(click_ms(window, [i % n for i in range(20)], False))
     with tempfile.TemporaryDirectory() as tmp:
-        cold_window = MainWindow(top_k=50)
+        cold_window = MainWindow(top_k=50, keep_sessions=False)
         cold_window.resize(1480, 900)
         cold_window.show()
         cold_window.open_paths(*big_jpeg_demo(Path(tmp)), sync=True)

@@ -14,6 +14,7 @@ def isolated_settings(tmp_path_factory, monkeypatch):
     QSettings.setDefaultFormat(QSettings.Format.IniFormat)
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(folder))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(folder))
+    monkeypatch.setenv("XDG_DATA_HOME", str(folder / "data"))
     return folder
 
 

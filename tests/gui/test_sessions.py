@@ -1,0 +1,119 @@
+"""Sessions in the window: save and reopen exactly, autosave and its recovery, recent
+sessions, a bad session file, sessions on the command line and by drag and drop."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+from PySide6.QtCore import QSettings
+
+from irviewer.gui import persistence
+from irviewer.gui.main_window import MainWindow
+from irviewer.session import demo_request
+from irviewer.session_file import autosave_path, load_session
+
+QUERY = "images/vermeer_girl-with-a-pearl-earring_query"
+
+
+def make_window(qtbot) -> MainWindow:
+    w = MainWindow(top_k=20)
+    qtbot.addWidget(w)
+    w.show()
+    return w
+
+
+def arrange(w: MainWindow) -> None:
+    """Change every part of the view a session keeps."""
+    w.method_box.setCurrentText("weak.npz")
+    w.ap_box.setCurrentIndex(2)
+    w.k_box.setValue(30)
+    w.ignored_box.setChecked(True)
+    w.filter_edit.setText("v")
+    w.set_ap_range((0.1, 0.9))
+    w.select_query(QUERY)
+
+
+def view(w: MainWindow) -> tuple:
+    return (w.method_box.currentText(), w.evaluation.protocol.ap, w.top_k, w.show_ignored,
+            w.filter_edit.text(), w.proxy.ap_range,
+            w.opened.dataset.queries[w.current].name, len(w.grid.tiles))
+
+
+def test_save_then_reopen_restores_the_view(qtbot, tmp_path):
+    w = make_window(qtbot)
+    w.open_request(demo_request(), sync=True)
+    arrange(w)
+    before = view(w)
+    assert w.save_session_as(tmp_path / "work")  # the suffix is added
+    saved = load_session(tmp_path / "work.irv")
+    assert saved.selected_query == QUERY and saved.active_method == 1
+    assert persistence.recent_sessions(w.settings)[0] == str(tmp_path / "work.irv")
+    again = make_window(qtbot)
+    again.open_session(tmp_path / "work.irv", sync=True)
+    assert view(again) == before
+    assert again.session_path == tmp_path / "work.irv"
+
+
+def test_autosave_is_offered_after_a_crash(qtbot, tmp_path):
+    w = make_window(qtbot)
+    w.open_request(demo_request(), sync=True)
+    assert w.save_session_as(tmp_path / "work.irv")
+    w.k_box.setValue(40)  # changed after saving: only the autosave has it
+    w.autosave()
+    backup = autosave_path(tmp_path / "work.irv")
+    assert load_session(backup).top_k == 40
+    old = time.time() - 60
+    os.utime(tmp_path / "work.irv", (old, old))
+    asked = []
+    restored = make_window(qtbot)
+    restored.ask_restore = lambda path: asked.append(path) or True
+    restored.open_session(tmp_path / "work.irv", sync=True)
+    assert asked == [backup] and restored.top_k == 40
+    declined = make_window(qtbot)
+    declined.ask_restore = lambda path: False
+    declined.open_session(tmp_path / "work.irv", sync=True)
+    assert declined.top_k == 20  # what was saved
+    assert declined.save_session() and not backup.exists()  # saving supersedes it
+
+
+def test_a_plain_open_is_kept_and_comes_back_from_recent(qtbot):
+    w = make_window(qtbot)
+    w.open_request(demo_request(), sync=True)
+    arrange(w)
+    w.close()  # closing writes the view once more
+    recent = persistence.recent_sessions(QSettings(
+        QSettings.Format.IniFormat, QSettings.Scope.UserScope, "irviewer", "irviewer"))
+    assert len(recent) == 1 and persistence.label(recent[0]) == "demo.csv — strong.npz, weak.npz"
+    again = make_window(qtbot)
+    again._fill_recent()
+    actions = again.recent_menu.actions()
+    assert [a.text() for a in actions] == ["demo.csv — strong.npz, weak.npz"]
+    actions[0].trigger()
+    qtbot.waitUntil(lambda: again.opened is not None, timeout=20000)
+    assert again.method_box.currentText() == "weak.npz" and again.top_k == 30
+    assert again.session_path is None  # still not a file of the user's
+
+
+def test_a_bad_session_is_a_dialog_with_its_sentence(qtbot, tmp_path):
+    (tmp_path / "bad.irv").write_text(json.dumps({"format": "irviewer-session",
+                                                  "version": 7}))
+    w = make_window(qtbot)
+    w.open_session(tmp_path / "bad.irv", sync=True)
+    assert "written by a newer irviewer (version 7)" in w.last_error
+    assert w.opened is None
+
+
+def test_session_on_the_command_line_and_dropped(qtbot, tmp_path):
+    from irviewer.cli import main
+
+    w = make_window(qtbot)
+    w.open_request(demo_request(), sync=True)
+    w.select_query(QUERY)
+    assert w.save_session_as(tmp_path / "work.irv")
+    assert main([str(tmp_path / "work.irv"), "--screenshot", str(tmp_path / "s.png")]) == 0
+    assert (tmp_path / "s.png").stat().st_size > 10_000
+    dropped = make_window(qtbot)
+    dropped.open_dropped([tmp_path / "work.irv"], sync=True)
+    assert dropped.opened.dataset.queries[dropped.current].name == QUERY
