@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from irviewer.core.dataset import Dataset
-from irviewer.core.errors import InputError
+from irviewer.core.errors import InputError, counted, examples
 
 
 @dataclass(frozen=True)
@@ -102,3 +102,20 @@ def read_text(path: Path, what: str) -> str:
     except UnicodeDecodeError as e:
         raise InputError(f"{Path(path).name}: not UTF-8 text (byte {e.start}); save it as "
                          "UTF-8") from None
+
+
+def by_stem(files: list[Path] | tuple[Path, ...], where: str) -> dict[str, Path]:
+    """Return the files keyed by their name without extension, in the given order;
+    InputError naming ``where`` when two files share a name (``a.jpg`` and ``a.png``), since
+    ground truth and descriptor rows are matched by that name."""
+    paths: dict[str, Path] = {}
+    clashes: list[str] = []
+    for f in files:
+        if f.stem in paths:
+            clashes.append(f"{paths[f.stem].name} and {f.name}")
+        paths[f.stem] = f
+    if clashes:
+        what = counted(len(clashes), "image name appears", "image names appear")
+        raise InputError(f"{where}: {what} twice, e.g. {examples(clashes, 2)}; keep one file "
+                         "per name")
+    return paths

@@ -28,7 +28,14 @@ import numpy as np
 
 from irviewer.core.dataset import Dataset, Query, build_query
 from irviewer.core.errors import InputError, counted, examples
-from irviewer.formats.base import IMAGE_SUFFIXES, Reader, ReadOptions, list_images, read_text
+from irviewer.formats.base import (
+    IMAGE_SUFFIXES,
+    Reader,
+    ReadOptions,
+    by_stem,
+    list_images,
+    read_text,
+)
 
 NAME = "holidays"
 #: GGGGNN: a 4-digit group and a 2-digit number within the group.
@@ -180,16 +187,7 @@ def _queries(gallery: list[str]) -> tuple[list[Query], list[str], list[str]]:
 def _folder_names(folder: Path) -> tuple[list[str], dict[str, Path]]:
     """Return the image names of a folder and their files; InputError for a repeated name."""
     files = list_images(folder, FOLDER_SUFFIXES, noun="image folder")
-    paths: dict[str, Path] = {}
-    clashes: list[str] = []
-    for f in files:
-        if f.stem in paths:
-            clashes.append(f"{paths[f.stem].name} and {f.name}")
-        paths[f.stem] = f
-    if clashes:
-        what = counted(len(clashes), "image name appears", "image names appear")
-        raise InputError(f"{folder.absolute().name}: {what} twice, e.g. "
-                         f"{examples(clashes, 2)}; keep one file per name")
+    paths = by_stem(files, folder.absolute().name)
     return list(paths), paths
 
 

@@ -35,7 +35,7 @@ import numpy as np
 
 from irviewer.core.dataset import Dataset, Query, SkippedQuery, build_query, index_array
 from irviewer.core.errors import InputError, counted, examples
-from irviewer.formats.base import Reader, ReadOptions, list_images
+from irviewer.formats.base import Reader, ReadOptions, by_stem, list_images
 
 NAME = "reid"
 QUERY_DIR = "query"
@@ -127,16 +127,7 @@ def read_reid_folder(root: Path, sub: str) -> ReidFolder:
         raise InputError(f"{where}/{sub}/: {what} not carry a person id and camera "
                          f"(PPPP_cC...), e.g. {examples(bad)}; Market-1501 names look like "
                          "0001_c1s1_001051_00.jpg, DukeMTMC-reID like 0001_c2_f0046182.jpg")
-    seen: dict[str, Path] = {}
-    clashes: list[str] = []
-    for f in files:
-        if f.stem in seen:
-            clashes.append(f"{seen[f.stem].name} and {f.name}")
-        seen[f.stem] = f
-    if clashes:
-        what = counted(len(clashes), "image name appears", "image names appear")
-        raise InputError(f"{where}/{sub}/: {what} twice, e.g. {examples(clashes, 2)}; keep "
-                         "one file per name")
+    by_stem(files, f"{where}/{sub}/")
     return ReidFolder(tuple(files), np.asarray(ids, dtype=np.int64),
                       np.asarray(cams, dtype=np.int64))
 

@@ -11,6 +11,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from irviewer.core import metrics as m
+from tests.core.reference import ap_finite, ap_trapezoid
 
 FEW = settings(max_examples=150, deadline=None)
 TOL = 1e-12
@@ -33,34 +34,13 @@ def relevance_list(ranks: np.ndarray, depth: int = 70) -> list[bool]:
     return flags
 
 
-def naive_finite_ap(flags: list[bool], n: int) -> float:
-    """Mean over all n positives of the precision where each was found (trec_eval map)."""
-    found, total = 0, 0.0
-    for position, relevant in enumerate(flags, start=1):
-        if relevant:
-            found += 1
-            total += found / position
-    return total / n
-
-
-def naive_trapezoid_ap(flags: list[bool], n: int) -> float:
-    """Area under the PR curve by trapezoids, walking the list (VGG compute_ap.cpp)."""
-    area, old_recall, old_precision, found = 0.0, 0.0, 1.0, 0
-    for position, relevant in enumerate(flags, start=1):
-        found += relevant
-        recall, precision = found / n, found / position
-        area += (recall - old_recall) * (old_precision + precision) / 2
-        old_recall, old_precision = recall, precision
-    return area
-
-
 @FEW
 @given(query(min_positives=1))
 def test_ap_agrees_with_a_walk_down_the_ranked_list(q):
     ranks, n = q
     flags = relevance_list(ranks)
-    assert abs(m.average_precision_finite(ranks, n) - naive_finite_ap(flags, n)) < 1e-9
-    assert abs(m.average_precision_trapezoid(ranks, n) - naive_trapezoid_ap(flags, n)) < 1e-9
+    assert abs(m.average_precision_finite(ranks, n) - ap_finite(flags, n)) < 1e-9
+    assert abs(m.average_precision_trapezoid(ranks, n) - ap_trapezoid(flags, n)) < 1e-9
 
 
 @FEW
