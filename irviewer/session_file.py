@@ -320,18 +320,16 @@ def load_session(path: Path) -> SessionFile:
         return p
 
     dataset = a_path("dataset", r.require("dataset"), "dataset file")
-    raw = data.get("descriptors", [])
-    if isinstance(raw, str):
-        raw = [raw]
-    if not isinstance(raw, list) or not all(isinstance(x, str) and x for x in raw):
-        raise r.wrong("descriptors", "a list of paths (strings)")
-    descriptors = tuple(a_path("descriptors", x, "descriptor file") for x in raw)
-    raw = data.get("rankings", [])
-    if isinstance(raw, str):
-        raw = [raw]
-    if not isinstance(raw, list) or not all(isinstance(x, str) and x for x in raw):
-        raise r.wrong("rankings", "a list of paths (strings)")
-    rankings = tuple(a_path("rankings", x, "ranking file") for x in raw)
+    def paths(key: str, what: str) -> tuple[Path, ...]:
+        raw = data.get(key, [])
+        if isinstance(raw, str):
+            raw = [raw]
+        if not isinstance(raw, list) or not all(isinstance(x, str) and x for x in raw):
+            raise r.wrong(key, "a list of paths (strings)")
+        return tuple(a_path(key, x, what) for x in raw)
+
+    descriptors = paths("descriptors", "descriptor file")
+    rankings = paths("rankings", "ranking file")
     if not descriptors and not rankings:
         raise r.fail("the session names neither a descriptor file nor a ranking; add "
                      "\"descriptors\" or \"rankings\" or save the session again")
