@@ -40,12 +40,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from irviewer.core.curves import ap_histogram, cmc_curve, mean_precision_at, query_precision_at
 from irviewer.core.errors import InputError
 from irviewer.core.evaluation import IGNORED, Evaluation
 from irviewer.gui import persistence
 from irviewer.gui.compare import CompareWindow, Side
 from irviewer.gui.models import QueryFilter, QueryTableModel
 from irviewer.gui.open_dialog import OpenDialog
+from irviewer.gui.overview import Overview
 from irviewer.gui.plots import PRPlot
 from irviewer.gui.theme import QUERY_BOX, RELEVANCE, SAME_CAMERA, legend_html
 from irviewer.gui.thumbnails import ThumbnailCache, decode
@@ -62,6 +64,7 @@ from irviewer.session_file import (
 )
 
 AUTOSAVE_MS = 5000
+CURVE_DEPTH = 50  # the P@k and CMC curves run from 1 to this k
 
 AP_CHOICES = (("", None), ("finite-sum AP", "finite"), ("trapezoid AP", "trapezoid"))
 SELF_CHOICES = (("", None), ("own image removed", "remove"), ("own image kept", "keep"))
@@ -237,8 +240,13 @@ class MainWindow(QMainWindow):
 
         self.plot = PRPlot()
         self.plot.setMinimumWidth(320)
+        self.overview = Overview()
+        self.overview.histogram.range_clicked.connect(lambda lo, hi: self.set_ap_range((lo, hi)))
+        self.overview.histogram.range_cleared.connect(lambda: self.set_ap_range(None))
         self.right = QSplitter(Qt.Orientation.Vertical)
         self.right.addWidget(self.plot)
+        self.right.addWidget(self.overview)
+        self.right.setSizes([440, 360])
 
         self.split = QSplitter()
         self.split.addWidget(left)
@@ -548,6 +556,10 @@ class MainWindow(QMainWindow):
         self.evaluation = evaluation
         self.model.set_evaluation(evaluation)
         self.proxy.refresh()
+        edges, counts = ap_histogram(evaluation)
+        ks, precision = mean_precision_at(evaluation, CURVE_DEPTH)
+        self.overview.set_dataset_curves(edges, counts, ks, precision,
+                                         *cmc_curve(evaluation, CURVE_DEPTH))
         self._summary()
         self._count()
         if self.current is not None:
@@ -638,6 +650,7 @@ class MainWindow(QMainWindow):
         ax, ay = ev.ap_curve(q)
         levels, mean = ev.mean_pr()
         self.plot.set_curves(recall, precision, ax, ay, levels, mean)
+        self.overview.set_query(float(ap), *query_precision_at(ev, q, CURVE_DEPTH))
         if self.compare is not None and self.compare.isVisible():
             self._compare_tile(self.grid.tiles, 0 if self.grid.tiles else None)
 
@@ -720,7 +733,9 @@ class MainWindow(QMainWindow):
             spin.blockSignals(True)
             spin.setValue(100 * value)
             spin.blockSignals(False)
-        self.proxy.set_ap_range(None if (low, high) == (0.0, 1.0) else (low, high))
+        active = None if (low, high) == (0.0, 1.0) else (low, high)
+        self.proxy.set_ap_range(active)
+        self.overview.histogram.set_active(active)
         self._count()
 
     def _on_ap_spin(self, _value: float) -> None:

@@ -54,7 +54,6 @@ def view_state(window: MainWindow) -> SessionFile | None:
     names = list(opened.methods)
     selected = (opened.dataset.queries[window.current].name
                 if window.current is not None else None)
-    low, high = window.ap_low.value() / 100, window.ap_high.value() / 100
     return SessionFile(
         dataset=request.dataset, descriptors=request.descriptors, rankings=request.rankings,
         active_method=names.index(method) if method in names else 0,
@@ -65,7 +64,7 @@ def view_state(window: MainWindow) -> SessionFile | None:
         selected_query=selected, top_k=window.top_k, tile_size=window.grid.tile_size,
         show_ignored=window.show_ignored, filter_text=window.filter_edit.text(),
         failures_only=window.failures.isChecked(),
-        ap_range=None if (low, high) == (0.0, 1.0) else (min(low, high), max(low, high)),
+        ap_range=window.proxy.ap_range,
         window={"geometry": bytes(window.saveGeometry().toBase64()).decode("ascii"),
                 "splitter": bytes(window.split.saveState().toBase64()).decode("ascii")},
     ) if sources else None

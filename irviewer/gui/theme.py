@@ -19,6 +19,9 @@ RELEVANCE = {
 QUERY_BOX = "#0072B2"
 MEAN_CURVE = "#999999"
 QUERY_CURVE = "#0072B2"
+BAR = "#9ecae1"          # AP histogram bars
+SELECTED_BAR = "#0072B2"  # the selected query's bin
+ACTIVE_BAR = "#E69F00"    # the bin the table is filtered to
 
 
 def legend_html(same_camera: bool = False) -> str:

@@ -1,0 +1,144 @@
+"""The dataset overview under the PR plot: a histogram of AP over queries (click a bar to
+filter the table to it), mean P@k beside the selected query's, and CMC for
+re-identification. Plot items are built once and updated with setData / setOpts; the
+numbers come from :mod:`irviewer.core.curves`."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QTabWidget
+
+from irviewer.gui.theme import ACTIVE_BAR, BAR, MEAN_CURVE, QUERY_CURVE, SELECTED_BAR
+
+_DASH = pg.QtCore.Qt.PenStyle.DashLine
+
+
+def _plot(bottom: str, left: str) -> pg.PlotWidget:
+    plot = pg.PlotWidget(background="w")
+    plot.setLabel("bottom", bottom)
+    plot.setLabel("left", left)
+    plot.showGrid(x=True, y=True, alpha=0.25)
+    plot.setMenuEnabled(False)
+    plot.setMouseEnabled(x=False, y=False)
+    plot.hideButtons()
+    return plot
+
+
+class APHistogram(pg.PlotWidget):
+    """Evaluated queries per AP bin; the selected query's bin is highlighted, the bin the
+    table is filtered to is outlined. Clicking a bar emits ``range_clicked(low, high)``
+    (fractions), clicking the filtered bar again ``range_cleared()``."""
+
+    range_clicked = Signal(float, float)
+    range_cleared = Signal()
+
+    def __init__(self) -> None:
+        super().__init__(background="w")
+        self.setLabel("bottom", "AP (%)")
+        self.setLabel("left", "queries")
+        self.showGrid(y=True, alpha=0.25)
+        self.setMenuEnabled(False)
+        self.setMouseEnabled(x=False, y=False)
+        self.hideButtons()
+        self.setXRange(0, 100, padding=0.02)
+        self.edges = np.linspace(0.0, 1.0, 11)
+        self.counts = np.zeros(10, dtype=np.int64)
+        self.active: tuple[float, float] | None = None
+        self.selected: int | None = None
+        self.bars = pg.BarGraphItem(x0=[], x1=[], height=[], brush=BAR, pen="w")
+        self.addItem(self.bars)
+        self.setToolTip("Queries per AP range; click a bar to list only those queries, "
+                        "click it again to list all")
+        self.scene().sigMouseClicked.connect(self._on_click)
+
+    def set_histogram(self, edges: np.ndarray, counts: np.ndarray) -> None:
+        """Show ``counts`` per bin between ``edges`` (fractions of AP)."""
+        self.edges, self.counts = np.asarray(edges, dtype=float), np.asarray(counts)
+        self.setYRange(0, max(1, int(self.counts.max(initial=0))) * 1.08, padding=0)
+        self._redraw()
+
+    def set_selected_ap(self, ap: float) -> None:
+        """Highlight the bin of the selected query's AP (nan: none)."""
+        if np.isnan(ap):
+            self.selected = None
+        else:
+            i = int(np.searchsorted(self.edges, ap, side="right")) - 1
+            self.selected = min(max(i, 0), len(self.counts) - 1)
+        self._redraw()
+
+    def set_active(self, ap_range: tuple[float, float] | None) -> None:
+        """Outline the bin the table is filtered to (None: no AP filter)."""
+        self.active = ap_range
+        self._redraw()
+
+    def bin_of(self, x_percent: float) -> int | None:
+        """Return the bin under ``x_percent`` on the AP axis, or None outside the bins."""
+        i = int(np.searchsorted(self.edges * 100, x_percent, side="right")) - 1
+        return i if 0 <= i < len(self.counts) else None
+
+    def click_bin(self, i: int) -> None:
+        """What a click on bar ``i`` does: filter to it, or clear when it is the filter."""
+        low, high = float(self.edges[i]), float(self.edges[i + 1])
+        if self.active == (low, high):
+            self.range_cleared.emit()
+        else:
+            self.range_clicked.emit(low, high)
+
+    def _redraw(self) -> None:
+        n = len(self.counts)
+        brushes = [SELECTED_BAR if i == self.selected else BAR for i in range(n)]
+        pens = [pg.mkPen(ACTIVE_BAR, width=3) if self.active == (
+            float(self.edges[i]), float(self.edges[i + 1])) else pg.mkPen("w")
+            for i in range(n)]
+        self.bars.setOpts(x0=self.edges[:-1] * 100, x1=self.edges[1:] * 100,
+                          height=self.counts, brushes=brushes, pens=pens)
+
+    def _on_click(self, event) -> None:
+        if not self.plotItem.sceneBoundingRect().contains(event.scenePos()):
+            return
+        x = self.plotItem.vb.mapSceneToView(event.scenePos()).x()
+        i = self.bin_of(x)
+        if i is not None:
+            self.click_bin(i)
+
+
+class Overview(QTabWidget):
+    """Tabs: the AP histogram, P@k (mean and the selected query), CMC (re-identification
+    protocols only)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.histogram = APHistogram()
+        self.precision = _plot("k (results looked at)", "precision at k")
+        self.precision.setYRange(0, 1.02, padding=0)
+        self.precision.addLegend(offset=(-10, 10))
+        self.mean_precision = self.precision.plot(
+            [], [], pen=pg.mkPen(MEAN_CURVE, width=2, style=_DASH), name="mean P@k")
+        self.query_precision = self.precision.plot(
+            [], [], pen=pg.mkPen(QUERY_CURVE, width=2.5), name="this query")
+        self.cmc = _plot("rank k", "CMC: first match within k")
+        self.cmc.setYRange(0, 1.02, padding=0)
+        self.cmc_curve = self.cmc.plot([], [], pen=pg.mkPen(QUERY_CURVE, width=2.5),
+                                       symbol="o", symbolSize=5, symbolBrush=QUERY_CURVE)
+        self.addTab(self.histogram, "AP histogram")
+        self.addTab(self.precision, "P@k")
+        self.cmc_index = self.addTab(self.cmc, "CMC")
+
+    def set_dataset_curves(self, edges: np.ndarray, counts: np.ndarray, ks: np.ndarray,
+                           mean_precision: np.ndarray, cmc_ks: np.ndarray,
+                           cmc: np.ndarray) -> None:
+        """Show the curves of a new evaluation (the CMC tab only when there is a CMC)."""
+        self.histogram.set_histogram(edges, counts)
+        self.mean_precision.setData(ks, np.nan_to_num(mean_precision))
+        self.precision.setXRange(1, max(2, int(ks[-1]) if len(ks) else 2), padding=0.02)
+        self.cmc_curve.setData(cmc_ks, np.nan_to_num(cmc))
+        if len(cmc_ks):
+            self.cmc.setXRange(1, max(2, int(cmc_ks[-1])), padding=0.02)
+        self.setTabVisible(self.cmc_index, bool(len(cmc_ks)))
+
+    def set_query(self, ap: float, ks: np.ndarray, precision: np.ndarray) -> None:
+        """Show the selected query's AP bin and P@k curve."""
+        self.histogram.set_selected_ap(ap)
+        self.query_precision.setData(ks, np.nan_to_num(precision))
