@@ -168,6 +168,8 @@ def run_eval(args: argparse.Namespace) -> int:
     from irviewer.core.ranking import rank
     from irviewer.formats.base import ReadOptions
     from irviewer.formats.descriptor_files import descriptor_names, read_descriptors
+    from irviewer.formats.hpatches_tasks import NAME as TASKS
+    from irviewer.formats.hpatches_tasks import iter_rank_tasks
     from irviewer.formats.rankings import read_ranking
     from irviewer.formats.registry import read_dataset
     from irviewer.formats.trec import write_qrels, write_trec_run
@@ -193,7 +195,10 @@ def run_eval(args: argparse.Namespace) -> int:
         descriptors = read_descriptors(args.descriptors, gallery_names=dataset.gallery,
                                        query_names=tuple(q.name for q in dataset.queries),
                                        row_names=row_names)
-        ranking = rank(align(descriptors, dataset), dataset, k=args.top_k)
+        if dataset.format == TASKS:  # each query ranks its own pool (HPatches tasks)
+            *_, (_, _, ranking) = iter_rank_tasks(dataset, descriptors, args.top_k)
+        else:
+            ranking = rank(align(descriptors, dataset), dataset, k=args.top_k)
         source = {"descriptors": {"path": str(descriptors.path), "dim": int(descriptors.dim),
                                   "sha256": descriptors.sha256}}
     names = [args.protocol] if args.protocol else list(dataset.protocols)

@@ -23,6 +23,8 @@ from irviewer.core.protocols import get_protocol
 from irviewer.core.ranking import Ranking, iter_rank
 from irviewer.formats.base import ReadOptions
 from irviewer.formats.descriptor_files import descriptor_names, read_descriptors
+from irviewer.formats.hpatches_tasks import NAME as TASKS
+from irviewer.formats.hpatches_tasks import iter_rank_tasks
 from irviewer.formats.registry import read_dataset
 from irviewer.paths import resources_dir
 
@@ -170,11 +172,15 @@ def iter_open(request: OpenRequest) -> Iterator[Step]:
             yield Step(f"reading the descriptors{label}")
             descriptors = read_descriptors(path, gallery_names=dataset.gallery,
                                            query_names=tuple(q.name for q in dataset.queries))
-            aligned = align(descriptors, dataset)
             ranking = None
-            for progress in iter_rank(aligned, dataset, k=request.k):
-                yield Step(f"ranking{label}", progress.done, progress.total)
-                ranking = progress.ranking or ranking
+            if dataset.format == TASKS:  # each query ranks its own pool (HPatches tasks)
+                for done, total, result in iter_rank_tasks(dataset, descriptors, request.k):
+                    yield Step(f"ranking{label}", done, total)
+                    ranking = result or ranking
+            else:
+                for progress in iter_rank(align(descriptors, dataset), dataset, k=request.k):
+                    yield Step(f"ranking{label}", progress.done, progress.total)
+                    ranking = progress.ranking or ranking
             assert ranking is not None
             kind = "descriptors"
         else:

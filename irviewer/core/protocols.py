@@ -163,6 +163,15 @@ PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (
              self_match="remove", list_depth=50, ap_positives="retrieved",
              source="HPatches image retrieval (hpatches-benchmark retrieval_eval.m): any patch "
                     "of an image of the query's cluster is positive; AP as the patch task"),
+    *(Protocol(f"hpatches-retrieval-{noise}", "hpatches", positive=(noise,),
+               ignored=("same_sequence", *(o for o in ("easy", "hard", "tough") if o != noise)),
+               ap="finite", self_match="keep",
+               source=f"HPatches retrieval task, {noise} geometric noise (Balntas et al. CVPR "
+                      "2017; hpatches-benchmark matlab/+bench/+retrieval/eval.m): the query's "
+                      f"5 corresponding {noise} patches are positive among the split's "
+                      "distractors, distractors of the query's own sequence are ignored, "
+                      "scores are negative squared L2, AP over the 5 positives")
+      for noise in ("easy", "hard", "tough")),
     Protocol("holidays", "holidays", positive=("positive",), ap="trapezoid",
              self_match="remove", ks=(1, 5, 10),
              source="INRIA Holidays (Jegou et al. ECCV 2008, eval_holidays): same group is "

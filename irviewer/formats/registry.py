@@ -17,7 +17,7 @@ from irviewer.formats.base import Reader, ReadOptions
 
 #: Modules of irviewer.formats that each define ``READER`` (one benchmark family each).
 BUILTIN = ("manifest", "oxford", "revisited", "reid", "holidays", "instance_names",
-           "hpatches")
+           "hpatches", "hpatches_tasks")
 
 _READERS: dict[str, Reader] = {}
 

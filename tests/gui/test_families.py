@@ -103,3 +103,18 @@ def test_hpatches_benchmark_offers_both_tasks(qtbot, tmp_path, protocol):
     assert w.evaluation.protocol.name == protocol
     assert "same camera" not in w.legend.text()
     assert_tiles_match_the_core(w)
+
+
+def test_hpatches_task_lists_open_with_three_noise_levels(qtbot, tmp_path):
+    from tests.formats.test_hpatches_tasks import hand_case
+
+    tasks, descriptors = hand_case(tmp_path)
+    w = open_window(qtbot, OpenRequest(tasks, (descriptors,)))
+    assert [w.protocol_box.itemText(i) for i in range(3)] == [
+        "hpatches-retrieval-easy", "hpatches-retrieval-hard", "hpatches-retrieval-tough"]
+    names = [t.name for t in w.grid.tiles]
+    assert names == ["v_a.e1.0", "i_b.ref.0", "v_a.e2.0", "i_b.ref.1", "v_a.e3.0",
+                     "v_a.e4.0", "v_a.e5.0"]  # its own patches and the distractors only
+    assert_tiles_match_the_core(w)
+    w.protocol_box.setCurrentText("hpatches-retrieval-tough")
+    assert [t.relevance for t in w.grid.tiles[:5]] == [POSITIVE] * 5
