@@ -19,7 +19,7 @@ class PRPlot(pg.PlotWidget):
         self.setXRange(0, 1, padding=0.02)
         self.setYRange(0, 1.02, padding=0)
         self.showGrid(x=True, y=True, alpha=0.25)
-        self.addLegend(offset=(-10, 10))
+        self.addLegend(offset=(10, -10))  # bottom left: the curves start top left
         self.mean_curve = self.plot([], [], pen=pg.mkPen(MEAN_CURVE, width=2,
                                                          style=pg.QtCore.Qt.PenStyle.DashLine),
                                     name="mean (interpolated)")
