@@ -137,7 +137,7 @@ def test_internal_error_is_exit_1_with_a_report(case, capsys, monkeypatch):
     def broken(args):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(cli, "run_eval", broken)
+    monkeypatch.setattr(cli.command_module("eval"), "run_eval", broken)
     rc = main(["eval", str(case / "set.csv"), "-d", str(case / "d.npz")])
     err = capsys.readouterr().err
     assert rc == 1 and "RuntimeError: boom" in err and "internal error" in err

@@ -148,7 +148,7 @@ class MainWindow(QMainWindow):
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setWordWrap(False)
         self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
-        for column, width in enumerate((190, 52, 52, 70)):
+        for column, width in enumerate((178, 46, 46, 42)):
             self.table.horizontalHeader().resizeSection(column, width)
         self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.table.selectionModel().currentRowChanged.connect(self._on_row)

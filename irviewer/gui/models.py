@@ -10,7 +10,11 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyMod
 
 from irviewer.core.evaluation import Evaluation
 
-COLUMNS = ("Query", "AP", "P@1", "Positives", "First positive")
+COLUMNS = ("Query", "AP", "P@1", "Pos.", "1st pos.")
+HEADER_TIPS = ("The query's name", "Average precision (%) under the protocol's convention",
+               "Precision at 1 (%): is the first result relevant?",
+               "Number of positives (relevant gallery images) of the query",
+               "Rank of the first relevant result")
 SORT_ROLE = Qt.ItemDataRole.UserRole
 
 
@@ -88,8 +92,12 @@ class QueryTableModel(QAbstractTableModel):
 
     def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
                    role: int = Qt.ItemDataRole.DisplayRole) -> object:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
             return COLUMNS[section]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return HEADER_TIPS[section]
         return None
 
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> object:

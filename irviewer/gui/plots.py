@@ -8,6 +8,8 @@ import pyqtgraph as pg
 
 from irviewer.gui.theme import MEAN_CURVE, QUERY_CURVE
 
+pg.setConfigOption("foreground", "#333333")  # axis text readable on the white plots
+
 
 class PRPlot(pg.PlotWidget):
     """Query PR points over the mean curve, with the AP's integration shaded."""

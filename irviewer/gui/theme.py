@@ -31,3 +31,4 @@ def legend_html(same_camera: bool = False) -> str:
              for code, (c, g, label) in RELEVANCE.items()
              if code != SAME_CAMERA or same_camera]
     return " &nbsp;&nbsp; ".join(parts)
+CMC_CURVE = "#009E73"     # the CMC curve (alone on its plot)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from irviewer.core.descriptors import AlignedDescriptors, normalise_rows
 
 from irviewer.core.dataset import Dataset, build_query
+from irviewer.core.descriptors import AlignedDescriptors, normalise_rows
 
 
 def sign_vectors(rng: np.random.Generator, n: int, dim: int = 16) -> np.ndarray:

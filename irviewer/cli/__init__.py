@@ -1,0 +1,111 @@
+"""The ``irviewer`` command line: the viewer without a subcommand, headless subcommands
+otherwise (``irviewer eval``; every subcommand is a module of this package).
+
+Exit codes: 0 success; 2 bad input (one line on stderr, a sentence the user can act on);
+1 an internal error (a bug: the traceback is printed so it can be reported).
+
+A subcommand module has ``NAME``, ``HELP``, ``add_arguments(parser)`` and
+``run(args, parser) -> int``; it is listed once in :data:`COMMANDS`. Subcommands that do
+not paint never import Qt (``tests/test_architecture.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+import traceback
+from collections.abc import Sequence
+from types import ModuleType
+
+from irviewer import __version__
+from irviewer.core.errors import InputError
+
+EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
+
+#: Subcommand modules, in the order ``irviewer --help`` lists them.
+COMMANDS: tuple[str, ...] = ("eval",)
+
+
+def command_module(name: str) -> ModuleType:
+    """Return the module that implements subcommand ``name``."""
+    return importlib.import_module(f"irviewer.cli.{name.replace('-', '_')}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser of the ``irviewer`` subcommands."""
+    parser = argparse.ArgumentParser(
+        prog="irviewer",
+        description="Inspect and score image retrieval with each benchmark's own conventions. "
+        "Without a subcommand, opens the viewer (irviewer DATASET -d FILE ...).")
+    parser.add_argument("--version", action="version", version=f"irviewer {__version__}")
+    sub = parser.add_subparsers(dest="command")
+    for name in COMMANDS:
+        module = command_module(name)
+        p = sub.add_parser(name, help=module.HELP, description=module.DESCRIPTION,
+                           epilog=getattr(module, "EPILOG", None),
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        module.add_arguments(p)
+        p.set_defaults(_module=module, _parser=p)
+    return parser
+
+
+def build_gui_parser() -> argparse.ArgumentParser:
+    """Return the parser of ``irviewer`` without a subcommand: the viewer window."""
+    from irviewer.cli.viewer import build_viewer_parser
+
+    return build_viewer_parser()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] not in COMMANDS:
+        if argv[:1] in (["-h"], ["--help"]):
+            build_parser().print_help()
+            print("\nThe viewer's own options: irviewer DATASET --help-viewer")
+            return EXIT_OK
+        return _run_viewer(argv)
+    args = build_parser().parse_args(argv)
+    return guarded(lambda: args._module.run(args, args._parser))
+
+
+def guarded(work) -> int:  # type: ignore[no-untyped-def]
+    """Run ``work()`` and return its exit code, turning bad input into exit 2 with one line
+    and a bug into exit 1 with the traceback."""
+    try:
+        return work()
+    except InputError as e:
+        print(f"irviewer: error: {e}", file=sys.stderr)
+        return EXIT_INPUT
+    except KeyboardInterrupt:
+        print("irviewer: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # the reader closed the pipe (| head): not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+    except Exception:  # a bug: show everything needed to report it
+        traceback.print_exc()
+        print(f"irviewer {__version__}: internal error (a bug, not your input); please report "
+              "it with the traceback above", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+def _run_viewer(argv: list[str]) -> int:
+    if "--help-viewer" in argv:
+        argv = ["--help"]
+    gui_args = build_gui_parser().parse_args(argv)
+    if gui_args.screenshot is not None:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    try:
+        from irviewer.gui.app import run
+    except ImportError as e:
+        print(f"irviewer: error: the viewer needs Qt ({e}); irviewer eval works without",
+              file=sys.stderr)
+        return EXIT_INPUT
+    try:
+        return run(gui_args)
+    except InputError as e:
+        print(f"irviewer: error: {e}", file=sys.stderr)
+        return EXIT_INPUT

@@ -1,0 +1,131 @@
+"""``irviewer eval``: score a dataset headless and print citable numbers, each with the
+name of its convention."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from irviewer.cli.common import add_reader_options, read_label_list, read_options
+from irviewer.core.atomic import atomic_write_text
+from irviewer.core.errors import InputError
+from irviewer.report import build_report, format_table, write_per_query_csv
+
+NAME = "eval"
+HELP = "score a dataset with a descriptor file, headless"
+DESCRIPTION = ("Rank the gallery for every query by cosine similarity and print the "
+               "benchmark's metrics with their conventions.")
+
+
+def add_arguments(ev: argparse.ArgumentParser) -> None:
+    """Add ``irviewer eval``'s arguments to ``ev``."""
+    ev.add_argument("dataset", type=Path, nargs="?",
+                    help="dataset file or folder (e.g. a CSV manifest)")
+    ev.add_argument("--demo", action="store_true",
+                    help="evaluate the built-in museum demo (with its strong descriptors "
+                    "unless -d names another file)")
+    source = ev.add_mutually_exclusive_group()
+    source.add_argument("-d", "--descriptors", type=Path,
+                        help="descriptor file: .npz, .npy, .fvecs, .mat or .h5, or an "
+                        "hpatches-benchmark descriptors/<name> folder of <sequence>/<type>.csv")
+    source.add_argument("--ranking", type=Path,
+                        help="precomputed result lists instead of descriptors: a TREC run "
+                        "(qid Q0 docid rank score tag) or an .npz with indices (and scores)")
+    add_reader_options(ev)
+    ev.add_argument("--protocol", help="protocol to use instead of the dataset's default(s)")
+    ev.add_argument("--ap", choices=("finite", "trapezoid"),
+                    help="AP integration rule (default: the protocol's)")
+    ev.add_argument("--self-match", choices=("keep", "remove"),
+                    help="keep the query's own image in the ranking or remove it "
+                    "(default: the protocol's)")
+    ev.add_argument("--top-k", type=int, default=200, help="depth of stored result lists")
+    ev.add_argument("--json", type=Path, metavar="OUT", help="write results as JSON")
+    ev.add_argument("--per-query", type=Path, metavar="OUT.csv",
+                    help="write one CSV row per query")
+    ev.add_argument("--write-results", type=Path, metavar="OUT.results",
+                    help="HPatches: write the ranking as a .results submission file")
+    ev.add_argument("--export-trec", type=Path, metavar="PREFIX",
+                    help="write PREFIX.<protocol>.run and PREFIX.<protocol>.qrels, with which "
+                    "trec_eval or ranx reproduce the finite-sum mAP")
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Check ``args`` and evaluate; return the exit code."""
+    if args.demo:
+        from irviewer.paths import resources_dir
+
+        demo = resources_dir() / "demo"
+        if args.dataset is not None:
+            parser.error("--demo takes no DATASET argument")
+        args.dataset = demo / "demo.csv"
+        if args.descriptors is None and args.ranking is None:
+            args.descriptors = demo / "strong.npz"
+    elif args.dataset is None:
+        parser.error("give a DATASET (or --demo)")
+    elif args.descriptors is None and args.ranking is None:
+        parser.error("give --descriptors FILE or --ranking FILE")
+    return run_eval(args)
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    """Evaluate as ``irviewer eval`` asks; return the exit code."""
+    from irviewer.core.descriptors import align, file_sha256
+    from irviewer.core.evaluation import evaluate
+    from irviewer.core.protocols import get_protocol
+    from irviewer.core.ranking import rank
+    from irviewer.formats.descriptor_files import descriptor_names, read_descriptors
+    from irviewer.formats.hpatches_tasks import NAME as TASKS
+    from irviewer.formats.hpatches_tasks import iter_rank_tasks
+    from irviewer.formats.rankings import read_ranking
+    from irviewer.formats.registry import read_dataset
+    from irviewer.formats.trec import write_qrels, write_trec_run
+
+    row_names = read_label_list(args.row_names) if args.row_names else None
+    options = read_options(args)
+    if options.gallery_names is None and args.descriptors:
+        options = replace(options, gallery_names=descriptor_names(args.descriptors))
+    dataset = read_dataset(args.dataset, args.format, options)
+    if args.ranking is not None:
+        ranking, notes = read_ranking(args.ranking, dataset)
+        dataset = replace(dataset, notes=dataset.notes + notes)
+        source = {"ranking": {"path": str(args.ranking), "depth": ranking.k,
+                              "sha256": file_sha256(args.ranking),
+                              "rule": "positives beyond a list were never retrieved"}}
+    else:
+        descriptors = read_descriptors(args.descriptors, gallery_names=dataset.gallery,
+                                       query_names=tuple(q.name for q in dataset.queries),
+                                       row_names=row_names)
+        if dataset.format == TASKS:  # each query ranks its own pool (HPatches tasks)
+            *_, (_, _, ranking) = iter_rank_tasks(dataset, descriptors, args.top_k)
+        else:
+            ranking = rank(align(descriptors, dataset), dataset, k=args.top_k)
+        source = {"descriptors": {"path": str(descriptors.path), "dim": int(descriptors.dim),
+                                  "sha256": descriptors.sha256}}
+    names = [args.protocol] if args.protocol else list(dataset.protocols)
+    evaluations = []
+    for name in names:
+        protocol = get_protocol(name).override(ap=args.ap, self_match=args.self_match)
+        evaluations.append(evaluate(dataset, ranking, protocol))
+    report = build_report(dataset, source, evaluations)
+    print(format_table(report, dataset))
+    if args.write_results is not None:
+        if dataset.format != "hpatches":
+            raise InputError("--write-results writes HPatches .results files; this dataset "
+                             f"is {dataset.format}")
+        from irviewer.formats.hpatches import write_hpatches_results
+
+        write_hpatches_results(args.write_results, dataset, ranking)
+    if args.export_trec is not None:
+        for ev in evaluations:
+            stem = f"{args.export_trec}.{ev.protocol.name}"
+            for note in write_trec_run(Path(f"{stem}.run"), ev):
+                print(f"note: {note}", file=sys.stderr)
+            write_qrels(Path(f"{stem}.qrels"), ev)
+    if args.json is not None:
+        atomic_write_text(args.json, json.dumps(report, indent=1, allow_nan=False) + "\n")
+    if args.per_query is not None:
+        write_per_query_csv(args.per_query, report)
+    return 0

@@ -1,0 +1,32 @@
+"""The viewer's command line: ``irviewer [DATASET -d FILE ...] [--screenshot PATH]``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from irviewer import __version__
+
+
+def build_viewer_parser() -> argparse.ArgumentParser:
+    """Return the parser of ``irviewer`` without a subcommand: the viewer window."""
+    parser = argparse.ArgumentParser(
+        prog="irviewer",
+        description="Open the viewer (on the built-in museum demo without a dataset). "
+        "For headless scoring see: irviewer eval --help")
+    parser.add_argument("--version", action="version", version=f"irviewer {__version__}")
+    parser.add_argument("dataset", type=Path, nargs="?",
+                        help="dataset file or folder (or a .irv session)")
+    parser.add_argument("-d", "--descriptors", type=Path, nargs="+", default=[],
+                        metavar="FILE", help="descriptor files, one method each")
+    parser.add_argument("--ranking", type=Path, nargs="+", default=[], metavar="FILE",
+                        help="precomputed rankings (TREC run, .npz indices, .results)")
+    parser.add_argument("--format", help="dataset reader to use instead of detecting it")
+    parser.add_argument("--images", type=Path, help="folder with the image files")
+    parser.add_argument("--instance-rule", metavar="RULE",
+                        help="instance sets named by file: dash, underscore2 or a regex")
+    parser.add_argument("--screenshot", type=Path, metavar="PATH",
+                        help="render the window offscreen to a PNG and exit")
+    parser.add_argument("--select", metavar="QUERY", help="query to show (with --screenshot)")
+    parser.add_argument("--top-k", type=int, default=50, help="results shown per query")
+    return parser

@@ -1,0 +1,145 @@
+"""The ``irviewer eval`` report: the JSON document (a stable schema other tools read), the
+table printed for people, and the per-query CSV. Qt-free; the window's exports use it too."""
+
+from __future__ import annotations
+
+import csv
+import math
+from pathlib import Path
+
+import numpy as np
+
+from irviewer import __version__
+from irviewer.core.atomic import atomic_open
+
+
+def json_number(x: object) -> object:
+    """Return a JSON-safe number: nan becomes null, numpy scalars become Python numbers."""
+    if isinstance(x, (np.integer, int)) and not isinstance(x, bool):
+        return int(x)
+    if isinstance(x, (np.floating, float)):
+        return None if math.isnan(float(x)) else float(x)
+    return x
+
+
+def build_report(dataset, source: dict, evaluations) -> dict:  # type: ignore[no-untyped-def]
+    """Return the ``irviewer eval --json`` document (a stable schema other tools read).
+
+    ``source`` is ``{"descriptors": {...}}`` or, for a precomputed ranking,
+    ``{"ranking": {...}}`` (then ``descriptors`` is null).
+    """
+    from irviewer.core.evaluation import SKIP_REASON
+
+    out_evals = []
+    for ev in evaluations:
+        queries = []
+        for i, q in enumerate(dataset.queries):
+            entry: dict[str, object] = {"name": q.name}
+            skipped = ev.positives.n_positives[i] == 0
+            for key, values in ev.per_query.items():
+                value = values[i]
+                if key == "first_positive_rank":
+                    entry[key] = None if value < 0 else int(value) + 1
+                elif key == "n_positives":
+                    entry[key] = int(value)
+                else:
+                    entry[key] = None if skipped else json_number(value)
+            if skipped:
+                entry["skipped"] = SKIP_REASON
+            queries.append(entry)
+        out_evals.append({
+            "protocol": ev.protocol.describe(),
+            "summary": {k: json_number(v) for k, v in ev.summary.items()},
+            "queries": queries,
+            "removed_queries": [{"name": s.name, "reason": s.reason}
+                                for s in dataset.skipped_queries],
+        })
+    return {
+        "irviewer_version": __version__,
+        "dataset": {"path": str(dataset.path), "format": dataset.format,
+                    "n_queries": dataset.n_queries, "n_gallery": dataset.n_gallery,
+                    "notes": list(dataset.notes)},
+        "descriptors": source.get("descriptors"),
+        **({"ranking": source["ranking"]} if "ranking" in source else {}),
+        "evaluations": out_evals,
+    }
+
+
+def format_table(report: dict, dataset) -> str:  # type: ignore[no-untyped-def]
+    """Return the human-readable table ``irviewer eval`` prints (values in percent)."""
+    from irviewer.core.protocols import AP_SOURCES, TIES
+
+    d, desc = report["dataset"], report["descriptors"]
+    lines = [f"irviewer {report['irviewer_version']}",
+             f"dataset      {d['path']} ({d['format']}): {d['n_queries']} queries, "
+             f"{d['n_gallery']} gallery images"]
+    if desc is not None:
+        lines += [f"descriptors  {desc['path']} (dim {desc['dim']}, sha256 "
+                  f"{desc['sha256'][:12]})",
+                  f"ranking      cosine similarity of L2-normalised float32 vectors; "
+                  f"ties: {TIES}"]
+    else:
+        r = report["ranking"]
+        lines.append(f"ranking      precomputed lists {r['path']} (depth {r['depth']}, sha256 "
+                     f"{r['sha256'][:12]}); {r['rule']}")
+    lines += [f"note         {n}" for n in d["notes"]]
+    for ev in report["evaluations"]:
+        p, s = ev["protocol"], ev["summary"]
+        self_rule = ("a query's own image, where it is in the gallery, is removed from its "
+                     "ranking" if p["self_match"] == "remove" else
+                     "a query's own image, where it is in the gallery, stays in the ranking")
+        lines += ["", f"protocol {p['name']}: positive = {', '.join(p['positive'])}; "
+                  f"removed = {', '.join(p['ignored']) or 'nothing'}; {self_rule}",
+                  f"  source: {p['source']}",
+                  f"  {'metric':<18}{'value %':>9}  convention"]
+        for key, value in s.items():
+            if key in ("n_evaluated", "n_skipped"):
+                continue
+            shown = "    n/a" if value is None else f"{100 * value:9.2f}"
+            lines.append(f"  {key:<18}{shown}  {_convention(key, p, AP_SOURCES)}")
+        lines.append(f"  queries: {s['n_evaluated']} evaluated, {s['n_skipped']} skipped "
+                     "(no positive left)")
+        for entry in ev["queries"]:
+            if "skipped" in entry:
+                lines.append(f"    skipped {entry['name']}: {entry['skipped']}")
+        if ev["removed_queries"]:
+            lines.append(f"  removed by the reader: {len(ev['removed_queries'])} queries")
+            lines += [f"    {r['name']}: {r['reason']}" for r in ev["removed_queries"][:10]]
+            if len(ev["removed_queries"]) > 10:
+                lines.append(f"    ... and {len(ev['removed_queries']) - 10} more")
+    return "\n".join(lines)
+
+
+def _convention(key: str, p: dict, ap_sources: dict) -> str:
+    if key == "mAP":
+        return ap_sources[p["ap"]]
+    if key.endswith("(revisitop)"):
+        return "revisitop: divided by min(k, rank of the last positive)"
+    if key.startswith("mP@"):
+        return "true P@k: positives in the top k divided by k"
+    if key.startswith("CMC@"):
+        if p["cmc"] == "cuhk03":
+            return (f"CUHK03 single-gallery-shot, {p['cmc_repeats']} repeats, "
+                    f"seed {p['seed']}")
+        return "Market-1501: a positive within the top k (first match)"
+    if key == "mINP":
+        return "inverse negative penalty (Ye et al. TPAMI 2021)"
+    if key == "mR-precision":
+        return "precision at R = number of positives"
+    return ""
+
+
+def write_per_query_csv(path: Path, report: dict) -> None:
+    """Write one row per (protocol, query) with every per-query value (empty = skipped)."""
+    rows: list[dict[str, object]] = []
+    keys: list[str] = ["protocol", "name"]
+    for ev in report["evaluations"]:
+        for q in ev["queries"]:
+            row = {"protocol": ev["protocol"]["name"], **q}
+            rows.append(row)
+            keys += [k for k in row if k not in keys]
+    with atomic_open(path, newline="") as stream:
+        writer = csv.DictWriter(stream, fieldnames=keys)
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: "" if row.get(k) is None else row.get(k) for k in keys})
