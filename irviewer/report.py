@@ -22,11 +22,25 @@ def json_number(x: object) -> object:
     return x
 
 
-def build_report(dataset, source: dict, evaluations) -> dict:  # type: ignore[no-untyped-def]
+def method_record(method) -> dict:  # type: ignore[no-untyped-def]
+    """Return how the report identifies a :class:`~irviewer.session.Method`:
+    ``{"descriptors": {path, dim, sha256}}`` or, for a precomputed ranking,
+    ``{"ranking": {path, depth, sha256, rule}}``."""
+    if method.kind == "ranking":
+        return {"ranking": {"path": str(method.path), "depth": method.ranking.k,
+                            "sha256": method.sha256,
+                            "rule": "positives beyond a list were never retrieved"}}
+    return {"descriptors": {"path": str(method.path), "dim": method.dim,
+                            "sha256": method.sha256}}
+
+
+def build_report(dataset, source: dict, evaluations,  # type: ignore[no-untyped-def]
+                 notes=None) -> dict:
     """Return the ``irviewer eval --json`` document (a stable schema other tools read).
 
     ``source`` is ``{"descriptors": {...}}`` or, for a precomputed ranking,
-    ``{"ranking": {...}}`` (then ``descriptors`` is null).
+    ``{"ranking": {...}}`` (then ``descriptors`` is null), as :func:`method_record` gives;
+    ``notes`` are the sentences reported under ``dataset.notes`` (default: the dataset's).
     """
     from irviewer.core.evaluation import SKIP_REASON
 
@@ -58,7 +72,7 @@ def build_report(dataset, source: dict, evaluations) -> dict:  # type: ignore[no
         "irviewer_version": __version__,
         "dataset": {"path": str(dataset.path), "format": dataset.format,
                     "n_queries": dataset.n_queries, "n_gallery": dataset.n_gallery,
-                    "notes": list(dataset.notes)},
+                    "notes": list(dataset.notes if notes is None else notes)},
         "descriptors": source.get("descriptors"),
         **({"ranking": source["ranking"]} if "ranking" in source else {}),
         "evaluations": out_evals,

@@ -1,27 +1,33 @@
-"""Opening a dataset with one or more methods, as one cancellable generator (Qt-free).
+"""Opening a dataset with one or more methods: the one opening path of every command and of
+the window (Qt-free).
 
 A *method* is what produced a ranking: a descriptor file (irviewer ranks by cosine
-similarity) or a precomputed ranking (TREC run, ``.npz`` indices, HPatches ``.results``).
-The GUI runs :func:`iter_open` in a worker thread and shows its progress; tests and
-``--screenshot`` run it directly. It yields :class:`Step` values and ends with one carrying
-the :class:`Opened` result: the dataset and, per method, its ranking and one evaluation per
-protocol. Other conventions (AP rule, self-match) are re-scored on request from the same
-ranking (:meth:`Opened.evaluation`), never re-ranked.
+similarity, or HPatches task lists by their own pools) or a precomputed ranking (TREC run,
+``.npz`` indices, HPatches ``.results``). :func:`iter_open` is a generator: it yields
+:class:`Step` progress values and *returns* the :class:`Opened` result, so a caller that
+wants progress writes ``opened = yield from iter_open(request)`` (or iterates and takes
+``StopIteration.value``); :func:`open_now` returns it directly. The window runs it in a
+worker thread; ``irviewer eval`` runs :func:`open_now`.
+
+:class:`Opened` holds one shared :class:`Dataset` and every evaluation, computed once per
+(method, protocol, AP rule, self-match rule) and kept in one cache; other conventions are
+re-scored from the same ranking on request, never re-ranked, and a change of ground truth
+(:meth:`Opened.update_ground_truth`) re-scores only the queries it touches.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from irviewer.core.dataset import Dataset
-from irviewer.core.descriptors import align
+from irviewer.core.descriptors import Descriptors, align, file_sha256
 from irviewer.core.errors import InputError
 from irviewer.core.evaluation import Evaluation, evaluate
 from irviewer.core.protocols import get_protocol
 from irviewer.core.ranking import Ranking, iter_rank
-from irviewer.formats.base import ReadOptions
+from irviewer.formats.base import ReadOptions, read_name_list
 from irviewer.formats.descriptor_files import descriptor_names, read_descriptors
 from irviewer.formats.hpatches_tasks import NAME as TASKS
 from irviewer.formats.hpatches_tasks import iter_rank_tasks
@@ -30,9 +36,28 @@ from irviewer.paths import resources_dir
 
 
 @dataclass(frozen=True)
+class DescriptorFile:
+    """A method given as a descriptor file (or hpatches-benchmark descriptor folder)."""
+
+    path: Path
+
+
+@dataclass(frozen=True)
+class RankingFile:
+    """A method given as precomputed result lists (TREC run, ``.npz`` indices, ``.results``)."""
+
+    path: Path
+
+
+MethodSource = DescriptorFile | RankingFile
+
+
+@dataclass(frozen=True)
 class OpenRequest:
     """What to open: a dataset, the descriptor files and/or precomputed rankings to inspect,
-    the reader to use (None: detect it) and its options, and how deep to keep result lists."""
+    the reader to use (None: detect it) and its options, how deep to keep result lists, and
+    optionally the protocol and conventions to score with first (None: the dataset's
+    protocols, each with its own AP and self-match rules)."""
 
     dataset: Path
     descriptors: tuple[Path, ...] = ()
@@ -40,36 +65,90 @@ class OpenRequest:
     format: str | None = None
     options: ReadOptions = field(default_factory=ReadOptions)
     k: int = 200
+    protocol: str | None = None
+    ap: str | None = None
+    self_match: str | None = None
 
     def sources(self) -> tuple[Path, ...]:
         """Return every method's file: descriptor files first, then rankings."""
         return (*self.descriptors, *self.rankings)
 
+    def method_sources(self) -> tuple[MethodSource, ...]:
+        """Return every method as a typed source, in :meth:`sources` order."""
+        return (*(DescriptorFile(Path(p)) for p in self.descriptors),
+                *(RankingFile(Path(p)) for p in self.rankings))
+
 
 @dataclass(frozen=True)
 class Method:
-    """One ranking of the dataset and its evaluations under the dataset's protocols."""
+    """One ranking of the dataset, with what a report needs to identify it.
+
+    ``kind`` is ``"descriptors"`` or ``"ranking"``; ``sha256`` the hash of the file's bytes;
+    ``dim`` the descriptor dimension (None for a ranking); ``notes`` sentences about this
+    method for the user, each naming its file (a ranking's skipped lists, rows matched by
+    position);
+    ``matched_by_position`` is True when descriptor rows without names were matched to the
+    dataset by their order. ``evaluations`` maps each scored protocol to its evaluation
+    under the protocol's own conventions: a view of :class:`Opened`'s one cache.
+    """
 
     name: str
     path: Path
-    kind: str  # "descriptors" or "ranking"
+    kind: str
     ranking: Ranking
-    evaluations: dict[str, Evaluation]
+    notes: tuple[str, ...] = ()
+    sha256: str = ""
+    dim: int | None = None
+    matched_by_position: bool = False
+    evaluations: Mapping[str, Evaluation] = field(default_factory=dict, compare=False,
+                                                  repr=False)
+
+
+class MethodEvaluations(Mapping[str, Evaluation]):
+    """Read-only view: protocol name -> one method's evaluation under the protocol's own
+    conventions, read from (and computed into) :class:`Opened`'s cache."""
+
+    def __init__(self, opened: Opened, method: str) -> None:
+        self._opened, self._method = opened, method
+
+    def __getitem__(self, protocol: str) -> Evaluation:
+        if protocol not in self._opened.protocols:
+            raise KeyError(protocol)
+        return self._opened.evaluation(self._method, protocol)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._opened.protocols)
+
+    def __len__(self) -> int:
+        return len(self._opened.protocols)
+
+
+#: An evaluation's cache key: (method, protocol, AP rule, self-match rule), rules resolved.
+EvaluationKey = tuple[str, str, str, str]
 
 
 @dataclass
 class Opened:
-    """A dataset ready to inspect: per method, its ranking and one evaluation per protocol.
+    """A dataset ready to inspect: one shared dataset and, per method, its ranking; every
+    evaluation in one cache (:meth:`evaluation`).
 
-    ``methods`` keeps the request's order; the first is shown first. Evaluations under
-    other conventions are computed on first use and cached (:meth:`evaluation`).
+    ``methods`` keeps the request's order; the first is shown first. ``protocols`` are the
+    protocols scored (the request's, else the dataset's).
     """
 
     dataset: Dataset
     methods: dict[str, Method]
     request: OpenRequest
-    _cache: dict[tuple[str, str, str | None, str | None], Evaluation] = field(
-        default_factory=dict, repr=False)
+    _evaluations: dict[EvaluationKey, Evaluation] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self.methods = {name: replace(m, evaluations=MethodEvaluations(self, name))
+                        for name, m in self.methods.items()}
+
+    @property
+    def protocols(self) -> tuple[str, ...]:
+        """Return the names of the protocols scored, in report order."""
+        return self.dataset.protocols
 
     @property
     def first(self) -> Method:
@@ -82,33 +161,59 @@ class Opened:
         return self.first.ranking
 
     @property
-    def evaluations(self) -> dict[str, Evaluation]:
+    def evaluations(self) -> Mapping[str, Evaluation]:
         """Return the first method's evaluation per protocol."""
         return self.first.evaluations
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """Return every sentence for the user: the dataset's notes, then each method's
+        (a method's notes name its file)."""
+        return (*self.dataset.notes, *(n for m in self.methods.values() for n in m.notes))
 
     def evaluation(self, method: str, protocol: str, ap: str | None = None,
                    self_match: str | None = None) -> Evaluation:
         """Return ``method``'s evaluation under ``protocol`` with the AP rule and self-match
-        rule overridden where given (None: the protocol's own); re-scored, not re-ranked."""
+        rule overridden where given (None: the protocol's own); computed once, from the
+        method's ranking (re-scored, never re-ranked)."""
         m = self.methods[method]
-        base = m.evaluations[protocol]
-        if (ap in (None, base.protocol.ap)) and self_match in (None, base.protocol.self_match):
-            return base
-        key = (method, protocol, ap, self_match)
-        if key not in self._cache:
-            self._cache[key] = evaluate(self.dataset, m.ranking,
-                                        base.protocol.override(ap=ap, self_match=self_match))
-        return self._cache[key]
+        chosen = get_protocol(protocol).override(ap=ap, self_match=self_match)
+        key = (method, protocol, chosen.ap, chosen.self_match)
+        found = self._evaluations.get(key)
+        if found is None:
+            found = self._evaluations[key] = evaluate(self.dataset, m.ranking, chosen)
+        return found
+
+    def cached(self) -> dict[EvaluationKey, Evaluation]:
+        """Return a copy of the cache: (method, protocol, AP rule, self-match rule) ->
+        evaluation."""
+        return dict(self._evaluations)
+
+    def update_ground_truth(self, dataset: Dataset, changed: Sequence[int]) -> None:
+        """Replace the dataset by ``dataset`` (the same gallery and queries in the same
+        order, new ground truth for the queries at positions ``changed``) and re-score
+        only those queries of every cached evaluation (:meth:`Evaluation.with_queries`).
+
+        InputError, and nothing changed, when the gallery or the queries differ.
+        """
+        updated = {key: ev.with_queries(dataset, changed)
+                   for key, ev in self._evaluations.items()}
+        self.dataset = dataset
+        self._evaluations.clear()
+        self._evaluations.update(updated)
 
 
 @dataclass(frozen=True)
 class Step:
-    """Progress of :func:`iter_open`: a stage name, done of total, and the result at the end."""
+    """Progress of :func:`iter_open`: a stage name and done of total (0 of 0: no count)."""
 
     stage: str
     done: int = 0
     total: int = 0
-    opened: Opened | None = field(default=None)
+
+
+#: What :func:`iter_open` and its helpers are: progress steps, then a returned result.
+Opening = Generator[Step, None, Opened]
 
 
 def demo_paths() -> tuple[Path, Path]:
@@ -130,9 +235,9 @@ def method_names(paths: tuple[Path, ...]) -> list[str]:
     parts = [Path(p).parts for p in paths]
     depth = {i: 1 for i in range(len(paths))}
     while True:
-        names = ["/".join(parts[i][-depth[i]:]) for i in range(len(paths))]
-        clash = [i for i, n in enumerate(names) if names.count(n) > 1
-                 and depth[i] < len(parts[i])]
+        names = [Path(*parts[i][-depth[i]:]).as_posix() for i in range(len(paths))]
+        clash = [i for i, n in enumerate(names) if depth[i] < len(parts[i]) and any(
+            names[j] == n and parts[j] != parts[i] for j in range(len(paths)))]
         if not clash:
             seen: dict[str, int] = {}
             for i, n in enumerate(names):
@@ -144,69 +249,116 @@ def method_names(paths: tuple[Path, ...]) -> list[str]:
             depth[i] += 1
 
 
-def iter_open(request: OpenRequest) -> Iterator[Step]:
-    """Read, rank and evaluate every method of ``request``, yielding progress; the last step
-    carries the result.
+def iter_open(request: OpenRequest) -> Opening:
+    """Read, rank and evaluate every method of ``request``, yielding :class:`Step` progress;
+    return the :class:`Opened` result (``opened = yield from iter_open(request)``).
 
     Stop iterating (``close()``) to cancel between steps; ranking yields a step per block
     of queries, so a cancel is honoured within one block. InputError for bad input.
     """
-    from irviewer.formats.rankings import read_ranking
-
-    if not request.sources():
+    sources = request.method_sources()
+    if not sources:
         raise InputError(f"{Path(request.dataset).name}: give a descriptor file or a "
                          "precomputed ranking to inspect it with")
-    opts = request.options
     yield Step("reading the dataset")
-    if opts.gallery_names is None and request.descriptors:
-        opts = replace(opts, gallery_names=descriptor_names(request.descriptors[0]))
-    dataset = read_dataset(Path(request.dataset), request.format, opts)
+    dataset = _read_dataset(request)
     names = method_names(request.sources())
+    n_methods = len(names)
     methods: dict[str, Method] = {}
-    notes = list(dataset.notes)
-    total = len(names)
-    for i, (name, path) in enumerate(zip(names, request.sources(), strict=True)):
-        label = f" ({name}, {i + 1} of {total})" if total > 1 else ""
-        path = Path(path)
-        if i < len(request.descriptors):
-            yield Step(f"reading the descriptors{label}")
-            descriptors = read_descriptors(path, gallery_names=dataset.gallery,
-                                           query_names=tuple(q.name for q in dataset.queries))
-            ranking = None
-            if dataset.format == TASKS:  # each query ranks its own pool (HPatches tasks)
-                for done, total, result in iter_rank_tasks(dataset, descriptors, request.k):
-                    yield Step(f"ranking{label}", done, total)
-                    ranking = result or ranking
-            else:
-                for progress in iter_rank(align(descriptors, dataset), dataset, k=request.k):
-                    yield Step(f"ranking{label}", progress.done, progress.total)
-                    ranking = progress.ranking or ranking
-            assert ranking is not None
-            kind = "descriptors"
-        else:
-            yield Step(f"reading the ranking{label}")
-            ranking, more = read_ranking(path, dataset)
-            notes += [f"{name}: {n}" for n in more]
-            kind = "ranking"
+    scored: dict[EvaluationKey, Evaluation] = {}
+    for i, (name, source) in enumerate(zip(names, sources, strict=True)):
+        label = f" ({name}, {i + 1} of {n_methods})" if n_methods > 1 else ""
+        method = yield from iter_method(source, name, label, dataset, request)
+        methods[name] = method
         yield Step(f"scoring{label}")
-        evaluations = {p: evaluate(dataset, ranking, get_protocol(p))
-                       for p in dataset.protocols}
-        methods[name] = Method(name, path, kind, ranking, evaluations)
-    if len(notes) != len(dataset.notes):
-        dataset = replace(dataset, notes=tuple(notes))
-        methods = {n: replace(m, evaluations={p: replace(e, dataset=dataset)
-                                              for p, e in m.evaluations.items()})
-                   for n, m in methods.items()}
-    yield Step("done", 1, 1, Opened(dataset, methods, request))
+        for p in dataset.protocols:
+            chosen = get_protocol(p).override(ap=request.ap, self_match=request.self_match)
+            scored[(name, p, chosen.ap, chosen.self_match)] = evaluate(
+                dataset, method.ranking, chosen)
+    return Opened(dataset, methods, request, scored)
 
 
 def open_now(request: OpenRequest) -> Opened:
-    """Return :func:`iter_open`'s result without progress (scripts, tests)."""
-    last = None
-    for step in iter_open(request):
-        last = step
-    assert last is not None and last.opened is not None
-    return last.opened
+    """Return :func:`iter_open`'s result without progress (scripts, tests, ``eval``)."""
+    steps = iter_open(request)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
+
+
+def iter_method(source: MethodSource, name: str, label: str, dataset: Dataset,
+                request: OpenRequest) -> Generator[Step, None, Method]:
+    """Return the :class:`Method` that ``source`` gives on ``dataset``, yielding progress
+    (``label`` names the method in the stages): the one place where a ranking is chosen —
+    a precomputed ranking is read (:func:`irviewer.formats.rankings.read_ranking`), a
+    descriptor file ranks HPatches task lists over their own pools
+    (:func:`irviewer.formats.hpatches_tasks.iter_rank_tasks`) and every other dataset by
+    cosine similarity (:func:`irviewer.core.ranking.iter_rank`)."""
+    if isinstance(source, RankingFile):
+        return (yield from _iter_ranking_method(source, name, label, dataset))
+    return (yield from _iter_descriptor_method(source, name, label, dataset, request))
+
+
+def _read_dataset(request: OpenRequest) -> Dataset:
+    """Return the request's dataset; a gallery it does not list comes from the row-name
+    list or the first descriptor file's names; ``request.protocol`` replaces its
+    protocols."""
+    opts = request.options
+    if opts.gallery_names is None:
+        names = _row_names(opts)
+        if names is None and request.descriptors:
+            names = descriptor_names(request.descriptors[0])
+        if names is not None:
+            opts = replace(opts, gallery_names=names)
+    dataset = read_dataset(Path(request.dataset), request.format, opts)
+    if request.protocol is not None:
+        dataset = replace(dataset, protocols=(get_protocol(request.protocol).name,))
+    return dataset
+
+
+def _row_names(options: ReadOptions) -> tuple[str, ...] | None:
+    """Return the names of the row-name list the options name, or None."""
+    if options.row_names is None:
+        return None
+    return tuple(read_name_list(options.row_names))
+
+
+def _iter_ranking_method(source: RankingFile, name: str, label: str,
+                         dataset: Dataset) -> Generator[Step, None, Method]:
+    from irviewer.formats.rankings import read_ranking
+
+    yield Step(f"reading the ranking{label}")
+    ranking, notes = read_ranking(source.path, dataset)
+    return Method(name, source.path, "ranking", ranking, notes=tuple(notes),
+                  sha256=file_sha256(source.path))
+
+
+def _iter_descriptor_method(source: DescriptorFile, name: str, label: str, dataset: Dataset,
+                            request: OpenRequest) -> Generator[Step, None, Method]:
+    yield Step(f"reading the descriptors{label}")
+    descriptors = read_descriptors(source.path, gallery_names=dataset.gallery,
+                                   query_names=tuple(q.name for q in dataset.queries),
+                                   row_names=_row_names(request.options))
+    ranking = yield from _iter_rank_descriptors(descriptors, dataset, request.k, label)
+    return Method(name, source.path, "descriptors", ranking, sha256=descriptors.sha256,
+                  dim=int(descriptors.dim))
+
+
+def _iter_rank_descriptors(descriptors: Descriptors, dataset: Dataset, k: int,
+                           label: str) -> Generator[Step, None, Ranking]:
+    ranking: Ranking | None = None
+    if dataset.format == TASKS:  # each query ranks its own pool (HPatches tasks)
+        for done, total, result in iter_rank_tasks(dataset, descriptors, k):
+            yield Step(f"ranking{label}", done, total)
+            ranking = result or ranking
+    else:
+        for progress in iter_rank(align(descriptors, dataset), dataset, k=k):
+            yield Step(f"ranking{label}", progress.done, progress.total)
+            ranking = progress.ranking or ranking
+    assert ranking is not None
+    return ranking
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,9 @@ import pytest
 
 from irviewer.core.errors import InputError
 from irviewer.session import (
+    Opened,
     OpenRequest,
+    Step,
     classify_paths,
     demo_request,
     iter_open,
@@ -39,24 +41,66 @@ def test_other_conventions_are_rescored_from_the_same_ranking_and_cached():
     assert opened.evaluation("weak.npz", "instance", ap="finite") is base
 
 
+def run_steps(request):
+    """Return (the progress steps, the Opened the generator returns)."""
+    steps = []
+
+    def collect():
+        opened = yield from iter_open(request)
+        return opened
+
+    gen = collect()
+    while True:
+        try:
+            steps.append(next(gen))
+        except StopIteration as done:
+            return steps, done.value
+
+
 def test_progress_steps_name_each_method_and_end_with_the_result():
-    steps = list(iter_open(demo_request()))
+    steps, opened = run_steps(demo_request())
     stages = [s.stage for s in steps]
     assert stages[0] == "reading the dataset"
     assert "reading the descriptors (weak.npz, 2 of 2)" in stages
     assert any(s.startswith("ranking (strong.npz, 1 of 2)") for s in stages)
-    assert steps[-1].opened is not None and all(s.opened is None for s in steps[:-1])
+    assert isinstance(opened, Opened) and all(isinstance(s, Step) for s in steps)
 
 
-def test_closing_the_generator_cancels_between_steps():
+def test_every_method_of_hpatches_task_lists_keeps_its_progress_label(tmp_path):
+    from tests.formats.test_hpatches_tasks import hand_case
+
+    tasks, descriptors = hand_case(tmp_path)
+    steps, opened = run_steps(OpenRequest(tasks, (descriptors, descriptors)))
+    stages = [s.stage for s in steps]
+    assert "reading the descriptors (toy (2), 2 of 2)" in stages
+    assert "ranking (toy (2), 2 of 2)" in stages and "scoring (toy (2), 2 of 2)" in stages
+    assert list(opened.methods) == ["toy", "toy (2)"]
+
+
+def test_closing_the_generator_cancels_between_steps(monkeypatch):
+    import irviewer.core.ranking as ranking_module
+
+    blocks = []
+    real = ranking_module._merge_top
+
+    def counting(*args):
+        blocks.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(ranking_module, "_merge_top", counting)
+    monkeypatch.setattr(ranking_module, "SCORE_BLOCK_BYTES", 1)  # one query per block
     steps = iter_open(demo_request())
-    next(steps)
+    stages = [next(steps).stage for _ in range(4)]
+    assert stages[-1].startswith("ranking") and steps.gi_frame is not None
+    computed = len(blocks)
+    assert computed >= 1
     steps.close()
     with pytest.raises(StopIteration):
         next(steps)
+    assert len(blocks) == computed  # nothing was ranked after close()
 
 
-def test_a_precomputed_ranking_is_a_method_and_its_notes_reach_the_dataset(tmp_path):
+def test_a_precomputed_ranking_is_a_method_with_its_own_notes(tmp_path):
     manifest, strong = demo_request().dataset, demo_request().descriptors[0]
     run = tmp_path / "partial.run"
     run.write_text("images/leonardo_mona-lisa_query Q0 images/leonardo_mona-lisa_g1 1 0.9 t\n")
@@ -64,8 +108,13 @@ def test_a_precomputed_ranking_is_a_method_and_its_notes_reach_the_dataset(tmp_p
     assert list(opened.methods) == ["strong.npz", "partial.run"]
     method = opened.methods["partial.run"]
     assert method.kind == "ranking" and method.ranking.k == 1
-    assert any(n.startswith("partial.run: ") for n in opened.dataset.notes)
+    assert method.notes and all(n.startswith("partial.run: ") for n in method.notes)
+    assert set(method.notes) <= set(opened.notes)
+    assert not any(n.startswith("partial.run: ") for n in opened.dataset.notes)
+    assert opened.methods["strong.npz"].notes == ()
     assert method.evaluations["instance"].dataset is opened.dataset
+    assert len(method.sha256) == 64 and method.dim is None
+    assert opened.methods["strong.npz"].dim > 0
 
 
 def test_a_request_without_methods_is_a_sentence():
@@ -78,6 +127,7 @@ def test_a_request_without_methods_is_a_sentence():
     (["a/x.npz", "b/x.npz"], ["a/x.npz", "b/x.npz"]),
     (["r/a/x.npz", "s/a/x.npz", "t.run"], ["r/a/x.npz", "s/a/x.npz", "t.run"]),
     (["x.npz", "x.npz"], ["x.npz", "x.npz (2)"]),  # the same file twice
+    (["/d/a/x.npz", "/d/a/x.npz"], ["x.npz", "x.npz (2)"]),  # absolute, twice
 ])
 def test_method_names_are_short_and_unique(paths, names):
     assert method_names(tuple(Path(p) for p in paths)) == names

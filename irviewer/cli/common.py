@@ -6,8 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from irviewer.core.errors import InputError
-from irviewer.formats.base import ReadOptions
+from irviewer.formats.base import ReadOptions, read_name_list
 
 
 def add_reader_options(parser: argparse.ArgumentParser) -> None:
@@ -38,20 +37,10 @@ def read_options(args: argparse.Namespace) -> ReadOptions:
     """Return the reader options that :func:`add_reader_options`' arguments name."""
     ignore = list(getattr(args, "ignore_label", []) or [])
     if getattr(args, "ignore_labels", None) is not None:
-        ignore += read_label_list(args.ignore_labels)
-    row_names = getattr(args, "row_names", None)
+        ignore += read_name_list(args.ignore_labels)
     return ReadOptions(images=args.images, ignore_labels=tuple(ignore),
                        drop_orphans=not getattr(args, "keep_orphans", False),
                        distractors=getattr(args, "distractors", None),
                        instance_rule=args.instance_rule,
-                       gallery_names=tuple(read_label_list(row_names)) if row_names else None)
+                       row_names=getattr(args, "row_names", None))
 
-
-def read_label_list(path: Path) -> list[str]:
-    """Return the non-empty, non-comment lines of a text list (labels or image names)."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as e:
-        raise InputError(f"{path}: cannot read the list ({e.strerror})") from None
-    return [line.strip() for line in text.splitlines() if line.strip()
-            and not line.startswith("#")]

@@ -6,13 +6,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import replace
 from pathlib import Path
 
-from irviewer.cli.common import add_reader_options, read_label_list, read_options
+from irviewer.cli.common import add_reader_options, read_options
 from irviewer.core.atomic import atomic_write_text
 from irviewer.core.errors import InputError
-from irviewer.report import build_report, format_table, write_per_query_csv
+from irviewer.report import build_report, format_table, method_record, write_per_query_csv
 
 NAME = "eval"
 HELP = "score a dataset with a descriptor file, headless"
@@ -71,45 +70,22 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 
 def run_eval(args: argparse.Namespace) -> int:
-    """Evaluate as ``irviewer eval`` asks; return the exit code."""
-    from irviewer.core.descriptors import align, file_sha256
-    from irviewer.core.evaluation import evaluate
-    from irviewer.core.protocols import get_protocol
-    from irviewer.core.ranking import rank
-    from irviewer.formats.descriptor_files import descriptor_names, read_descriptors
-    from irviewer.formats.hpatches_tasks import NAME as TASKS
-    from irviewer.formats.hpatches_tasks import iter_rank_tasks
-    from irviewer.formats.rankings import read_ranking
-    from irviewer.formats.registry import read_dataset
+    """Evaluate as ``irviewer eval`` asks, through the one opening path
+    (:mod:`irviewer.session`); return the exit code."""
     from irviewer.formats.trec import write_qrels, write_trec_run
+    from irviewer.session import OpenRequest, open_now
 
-    row_names = read_label_list(args.row_names) if args.row_names else None
-    options = read_options(args)
-    if options.gallery_names is None and args.descriptors:
-        options = replace(options, gallery_names=descriptor_names(args.descriptors))
-    dataset = read_dataset(args.dataset, args.format, options)
-    if args.ranking is not None:
-        ranking, notes = read_ranking(args.ranking, dataset)
-        dataset = replace(dataset, notes=dataset.notes + notes)
-        source = {"ranking": {"path": str(args.ranking), "depth": ranking.k,
-                              "sha256": file_sha256(args.ranking),
-                              "rule": "positives beyond a list were never retrieved"}}
-    else:
-        descriptors = read_descriptors(args.descriptors, gallery_names=dataset.gallery,
-                                       query_names=tuple(q.name for q in dataset.queries),
-                                       row_names=row_names)
-        if dataset.format == TASKS:  # each query ranks its own pool (HPatches tasks)
-            *_, (_, _, ranking) = iter_rank_tasks(dataset, descriptors, args.top_k)
-        else:
-            ranking = rank(align(descriptors, dataset), dataset, k=args.top_k)
-        source = {"descriptors": {"path": str(descriptors.path), "dim": int(descriptors.dim),
-                                  "sha256": descriptors.sha256}}
-    names = [args.protocol] if args.protocol else list(dataset.protocols)
-    evaluations = []
-    for name in names:
-        protocol = get_protocol(name).override(ap=args.ap, self_match=args.self_match)
-        evaluations.append(evaluate(dataset, ranking, protocol))
-    report = build_report(dataset, source, evaluations)
+    request = OpenRequest(args.dataset,
+                          descriptors=(args.descriptors,) if args.descriptors else (),
+                          rankings=(args.ranking,) if args.ranking else (),
+                          format=args.format, options=read_options(args), k=args.top_k,
+                          protocol=args.protocol, ap=args.ap, self_match=args.self_match)
+    opened = open_now(request)
+    dataset, method = opened.dataset, opened.first
+    evaluations = [opened.evaluation(method.name, p, args.ap, args.self_match)
+                   for p in opened.protocols]
+    report = build_report(dataset, method_record(method), evaluations,
+                          notes=(*dataset.notes, *method.notes))
     print(format_table(report, dataset))
     if args.write_results is not None:
         if dataset.format != "hpatches":
@@ -117,7 +93,7 @@ def run_eval(args: argparse.Namespace) -> int:
                              f"is {dataset.format}")
         from irviewer.formats.hpatches import write_hpatches_results
 
-        write_hpatches_results(args.write_results, dataset, ranking)
+        write_hpatches_results(args.write_results, dataset, method.ranking)
     if args.export_trec is not None:
         for ev in evaluations:
             stem = f"{args.export_trec}.{ev.protocol.name}"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -115,6 +116,15 @@ class Dataset:
             members = np.concatenate(arrays).astype(np.int64) if arrays else np.zeros(0, np.int64)
             self._tables[group] = (owners, members)
         return self._tables[group]
+
+    @cached_property
+    def ignored_mask(self) -> np.ndarray:
+        """Return a read-only boolean mask over the gallery, True for the images removed
+        from every query's ranking (``global_ignored``); computed once per dataset."""
+        mask = np.zeros(len(self.gallery), dtype=bool)
+        mask[self.global_ignored] = True
+        mask.setflags(write=False)
+        return mask
 
     @property
     def n_gallery(self) -> int:

@@ -7,12 +7,13 @@ per query as arrays (see :mod:`irviewer.core.metrics`); means are taken last, ov
 queries that have at least one positive. A query with no positive left is reported as
 skipped, never counted as 0 or 1.
 
-Re-scoring one query after its ground truth changed (:meth:`Evaluation.with_query`) reuses
+Re-scoring the queries whose ground truth changed (:meth:`Evaluation.with_queries`) reuses
 the ranking: ranks of items outside the stored items come from that one query's score row.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -168,37 +169,64 @@ class Evaluation:
         return queries, np.asarray(self.per_query["AP"], dtype=np.float64)[queries]
 
     def with_query(self, q: int, query: Query) -> Evaluation:
-        """Return a new Evaluation in which query ``q`` has the ground truth of ``query``.
-
-        Only that query is re-scored; the ranking is reused (an item outside the stored
-        ones is ranked from this query's score row).
-        """
+        """Return a new Evaluation in which query ``q`` has the ground truth of ``query``
+        (:meth:`with_queries` for one query)."""
         queries = list(self.dataset.queries)
         queries[q] = query
-        dataset = replace(self.dataset, queries=tuple(queries))
-        pos, ign = query_roles(query, self.protocol, self._global_mask())
-        raw = self.ranking.rank_items(q, pos)
-        adjusted = np.sort(_remove_ignored(raw, self.ranking.rank_items(q, ign)))
-        retrieved = adjusted[adjusted >= 0]
-        if self.protocol.list_depth is not None:
-            retrieved = retrieved[retrieved < self.protocol.list_depth]
+        return self.with_queries(replace(self.dataset, queries=tuple(queries)), [q])
+
+    def with_queries(self, dataset: Dataset, queries: Sequence[int]) -> Evaluation:
+        """Return the Evaluation of the same ranking and protocol on ``dataset``, which has
+        the same gallery and queries in the same order and new ground truth for the queries
+        at positions ``queries``; only those are re-scored.
+
+        The ranking is reused (an item outside the stored ones is ranked from that query's
+        score row, :meth:`Ranking.rank_items`), so the result equals :func:`evaluate` on
+        ``dataset`` with the same ranking. InputError when ``dataset`` has another gallery or
+        other queries, or a position is not a query.
+        """
+        _check_same_layout(self.dataset, dataset)
+        check_applicable(self.protocol, dataset.groups, dataset.label())
+        changed = np.unique(np.asarray(list(queries), dtype=np.int64))
+        n_q = dataset.n_queries
+        if len(changed) and (changed[0] < 0 or changed[-1] >= n_q):
+            bad = int(changed[0] if changed[0] < 0 else changed[-1])
+            raise InputError(f"no query {bad}: there are {n_q} queries")
+        mask = dataset.ignored_mask
         p = self.positives
-        a, b = p.offsets[q], p.offsets[q + 1]
-        ranks = np.concatenate([p.ranks[:a], retrieved, p.ranks[b:]])
-        offsets = p.offsets.copy()
-        offsets[q + 1:] += len(retrieved) - (b - a)
         n_pos = p.n_positives.copy()
-        n_pos[q] = len(pos)
-        positives = PositiveRanks(ranks, offsets, n_pos)
-        one = _per_query(PositiveRanks(retrieved, np.array([0, len(retrieved)]),
-                                       n_pos[q:q + 1]), self.protocol)
+        new_ranks: list[np.ndarray] = []
+        for q in changed.tolist():
+            pos, ign = query_roles(dataset.queries[q], self.protocol, mask)
+            adjusted = np.sort(_remove_ignored(self.ranking.rank_items(q, pos),
+                                               self.ranking.rank_items(q, ign)))
+            retrieved = adjusted[adjusted >= 0]
+            if self.protocol.list_depth is not None:
+                retrieved = retrieved[retrieved < self.protocol.list_depth]
+            new_ranks.append(retrieved.astype(np.int64))
+            n_pos[q] = len(pos)
+        # Splice: the unchanged queries' ranks stay, the changed ones' are replaced.
+        owner = np.repeat(np.arange(n_q, dtype=np.int64), np.diff(p.offsets))
+        kept = ~np.isin(owner, changed)
+        lengths = np.array([len(r) for r in new_ranks], dtype=np.int64)
+        all_owner = np.concatenate([owner[kept], np.repeat(changed, lengths)])
+        all_ranks = np.concatenate([p.ranks[kept], *new_ranks]).astype(np.int64)
+        order = np.lexsort((all_ranks, all_owner))
+        offsets = np.zeros(n_q + 1, dtype=np.int64)
+        offsets[1:] = np.cumsum(np.bincount(all_owner, minlength=n_q))
+        positives = PositiveRanks(all_ranks[order], offsets, n_pos)
+        sub_offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        sub = PositiveRanks(np.concatenate([np.zeros(0, np.int64), *new_ranks]), sub_offsets,
+                            n_pos[changed])
         per_query = {key: arr.copy() for key, arr in self.per_query.items()}
-        for key, arr in one.items():
-            per_query[key][q] = arr[0]
-        if self.protocol.cmc == "cuhk03":
-            row = _cuhk03_cmc(dataset, self.ranking, self.protocol, [q])
+        for key, arr in _per_query(sub, self.protocol).items():
+            if self.protocol.cmc == "cuhk03" and key.startswith("CMC@"):
+                continue
+            per_query[key][changed] = arr
+        if self.protocol.cmc == "cuhk03" and len(changed):
+            rows = _cuhk03_cmc(dataset, self.ranking, self.protocol, changed.tolist())
             for j, k in enumerate(self.protocol.cmc_ks):
-                per_query[f"CMC@{k}"][q] = row[0, j]
+                per_query[f"CMC@{k}"][changed] = rows[:, j]
         return Evaluation(dataset, self.ranking, self.protocol, positives, per_query,
                           _summary(per_query, positives, self.protocol))
 
@@ -210,9 +238,17 @@ class Evaluation:
         return int(q)
 
     def _global_mask(self) -> np.ndarray:
-        mask = np.zeros(self.dataset.n_gallery, dtype=bool)
-        mask[self.dataset.global_ignored] = True
-        return mask
+        return self.dataset.ignored_mask
+
+
+def _check_same_layout(old: Dataset, new: Dataset) -> None:
+    """InputError unless ``new`` has ``old``'s gallery and queries, in the same order."""
+    if new.gallery != old.gallery:
+        raise InputError(f"{new.label()}: the gallery differs from the one evaluated; "
+                         "only the ground truth may change")
+    if [q.name for q in new.queries] != [q.name for q in old.queries]:
+        raise InputError(f"{new.label()}: the queries differ from the ones evaluated; "
+                         "only the ground truth may change")
 
 
 def query_roles(query: Query, protocol: Protocol,
@@ -254,8 +290,7 @@ def protocol_ranks(dataset: Dataset, ranking: Ranking, protocol: Protocol) -> Po
     this), but without a Python loop over ranks, so thousands of queries cost milliseconds.
     """
     n_q, n_g = dataset.n_queries, dataset.n_gallery
-    global_mask = np.zeros(n_g, dtype=bool)
-    global_mask[dataset.global_ignored] = True
+    global_mask = dataset.ignored_mask
     q_parts, g_parts, code_parts = [], [], []
     for code, groups in ((POSITIVE, protocol.positive), (IGNORED, protocol.ignored)):
         for group in groups:
@@ -393,16 +428,22 @@ def _summary(per_query: dict[str, np.ndarray], p: PositiveRanks,
     return summary
 
 
+def query_rng(seed: int, q: int) -> np.random.Generator:
+    """Return query ``q``'s own random generator for the CUHK03 sampler: seeded by
+    (protocol seed, query position), so a query draws the same samples whether all queries
+    are scored or only it is re-scored (:meth:`Evaluation.with_queries`)."""
+    return np.random.default_rng([int(seed), int(q)])
+
+
 def _cuhk03_cmc(dataset: Dataset, ranking: Ranking, protocol: Protocol,
                 queries: range | list[int]) -> np.ndarray:
-    """Return CUHK03 single-gallery-shot CMC rows (one per query in ``queries``)."""
+    """Return CUHK03 single-gallery-shot CMC rows (one per query in ``queries``), each
+    query sampled with :func:`query_rng`."""
     labels = dataset.gallery_labels
     if labels is None:
         raise InputError(f"{dataset.label()}: CUHK03 single-gallery-shot CMC needs a person "
                          "id for every gallery image")
-    rng = np.random.default_rng(protocol.seed)
-    global_mask = np.zeros(dataset.n_gallery, dtype=bool)
-    global_mask[dataset.global_ignored] = True
+    global_mask = dataset.ignored_mask
     out = np.full((len(queries), len(protocol.cmc_ks)), np.nan)
     for row, q in enumerate(queries):
         query = dataset.queries[q]
@@ -419,7 +460,7 @@ def _cuhk03_cmc(dataset: Dataset, ranking: Ranking, protocol: Protocol,
         ranks[np.searchsorted(idx, order)] = np.arange(len(order))
         out[row] = metrics.cmc_single_gallery_shot(
             ranks, labels[idx], query.meta.get("label"), protocol.cmc_ks,
-            protocol.cmc_repeats, rng)
+            protocol.cmc_repeats, query_rng(protocol.seed, q))
     return out
 
 

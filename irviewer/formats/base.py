@@ -28,6 +28,9 @@ class ReadOptions:
         distractors: a text file of extra gallery names (e.g. the revisited 1M distractors).
         gallery_names: gallery names known from elsewhere (a descriptor file), for readers
             whose ground truth does not list the whole gallery (Oxford5k without images).
+        row_names: a text file naming the rows of descriptor files that carry no names, one
+            image per line (``--row-names``); without ``gallery_names`` its names are also
+            the gallery of ground truth that does not list one.
     """
 
     images: Path | None = None
@@ -36,6 +39,7 @@ class ReadOptions:
     instance_rule: str | None = None
     distractors: Path | None = None
     gallery_names: tuple[str, ...] | None = None
+    row_names: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -102,6 +106,17 @@ def read_text(path: Path, what: str) -> str:
     except UnicodeDecodeError as e:
         raise InputError(f"{Path(path).name}: not UTF-8 text (byte {e.start}); save it as "
                          "UTF-8") from None
+
+
+def read_name_list(path: Path) -> list[str]:
+    """Return the non-empty lines of a text list (labels or image names), stripped, without
+    ``#`` comment lines; InputError naming the file when it cannot be read."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as e:
+        raise InputError(f"{path}: cannot read the list ({e.strerror})") from None
+    return [line.strip() for line in text.splitlines() if line.strip()
+            and not line.startswith("#")]
 
 
 def by_stem(files: list[Path] | tuple[Path, ...], where: str) -> dict[str, Path]:

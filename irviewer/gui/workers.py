@@ -25,14 +25,14 @@ class _Runner(QObject):
     def run(self) -> None:
         steps = iter_open(self.request)
         try:
-            for step in steps:
-                if self.cancelled:
-                    steps.close()
+            while not self.cancelled:
+                try:
+                    step = next(steps)
+                except StopIteration as done:  # the generator returns its Opened
+                    self.opened.emit(self.generation, done.value)
                     return
-                if step.opened is not None:
-                    self.opened.emit(self.generation, step.opened)
-                else:
-                    self.progress.emit(self.generation, step.stage, step.done, step.total)
+                self.progress.emit(self.generation, step.stage, step.done, step.total)
+            steps.close()
         except InputError as e:
             self.failed.emit(self.generation, str(e))
         except MemoryError:
