@@ -1,0 +1,281 @@
+"""Paired comparison statistics: hand-computed cases, scipy as the independent reference for
+the t-test (behind importorskip), brute-force enumeration for the randomization test, and
+invariants (swapping the methods negates the delta and keeps every p-value)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from irviewer.core.errors import InputError
+from irviewer.core.paired import (
+    PairedComparison,
+    bootstrap_interval,
+    holm_adjust,
+    log_beta,
+    pair_by_name,
+    paired_t_test,
+    randomization_test,
+    regularized_incomplete_beta,
+    student_t_two_sided,
+)
+
+values = st.floats(0.0, 1.0, allow_nan=False, width=64)
+
+
+def comparison(base, method, **options) -> PairedComparison:
+    names = tuple(f"q{i}" for i in range(len(base)))
+    return PairedComparison("base", "new", "AP", names, np.array(base, float),
+                            np.array(method, float), **options)
+
+
+# -- hand-computed ---------------------------------------------------------------------------
+
+def test_means_wins_losses_ties_by_hand():
+    c = comparison([0.5, 0.5, 0.2, 1.0], [0.75, 0.25, 0.2, 1.0])
+    assert c.mean_baseline == pytest.approx(0.55)
+    assert c.mean_method == pytest.approx(0.55)
+    assert c.deltas.tolist() == [0.25, -0.25, 0.0, 0.0]
+    assert c.mean_delta == 0.0
+    assert (c.wins, c.losses, c.ties) == (1, 1, 2)
+    assert c.largest_changes(5) == ([0], [1])
+
+
+def test_largest_changes_orders_by_size_and_stops_at_n():
+    c = comparison([0, 0, 0, 0, 0.5], [0.1, 0.4, 0.2, 0, 0.1])
+    assert c.largest_changes(2) == ([1, 2], [4])
+
+
+def test_paired_t_by_hand_df2_and_df1():
+    # d = 1, 2, 3: mean 2, s = 1, t = 2 sqrt(3); Student's t with 2 df has
+    # P(|T| >= t) = 1 - t / sqrt(t^2 + 2) = 1 - sqrt(6/7).
+    r = paired_t_test(np.array([1.0, 2.0, 3.0]))
+    assert r.statistic == pytest.approx(2 * math.sqrt(3), rel=1e-14)
+    assert r.df == 2
+    assert r.p_value == pytest.approx(1 - math.sqrt(6 / 7), rel=1e-13)
+    # d = 1, 3: mean 2, s = sqrt 2, t = 2; with 1 df (Cauchy) p = 1 - (2 / pi) atan 2.
+    r = paired_t_test(np.array([1.0, 3.0]))
+    assert r.statistic == pytest.approx(2.0, rel=1e-14)
+    assert r.p_value == pytest.approx(1 - 2 / math.pi * math.atan(2.0), rel=1e-13)
+
+
+def test_t_distribution_closed_forms_and_incomplete_beta():
+    assert student_t_two_sided(0.0, 5) == 1.0
+    assert student_t_two_sided(math.inf, 5) == 0.0
+    # 4 df: P(|T| >= t) = 1 - t (t^2 + 6) / (t^2 + 4)^1.5
+    for t in (0.3, 1.0, 2.5, 7.0):
+        assert student_t_two_sided(t, 4) == pytest.approx(
+            1 - t * (t * t + 6) / (t * t + 4) ** 1.5, rel=1e-12, abs=1e-15)
+    # I_x(1, 1) = x; I_x(a, 1) = x^a; I_x(1, b) = 1 - (1 - x)^b
+    assert regularized_incomplete_beta(1, 1, 0.3) == pytest.approx(0.3, rel=1e-14)
+    assert regularized_incomplete_beta(2.5, 1, 0.7) == pytest.approx(0.7 ** 2.5, rel=1e-14)
+    assert regularized_incomplete_beta(1, 3, 0.2) == pytest.approx(1 - 0.8 ** 3, rel=1e-14)
+    # log B(a, b) = log Gamma... for small a, b; B(1, b) = 1 / b; B(0.5, 0.5) = pi
+    assert log_beta(1.0, 40.0) == pytest.approx(-math.log(40.0), rel=1e-14)
+    assert log_beta(0.5, 0.5) == pytest.approx(math.log(math.pi), rel=1e-14)
+    assert log_beta(20.0, 30.0) == pytest.approx(
+        math.lgamma(20) + math.lgamma(30) - math.lgamma(50), rel=1e-13)
+
+
+def test_zero_variance_gives_inf_or_nan():
+    up = paired_t_test(np.array([0.25, 0.25, 0.25]))
+    assert (up.statistic, up.p_value) == (math.inf, 0.0)
+    down = paired_t_test(np.full(7, -0.1))  # a mean of 7 x 0.1 is not exactly 0.1
+    assert (down.statistic, down.p_value) == (-math.inf, 0.0)
+    same = paired_t_test(np.zeros(4))
+    assert math.isnan(same.statistic) and math.isnan(same.p_value)
+    one = paired_t_test(np.array([0.3]))
+    assert math.isnan(one.statistic) and math.isnan(one.p_value) and one.df == 0
+
+
+def test_randomization_exact_by_hand():
+    # +-1 +-2 +-3: sums 6, 4, 2, 0, 0, -2, -4, -6; |sum| >= 6 for 2 of 8
+    r = randomization_test(np.array([1.0, 2.0, 3.0]))
+    assert (r.p_value, r.permutations, r.seed) == (0.25, "exact", None)
+    assert randomization_test(np.array([1.0, 1.0])).p_value == 0.5
+    assert randomization_test(np.array([0.0, 0.0, 0.0])).p_value == 1.0
+
+
+def test_randomization_float_ties_count_as_equal():
+    # The deltas sum to 0 exactly in arithmetic but to 1.1e-16 in floats; every sign
+    # assignment is at least as extreme, so p is 1 (0.875 if rounding decided).
+    assert randomization_test(np.array([0.1, 0.2, 0.3, -0.6])).p_value == 1.0
+
+
+def test_randomization_exact_up_to_16_then_monte_carlo():
+    d = np.linspace(-0.2, 0.5, 16)
+    assert randomization_test(d).permutations == "exact"
+    r = randomization_test(np.linspace(-0.2, 0.5, 17), permutations=500, seed=3)
+    assert (r.permutations, r.seed) == (500, 3)
+    assert r.p_value * 501 == pytest.approx(round(r.p_value * 501))
+
+
+def test_monte_carlo_p_is_b_plus_one_over_n_plus_one():
+    # 20 equal positive deltas: only the two all-equal assignments (2 in 2^20) reach the
+    # observed sum, so b = 0 in 999 draws and p = 1 / 1000, never 0.
+    assert randomization_test(np.ones(20), permutations=999).p_value == 1 / 1000
+    assert randomization_test(np.zeros(20), permutations=999).p_value == 1.0
+
+
+def test_monte_carlo_estimates_the_exact_p():
+    rng = np.random.default_rng(7)
+    d = rng.normal(0.05, 0.2, 18)
+    codes = np.arange(1 << 18)
+    signs = 1.0 - 2.0 * ((codes[:, None] >> np.arange(18)) & 1)
+    exact = np.mean(np.abs(signs @ d) >= abs(d.sum()) - 1e-12)
+    r = randomization_test(d, permutations=100_000, seed=0)
+    assert abs(r.p_value - exact) < 4 * math.sqrt(exact * (1 - exact) / 100_000)
+    assert r.p_value == randomization_test(d, permutations=100_000, seed=0).p_value
+    assert r.p_value != randomization_test(d, permutations=100_000, seed=1).p_value
+
+
+def test_bootstrap_by_hand():
+    # d = 0, 1: a resample's mean is 0, 1/2 or 1 with chances 1/4, 1/2, 1/4, so the 2.5 %
+    # and 97.5 % quantiles of 10,000 of them are 0 and 1.
+    assert bootstrap_interval(np.array([0.0, 1.0])) == (0.0, 1.0)
+    assert bootstrap_interval(np.full(5, 0.25)) == (0.25, 0.25)
+    d = np.random.default_rng(1).normal(0.1, 0.3, 200)
+    lo, hi = bootstrap_interval(d, seed=4)
+    se = d.std(ddof=1) / math.sqrt(200)  # the normal interval, as a sanity band
+    assert lo == pytest.approx(d.mean() - 1.96 * se, abs=0.2 * se)
+    assert hi == pytest.approx(d.mean() + 1.96 * se, abs=0.2 * se)
+    assert bootstrap_interval(d, seed=4) == (lo, hi)
+    assert bootstrap_interval(d, seed=5) != (lo, hi)
+
+
+def test_holm_by_hand():
+    # sorted 0.005, 0.01, 0.03, 0.04 (m = 4): 0.02, 0.03, 0.06, 0.04 -> running max
+    adjusted = holm_adjust([0.01, 0.04, 0.03, math.nan, 0.005])
+    assert adjusted[[0, 1, 2, 4]].tolist() == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert math.isnan(adjusted[3])
+    assert holm_adjust([0.6, 0.7]).tolist() == [1.0, 1.0]
+    assert holm_adjust([]).tolist() == []
+
+
+def test_pairing_by_name_keeps_queries_both_evaluated():
+    c = pair_by_name("a", "b", "AP", ["q1", "q2", "q3", "q4"], [0.1, np.nan, 0.3, 0.4],
+                     ["q4", "q3", "q2", "q9"], [0.5, 0.2, 0.9, 0.0])
+    assert c.queries == ("q3", "q4")
+    assert c.baseline_values.tolist() == [0.3, 0.4]
+    assert c.method_values.tolist() == [0.2, 0.5]
+
+
+@pytest.mark.parametrize(("base", "method", "message"), [
+    (["q1"], ["q2"], "a and b have no evaluated query in common (AP): nothing to compare"),
+    (["q1", "q1"], ["q1"], "a: query names must be unique to pair queries, but q1 appear"),
+])
+def test_pairing_bad_input(base, method, message):
+    with pytest.raises(InputError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        pair_by_name("a", "b", "AP", base, np.ones(len(base)), method, np.ones(len(method)))
+
+
+def test_bad_counts():
+    with pytest.raises(InputError, match="permutations must be a whole number of at least 1"):
+        randomization_test(np.ones(20), permutations=0)
+    with pytest.raises(InputError, match="bootstrap resamples must be"):
+        bootstrap_interval(np.ones(3), resamples=-5)
+
+
+# -- the reference: scipy --------------------------------------------------------------------
+
+@pytest.mark.parametrize("n", [2, 3, 5, 16, 55, 70, 500, 3368, 20000])
+def test_t_test_matches_scipy(n):
+    stats = pytest.importorskip("scipy.stats")
+    rng = np.random.default_rng(n)
+    for _ in range(20):
+        base = rng.random(n)
+        method = np.clip(base + rng.normal(rng.normal(0, 0.05), 0.2, n), 0, 1)
+        ours = paired_t_test(method - base)
+        ref = stats.ttest_rel(method, base)
+        assert ours.statistic == pytest.approx(float(ref.statistic), rel=1e-12)
+        assert abs(ours.p_value - float(ref.pvalue)) <= 1e-12
+        assert ours.df == int(ref.df)
+
+
+def test_t_distribution_matches_scipy_on_a_grid():
+    stats = pytest.importorskip("scipy.stats")
+    for df in (1, 2, 3, 7, 30, 99, 1000, 3367, 30_000):
+        for t in np.concatenate([np.linspace(0, 12, 97), [20.0, 50.0, 1e3]]):
+            assert abs(student_t_two_sided(float(t), df)
+                       - 2 * float(stats.t.sf(t, df))) <= 1e-12, (df, t)
+
+
+@pytest.mark.parametrize("deltas", [[0.25] * 3, [-0.5] * 6, [0.0] * 4, [0.3]])
+def test_zero_variance_as_scipy(deltas):
+    stats = pytest.importorskip("scipy.stats")
+    d = np.array(deltas)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        ref = stats.ttest_rel(d, np.zeros(len(d)))
+    ours = paired_t_test(d)
+    np.testing.assert_equal([ours.statistic, ours.p_value], [ref.statistic, ref.pvalue])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(values, values), min_size=2, max_size=40))
+def test_t_test_matches_scipy_on_any_pairs(pairs):
+    stats = pytest.importorskip("scipy.stats")
+    base, method = np.array(pairs).T
+    d = method - base
+    ours = paired_t_test(d)
+    if np.all(d == d[0]):
+        return  # constant deltas: scipy's value depends on the rounding of the mean
+    with np.errstate(all="ignore"):
+        ref = stats.ttest_rel(method, base)
+    assert ours.statistic == pytest.approx(float(ref.statistic), rel=1e-9)
+    assert abs(ours.p_value - float(ref.pvalue)) <= 1e-12
+
+
+# -- invariants --------------------------------------------------------------------------------
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(values, values), min_size=1, max_size=24))
+def test_swapping_the_methods_negates_the_delta_and_keeps_p(pairs):
+    base, method = (list(v) for v in zip(*pairs, strict=True))
+    ab = comparison(base, method, permutations=300, resamples=300)
+    ba = comparison(method, base, permutations=300, resamples=300)
+    assert ba.mean_delta == pytest.approx(-ab.mean_delta, abs=1e-15)
+    assert (ba.wins, ba.losses, ba.ties) == (ab.losses, ab.wins, ab.ties)
+    assert ba.randomization.p_value == ab.randomization.p_value
+    np.testing.assert_equal(ba.paired_t.p_value, ab.paired_t.p_value)
+    np.testing.assert_allclose(ba.paired_t.statistic, -ab.paired_t.statistic, rtol=1e-12)
+    lo, hi = ab.ci95
+    assert ba.ci95 == pytest.approx((-hi, -lo), abs=1e-12)
+    assert ba.largest_changes(3) == tuple(reversed(ab.largest_changes(3)))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(values, min_size=1, max_size=30))
+def test_identical_methods_have_delta_zero_and_p_one(v):
+    c = comparison(v, v, permutations=200, resamples=200)
+    assert c.mean_delta == 0.0 and c.ties == len(v) and c.wins == c.losses == 0
+    assert c.randomization.p_value == 1.0
+    assert c.ci95 == (0.0, 0.0)
+    assert math.isnan(c.paired_t.p_value)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.floats(-1, 1, allow_nan=False), min_size=1, max_size=9))
+def test_exact_randomization_equals_brute_force(d):
+    d = np.array(d)
+    sums = [abs(sum(s * x for s, x in zip(signs, d, strict=True)))
+            for signs in itertools.product((1, -1), repeat=len(d))]
+    tol = 1e-9 * np.abs(d).sum()
+    expected = sum(s >= abs(d.sum()) - tol for s in sums) / len(sums)
+    assert randomization_test(d).p_value == expected
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=8).map(np.array),
+       st.integers(0, 7))
+def test_holm_adjusted_is_at_least_raw_and_monotone(p, _):
+    adjusted = holm_adjust(p)
+    assert np.all(adjusted >= p - 1e-15) and np.all(adjusted <= 1.0)
+    order = np.argsort(p, kind="stable")
+    assert np.all(np.diff(adjusted[order]) >= 0)
