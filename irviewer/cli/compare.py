@@ -1,0 +1,116 @@
+"""``irviewer compare``: two or more methods on the same queries, query by query, with the
+statistics a reviewer asks for (paired t, paired randomization, bootstrap interval, Holm)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from irviewer.cli.common import add_reader_options, read_options
+from irviewer.core.atomic import atomic_write_text
+from irviewer.core.paired import PERMUTATIONS
+
+NAME = "compare"
+HELP = "compare methods query by query, with significance tests, headless"
+DESCRIPTION = ("Pair two or more methods' per-query values on the queries both evaluated "
+               "and test the mean difference. The first method is the baseline.")
+EPILOG = ("Tests: two-sided paired t-test (p as scipy.stats.ttest_rel); paired "
+          "randomization test of the per-query deltas' signs (exact up to 16 queries); 95 % "
+          "percentile bootstrap interval of the mean delta (10,000 resamples); with three "
+          "or more methods, Holm-Bonferroni adjusted randomization p-values. See "
+          "docs/compare.md.")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add ``irviewer compare``'s arguments to ``p``."""
+    add_method_arguments(p, "the built-in museum demo: strong.npz (baseline) against "
+                         "weak.npz unless -d names others")
+    p.add_argument("--metric", default="AP",
+                   help="per-query metric to compare: AP (default), P@1, P@5, CMC@1, INP, "
+                   "R-precision, ... (the protocol's)")
+    p.add_argument("--permutations", type=int, default=PERMUTATIONS, metavar="N",
+                   help="random sign assignments of the randomization test beyond 16 "
+                   f"queries (default {PERMUTATIONS:,})")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of the randomization test and the bootstrap (default 0)")
+    p.add_argument("--list", type=int, default=10, metavar="N",
+                   help="how many of the largest gains and of the largest losses to list "
+                   "(default 10)")
+    p.add_argument("--json", type=Path, metavar="OUT", help="write the comparison as JSON")
+    p.add_argument("--per-query", type=Path, metavar="OUT.csv",
+                   help="write one CSV row per protocol, method and paired query")
+
+
+def add_method_arguments(p: argparse.ArgumentParser, demo_help: str) -> None:
+    """Add DATASET, --demo, the methods (-d, --ranking), the reader's options and the
+    conventions (--protocol, --ap, --self-match): what ``compare`` and ``figure`` share."""
+    p.add_argument("dataset", type=Path, nargs="?",
+                   help="dataset file or folder (e.g. a CSV manifest)")
+    p.add_argument("--demo", action="store_true", help=demo_help)
+    p.add_argument("-d", "--descriptors", type=Path, action="append", default=[],
+                   metavar="FILE", help="a method's descriptor file (repeatable; the first "
+                   "method is the baseline)")
+    p.add_argument("--ranking", type=Path, action="append", default=[], metavar="FILE",
+                   help="a method's precomputed ranking (repeatable; after the -d methods)")
+    add_reader_options(p)
+    p.add_argument("--protocol", action="append", metavar="P",
+                   help="protocol to use instead of the dataset's default(s) (repeatable)")
+    p.add_argument("--ap", choices=("finite", "trapezoid"),
+                   help="AP integration rule (default: the protocol's)")
+    p.add_argument("--self-match", choices=("keep", "remove"),
+                   help="keep or remove the query's own image (default: the protocol's)")
+
+
+def open_methods(args: argparse.Namespace, parser: argparse.ArgumentParser, k: int = 200):  # type: ignore[no-untyped-def]
+    """Return the :class:`irviewer.session.Opened` that ``args`` name, through the one
+    opening path; the demo opens its two descriptor files (strong first)."""
+    from irviewer.session import OpenRequest, demo_request, open_now
+
+    if args.demo:
+        if args.dataset is not None:
+            parser.error("--demo takes no DATASET argument")
+        demo = demo_request()
+        descriptors = tuple(args.descriptors) or demo.descriptors
+        request = OpenRequest(demo.dataset, descriptors, tuple(args.ranking),
+                              options=read_options(args), k=k)
+    elif args.dataset is None:
+        parser.error("give a DATASET (or --demo)")
+    else:
+        request = OpenRequest(args.dataset, tuple(args.descriptors), tuple(args.ranking),
+                              format=args.format, options=read_options(args), k=k)
+    return open_now(request)
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Compare the methods ``args`` name; return the exit code."""
+    from irviewer.compare_report import (
+        build_compare_report,
+        check_method_count,
+        compare_opened,
+        format_compare_table,
+        write_compare_csv,
+    )
+    from irviewer.core.errors import InputError
+
+    if not args.demo:
+        check_method_count(len(args.descriptors) + len(args.ranking))
+    for value, what in ((args.permutations, "--permutations"), (args.list, "--list")):
+        if value < (0 if what == "--list" else 1):
+            raise InputError(f"{what} must be at least {0 if what == '--list' else 1}, "
+                             f"not {value}")
+    if args.protocol:
+        from irviewer.core.protocols import get_protocol
+
+        for name in args.protocol:
+            get_protocol(name)  # an unknown name fails before the (long) opening
+    opened = open_methods(args, parser)
+    comparisons = compare_opened(opened, args.metric, args.protocol, args.ap,
+                                 args.self_match, args.permutations, args.seed)
+    report = build_compare_report(opened, comparisons, args.list)
+    print(format_compare_table(report))
+    if args.json is not None:
+        atomic_write_text(args.json, json.dumps(report, indent=1, allow_nan=False) + "\n")
+    if args.per_query is not None:
+        write_compare_csv(args.per_query, comparisons)
+    return 0
