@@ -268,6 +268,9 @@ def paired_t_test(deltas: np.ndarray) -> TTest:
         return TTest(math.copysign(math.inf, d[0]), n - 1, 0.0)
     mean = float(np.mean(d))
     var = float(np.mean((d - mean) ** 2)) * n / (n - 1)
+    if var == 0.0:  # deltas so close (1e-200) that their variance underflows: as scipy
+        return TTest(math.copysign(math.inf, mean) if mean else float("nan"), n - 1,
+                     0.0 if mean else float("nan"))
     t = mean / math.sqrt(var / n)
     return TTest(t, n - 1, student_t_two_sided(t, n - 1))
 

@@ -206,7 +206,8 @@ def test_t_distribution_matches_scipy_on_a_grid():
                        - 2 * float(stats.t.sf(t, df))) <= 1e-12, (df, t)
 
 
-@pytest.mark.parametrize("deltas", [[0.25] * 3, [-0.5] * 6, [0.0] * 4, [0.3]])
+@pytest.mark.parametrize("deltas", [[0.25] * 3, [-0.5] * 6, [0.0] * 4, [0.3],
+                                    [0.0, 2.2532008785218168e-261]])  # variance underflows
 def test_zero_variance_as_scipy(deltas):
     stats = pytest.importorskip("scipy.stats")
     d = np.array(deltas)
