@@ -64,10 +64,9 @@ def compare_opened(opened, metric: str = "AP", protocols: list[str] | None = Non
     check_method_count(len(names))
     baseline, others = names[0], names[1:]
     out: list[ProtocolComparison] = []
-    for protocol in protocols or list(opened.dataset.protocols):
-        evaluate = _evaluator(opened, protocol, ap, self_match)
-        base_ev = evaluate(baseline)
-        rows = [compare_evaluations(baseline, base_ev, m, evaluate(m), metric,
+    for protocol in protocols or list(opened.protocols):
+        evs = {m: opened.evaluation(m, protocol, ap=ap, self_match=self_match) for m in names}
+        rows = [compare_evaluations(baseline, evs[baseline], m, evs[m], metric,
                                     permutations=permutations, seed=seed,
                                     resamples=resamples) for m in others]
         adjusted = (holm_adjust([c.randomization.p_value for c in rows]) if len(rows) > 1
@@ -85,8 +84,6 @@ def build_compare_report(opened, comparisons: list[ProtocolComparison],  # type:
     up to ``listed`` largest losses (largest first); the per-query CSV has every query.
     A t statistic that is not a finite number (no variance) is written as null.
     """
-    from irviewer.core.descriptors import file_sha256
-
     ds = opened.dataset
     out = []
     for row in comparisons:
@@ -114,7 +111,7 @@ def build_compare_report(opened, comparisons: list[ProtocolComparison],  # type:
         "irviewer_version": __version__,
         "dataset": {"path": str(ds.path), "format": ds.format, "n_queries": ds.n_queries,
                     "n_gallery": ds.n_gallery},
-        "methods": [{"name": m.name, "path": str(m.path), "sha256": file_sha256(m.path)}
+        "methods": [{"name": m.name, "path": str(m.path), "sha256": m.sha256}
                     for m in opened.methods.values()],
         "comparisons": out,
     }
@@ -195,18 +192,6 @@ def write_compare_csv(path: Path, comparisons: list[ProtocolComparison]) -> None
                 writer.writerow([row.protocol, c.metric, q, c.baseline, c.method,
                                  repr(float(c.baseline_values[i])),
                                  repr(float(c.method_values[i])), repr(float(c.deltas[i]))])
-
-
-def _evaluator(opened, protocol: str, ap: str | None, self_match: str | None):  # type: ignore[no-untyped-def]
-    """Return method name -> its evaluation under ``protocol`` (a protocol the dataset does
-    not list by default is scored from the opened ranking: re-scored, not re-ranked)."""
-    from irviewer.core.evaluation import evaluate
-    from irviewer.core.protocols import get_protocol
-
-    if protocol in opened.dataset.protocols:
-        return lambda m: opened.evaluation(m, protocol, ap=ap, self_match=self_match)
-    p = get_protocol(protocol).override(ap=ap, self_match=self_match)
-    return lambda m: evaluate(opened.dataset, opened.methods[m].ranking, p)
 
 
 def _finite(x: float) -> float | None:
