@@ -11,7 +11,8 @@ Sources of the conventions:
 - CUHK03's single-gallery-shot CMC (torchreid ``eval_cuhk03``) is a random-sampling
   estimate computed at the protocol's ``cmc_ks`` only; the curve is given at those points.
 - The AP histogram counts evaluated queries per AP bin; bin i holds ``low <= AP < high``,
-  the last one also AP = 1, the same rule as the query table's AP-range filter.
+  the last one also AP = 1: :func:`in_ap_range` is that rule, :func:`ap_bin_index` applies
+  it to bins, and the query table's AP filter and the histogram's highlight both use them.
 """
 
 from __future__ import annotations
@@ -79,14 +80,39 @@ def cmc_curve(evaluation: Evaluation, max_k: int) -> tuple[np.ndarray, np.ndarra
     return ks, hits / int(evaluated.sum())
 
 
+def ap_bin_edges(bins: int = 10) -> np.ndarray:
+    """Return the AP histogram's ``bins + 1`` edges, evenly from 0 to 1."""
+    if isinstance(bins, bool) or not isinstance(bins, int | np.integer) or bins < 1:
+        raise InputError(f"the number of AP bins must be at least 1, not {bins!r}")
+    return np.linspace(0.0, 1.0, int(bins) + 1)
+
+
+def in_ap_range(ap: np.ndarray | float, low: float, high: float) -> np.ndarray:
+    """Return whether each AP is in the range ``low <= AP < high``, or ``<= 1`` when the
+    range reaches 1 (so AP = 1 belongs to the last range); nan is in no range."""
+    values = np.asarray(ap, dtype=float)
+    with np.errstate(invalid="ignore"):
+        inside = (values >= low) & ((values < high) | ((high >= 1.0) & (values <= 1.0)))
+    return inside & ~np.isnan(values)
+
+
+def ap_bin_index(ap: np.ndarray | float, edges: np.ndarray) -> np.ndarray:
+    """Return the bin of each AP between ``edges`` under :func:`in_ap_range`'s rule (bin i:
+    ``edges[i] <= AP < edges[i + 1]``, the last bin also AP = edges[-1]); -1 for nan or a
+    value outside the edges."""
+    values = np.asarray(ap, dtype=float)
+    edges = np.asarray(edges, dtype=float)
+    n = len(edges) - 1
+    # searchsorted(side="right") - 1 makes the very comparisons in_ap_range makes, so a
+    # bar counts exactly the queries a click on it lists (0.3 vs 0.30000000000000004).
+    which = np.searchsorted(edges, values, side="right") - 1
+    which = np.where(values == edges[-1], n - 1, which)
+    return np.where(np.isnan(values) | (which < 0) | (which >= n), -1, which)
+
+
 def ap_histogram(evaluation: Evaluation, bins: int = 10) -> tuple[np.ndarray, np.ndarray]:
     """Return (bin edges from 0 to 1, number of evaluated queries per bin); bin i counts
     ``edges[i] <= AP < edges[i + 1]``, the last bin also AP = 1."""
-    if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
-        raise InputError(f"the number of AP bins must be at least 1, not {bins!r}")
-    edges = np.linspace(0.0, 1.0, bins + 1)
-    ap = evaluation.per_query["AP"][evaluation.evaluated]
-    # The very comparisons the AP-range filter makes with these edges, so that clicking a
-    # bar shows exactly the queries it counts (0.3 vs linspace's 0.30000000000000004).
-    which = np.clip(np.searchsorted(edges, ap, side="right") - 1, 0, bins - 1)
-    return edges, np.bincount(which, minlength=bins)
+    edges = ap_bin_edges(bins)
+    which = ap_bin_index(evaluation.per_query["AP"][evaluation.evaluated], edges)
+    return edges, np.bincount(which[which >= 0], minlength=bins)

@@ -21,6 +21,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 
+from irviewer.core.curves import ap_bin_edges, ap_bin_index
 from irviewer.core.evaluation import Evaluation
 from irviewer.gui.theme import (
     ACTIVE_BAR,
@@ -57,8 +58,8 @@ def _fixed_view(plot: pg.PlotItem) -> None:
 
 class APHistogram(pg.PlotItem):
     """Evaluated queries per AP bin (x in AP %, bins ``edges[i] <= AP < edges[i+1]``, the last
-    one also AP = 1, as :func:`numpy.histogram`). The selected query's bin is filled darker;
-    the active bin (the AP range the table is filtered to) is outlined.
+    one also AP = 1: :func:`irviewer.core.curves.ap_bin_index`). The selected query's bin
+    is filled darker; the active bin (the AP range the table is filtered to) is outlined.
 
     Clicking bar i emits ``range_clicked(low, high)`` (fractions of AP) and makes it active;
     clicking the active bar again emits ``range_cleared()`` and clears it.
@@ -77,7 +78,7 @@ class APHistogram(pg.PlotItem):
         _fixed_view(self)
         self.setXRange(0, 100, padding=0.02)
         self.setYRange(0, 1, padding=0)
-        self.edges = np.linspace(0.0, 1.0, bins + 1)
+        self.edges = ap_bin_edges(bins)
         self.counts = np.zeros(bins, dtype=np.int64)
         self.selected: int | None = None
         self.active: tuple[float, float] | None = None
@@ -88,8 +89,8 @@ class APHistogram(pg.PlotItem):
 
     def set_values(self, ap: np.ndarray) -> None:
         """Show the AP values of the evaluated queries (:meth:`Evaluation.ap_values`)."""
-        values = np.asarray(ap, dtype=np.float64)
-        self.counts = np.histogram(values[np.isfinite(values)], bins=self.edges)[0]
+        which = ap_bin_index(np.asarray(ap, dtype=np.float64), self.edges)
+        self.counts = np.bincount(which[which >= 0], minlength=len(self.edges) - 1)
         self.setYRange(0, max(1, int(self.counts.max(initial=0))) * 1.08, padding=0)
         self._redraw()
 
@@ -106,9 +107,8 @@ class APHistogram(pg.PlotItem):
 
     def bin_of(self, ap: float) -> int | None:
         """Return the bin holding AP ``ap`` (a fraction), None outside [0, 1]."""
-        if not 0.0 <= ap <= 1.0:
-            return None
-        return int(min(np.searchsorted(self.edges, ap, side="right") - 1, len(self.counts) - 1))
+        i = int(ap_bin_index(ap, self.edges))
+        return i if i >= 0 else None
 
     def bin_range(self, i: int) -> tuple[float, float]:
         """Return bin ``i``'s (low, high) AP as fractions."""

@@ -8,6 +8,7 @@ import math
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
 
+from irviewer.core.curves import in_ap_range
 from irviewer.core.evaluation import Evaluation
 
 COLUMNS = ("Query", "AP", "P@1", "Pos.", "1st pos.")
@@ -35,20 +36,37 @@ class QueryTableModel(QAbstractTableModel):
         self._order_list: list[int] | None = None
 
     def set_evaluation(self, evaluation: Evaluation) -> None:
-        """Show ``evaluation``'s per-query values (a reset: one signal for all rows)."""
-        self.beginResetModel()
+        """Show ``evaluation``'s per-query values. The same queries re-scored (another
+        protocol, method or convention) update the rows in place (``dataChanged``, and a
+        layout change when the sort moves them), so the current index and the selection stay
+        on their query; other queries reset the model."""
         pq = evaluation.per_query
-        self._names = [q.name.rsplit("/", 1)[-1] for q in evaluation.dataset.queries]
-        self._names_array = None
+        names = [q.name.rsplit("/", 1)[-1] for q in evaluation.dataset.queries]
         first = pq["first_positive_rank"].astype(float)
         first[first < 0] = np.nan
-        self._values = np.column_stack([pq["AP"], pq["P@1"], pq["n_positives"], first + 1])
+        values = np.column_stack([pq["AP"], pq["P@1"], pq["n_positives"], first + 1])
+        if names == self._names and len(names):
+            self._values = values
+            if self._sorted_by is not None:
+                self.sort(*self._sorted_by)
+            self.dataChanged.emit(self.index(0, 1), self.index(len(names) - 1,
+                                                               len(COLUMNS) - 1))
+            return
+        self.beginResetModel()
+        self._names = names
+        self._names_array = None
+        self._values = values
         self._order = np.arange(len(self._names), dtype=np.int64)
         self._order_list = None
         if self._sorted_by is not None:
             self._order = self._sorted_order(*self._sorted_by)
             self._order_list = None
         self.endResetModel()
+
+    @property
+    def sorted_by(self) -> tuple[int, Qt.SortOrder] | None:
+        """Return the (column, order) the rows are sorted by, or None (query order)."""
+        return self._sorted_by
 
     def query_of(self, row: int) -> int:
         """Return the query position shown in ``row``."""
@@ -171,7 +189,8 @@ class QueryFilter(QSortFilterProxyModel):
         self._change(lambda: setattr(self, "failures_only", on))
 
     def set_ap_range(self, ap_range: tuple[float, float] | None) -> None:
-        """Show only queries with low <= AP < high (<= 1 for the last bin); None for all."""
+        """Show only queries with AP in ``ap_range`` (:func:`irviewer.core.curves.in_ap_range`:
+        low <= AP < high, <= 1 for the last bin); None for all."""
         self._change(lambda: setattr(self, "ap_range", ap_range))
 
     def refresh(self) -> None:
@@ -194,10 +213,7 @@ class QueryFilter(QSortFilterProxyModel):
         if self.failures_only:
             keep &= p1 == 0
         if self.ap_range is not None:
-            low, high = self.ap_range
-            with np.errstate(invalid="ignore"):
-                inside = (ap >= low) & ((ap < high) | ((high >= 1.0) & (ap <= 1.0)))
-            keep &= inside & ~np.isnan(ap)
+            keep &= in_ap_range(ap, *self.ap_range)
         return keep.tolist()
 
     def _change(self, apply) -> None:

@@ -10,6 +10,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QTabWidget
 
+from irviewer.core.curves import ap_bin_edges, ap_bin_index
 from irviewer.gui.theme import ACTIVE_BAR, BAR, MEAN_CURVE, QUERY_CURVE, SELECTED_BAR
 
 _DASH = pg.QtCore.Qt.PenStyle.DashLine
@@ -43,7 +44,7 @@ class APHistogram(pg.PlotWidget):
         self.setMouseEnabled(x=False, y=False)
         self.hideButtons()
         self.setXRange(0, 100, padding=0.02)
-        self.edges = np.linspace(0.0, 1.0, 11)
+        self.edges = ap_bin_edges(10)
         self.counts = np.zeros(10, dtype=np.int64)
         self.active: tuple[float, float] | None = None
         self.selected: int | None = None
@@ -61,11 +62,8 @@ class APHistogram(pg.PlotWidget):
 
     def set_selected_ap(self, ap: float) -> None:
         """Highlight the bin of the selected query's AP (nan: none)."""
-        if np.isnan(ap):
-            self.selected = None
-        else:
-            i = int(np.searchsorted(self.edges, ap, side="right")) - 1
-            self.selected = min(max(i, 0), len(self.counts) - 1)
+        i = int(ap_bin_index(ap, self.edges))
+        self.selected = None if i < 0 else i
         self._redraw()
 
     def set_active(self, ap_range: tuple[float, float] | None) -> None:
@@ -75,8 +73,10 @@ class APHistogram(pg.PlotWidget):
 
     def bin_of(self, x_percent: float) -> int | None:
         """Return the bin under ``x_percent`` on the AP axis, or None outside the bins."""
-        i = int(np.searchsorted(self.edges * 100, x_percent, side="right")) - 1
-        return i if 0 <= i < len(self.counts) else None
+        if not 0 <= x_percent <= 100:
+            return None
+        i = int(ap_bin_index(x_percent / 100, self.edges))
+        return i if i >= 0 else None
 
     def click_bin(self, i: int) -> None:
         """What a click on bar ``i`` does: filter to it, or clear when it is the filter."""

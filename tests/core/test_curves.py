@@ -11,8 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from irviewer.core.curves import (
+    ap_bin_edges,
+    ap_bin_index,
     ap_histogram,
     cmc_curve,
+    in_ap_range,
     mean_precision_at,
     query_precision_at,
 )
@@ -126,3 +129,23 @@ def test_curves_equal_the_means_of_the_evaluations_own_values(seed, name):
             assert cmc[k - 1] == pytest.approx(ev.summary[f"CMC@{k}"])
     _edges, counts = ap_histogram(ev, 10)
     assert counts.sum() == ok.sum()
+
+
+def test_ap_bin_index_and_in_ap_range_by_hand():
+    edges = ap_bin_edges(10)
+    ap = np.array([0.0, 0.3, 0.30000000000000004, 0.95, 1.0, np.nan, -0.1, 1.2])
+    assert ap_bin_index(ap, edges).tolist() == [0, 2, 3, 9, 9, -1, -1, -1]
+    assert in_ap_range(ap, edges[2], edges[3]).tolist() == [False, True, False, False, False, False,
+                                                   False, False]
+    assert in_ap_range(ap, 0.9, 1.0).tolist() == [False, False, False, True, True, False,
+                                                   False, False]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=30), st.integers(1, 12))
+def test_a_bin_holds_exactly_what_its_range_filter_lists(values, bins):
+    ap = np.array(values)
+    edges = ap_bin_edges(bins)
+    which = ap_bin_index(ap, edges)
+    for i in range(bins):
+        np.testing.assert_array_equal(which == i, in_ap_range(ap, edges[i], edges[i + 1]))

@@ -1,0 +1,252 @@
+"""What a query's result list shows: the ranked tiles (shown rank with ignored items hidden
+or shown where they ranked, score, relevance and badge), the missed positives with their
+ranks, and the words around them. Qt-free; the window, presentation mode, figure export and
+the comparison strips paint it.
+
+Ranks follow the evaluation's rule (:mod:`irviewer.core.evaluation`): ignored items are
+removed before ranks are counted, so a shown rank is the rank the metric used; ``raw_rank``
+is the place in the full ranking, before removals.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from irviewer.core.dataset import Dataset
+from irviewer.core.evaluation import IGNORED, NEGATIVE, POSITIVE, Evaluation, query_roles
+from irviewer.core.protocols import Protocol
+
+#: Badge kinds: the core's relevance codes, plus one display state for an ignored item whose
+#: ignoring group has a badge of its own (re-identification's same person, same camera).
+SAME_CAMERA = 3
+BADGES = (NEGATIVE, POSITIVE, IGNORED, SAME_CAMERA)
+
+#: Ignored relevance groups that get their own badge instead of the plain "ignored" one.
+OWN_BADGE_GROUPS = {"same_camera": SAME_CAMERA}
+
+#: Why an item is ignored when no relevance group of the protocol names it.
+SELF = "self"          # the query's own image, removed by the self-match rule
+EVERY_QUERY = "global"  # removed from every query's ranking (junk ids, ignore-list labels)
+
+#: Words for the groups a protocol can ignore, as the legend and tooltips say them.
+GROUP_WORDS = {
+    "junk": "junk",
+    "easy": "Easy images",
+    "hard": "Hard images",
+    "tough": "tough patches",
+    "same_camera": "same person, same camera",
+    "same_sequence": "the query's own sequence",
+    SELF: "the query itself",
+    EVERY_QUERY: "removed for every query",
+}
+
+
+@dataclass(frozen=True)
+class ResultTile:
+    """One gallery item as a result list shows it.
+
+    Attributes:
+        index: gallery index.
+        name: image name; ``title`` the dataset's display title ("" when it has none).
+        path: the image file, or None.
+        raw_rank: 1-based place in the full ranking before removals (None: not ranked).
+        rank: 1-based rank after the protocol's removals, the one the metrics use (None for
+            an ignored item, or a positive beyond a truncated list).
+        score: the ranking's score (nan when not known).
+        relevance: the core's code (POSITIVE, NEGATIVE, IGNORED).
+        badge: what the tile's badge shows (a relevance code or SAME_CAMERA).
+        ignored_by: why it is ignored: the protocol's relevance group, SELF or EVERY_QUERY
+            (None when it is not ignored).
+    """
+
+    index: int
+    name: str
+    title: str
+    path: Path | None
+    raw_rank: int | None
+    rank: int | None
+    score: float
+    relevance: int
+    badge: int
+    ignored_by: str | None = None
+
+    def tooltip(self) -> str:
+        """Return the hover text: full name, title, rank, score and relevance in words."""
+        lines = [self.name]
+        if self.title:
+            lines.append(self.title)
+        rank = f"rank {self.rank}" if self.rank is not None else (
+            "ignored" if self.relevance == IGNORED else "not ranked")
+        score = "" if math.isnan(self.score) else f" · score {self.score:.4f}"
+        lines.append(f"{rank}{score} · {relevance_words(self)}")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class ResultList:
+    """Everything the results area shows for one query at one depth.
+
+    ``tiles`` are in rank order; ``shown`` counts the ranked (not ignored) ones; ``ends_early``
+    says the stored list ended before ``depth``. ``missed`` are the positives outside the
+    shown ranks, best first (never-ranked last), and ``hardest_rank`` the rank of the last
+    of them (None when it is not ranked: beyond a truncated list).
+    """
+
+    query: int
+    depth: int
+    show_ignored: bool
+    tiles: tuple[ResultTile, ...]
+    shown: int
+    ends_early: bool
+    missed: tuple[ResultTile, ...]
+    hardest_rank: int | None
+
+    def heading(self) -> str:
+        """Return the ranked results' heading (rich text)."""
+        return (f"<b>Ranked results</b>: the top {self.shown}"
+                + (" (the list ends here)" if self.ends_early else ""))
+
+    def missed_heading(self) -> str:
+        """Return the missed positives' heading (rich text)."""
+        if not self.missed:
+            return "<b>Missed positives</b>: none — every positive is shown above"
+        hardest = (f" — the hardest at rank {self.hardest_rank}"
+                   if self.hardest_rank is not None else "")
+        return (f"<b>Missed positives</b>: {len(self.missed)} outside the top "
+                f"{self.shown}{hardest}")
+
+
+def relevance_words(tile: ResultTile) -> str:
+    """Return the tile's relevance in words ("relevant", "ignored: junk", ...)."""
+    if tile.relevance == POSITIVE:
+        return "relevant"
+    if tile.relevance == NEGATIVE:
+        return "not relevant"
+    return f"ignored: {GROUP_WORDS.get(tile.ignored_by or '', tile.ignored_by or '')}"
+
+
+def titles(dataset: Dataset) -> dict[str, str]:
+    """Return image name -> display title for the images the dataset titles (queries' meta
+    ``title``, and ``dataset.titles`` where the reader keeps one for every image)."""
+    out = {q.image: str(q.meta.get("title") or "") for q in dataset.queries}
+    out.update(getattr(dataset, "titles", None) or {})
+    return {k: v for k, v in out.items() if v}
+
+
+def ignored_reasons(evaluation: Evaluation) -> list[str]:
+    """Return what the protocol ignores, in words, for the legend ("junk", "Easy images",
+    "the query itself", "removed for every query"), only what this dataset can have."""
+    p, ds = evaluation.protocol, evaluation.dataset
+    reasons = [GROUP_WORDS.get(g, g) for g in p.ignored if g in ds.groups]
+    if p.self_match == "remove" and any(q.self_index >= 0 for q in ds.queries):
+        reasons.append(GROUP_WORDS[SELF])
+    if len(ds.global_ignored):
+        reasons.append(GROUP_WORDS[EVERY_QUERY])
+    return reasons
+
+
+def own_badges(protocol: Protocol) -> tuple[int, ...]:
+    """Return the badges beyond relevant / not relevant / ignored that ``protocol`` can show
+    (SAME_CAMERA where it ignores same-camera images)."""
+    return tuple(OWN_BADGE_GROUPS[g] for g in protocol.ignored if g in OWN_BADGE_GROUPS)
+
+
+def _ignored_by(evaluation: Evaluation, q: int, items: np.ndarray) -> list[str | None]:
+    """Return, per gallery index, why the protocol ignores it for query ``q`` (None: not)."""
+    query, protocol = evaluation.dataset.queries[q], evaluation.protocol
+    mask = np.zeros(evaluation.dataset.n_gallery, dtype=bool)
+    mask[evaluation.dataset.global_ignored] = True
+    _, ignored = query_roles(query, protocol, mask)
+    out: list[str | None] = []
+    for g in items.tolist():
+        if g < 0:
+            out.append(None)
+        elif mask[g]:
+            out.append(EVERY_QUERY)
+        elif g in ignored:
+            group = next((name for name in protocol.ignored if g in query.group(name)), None)
+            out.append(group if group is not None else SELF)
+        else:
+            out.append(None)
+    return out
+
+
+def _tile(dataset: Dataset, names: dict[str, str], g: int, raw_rank: int | None,
+          rank: int | None, score: float, relevance: int, ignored_by: str | None) -> ResultTile:
+    name = dataset.gallery[g]
+    badge = OWN_BADGE_GROUPS.get(ignored_by or "", relevance) if relevance == IGNORED else relevance
+    return ResultTile(int(g), name, names.get(name, ""), dataset.image_paths.get(name),
+                      raw_rank, rank, float(score), int(relevance), int(badge), ignored_by)
+
+
+def result_list(evaluation: Evaluation, q: int, depth: int, show_ignored: bool,
+                scores: np.ndarray | None = None) -> ResultList:
+    """Return what query ``q``'s results show: its first ``depth`` ranked results (after the
+    protocol's removals; ignored items where they ranked when ``show_ignored``) and the
+    positives outside them.
+
+    ``scores`` is the query's full score row where known (:meth:`Ranking.score_row`), giving
+    missed positives their scores; without it they show the stored score or nan.
+    """
+    ds, ranking = evaluation.dataset, evaluation.ranking
+    names = titles(ds)
+    top = ranking.top_indices[q]
+    top = top[top >= 0]
+    codes = evaluation.relevance(q, top)
+    why = _ignored_by(evaluation, q, top)
+    top_scores = ranking.top_scores[q][: len(top)]
+    tiles: list[ResultTile] = []
+    shown = 0
+    for raw, (g, code, score, reason) in enumerate(zip(top, codes, top_scores, why,
+                                                       strict=True)):
+        ignored = code == IGNORED
+        if ignored and not show_ignored:
+            continue
+        if not ignored and shown >= depth:
+            break
+        rank = None if ignored else shown + 1
+        shown += not ignored
+        tiles.append(_tile(ds, names, int(g), raw + 1, rank, float(score), int(code), reason))
+    idx, ranks = evaluation.missed_positives(q, shown)
+    known = _known_scores(evaluation, q, idx, scores)
+    raw_ranks = ranking.rank_items(q, idx) if len(idx) else np.zeros(0, dtype=np.int64)
+    missed = tuple(
+        _tile(ds, names, int(g), int(raw) + 1 if raw >= 0 else None,
+              int(r) + 1 if r >= 0 else None, float(s), POSITIVE, None)
+        for g, r, raw, s in zip(idx, ranks, raw_ranks, known, strict=True))
+    hardest = int(ranks[-1]) + 1 if len(ranks) and ranks[-1] >= 0 else None
+    return ResultList(int(q), int(depth), bool(show_ignored), tuple(tiles), shown,
+                      shown < depth, missed, hardest)
+
+
+def _known_scores(evaluation: Evaluation, q: int, items: np.ndarray,
+                  row: np.ndarray | None) -> np.ndarray:
+    """Return the scores of ``items`` for query ``q``: from the full row when given, else
+    the ranking's stored items of interest, else the query's recomputed score row
+    (:meth:`Ranking.score_row`, one vector-matrix product); nan where none is known (a
+    ranking read from a file)."""
+    if not len(items):
+        return np.zeros(0)
+    if row is None:
+        out = _stored_scores(evaluation, q, items)
+        if not np.isnan(out).any() or evaluation.ranking.descriptors is None:
+            return out
+        row = evaluation.ranking.score_row(q)
+    out = np.asarray(row, dtype=float)[items]
+    out[~np.isfinite(out)] = np.nan
+    return out
+
+
+def _stored_scores(evaluation: Evaluation, q: int, items: np.ndarray) -> np.ndarray:
+    idx, _, stored = evaluation.ranking.items(q)
+    pos = np.searchsorted(idx, items)
+    pos_c = np.minimum(pos, max(len(idx) - 1, 0))
+    found = (pos < len(idx)) & (idx[pos_c] == items) if len(idx) else np.zeros(
+        len(items), dtype=bool)
+    out = np.full(len(items), np.nan)
+    out[found] = stored[pos_c[found]]
+    return out

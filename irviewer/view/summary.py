@@ -1,0 +1,61 @@
+"""The summary bar: the protocol's own headline metric first, then the other means the
+protocol reports, the evaluated and skipped counts and the conventions in words (Qt-free).
+
+Which metrics a protocol reports follows its fields (:class:`~irviewer.core.protocols.Protocol`):
+``headline`` (the number a paper of the family cites first), mAP always, revisitop's mP@k
+where ``revisitop_pk``, CMC where ``cmc`` is not ``none``, mINP where ``inp``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from irviewer.core.evaluation import Evaluation
+from irviewer.core.protocols import Protocol
+
+AP_NAMES = {"finite": "finite-sum AP", "trapezoid": "trapezoid AP"}
+SELF_NAMES = {"remove": "own image removed", "keep": "own image kept"}
+
+
+def summary_keys(protocol: Protocol) -> tuple[str, ...]:
+    """Return the summary keys the bar shows for ``protocol``, its headline first."""
+    keys = ["mAP", f"mP@{min(protocol.ks)}" if protocol.ks else "mP@1"]
+    if protocol.revisitop_pk:
+        keys.append(f"mP@{max(protocol.ks)}(revisitop)")
+    if protocol.cmc != "none":
+        keys += [f"CMC@{k}" for k in protocol.cmc_ks[:2]]
+    if protocol.inp:
+        keys.append("mINP")
+    ordered = [protocol.headline, *(k for k in keys if k != protocol.headline)]
+    return tuple(ordered)
+
+
+@dataclass(frozen=True)
+class Summary:
+    """The summary bar's content: (key, value) pairs with the headline first, the counts and
+    the conventions."""
+
+    metrics: tuple[tuple[str, float], ...]
+    headline: str
+    n_evaluated: int
+    n_skipped: int
+    protocol: str
+    conventions: str
+
+    def html(self) -> str:
+        """Return the bar as rich text; the headline metric is larger."""
+        parts = []
+        for key, value in self.metrics:
+            text = f"<b>{key}</b> {100 * value:.2f}"
+            parts.append(f'<span style="font-size:large">{text}</span>' if key == self.headline
+                         else text)
+        return (" &nbsp; ".join(parts) + f" &nbsp;·&nbsp; {self.n_evaluated:,} evaluated, "
+                f"{self.n_skipped:,} skipped &nbsp;·&nbsp; {self.protocol}: {self.conventions}")
+
+
+def summary(evaluation: Evaluation) -> Summary:
+    """Return the summary bar of ``evaluation`` (keys the evaluation lacks are left out)."""
+    s, p = evaluation.summary, evaluation.protocol
+    metrics = tuple((k, float(s[k])) for k in summary_keys(p) if k in s)
+    return Summary(metrics, p.headline, int(s["n_evaluated"]), int(s["n_skipped"]), p.name,
+                   f"{AP_NAMES[p.ap]}, {SELF_NAMES[p.self_match]}, ties keep gallery order")
