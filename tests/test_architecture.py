@@ -1,5 +1,5 @@
-"""The layers hold by test, not by discipline: the core, the readers and `irviewer eval`
-never import Qt (napari lints the same rule)."""
+"""The layers hold by test, not by discipline: the core, the readers, the view models and
+`irviewer eval` never import Qt (napari lints the same rule)."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ def run_python(code: str) -> str:
 
 
 def test_core_and_formats_import_no_qt():
-    code = ("import pkgutil, importlib, sys, irviewer.core, irviewer.formats\n"
-            "for pkg in (irviewer.core, irviewer.formats):\n"
+    code = ("import pkgutil, importlib, sys, irviewer.core, irviewer.formats, irviewer.view\n"
+            "for pkg in (irviewer.core, irviewer.formats, irviewer.view):\n"
             "    for m in pkgutil.iter_modules(pkg.__path__):\n"
             "        importlib.import_module(pkg.__name__ + '.' + m.name)\n"
             "import irviewer, irviewer.cli, irviewer.paths\n"
@@ -43,11 +43,17 @@ def test_irviewer_eval_imports_no_qt(tmp_path):
     assert run_python(code).splitlines()[-1] == "[]"
 
 
-def test_no_qt_import_statement_in_core_or_formats():
+def test_no_qt_import_statement_in_core_formats_or_view_models():
     offenders = []
-    for folder in ("core", "formats"):
+    for folder in ("core", "formats", "view"):
         for path in (ROOT / "irviewer" / folder).rglob("*.py"):
             text = path.read_text(encoding="utf-8")
             if "import PySide6" in text or "from PySide6" in text or "pyqtgraph" in text:
                 offenders.append(path.name)
     assert offenders == []
+
+
+def test_no_gui_module_is_over_500_lines():
+    long = {p.relative_to(ROOT).as_posix(): n for p in (ROOT / "irviewer" / "gui").rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500}
+    assert long == {}

@@ -6,10 +6,11 @@ drag pans, ←/→ step through the ranked results without closing the window.""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QRectF, Qt, QThreadPool, Signal
+from PySide6.QtCore import QObject, QRectF, Qt, QThreadPool, Signal
 from PySide6.QtGui import QColor, QImage, QKeySequence, QPainter, QPen, QPixmap, QShortcut
 from PySide6.QtWidgets import (
     QDialog,
@@ -25,8 +26,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from irviewer.gui.theme import QUERY_BOX
+from irviewer.core.evaluation import IGNORED
+from irviewer.gui.theme import QUERY_BOX, RELEVANCE
 from irviewer.gui.thumbnails import BROKEN, DecodeJob, DecodeSignals
+from irviewer.view.result_list import QueryHeader, ResultTile, relevance_words
 
 DETAIL = 1600
 
@@ -184,3 +187,58 @@ class CompareWindow(QDialog):
         else:
             self.views[i].show_image(None, None, None, (
                 f"broken image\n{name}" if status == BROKEN else f"no image file\n{name}"))
+
+
+def query_side(header: QueryHeader) -> Side:
+    """Return the comparison's query side for a query header."""
+    return Side(header.image, header.path, f"<b>query</b> {header.name}", QUERY_BOX,
+                header.box)
+
+
+def match_side(tile: ResultTile) -> Side:
+    """Return the comparison's match side for a result tile: badge, rank, score, name."""
+    colour, glyph, _label = RELEVANCE[tile.badge]
+    rank = f"rank {tile.rank}" if tile.rank is not None else (
+        "ignored" if tile.relevance == IGNORED else "not ranked")
+    score = "" if math.isnan(tile.score) else f", score {tile.score:.4f}"
+    title = f"<br>{tile.title}" if tile.title else ""
+    return Side(tile.name, tile.path, f"<b>{glyph} {relevance_words(tile)}</b>, {rank}{score}"
+                f"<br>{tile.name}{title}", colour)
+
+
+class CompareController(QObject):
+    """Keeps the comparison window on the shown query: ``show_tile(tiles, at)`` opens it on
+    ``tiles[at]``, ←/→ step through ``tiles``, and a newly shown query moves it to that
+    query's first result while it is open."""
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.parent_widget = parent
+        self.window: CompareWindow | None = None
+        self.query: Side | None = None
+        self.tiles: tuple[ResultTile, ...] = ()
+        self.at: int | None = None
+
+    def set_query(self, query: Side, tiles: tuple[ResultTile, ...]) -> None:
+        """A new query is shown; an open comparison follows it to its first result."""
+        self.query = query
+        if self.window is not None and self.window.isVisible():
+            self.show_tile(tiles, 0 if tiles else None)
+
+    def show_tile(self, tiles: tuple[ResultTile, ...], at: int | None,
+                  sync: bool = False) -> None:
+        """Show the query beside ``tiles[at]`` (None: nothing to show)."""
+        if at is None or self.query is None:
+            return
+        if self.window is None:
+            self.window = CompareWindow(self.parent_widget)
+            self.window.step.connect(self.step)
+        self.tiles, self.at = tuple(tiles), at
+        self.window.show_pair(self.query, match_side(self.tiles[at]), sync=sync)
+        self.window.show()
+        self.window.raise_()
+
+    def step(self, step: int) -> None:
+        """Show the result ``step`` places after the one shown (stays at the ends)."""
+        if self.at is not None and 0 <= self.at + step < len(self.tiles):
+            self.show_tile(self.tiles, self.at + step)

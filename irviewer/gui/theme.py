@@ -4,16 +4,15 @@ badge shape for every state so colour is never the only cue."""
 from __future__ import annotations
 
 from irviewer.core.evaluation import IGNORED, NEGATIVE, POSITIVE
+from irviewer.view.result_list import SAME_CAMERA
 
-#: A display state only (the core's code is IGNORED): re-identification removes the same
-#: person seen by the query's own camera, and the tile says so.
-SAME_CAMERA = 3
+__all__ = ["RELEVANCE", "SAME_CAMERA", "legend_html"]
 
-#: relevance code -> (frame colour, badge glyph, label)
+#: badge (a relevance code or SAME_CAMERA) -> (frame colour, badge glyph, label)
 RELEVANCE = {
     POSITIVE: ("#009E73", "✓", "relevant"),
     NEGATIVE: ("#D55E00", "✗", "not relevant"),
-    IGNORED: ("#999999", "–", "ignored (junk, the query itself)"),
+    IGNORED: ("#999999", "–", "ignored"),
     SAME_CAMERA: ("#CC79A7", "=", "ignored: same person, same camera"),
 }
 QUERY_BOX = "#0072B2"
@@ -22,13 +21,21 @@ QUERY_CURVE = "#0072B2"
 BAR = "#9ecae1"          # AP histogram bars
 SELECTED_BAR = "#0072B2"  # the selected query's bin
 ACTIVE_BAR = "#E69F00"    # the bin the table is filtered to
-
-
-def legend_html(same_camera: bool = False) -> str:
-    """Return the legend shown under the results: badge, colour and meaning per state (the
-    same-camera state only for datasets that have it)."""
-    parts = [f'<span style="color:{c}; font-weight:bold">{g}</span> {label}'
-             for code, (c, g, label) in RELEVANCE.items()
-             if code != SAME_CAMERA or same_camera]
-    return " &nbsp;&nbsp; ".join(parts)
 CMC_CURVE = "#009E73"     # the CMC curve (alone on its plot)
+
+
+def legend_html(ignored: list[str] | tuple[str, ...] = (),
+                badges: tuple[int, ...] = ()) -> str:
+    """Return the legend shown with the results: badge, colour and meaning per state. The
+    plain "ignored" state names what the protocol ignores (``ignored``, in words; left out
+    when it ignores nothing); ``badges`` adds own-badge states (SAME_CAMERA) it can show."""
+    parts = []
+    for code, (colour, glyph, label) in RELEVANCE.items():
+        if code == IGNORED:
+            if not ignored:
+                continue
+            label = f"ignored ({', '.join(ignored)})"
+        elif code not in (POSITIVE, NEGATIVE) and code not in badges:
+            continue
+        parts.append(f'<span style="color:{colour}; font-weight:bold">{glyph}</span> {label}')
+    return " &nbsp;&nbsp; ".join(parts)

@@ -3,31 +3,18 @@ not built from item widgets, so 200 tiles redraw in a frame."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
-
 from PySide6.QtCore import QPoint, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from irviewer.gui.theme import RELEVANCE
 from irviewer.gui.thumbnails import BROKEN, ThumbnailCache
-
-
-@dataclass(frozen=True)
-class Tile:
-    """One result: gallery index and name, rank shown (1-based, or None), score, relevance."""
-
-    index: int
-    name: str
-    path: Path | None
-    rank: int | None
-    score: float
-    relevance: int
+from irviewer.view.result_list import ResultTile
 
 
 class TileGrid(QWidget):
-    """Paints tiles in rows; emits ``clicked(gallery index)``; hover shows name and score."""
+    """Paints :class:`~irviewer.view.result_list.ResultTile` s in rows; emits
+    ``clicked(gallery index)``; hover shows the tile's tooltip (name, title, rank, score)."""
 
     clicked = Signal(int)
     GAP, FRAME, CAPTION = 8, 4, 18
@@ -35,14 +22,14 @@ class TileGrid(QWidget):
     def __init__(self, cache: ThumbnailCache, tile_size: int = 132) -> None:
         super().__init__()
         self.cache, self.tile_size = cache, tile_size
-        self.tiles: list[Tile] = []
+        self.tiles: list[ResultTile] = []
         self.setMouseTracking(True)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Minimum)
         cache.ready.connect(self._on_ready)
 
-    def set_tiles(self, tiles: list[Tile]) -> None:
+    def set_tiles(self, tiles: list[ResultTile] | tuple[ResultTile, ...]) -> None:
         """Show ``tiles`` (thumbnails load in the background)."""
-        self.tiles = tiles
+        self.tiles = list(tiles)
         self.updateGeometry()
         self.update()
 
@@ -85,7 +72,7 @@ class TileGrid(QWidget):
             rect = self._rect(i)
             if not rect.intersects(event.rect().adjusted(0, -40, 0, 40)):
                 continue
-            colour, glyph, _ = RELEVANCE[tile.relevance]
+            colour, glyph, _ = RELEVANCE[tile.badge]
             image = self.cache.get(tile.name, tile.path)
             inner = rect.adjusted(self.FRAME, self.FRAME, -self.FRAME, -self.FRAME)
             painter.fillRect(rect, QColor(colour))
@@ -137,10 +124,7 @@ class TileGrid(QWidget):
         if i is None:
             QToolTip.hideText()
             return
-        t = self.tiles[i]
-        label = RELEVANCE[t.relevance][2]
-        QToolTip.showText(event.globalPosition().toPoint(),
-                          f"{t.name}\nscore {t.score:.4f} · {label}", self)
+        QToolTip.showText(event.globalPosition().toPoint(), self.tiles[i].tooltip(), self)
 
     def _on_ready(self, name: str) -> None:
         if any(t.name == name for t in self.tiles):

@@ -138,14 +138,16 @@ def titles(dataset: Dataset) -> dict[str, str]:
 
 
 def ignored_reasons(evaluation: Evaluation) -> list[str]:
-    """Return what the protocol ignores, in words, for the legend ("junk", "Easy images",
-    "the query itself", "removed for every query"), only what this dataset can have."""
+    """Return what the protocol ignores in a result list, in words, for the legend ("junk",
+    "Easy images", "the query itself"): the ignored groups this dataset has (those with a
+    badge of their own are left to their badge), and the query's own image where the
+    self-match rule removes it. Images removed for every query are never ranked, so never
+    shown, and not listed."""
     p, ds = evaluation.protocol, evaluation.dataset
-    reasons = [GROUP_WORDS.get(g, g) for g in p.ignored if g in ds.groups]
+    reasons = [GROUP_WORDS.get(g, g) for g in p.ignored
+               if g in ds.groups and g not in OWN_BADGE_GROUPS]
     if p.self_match == "remove" and any(q.self_index >= 0 for q in ds.queries):
         reasons.append(GROUP_WORDS[SELF])
-    if len(ds.global_ignored):
-        reasons.append(GROUP_WORDS[EVERY_QUERY])
     return reasons
 
 
@@ -250,3 +252,31 @@ def _stored_scores(evaluation: Evaluation, q: int, items: np.ndarray) -> np.ndar
     out = np.full(len(items), np.nan)
     out[found] = stored[pos_c[found]]
     return out
+
+
+@dataclass(frozen=True)
+class QueryHeader:
+    """What the results area shows above the tiles: the query's name, title, image (file
+    and the benchmark's query box) and its numbers in words (rich text)."""
+
+    query: int
+    name: str
+    title: str
+    image: str
+    path: Path | None
+    box: tuple[float, float, float, float] | None
+    metrics: str
+
+
+def query_header(evaluation: Evaluation, q: int) -> QueryHeader:
+    """Return query ``q``'s header: AP, P@1 and positives, or why it is skipped."""
+    ds = evaluation.dataset
+    query = ds.queries[q]
+    pq = evaluation.per_query
+    ap, p1 = float(pq["AP"][q]), float(pq["P@1"][q])
+    metrics = ("skipped: no positive left" if math.isnan(ap) else
+               f"AP <b>{100 * ap:.1f}</b> &nbsp; P@1 <b>{100 * p1:.0f}</b> &nbsp; "
+               f"{int(pq['n_positives'][q])} positives")
+    title = str(query.meta.get("title") or "")
+    return QueryHeader(int(q), query.name, title, query.image, ds.image_paths.get(query.image),
+                       query.box, metrics)

@@ -50,11 +50,11 @@ def click_ms(window: MainWindow, rows: list[int], wait_thumbnails: bool) -> list
     out = []
     for row in rows:
         t = time.perf_counter()
-        window.table.selectRow(row)
+        window.queries.table.selectRow(row)
         if wait_thumbnails:
             window.cache.pool.waitForDone()
             app.processEvents()
-        window.grid.repaint()
+        window.results.grid.repaint()
         out.append(1000 * (time.perf_counter() - t))
     return out
 
@@ -88,16 +88,16 @@ def table_ms(window: MainWindow) -> tuple[float, float]:
     g = rng.standard_normal((n_g, 16)).astype(np.float32)
     ev = evaluate(ds, rank(AlignedDescriptors(q, g, None, 16), ds, k=20),
                   get_protocol("instance"))
-    window.model.set_evaluation(ev)
+    window.queries.model.set_evaluation(ev)
     t = time.perf_counter()
-    window.proxy.sort(1, Qt.SortOrder.DescendingOrder)
+    window.queries.proxy.sort(1, Qt.SortOrder.DescendingOrder)
     application().processEvents()
     sort = 1000 * (time.perf_counter() - t)
     filters = []
-    for apply, undo in ((lambda: window.filter_edit.setText("q1"),
-                         lambda: window.filter_edit.setText("")),
-                        (lambda: window.failures.setChecked(True),
-                         lambda: window.failures.setChecked(False)),
+    for apply, undo in ((lambda: window.queries.filter_edit.setText("q1"),
+                         lambda: window.queries.filter_edit.setText("")),
+                        (lambda: window.queries.failures.setChecked(True),
+                         lambda: window.queries.failures.setChecked(False)),
                         (lambda: window.set_ap_range((0.2, 0.6)),
                          lambda: window.set_ap_range(None))):
         t = time.perf_counter()
@@ -130,7 +130,7 @@ def main() -> int:
     window.resize(1480, 900)
     window.show()
     window.open_paths(*demo_paths(), sync=True)
-    n = window.proxy.rowCount()
+    n = window.queries.proxy.rowCount()
     window.cache.load_now([(name, path) for name, path in
                            window.opened.dataset.image_paths.items()])
     warm = statistics.median(click_ms(window, [i % n for i in range(20)], False))

@@ -23,50 +23,59 @@ def window(qtbot):
 
 
 def test_opening_the_demo_fills_table_and_summary(window):
-    assert window.model.rowCount() == 22
-    assert "mAP</b> 79.18" in window.summary.text()
-    assert window.count.text() == "22 of 22 queries shown"
+    assert window.queries.model.rowCount() == 22
+    assert "mAP</b> 79.18" in window.bar.summary.text()
+    assert window.queries.count.text() == "22 of 22 queries shown"
     assert window.current is not None
 
 
 def test_clicking_a_query_shows_the_cores_relevance_and_pr_points(window, qtbot):
     ev = window.evaluation
     for row in (0, 5, 21):
-        index = window.proxy.index(row, 0)
-        window.table.setCurrentIndex(index)
-        q = window.model.query_of(window.proxy.mapToSource(index).row())
+        index = window.queries.proxy.index(row, 0)
+        window.queries.table.setCurrentIndex(index)
+        q = window.queries.model.query_of(window.queries.proxy.mapToSource(index).row())
         assert window.current == q
-        tiles = window.grid.tiles
+        tiles = window.results.grid.tiles
         assert len(tiles) == 20
         expected = ev.relevance(q, np.array([t.index for t in tiles]))
         assert [t.relevance for t in tiles] == expected.tolist()
         assert [t.rank for t in tiles] == list(range(1, 21))
         recall, precision = ev.pr_curve(q)
-        x, y = window.plot.query_points.getData()
+        x, y = window.plots.plot.query_points.getData()
         np.testing.assert_allclose(x, recall)
         np.testing.assert_allclose(y, precision)
         missed_idx, _ = ev.missed_positives(q, 20)
-        assert [t.index for t in window.missed.tiles] == missed_idx.tolist()
-        assert all(t.relevance == POSITIVE for t in window.missed.tiles)
+        assert [t.index for t in window.results.missed.tiles] == missed_idx.tolist()
+        assert all(t.relevance == POSITIVE for t in window.results.missed.tiles)
 
 
 def test_sorting_and_filtering(window):
-    window.table.sortByColumn(1, Qt.SortOrder.AscendingOrder)
-    aps = [float(window.proxy.index(r, 1).data()) for r in range(window.proxy.rowCount())]
+    window.queries.table.sortByColumn(1, Qt.SortOrder.AscendingOrder)
+    proxy = window.queries.proxy
+    aps = [float(proxy.index(r, 1).data()) for r in range(proxy.rowCount())]
     assert aps == sorted(aps)
-    window.failures.setChecked(True)
-    assert window.proxy.rowCount() == 2  # mP@1 90.91 % of 22 queries: two failures
-    assert window.count.text() == "2 of 22 queries shown"
-    window.failures.setChecked(False)
-    window.filter_edit.setText("mona")
-    assert window.proxy.rowCount() == 1
-    assert window.proxy.index(0, 0).data() == "leonardo_mona-lisa_query"
+    window.queries.failures.setChecked(True)
+    assert window.queries.proxy.rowCount() == 2  # mP@1 90.91 % of 22 queries: two failures
+    assert window.queries.count.text() == "2 of 22 queries shown"
+    window.queries.failures.setChecked(False)
+    window.queries.filter_edit.setText("mona")
+    assert window.queries.proxy.rowCount() == 1
+    assert window.queries.proxy.index(0, 0).data() == "leonardo_mona-lisa_query"
 
 
-def test_next_failure_selects_the_failing_query(window):
-    window.next_failure()
-    q = window.current
-    assert window.evaluation.per_query["P@1"][q] == 0
+def test_next_failure_moves_the_selection_to_the_next_failing_row(window):
+    proxy, model = window.queries.proxy, window.queries.model
+    p1 = [model.p_at_1(proxy.mapToSource(proxy.index(r, 0)).row())
+          for r in range(proxy.rowCount())]
+    failing = [r for r, v in enumerate(p1) if v == 0]
+    assert len(failing) == 2
+    window.queries.table.selectRow(failing[0])
+    window.next_failure()  # from a failing row: on to the next one, not staying put
+    assert window.queries.table.currentIndex().row() == failing[1]
+    assert window.evaluation.per_query["P@1"][window.current] == 0
+    window.next_failure()  # and round to the first
+    assert window.queries.table.currentIndex().row() == failing[0]
 
 
 def test_ignored_items_toggle_and_missing_images(tmp_path, qtbot):
@@ -78,12 +87,12 @@ def test_ignored_items_toggle_and_missing_images(tmp_path, qtbot):
     w = MainWindow()
     qtbot.addWidget(w)
     w.open_paths(tmp_path / "set.csv", tmp_path / "d.npz", sync=True)
-    assert [t.index for t in w.grid.tiles] == [2, 1]  # a1 itself is removed
-    w.ignored_box.setChecked(True)
-    assert [t.relevance for t in w.grid.tiles] == [IGNORED, NEGATIVE, POSITIVE]
-    assert w.grid.tiles[0].rank is None
-    assert decode(w.grid.tiles[1].path, 64) is None  # missing file: name-only tile
-    w.grid.repaint()
+    assert [t.index for t in w.results.grid.tiles] == [2, 1]  # a1 itself is removed
+    w.results.ignored_box.setChecked(True)
+    assert [t.relevance for t in w.results.grid.tiles] == [IGNORED, NEGATIVE, POSITIVE]
+    assert w.results.grid.tiles[0].rank is None
+    assert decode(w.results.grid.tiles[1].path, 64) is None  # missing file: name-only tile
+    w.results.grid.repaint()
 
 
 def test_reader_errors_become_a_dialog_not_a_traceback(tmp_path, qtbot):
@@ -97,10 +106,10 @@ def test_only_the_newest_request_is_shown(qtbot):
     w = MainWindow()
     qtbot.addWidget(w)
     seen = []
-    w.opener.opened.connect(lambda o: seen.append(o))
+    w.opening.opener.opened.connect(lambda o: seen.append(o))
     w.open_paths(*demo_paths())  # in a thread ...
     w.open_paths(*demo_paths(), sync=True)  # ... made stale by this one
-    w.opener.wait()
+    w.opening.opener.wait()
     qtbot.wait(50)
     assert len(seen) == 1
 
@@ -129,32 +138,33 @@ def test_screenshot_command(tmp_path):
 @pytest.mark.parametrize("column", [0, 1, 2, 3, 4])
 @pytest.mark.parametrize("order", [Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder])
 def test_sorted_rows_still_show_the_right_query(window, column, order):
-    window.table.sortByColumn(column, order)
-    keys = [window.proxy.index(r, column).data(Qt.ItemDataRole.UserRole)
-            for r in range(window.proxy.rowCount())]
+    window.queries.table.sortByColumn(column, order)
+    keys = [window.queries.proxy.index(r, column).data(Qt.ItemDataRole.UserRole)
+            for r in range(window.queries.proxy.rowCount())]
     assert keys == sorted(keys, reverse=order == Qt.SortOrder.DescendingOrder)
-    window.table.selectRow(0)
+    window.queries.table.selectRow(0)
     shown = window.opened.dataset.queries[window.current].name.rsplit("/", 1)[-1]
-    assert shown == window.proxy.index(0, 0).data()
+    assert shown == window.queries.proxy.index(0, 0).data()
 
 
 def test_sorting_keeps_the_selected_query_selected(window):
     window.select_query("images/leonardo_mona-lisa_query")
     before = window.current
-    window.table.sortByColumn(1, Qt.SortOrder.AscendingOrder)
-    row = window.proxy.mapToSource(window.table.currentIndex()).row()
-    assert window.model.query_of(row) == before == window.current
+    window.queries.table.sortByColumn(1, Qt.SortOrder.AscendingOrder)
+    row = window.queries.proxy.mapToSource(window.queries.table.currentIndex()).row()
+    assert window.queries.model.query_of(row) == before == window.current
 
 
 def test_ap_range_filter(window):
     ap = window.evaluation.per_query["AP"]
-    window.proxy.set_ap_range((0.9, 1.0))
-    shown = [window.model.ap(window.proxy.mapToSource(window.proxy.index(r, 0)).row())
-             for r in range(window.proxy.rowCount())]
+    window.queries.proxy.set_ap_range((0.9, 1.0))
+    proxy = window.queries.proxy
+    shown = [window.queries.model.ap(proxy.mapToSource(proxy.index(r, 0)).row())
+             for r in range(proxy.rowCount())]
     assert shown and all(0.9 <= a <= 1.0 for a in shown)
     assert len(shown) == int(np.sum(ap >= 0.9))  # the last bin includes AP = 1
-    window.proxy.set_ap_range(None)
-    assert window.proxy.rowCount() == 22
+    window.queries.proxy.set_ap_range(None)
+    assert window.queries.proxy.rowCount() == 22
 
 
 def test_switching_protocol_rescores_without_reranking(tmp_path, qtbot):
@@ -171,31 +181,57 @@ def test_switching_protocol_rescores_without_reranking(tmp_path, qtbot):
     w = MainWindow()
     qtbot.addWidget(w)
     w.open_paths(tmp_path / "gnd_rtest.pkl", tmp_path / "d.npz", sync=True)
-    names = [w.protocol_box.itemText(i) for i in range(w.protocol_box.count())]
+    names = [w.bar.protocol_box.itemText(i) for i in range(w.bar.protocol_box.count())]
     assert names == ["revisited-easy", "revisited-medium", "revisited-hard"]
     ranking = w.evaluation.ranking
     for name in names:
-        w.protocol_box.setCurrentText(name)
+        w.bar.protocol_box.setCurrentText(name)
         assert w.evaluation.protocol.name == name
         assert w.evaluation.ranking is ranking  # re-scored, not re-ranked
         ap = w.opened.evaluations[name].per_query["AP"][0]
-        assert w.model.index(0, 1).data() == f"{100 * ap:.1f}"
-        assert [t.relevance for t in w.grid.tiles] == w.evaluation.relevance(
-            0, np.array([t.index for t in w.grid.tiles])).tolist()
+        assert w.queries.model.index(0, 1).data() == f"{100 * ap:.1f}"
+        assert [t.relevance for t in w.results.grid.tiles] == w.evaluation.relevance(
+            0, np.array([t.index for t in w.results.grid.tiles])).tolist()
 
 
 def test_filters_hold_through_sorting_and_a_protocol_change(window):
-    window.filter_edit.setText("VAN")  # case-insensitive
-    expected = sorted(n for n in (window.proxy.index(r, 0).data()
-                                  for r in range(window.proxy.rowCount())))
+    window.queries.filter_edit.setText("VAN")  # case-insensitive
+    expected = sorted(n for n in (window.queries.proxy.index(r, 0).data()
+                                  for r in range(window.queries.proxy.rowCount())))
     assert len(expected) == 5 and all("van" in n for n in expected)
     for column in (1, 0, 3):
         for order in (Qt.SortOrder.DescendingOrder, Qt.SortOrder.AscendingOrder):
-            window.table.sortByColumn(column, order)
-            shown = [window.proxy.index(r, 0).data() for r in range(window.proxy.rowCount())]
+            window.queries.table.sortByColumn(column, order)
+            proxy = window.queries.proxy
+            shown = [proxy.index(r, 0).data() for r in range(proxy.rowCount())]
             assert sorted(shown) == expected
-    window.failures.setChecked(True)
-    window.filter_edit.setText("")
-    window.ap_box.setCurrentIndex(2)  # re-scored: the filters apply to the new values
+    window.queries.failures.setChecked(True)
+    window.queries.filter_edit.setText("")
+    window.bar.ap_box.setCurrentIndex(2)  # re-scored: the filters apply to the new values
     p1 = window.evaluation.per_query["P@1"]
-    assert window.proxy.rowCount() == int(np.sum(p1 == 0))
+    assert window.queries.proxy.rowCount() == int(np.sum(p1 == 0))
+
+
+def test_rescoring_keeps_the_selected_row_and_the_keys_continue_from_it(window, qtbot):
+    window.queries.table.sortByColumn(1, Qt.SortOrder.AscendingOrder)
+    window.queries.table.selectRow(7)
+    table, q = window.queries.table, window.current
+    resets = []
+    window.queries.model.modelReset.connect(lambda: resets.append(1))
+    for change in (lambda: window.bar.ap_box.setCurrentIndex(2),
+                   lambda: window.bar.method_box.setCurrentText("weak.npz"),
+                   lambda: window.bar.self_box.setCurrentIndex(2)):
+        change()
+        assert window.current == q  # the same query, maybe in another row now
+        row = table.currentIndex().row()
+        assert window.queries.model.query_of(
+            window.queries.proxy.mapToSource(table.currentIndex()).row()) == q
+        assert table.selectionModel().isRowSelected(row)
+    assert resets == []  # updated in place, not reset
+    row = table.currentIndex().row()
+    table.setFocus()
+    qtbot.keyClick(table, Qt.Key.Key_Down)
+    assert table.currentIndex().row() == row + 1
+    proxy = window.queries.proxy
+    assert window.current == window.queries.model.query_of(
+        proxy.mapToSource(proxy.index(row + 1, 0)).row())

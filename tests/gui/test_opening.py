@@ -56,14 +56,14 @@ def test_progress_then_cancel_keeps_what_was_shown(qtbot, monkeypatch, small):
 
     monkeypatch.setattr(workers, "iter_open", slow)
     w.open_paths(*demo_paths())
-    qtbot.waitUntil(lambda: w.progress.maximum() == 1000 and w.progress.value() > 0,
+    qtbot.waitUntil(lambda: w.opening.progress.maximum() == 1000 and w.opening.progress.value() > 0,
                     timeout=5000)
-    assert w.cancel_button.isVisibleTo(w) and w.progress.isVisibleTo(w)
+    assert w.opening.cancel_button.isVisibleTo(w) and w.opening.progress.isVisibleTo(w)
     assert w.statusBar().currentMessage().startswith("Ranking ")
-    qtbot.mouseClick(w.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(w.opening.cancel_button, Qt.MouseButton.LeftButton)
     assert closed.wait(5), "the worker's generator was not closed"
-    w.opener.wait()
-    assert not w.cancel_button.isVisibleTo(w) and not w.progress.isVisibleTo(w)
+    w.opening.opener.wait()
+    assert not w.opening.cancel_button.isVisibleTo(w) and not w.opening.progress.isVisibleTo(w)
     assert w.statusBar().currentMessage() == "Opening cancelled"
     assert w.opened is before and w.last_error is None
 
@@ -71,14 +71,14 @@ def test_progress_then_cancel_keeps_what_was_shown(qtbot, monkeypatch, small):
 def test_two_methods_switch_without_reranking(qtbot, small):
     w = make_window(qtbot)
     w.open_paths(small / "set.csv", small / "good.npz", small / "bad.npz", sync=True)
-    assert [w.method_box.itemText(i) for i in range(2)] == ["good.npz", "bad.npz"]
-    assert w.method_box.isEnabled()
+    assert [w.bar.method_box.itemText(i) for i in range(2)] == ["good.npz", "bad.npz"]
+    assert w.bar.method_box.isEnabled()
     w.select_query("a1")
-    assert w.grid.tiles[0].relevance == POSITIVE
+    assert w.results.grid.tiles[0].relevance == POSITIVE
     good_ranking = w.evaluation.ranking
-    w.method_box.setCurrentText("bad.npz")
+    w.bar.method_box.setCurrentText("bad.npz")
     assert w.evaluation.ranking is w.opened.methods["bad.npz"].ranking is not good_ranking
-    assert w.grid.tiles[0].name == "b1" and w.grid.tiles[0].relevance != POSITIVE
+    assert w.results.grid.tiles[0].name == "b1" and w.results.grid.tiles[0].relevance != POSITIVE
     # a1 ranks b1 (0.994), b2 (0.110), a2 (0.0): its one positive at rank 3
     assert w.evaluation.per_query["AP"][w.current] == pytest.approx(1 / 3)
 
@@ -87,38 +87,38 @@ def test_ap_convention_and_self_match_rescore_the_same_ranking(qtbot, small):
     w = make_window(qtbot)
     w.open_paths(small / "set.csv", small / "bad.npz", sync=True)
     ranking = w.evaluation.ranking
-    assert w.ap_box.itemText(0) == "finite-sum AP (the protocol's)"
-    w.ap_box.setCurrentIndex(2)
+    assert w.bar.ap_box.itemText(0) == "finite-sum AP (the protocol's)"
+    w.bar.ap_box.setCurrentIndex(2)
     assert w.evaluation.protocol.ap == "trapezoid" and w.evaluation.ranking is ranking
-    assert "trapezoid AP" in w.summary.text()
-    w.ap_box.setCurrentIndex(0)
-    w.self_box.setCurrentIndex(2)  # keep: the query's own image comes back at rank 1
+    assert "trapezoid AP" in w.bar.summary.text()
+    w.bar.ap_box.setCurrentIndex(0)
+    w.bar.self_box.setCurrentIndex(2)  # keep: the query's own image comes back at rank 1
     assert w.evaluation.protocol.self_match == "keep"
     w.select_query("a1")
-    assert w.grid.tiles[0].name == "a1"
+    assert w.results.grid.tiles[0].name == "a1"
 
 
 def test_top_k_spin_box_sets_the_number_of_tiles(qtbot):
     w = make_window(qtbot)
     w.open_request(demo_request(), sync=True)
-    w.k_box.setValue(10)
-    assert len(w.grid.tiles) == 10
-    w.k_box.setValue(100)
-    assert len(w.grid.tiles) == 100
-    w.k_box.setValue(500)
-    assert w.k_box.value() == 200 and len(w.grid.tiles) == 154  # the whole gallery
-    assert "the list ends here" in w.results_label.text()
+    w.results.k_box.setValue(10)
+    assert len(w.results.grid.tiles) == 10
+    w.results.k_box.setValue(100)
+    assert len(w.results.grid.tiles) == 100
+    w.results.k_box.setValue(500)
+    assert w.results.k_box.value() == 200 and len(w.results.grid.tiles) == 154  # the whole gallery
+    assert "the list ends here" in w.results.results_label.text()
 
 
 def test_ap_range_spin_boxes_filter_the_table(qtbot):
     w = make_window(qtbot)
     w.open_request(demo_request(), sync=True)
-    w.ap_low.setValue(90)
+    w.queries.ap_low.setValue(90)
     ap = w.evaluation.per_query["AP"]
-    assert w.proxy.rowCount() == int(np.sum(ap >= 0.9))
-    assert w.count.text() == f"{int(np.sum(ap >= 0.9))} of 22 queries shown"
+    assert w.queries.proxy.rowCount() == int(np.sum(ap >= 0.9))
+    assert w.queries.count.text() == f"{int(np.sum(ap >= 0.9))} of 22 queries shown"
     w.set_ap_range(None)
-    assert w.proxy.rowCount() == 22 and w.ap_low.value() == 0
+    assert w.queries.proxy.rowCount() == 22 and w.queries.ap_low.value() == 0
 
 
 def drop(w: MainWindow, paths) -> None:
@@ -168,10 +168,10 @@ def test_clicking_a_result_compares_it_with_the_query(qtbot):
     w = make_window(qtbot)
     w.open_request(demo_request(), sync=True)
     w.select_query("images/leonardo_mona-lisa_query")
-    tile = w.grid.tiles[2]
-    rect = w.grid._rect(2)
-    qtbot.mouseClick(w.grid, Qt.MouseButton.LeftButton, pos=rect.center())
-    compare = w.compare
+    tile = w.results.grid.tiles[2]
+    rect = w.results.grid._rect(2)
+    qtbot.mouseClick(w.results.grid, Qt.MouseButton.LeftButton, pos=rect.center())
+    compare = w.comparison.window
     assert compare is not None and compare.isVisible()
     assert compare.sides[1].name == tile.name
     assert f"rank {tile.rank}" in compare.captions[1].text()
@@ -181,9 +181,9 @@ def test_clicking_a_result_compares_it_with_the_query(qtbot):
     view.zoom(2.0)
     assert view.transform().m11() == pytest.approx(2 * before)
     compare.step.emit(1)
-    assert compare.sides[1].name == w.grid.tiles[3].name
+    assert compare.sides[1].name == w.results.grid.tiles[3].name
     compare.step.emit(-10)  # before the first result: stays
-    assert compare.sides[1].name == w.grid.tiles[3].name
+    assert compare.sides[1].name == w.results.grid.tiles[3].name
     compare.close()
 
 

@@ -6,7 +6,8 @@ import numpy as np
 from PySide6.QtCore import QPointF, Qt
 
 from irviewer.core.curves import ap_histogram, cmc_curve, mean_precision_at, query_precision_at
-from irviewer.gui.main_window import CURVE_DEPTH, MainWindow
+from irviewer.gui.main_window import MainWindow
+from irviewer.gui.panels.plots import CURVE_DEPTH
 from irviewer.session import OpenRequest, demo_request
 from tests.formats.test_reid import market
 from tests.gui.test_families import descriptors
@@ -24,42 +25,42 @@ def test_plots_hold_the_cores_curves(qtbot):
     w = demo_window(qtbot)
     ev = w.evaluation
     edges, counts = ap_histogram(ev)
-    bars = w.overview.histogram.bars.opts
+    bars = w.plots.overview.histogram.bars.opts
     np.testing.assert_allclose(bars["height"], counts)
     np.testing.assert_allclose(bars["x0"], edges[:-1] * 100)
     assert counts.sum() == 22
-    x, y = w.overview.mean_precision.getData()
+    x, y = w.plots.overview.mean_precision.getData()
     ks, p = mean_precision_at(ev, CURVE_DEPTH)
     np.testing.assert_allclose(x, ks)
     np.testing.assert_allclose(y, p)
     w.select_query("images/leonardo_mona-lisa_query")
-    x, y = w.overview.query_precision.getData()
+    x, y = w.plots.overview.query_precision.getData()
     np.testing.assert_allclose(y, query_precision_at(ev, w.current, CURVE_DEPTH)[1])
     ap = ev.per_query["AP"][w.current]
-    selected = w.overview.histogram.selected
+    selected = w.plots.overview.histogram.selected
     assert edges[selected] <= ap < edges[selected + 1] or (ap == 1 and selected == 9)
-    assert not w.overview.isTabVisible(w.overview.cmc_index)  # no CMC for museum sets
+    assert not w.plots.overview.isTabVisible(w.plots.overview.cmc_index)  # no CMC for museum sets
 
 
 def test_clicking_a_bar_filters_the_table_and_clicking_again_clears(qtbot):
     w = demo_window(qtbot)
-    histogram = w.overview.histogram
-    w.overview.setCurrentWidget(histogram)
+    histogram = w.plots.overview.histogram
+    w.plots.overview.setCurrentWidget(histogram)
     edges, counts = ap_histogram(w.evaluation)
     i = int(np.argmax(counts))
     centre = histogram.plotItem.vb.mapViewToScene(
         QPointF((edges[i] + edges[i + 1]) * 50, counts[i] / 2))
     at = histogram.mapFromScene(centre)
     qtbot.mouseClick(histogram.viewport(), Qt.MouseButton.LeftButton, pos=at)
-    assert w.proxy.ap_range == (edges[i], edges[i + 1])
-    assert w.proxy.rowCount() == counts[i]
-    assert w.ap_low.value() == round(100 * edges[i])
+    assert w.queries.proxy.ap_range == (edges[i], edges[i + 1])
+    assert w.queries.proxy.rowCount() == counts[i]
+    assert w.queries.ap_low.value() == round(100 * edges[i])
     assert histogram.active == (edges[i], edges[i + 1])
-    shown = [w.model.ap(w.proxy.mapToSource(w.proxy.index(r, 0)).row())
-             for r in range(w.proxy.rowCount())]
+    shown = [w.queries.model.ap(w.queries.proxy.mapToSource(w.queries.proxy.index(r, 0)).row())
+             for r in range(w.queries.proxy.rowCount())]
     assert all(edges[i] <= a < edges[i + 1] or (a == 1 and i == 9) for a in shown)
     histogram.click_bin(i)  # the same bar again
-    assert w.proxy.ap_range is None and w.proxy.rowCount() == 22
+    assert w.queries.proxy.ap_range is None and w.queries.proxy.rowCount() == 22
 
 
 def test_cmc_tab_for_reidentification(qtbot, tmp_path):
@@ -71,9 +72,9 @@ def test_cmc_tab_for_reidentification(qtbot, tmp_path):
     w = MainWindow(top_k=10)
     qtbot.addWidget(w)
     w.open_request(OpenRequest(root, (d,)), sync=True)
-    assert w.overview.isTabVisible(w.overview.cmc_index)
+    assert w.plots.overview.isTabVisible(w.plots.overview.cmc_index)
     ks, cmc = cmc_curve(w.evaluation, CURVE_DEPTH)
-    x, y = w.overview.cmc_curve.getData()
+    x, y = w.plots.overview.cmc_curve.getData()
     np.testing.assert_allclose(x, ks)
     np.testing.assert_allclose(y, cmc)
     assert y[0] == w.evaluation.summary["CMC@1"]

@@ -30,24 +30,24 @@ def test_screenshot_shows_every_visible_tile_with_its_colour_and_photo(qtbot, tm
     with Image.open(out) as im:
         assert im.size == (w.width(), w.height())
         shot = np.asarray(im.convert("RGB")).astype(int)
-    viewport = w.grid.visibleRegion().boundingRect()
+    viewport = w.results.grid.visibleRegion().boundingRect()
     checked = 0
-    for i, tile in enumerate(w.grid.tiles):
-        rect = w.grid._rect(i)
+    for i, tile in enumerate(w.results.grid.tiles):
+        rect = w.results.grid._rect(i)
         if not viewport.contains(rect):
             continue
-        frame = w.grid.mapTo(w, rect.topLeft() + QPoint(rect.width() // 2, 1))
+        frame = w.results.grid.mapTo(w, rect.topLeft() + QPoint(rect.width() // 2, 1))
         assert tuple(shot[frame.y(), frame.x()]) == rgb(RELEVANCE[tile.relevance][0]), (
             i, tile.name)
-        centre = w.grid.mapTo(w, rect.center())
+        centre = w.results.grid.mapTo(w, rect.center())
         patch = shot[centre.y() - 20:centre.y() + 20, centre.x() - 20:centre.x() + 20]
         placeholder = (np.abs(patch - np.array(PLACEHOLDER)).sum(axis=2) < 6).mean()
         assert placeholder < 0.2, f"tile {i} ({tile.name}) shows no photograph"
         checked += 1
     assert checked >= 8  # at least two rows are on screen
-    query = w.query_image.mapTo(w, w.query_image.rect().center())
+    query = w.results.query_image.mapTo(w, w.results.query_image.rect().center())
     assert shot[query.y() - 30:query.y() + 30, query.x() - 30:query.x() + 30].std() > 8
-    plot = w.plot.mapTo(w, w.plot.rect().center())
+    plot = w.plots.plot.mapTo(w, w.plots.plot.rect().center())
     region = shot[plot.y() - 100:plot.y() + 100, plot.x() - 100:plot.x() + 100]
     assert (np.abs(region - np.array(rgb("#0072B2"))).sum(axis=2) < 60).any(), \
         "the query's PR curve is not drawn"

@@ -26,19 +26,20 @@ def make_window(qtbot) -> MainWindow:
 
 def arrange(w: MainWindow) -> None:
     """Change every part of the view a session keeps."""
-    w.method_box.setCurrentText("weak.npz")
-    w.ap_box.setCurrentIndex(2)
-    w.k_box.setValue(30)
-    w.ignored_box.setChecked(True)
-    w.filter_edit.setText("v")
+    w.bar.method_box.setCurrentText("weak.npz")
+    w.bar.ap_box.setCurrentIndex(2)
+    w.results.k_box.setValue(30)
+    w.results.ignored_box.setChecked(True)
+    w.queries.filter_edit.setText("v")
     w.set_ap_range((0.1, 0.9))
     w.select_query(QUERY)
 
 
 def view(w: MainWindow) -> tuple:
-    return (w.method_box.currentText(), w.evaluation.protocol.ap, w.top_k, w.show_ignored,
-            w.filter_edit.text(), w.proxy.ap_range,
-            w.opened.dataset.queries[w.current].name, len(w.grid.tiles))
+    return (w.bar.method_box.currentText(), w.evaluation.protocol.ap, w.results.depth,
+            w.results.show_ignored,
+            w.queries.filter_edit.text(), w.queries.proxy.ap_range,
+            w.opened.dataset.queries[w.current].name, len(w.results.grid.tiles))
 
 
 def test_save_then_reopen_restores_the_view(qtbot, tmp_path):
@@ -53,14 +54,14 @@ def test_save_then_reopen_restores_the_view(qtbot, tmp_path):
     again = make_window(qtbot)
     again.open_session(tmp_path / "work.irv", sync=True)
     assert view(again) == before
-    assert again.session_path == tmp_path / "work.irv"
+    assert again.sessions.path == tmp_path / "work.irv"
 
 
 def test_autosave_is_offered_after_a_crash(qtbot, tmp_path):
     w = make_window(qtbot)
     w.open_request(demo_request(), sync=True)
     assert w.save_session_as(tmp_path / "work.irv")
-    w.k_box.setValue(40)  # changed after saving: only the autosave has it
+    w.results.k_box.setValue(40)  # changed after saving: only the autosave has it
     w.autosave()
     backup = autosave_path(tmp_path / "work.irv")
     assert load_session(backup).top_k == 40
@@ -68,13 +69,13 @@ def test_autosave_is_offered_after_a_crash(qtbot, tmp_path):
     os.utime(tmp_path / "work.irv", (old, old))
     asked = []
     restored = make_window(qtbot)
-    restored.ask_restore = lambda path: asked.append(path) or True
+    restored.sessions.ask_restore = lambda path: asked.append(path) or True
     restored.open_session(tmp_path / "work.irv", sync=True)
-    assert asked == [backup] and restored.top_k == 40
+    assert asked == [backup] and restored.results.depth == 40
     declined = make_window(qtbot)
-    declined.ask_restore = lambda path: False
+    declined.sessions.ask_restore = lambda path: False
     declined.open_session(tmp_path / "work.irv", sync=True)
-    assert declined.top_k == 20  # what was saved
+    assert declined.results.depth == 20  # what was saved
     assert declined.save_session() and not backup.exists()  # saving supersedes it
 
 
@@ -87,13 +88,13 @@ def test_a_plain_open_is_kept_and_comes_back_from_recent(qtbot):
         QSettings.Format.IniFormat, QSettings.Scope.UserScope, "irviewer", "irviewer"))
     assert len(recent) == 1 and persistence.label(recent[0]) == "demo.csv — strong.npz, weak.npz"
     again = make_window(qtbot)
-    again._fill_recent()
-    actions = again.recent_menu.actions()
+    again.sessions.fill_recent(again.menus.recent)
+    actions = again.menus.recent.actions()
     assert [a.text() for a in actions] == ["demo.csv — strong.npz, weak.npz"]
     actions[0].trigger()
     qtbot.waitUntil(lambda: again.opened is not None, timeout=20000)
-    assert again.method_box.currentText() == "weak.npz" and again.top_k == 30
-    assert again.session_path is None  # still not a file of the user's
+    assert again.bar.method_box.currentText() == "weak.npz" and again.results.depth == 30
+    assert again.sessions.path is None  # still not a file of the user's
 
 
 def test_a_bad_session_is_a_dialog_with_its_sentence(qtbot, tmp_path):
@@ -117,3 +118,27 @@ def test_session_on_the_command_line_and_dropped(qtbot, tmp_path):
     dropped = make_window(qtbot)
     dropped.open_dropped([tmp_path / "work.irv"], sync=True)
     assert dropped.opened.dataset.queries[dropped.current].name == QUERY
+
+
+def test_view_state_round_trips_through_the_window_and_the_session_file(qtbot, tmp_path):
+    from PySide6.QtCore import Qt
+
+    w = make_window(qtbot)
+    w.open_request(demo_request(), sync=True)
+    arrange(w)
+    w.queries.table.sortByColumn(1, Qt.SortOrder.DescendingOrder)
+    state = w.view_state()
+    assert (state.method, state.ap, state.top_k, state.show_ignored) == (
+        "weak.npz", "trapezoid", 30, True)
+    assert (state.sort_column, state.sort_order) == (1, "descending")
+    assert state.selected_query == QUERY and len(state.splitter_sizes) == 3
+    assert w.save_session_as(tmp_path / "sorted.irv")
+    again = make_window(qtbot)
+    again.open_session(tmp_path / "sorted.irv", sync=True)
+    restored = again.view_state()
+    assert restored.sort_column == 1 and restored.sort_order == "descending"
+    assert view(again) == view(w)
+    fresh = make_window(qtbot)
+    fresh.open_request(demo_request(), sync=True)
+    fresh.apply_view(state)  # no file in between
+    assert fresh.view_state().selected_query == QUERY and view(fresh) == view(w)

@@ -1,0 +1,98 @@
+"""The bar on top: which method, protocol and conventions are shown, and the summary of the
+evaluation under them (:mod:`irviewer.view.summary`)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from irviewer.core.protocols import Protocol
+from irviewer.view.summary import AP_NAMES, SELF_NAMES, Summary
+
+AP_CHOICES = (("", None), ("finite-sum AP", "finite"), ("trapezoid AP", "trapezoid"))
+SELF_CHOICES = (("", None), ("own image removed", "remove"), ("own image kept", "keep"))
+
+
+class MethodBar(QWidget):
+    """Method, protocol, AP rule and self-match rule boxes over the summary line.
+
+    Emits ``changed()`` when the user picks another method, protocol or convention (not
+    while :meth:`set_choices` or :meth:`set_choice` fill them)."""
+
+    changed = Signal()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.method_box = QComboBox()
+        self.method_box.setToolTip("The descriptor file or ranking whose results are shown")
+        self.protocol_box = QComboBox()
+        self.protocol_box.setToolTip("The benchmark's metric conventions")
+        self.ap_box = QComboBox()
+        self.self_box = QComboBox()
+        for box, choices in ((self.ap_box, AP_CHOICES), (self.self_box, SELF_CHOICES)):
+            for text, value in choices:
+                box.addItem(text, value)
+        self.ap_box.setToolTip("AP convention: finite-sum (trec_eval, re-id) or trapezoid "
+                               "(Oxford/Paris and revisited compute_ap)")
+        self.self_box.setToolTip("Whether the query's own image stays in its ranking")
+        for box in (self.method_box, self.protocol_box, self.ap_box, self.self_box):
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+            box.currentIndexChanged.connect(self._on_change)
+        top = QHBoxLayout()
+        top.setContentsMargins(0, 0, 0, 0)
+        for label, widget in (("Method:", self.method_box), ("Protocol:", self.protocol_box),
+                              ("", self.ap_box), ("", self.self_box)):
+            if label:
+                top.addWidget(QLabel(label))
+            top.addWidget(widget)
+        top.addStretch(1)
+        self.summary = QLabel("Open a dataset (Ctrl+O) or drop its files here")
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(top)
+        layout.addWidget(self.summary)
+        self._filling = False
+
+    def set_choices(self, methods: list[str], protocols: list[str]) -> None:
+        """Offer ``methods`` and ``protocols`` (the first of each chosen); emits nothing."""
+        self._filling = True
+        for box, items in ((self.method_box, methods), (self.protocol_box, protocols)):
+            box.clear()
+            box.addItems(items)
+        self.method_box.setEnabled(len(methods) > 1)
+        self._filling = False
+
+    def choice(self) -> tuple[str, str, str | None, str | None]:
+        """Return (method, protocol, AP rule or None, self-match rule or None)."""
+        return (self.method_box.currentText(), self.protocol_box.currentText(),
+                self.ap_box.currentData(), self.self_box.currentData())
+
+    def set_choice(self, method: str | None, protocol: str | None, ap: str | None,
+                   self_match: str | None) -> None:
+        """Choose these (None or unknown names leave a box as it is); emits ``changed()``
+        once when anything changed."""
+        before = self.choice()
+        self._filling = True
+        for box, text in ((self.method_box, method), (self.protocol_box, protocol)):
+            if text and box.findText(text) >= 0:
+                box.setCurrentText(text)
+        for box, value in ((self.ap_box, ap), (self.self_box, self_match)):
+            box.setCurrentIndex(max(0, box.findData(value)))
+        self._filling = False
+        if self.choice() != before:
+            self.changed.emit()
+
+    def set_protocol_defaults(self, protocol: Protocol) -> None:
+        """Name the protocol's own conventions in the first entry of each convention box."""
+        self.ap_box.setItemText(0, f"{AP_NAMES[protocol.ap]} (the protocol's)")
+        self.self_box.setItemText(0, f"{SELF_NAMES[protocol.self_match]} (the protocol's)")
+
+    def show_summary(self, summary: Summary) -> None:
+        """Show the evaluation's summary line."""
+        self.summary.setText(summary.html())
+
+    def _on_change(self, _index: int) -> None:
+        if not self._filling:
+            self.changed.emit()

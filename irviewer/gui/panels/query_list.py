@@ -1,0 +1,187 @@
+"""The query list on the left: filters (text, failures only, AP range), the sortable table
+over the evaluation's per-query values, and the count of queries shown. Emits
+``query_selected(query position)`` when the current row changes."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from irviewer.core.evaluation import Evaluation
+from irviewer.gui.models import QueryFilter, QueryTableModel
+
+
+class QueryListPanel(QWidget):
+    """Filter box, "failures only", AP range boxes, the query table and its count.
+
+    Signals: ``query_selected(int)`` with the query position of the new current row;
+    ``ap_range_changed(range)`` with the AP filter as (low, high) fractions or None.
+    """
+
+    query_selected = Signal(int)
+    ap_range_changed = Signal(object)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.model = QueryTableModel()
+        self.proxy = QueryFilter()
+        self.proxy.setSourceModel(self.model)
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setWordWrap(False)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        for column, width in enumerate((178, 46, 46, 42)):
+            self.table.horizontalHeader().resizeSection(column, width)
+        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        self.table.selectionModel().currentRowChanged.connect(self._on_row)
+        self.filter_edit = QLineEdit()
+        self.filter_edit.setPlaceholderText("Filter queries…  (Ctrl+F)")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit.textChanged.connect(self._on_filter)
+        self.failures = QCheckBox("Failures only (P@1 = 0)")
+        self.failures.toggled.connect(self._on_failures)
+        self.ap_low, self.ap_high = QDoubleSpinBox(), QDoubleSpinBox()
+        for spin, value in ((self.ap_low, 0.0), (self.ap_high, 100.0)):
+            spin.setRange(0.0, 100.0)
+            spin.setDecimals(0)
+            spin.setSingleStep(10.0)
+            spin.setSuffix(" %")
+            spin.setValue(value)
+            spin.valueChanged.connect(self._on_ap_spin)
+        ap_row = QHBoxLayout()
+        ap_row.addWidget(QLabel("AP from"))
+        ap_row.addWidget(self.ap_low)
+        ap_row.addWidget(QLabel("to"))
+        ap_row.addWidget(self.ap_high)
+        ap_row.addStretch(1)
+        self.count = QLabel("")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.filter_edit)
+        layout.addWidget(self.failures)
+        layout.addLayout(ap_row)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.count)
+
+    # -- content ---------------------------------------------------------------------------
+    def set_evaluation(self, evaluation: Evaluation) -> None:
+        """Show ``evaluation``'s per-query values; the same queries re-scored keep their
+        row selected and current."""
+        self.model.set_evaluation(evaluation)
+        self.proxy.refresh()
+        self._count()
+
+    def current_query(self) -> int | None:
+        """Return the query position of the current row, or None."""
+        index = self.table.currentIndex()
+        if not index.isValid():
+            return None
+        return self.model.query_of(self.proxy.mapToSource(index).row())
+
+    def select_query(self, q: int) -> bool:
+        """Make query ``q``'s row current and selected; False when the filters hide it."""
+        index = self.proxy.mapFromSource(self.model.index(self.model.row_of(q), 0))
+        if not index.isValid():
+            return False
+        self.table.selectionModel().setCurrentIndex(
+            index, QItemSelectionModel.SelectionFlag.ClearAndSelect
+            | QItemSelectionModel.SelectionFlag.Rows)
+        return True
+
+    def jump(self, row: int) -> None:
+        """Select row ``row`` of the shown rows (negative: from the end)."""
+        n = self.proxy.rowCount()
+        if n:
+            self.table.selectRow(row % n)
+
+    def next_failure(self) -> bool:
+        """Select the next shown query (in table order, after the current row) whose first
+        result is wrong; False when none is shown."""
+        n = self.proxy.rowCount()
+        current = self.table.currentIndex()
+        start = current.row() + 1 if current.isValid() else 0
+        for i in range(n):
+            row = (start + i) % n
+            if self.model.p_at_1(self.proxy.mapToSource(self.proxy.index(row, 0)).row()) == 0:
+                self.table.selectRow(row)
+                return True
+        return False
+
+    def focus_filter(self) -> None:
+        """Put the cursor in the filter box, its text selected (Ctrl+F)."""
+        self.filter_edit.setFocus()
+        self.filter_edit.selectAll()
+
+    # -- filters and sort ------------------------------------------------------------------
+    def set_filters(self, text: str, failures_only: bool,
+                    ap_range: tuple[float, float] | None) -> None:
+        """Set the three filters."""
+        self.filter_edit.setText(text)
+        self.failures.setChecked(failures_only)
+        self.set_ap_range(ap_range)
+
+    def filters(self) -> tuple[str, bool, tuple[float, float] | None]:
+        """Return (filter text, failures only, AP range or None)."""
+        return self.filter_edit.text(), self.failures.isChecked(), self.proxy.ap_range
+
+    def set_ap_range(self, ap_range: tuple[float, float] | None) -> None:
+        """Show only queries with AP in ``ap_range`` (fractions; None for all)."""
+        low, high = ap_range if ap_range is not None else (0.0, 1.0)
+        for spin, value in ((self.ap_low, low), (self.ap_high, high)):
+            spin.blockSignals(True)
+            spin.setValue(100 * value)
+            spin.blockSignals(False)
+        active = None if (low, high) == (0.0, 1.0) else (low, high)
+        self.proxy.set_ap_range(active)
+        self._count()
+        self.ap_range_changed.emit(active)
+
+    def sort_state(self) -> tuple[int, str] | None:
+        """Return the table's sort as (column, "ascending" | "descending"), or None."""
+        sorted_by = self.model.sorted_by
+        if sorted_by is None:
+            return None
+        column, order = sorted_by
+        return column, ("descending" if order == Qt.SortOrder.DescendingOrder
+                        else "ascending")
+
+    def sort_by(self, column: int, order: str) -> None:
+        """Sort the table by ``column`` in ``order`` ("ascending" or "descending")."""
+        if 0 <= column < self.model.columnCount():
+            self.table.sortByColumn(column, Qt.SortOrder.DescendingOrder
+                                    if order == "descending" else Qt.SortOrder.AscendingOrder)
+
+    # -- slots -----------------------------------------------------------------------------
+    def _on_row(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if current.isValid():
+            self.query_selected.emit(self.model.query_of(self.proxy.mapToSource(current).row()))
+
+    def _on_filter(self, text: str) -> None:
+        self.proxy.set_text(text)
+        self._count()
+
+    def _on_failures(self, on: bool) -> None:
+        self.proxy.set_failures_only(on)
+        self._count()
+
+    def _on_ap_spin(self, _value: float) -> None:
+        low, high = self.ap_low.value() / 100, self.ap_high.value() / 100
+        self.set_ap_range((min(low, high), max(low, high)))
+
+    def _count(self) -> None:
+        self.count.setText(f"{self.proxy.rowCount():,} of {self.model.rowCount():,} "
+                           "queries shown")

@@ -1,0 +1,151 @@
+"""The results area: the query (image with the benchmark's box, title, numbers), the list
+depth and show-ignored controls with the legend, the ranked tiles and the missed positives.
+It paints a :class:`~irviewer.view.result_list.ResultList`; it computes nothing."""
+
+from __future__ import annotations
+
+from PIL import Image
+from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QImage, QPainter, QPen, QPixmap
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from irviewer.gui.theme import QUERY_BOX, legend_html
+from irviewer.gui.thumbnails import ThumbnailCache, decode
+from irviewer.gui.tiles import TileGrid
+from irviewer.view.result_list import QueryHeader, ResultList, ResultTile
+
+#: How many ranked results can be shown (the ``k`` box's range).
+DEPTH_RANGE = (10, 200)
+
+
+class ResultsPanel(QWidget):
+    """Query header, controls, ranked tiles and missed positives.
+
+    Signals: ``depth_changed(int)`` and ``show_ignored_changed(bool)`` when the user changes
+    the controls; ``tile_clicked(tiles, at)`` with the strip clicked (a tuple of
+    ``ResultTile``) and the position in it.
+    """
+
+    depth_changed = Signal(int)
+    show_ignored_changed = Signal(bool)
+    tile_clicked = Signal(object, int)
+
+    def __init__(self, cache: ThumbnailCache, depth: int = 50) -> None:
+        super().__init__()
+        self.query_image = QLabel()
+        self.query_image.setFixedSize(260, 260)
+        self.query_image.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.query_title = QLabel("")
+        self.query_title.setWordWrap(True)
+        self.query_metrics = QLabel("")
+        self.query_metrics.setTextFormat(Qt.TextFormat.RichText)
+        self.k_box = QSpinBox()
+        self.k_box.setRange(*DEPTH_RANGE)
+        self.k_box.setSingleStep(10)
+        self.k_box.setValue(depth)
+        self.k_box.setToolTip(f"How many ranked results to show ({DEPTH_RANGE[0]}–"
+                              f"{DEPTH_RANGE[1]})")
+        self.k_box.valueChanged.connect(self.depth_changed)
+        k_row = QHBoxLayout()
+        for widget in (QLabel("Show the top"), self.k_box, QLabel("results")):
+            k_row.addWidget(widget)
+        k_row.addStretch(1)
+        self.ignored_box = QCheckBox("Show ignored items where they ranked (I)")
+        self.ignored_box.toggled.connect(self.show_ignored_changed)
+        self.legend = QLabel(legend_html())
+        info = QVBoxLayout()
+        info.addWidget(self.query_title)
+        info.addWidget(self.query_metrics)
+        info.addLayout(k_row)
+        info.addWidget(self.ignored_box)
+        info.addWidget(self.legend)
+        info.addWidget(QLabel('<span style="color:#555">Click a result to compare it with '
+                              "the query</span>"))
+        info.addStretch(1)
+        head = QHBoxLayout()
+        head.addWidget(self.query_image)
+        head.addLayout(info, 1)
+
+        self.grid = TileGrid(cache)
+        self.grid.clicked.connect(lambda g: self._clicked(self.grid, g))
+        self.missed_label = QLabel("")
+        self.missed = TileGrid(cache, tile_size=96)
+        self.missed.clicked.connect(lambda g: self._clicked(self.missed, g))
+        results = QWidget()
+        rv = QVBoxLayout(results)
+        self.results_label = QLabel("<b>Ranked results</b>")
+        rv.addWidget(self.results_label)
+        rv.addWidget(self.grid)
+        rv.addWidget(self.missed_label)
+        rv.addWidget(self.missed)
+        rv.addStretch(1)
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setWidget(results)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(head)
+        layout.addWidget(self.scroll, 1)
+
+    @property
+    def depth(self) -> int:
+        """Return how many ranked results are shown."""
+        return self.k_box.value()
+
+    @property
+    def show_ignored(self) -> bool:
+        """Return whether ignored items are shown where they ranked."""
+        return self.ignored_box.isChecked()
+
+    def set_legend(self, ignored: list[str], badges: tuple[int, ...]) -> None:
+        """Show the legend for a protocol that ignores ``ignored`` (in words)."""
+        self.legend.setText(legend_html(ignored, badges))
+
+    def show_result(self, header: QueryHeader, result: ResultList) -> None:
+        """Paint one query's header, ranked tiles and missed positives."""
+        self._show_query_image(header)
+        title = header.title or header.name
+        self.query_title.setText(f"<b>{title}</b><br>{header.name}")
+        self.query_metrics.setText(header.metrics)
+        self.grid.set_tiles(result.tiles)
+        self.results_label.setText(result.heading())
+        self.missed_label.setText(result.missed_heading())
+        self.missed.set_tiles(result.missed)
+
+    def tiles(self) -> tuple[ResultTile, ...]:
+        """Return every tile shown, ranked first, then missed positives."""
+        return (*self.grid.tiles, *self.missed.tiles)
+
+    def zoom(self, step: int) -> None:
+        """Make the ranked tiles ``step`` pixels larger (smaller when negative)."""
+        self.grid.set_tile_size(self.grid.tile_size + step)
+
+    def _clicked(self, grid: TileGrid, gallery_index: int) -> None:
+        at = next(i for i, t in enumerate(grid.tiles) if t.index == gallery_index)
+        self.tile_clicked.emit(tuple(grid.tiles), at)
+
+    def _show_query_image(self, header: QueryHeader) -> None:
+        image = decode(header.path, 256)
+        if not isinstance(image, QImage):
+            self.query_image.setText("broken image" if image else f"(no image)\n{header.image}")
+            return
+        pixmap = QPixmap.fromImage(image)
+        box = header.box
+        if box is not None and header.path is not None:
+            with Image.open(header.path) as im:
+                width = im.size[0]
+            f = image.width() / width
+            painter = QPainter(pixmap)
+            painter.setPen(QPen(QColor(QUERY_BOX), 3))
+            painter.drawRect(QRectF(box[0] * f, box[1] * f, (box[2] - box[0]) * f,
+                                    (box[3] - box[1]) * f))
+            painter.end()
+        self.query_image.setPixmap(pixmap)
