@@ -160,8 +160,7 @@ def own_badges(protocol: Protocol) -> tuple[int, ...]:
 def _ignored_by(evaluation: Evaluation, q: int, items: np.ndarray) -> list[str | None]:
     """Return, per gallery index, why the protocol ignores it for query ``q`` (None: not)."""
     query, protocol = evaluation.dataset.queries[q], evaluation.protocol
-    mask = np.zeros(evaluation.dataset.n_gallery, dtype=bool)
-    mask[evaluation.dataset.global_ignored] = True
+    mask = evaluation.dataset.ignored_mask
     _, ignored = query_roles(query, protocol, mask)
     out: list[str | None] = []
     for g in items.tolist():
