@@ -20,8 +20,9 @@ def run_python(code: str) -> str:
 
 
 def test_core_and_formats_import_no_qt():
-    code = ("import pkgutil, importlib, sys, irviewer.core, irviewer.formats, irviewer.view\n"
-            "for pkg in (irviewer.core, irviewer.formats, irviewer.view):\n"
+    code = ("import pkgutil, importlib, sys, irviewer.core, irviewer.formats, irviewer.view, "
+            "irviewer.extract\n"
+            "for pkg in (irviewer.core, irviewer.formats, irviewer.view, irviewer.extract):\n"
             "    for m in pkgutil.iter_modules(pkg.__path__):\n"
             "        importlib.import_module(pkg.__name__ + '.' + m.name)\n"
             "import irviewer, irviewer.cli, irviewer.paths\n"
@@ -45,7 +46,7 @@ def test_irviewer_eval_imports_no_qt(tmp_path):
 
 def test_no_qt_import_statement_in_core_formats_or_view_models():
     offenders = []
-    for folder in ("core", "formats", "view"):
+    for folder in ("core", "formats", "view", "extract"):
         for path in (ROOT / "irviewer" / folder).rglob("*.py"):
             text = path.read_text(encoding="utf-8")
             if "import PySide6" in text or "from PySide6" in text or "pyqtgraph" in text:

@@ -87,6 +87,8 @@ class Dataset:
         gallery_labels: optional per-gallery-image labels (instance label or person id),
             used by metrics that need identities (CUHK03 single-gallery-shot CMC).
         notes: warnings the reader wants shown (a de-duplicated line, a dropped name).
+        titles: image name -> display title ("Title — Artist"), for the images the dataset
+            titles (a manifest's ``title`` column); may be empty.
     """
 
     name: str
@@ -101,6 +103,7 @@ class Dataset:
     image_paths: Mapping[str, Path] = field(default_factory=dict)
     gallery_labels: np.ndarray | None = None
     notes: tuple[str, ...] = ()
+    titles: Mapping[str, str] = field(default_factory=dict)
     _tables: dict[str, tuple[np.ndarray, np.ndarray]] = field(
         default_factory=dict, init=False, repr=False, compare=False)
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from irviewer.core.dataset import Dataset
-from irviewer.core.descriptors import AlignedDescriptors, check_gallery_rows
+from irviewer.core.descriptors import AlignedDescriptors, check_gallery_rows, normalise_rows
 from irviewer.core.errors import InputError
 
 #: Scores closer than this to an item's estimated score are resolved exactly (multi-chunk only).
@@ -113,6 +113,26 @@ class Ranking:
                    else np.zeros(len(self.gallery_inv_norms), dtype=bool))
         return _row_from(self.descriptors, self.gallery_inv_norms, ignored, q)
 
+    def score_vector(self, vector: np.ndarray) -> np.ndarray:
+        """Return a new query vector's float32 cosine score for every gallery image (-inf
+        where removed), exactly as a query of the ranking is scored: the vector is
+        L2-normalised like the ranked queries and multiplied with the gallery chunk by chunk.
+
+        This is how a photo that is not in the dataset is ranked (``irviewer search``);
+        InputError for a ranking read from a file (no gallery vectors) or a vector of
+        another dimension.
+        """
+        if self.descriptors is None or self.gallery_inv_norms is None:
+            raise InputError(f"{self.source}: this ranking was read from a file; it has no "
+                             "gallery vectors to compare a new query with")
+        qv = normalise_rows(np.asarray(vector).reshape(1, -1))
+        if qv.shape[1] != self.descriptors.dim:
+            raise InputError(f"the query vector has {qv.shape[1]} dimensions but the gallery "
+                             f"vectors have {self.descriptors.dim}")
+        ignored = (self.ignored_mask if self.ignored_mask is not None
+                   else np.zeros(len(self.gallery_inv_norms), dtype=bool))
+        return _scores_of(self.descriptors, self.gallery_inv_norms, ignored, qv)
+
     def rank_items(self, q: int, gallery_indices: np.ndarray) -> np.ndarray:
         """Return the exact 0-based ranks of ``gallery_indices`` for query ``q``.
 
@@ -155,6 +175,16 @@ def ranks_in_row(row: np.ndarray, gallery_indices: np.ndarray) -> np.ndarray:
     out = above + ties_before
     out[~np.isfinite(s)] = -1
     return out
+
+
+def top_of_row(row: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Return (gallery indices, scores) of the ``k`` best entries of a full score row, in
+    rank order: descending score, equal scores in gallery order (the stable rule every
+    ranking here follows); removed entries (-inf) never appear, so fewer than ``k`` may
+    come back."""
+    order = np.argsort(-row, kind="stable")
+    order = order[np.isfinite(row[order])][:max(k, 0)]
+    return order.astype(np.int64), row[order]
 
 
 def items_of_interest(dataset: Dataset) -> tuple[np.ndarray, np.ndarray]:
@@ -276,8 +306,13 @@ def _gallery_chunk(aligned: AlignedDescriptors, start: int, stop: int) -> np.nda
 
 def _row_from(aligned: AlignedDescriptors, inv_norms: np.ndarray, ignored: np.ndarray,
               q: int) -> np.ndarray:
+    return _scores_of(aligned, inv_norms, ignored, aligned.queries[q:q + 1])
+
+
+def _scores_of(aligned: AlignedDescriptors, inv_norms: np.ndarray, ignored: np.ndarray,
+               qv: np.ndarray) -> np.ndarray:
+    """Return the score row of the unit float32 query vector ``qv`` (1 x dim)."""
     out = np.empty(len(inv_norms), dtype=np.float32)
-    qv = aligned.queries[q:q + 1]
     for start, stop in _chunks(len(out), _chunk_rows(aligned.dim)):
         out[start:stop] = (qv @ _gallery_chunk(aligned, start, stop).T)[0] * inv_norms[start:stop]
     out[ignored] = -np.inf

@@ -4,6 +4,8 @@ Which rows belong to which image:
 
 * ``.npz`` / ``.h5`` / ``.hdf5``: keys ``queries`` + ``gallery`` (optional ``query_names``,
   ``gallery_names``) or ``features`` + ``names``. Name arrays hold str or bytes (UTF-8).
+  An .npz may also name the extractor that made its vectors (``extractor``, one string;
+  :func:`descriptor_extractor`), which ``irviewer search`` uses to describe a new photo.
 * A table without names follows the dataset's documented order, which the caller passes
   as ``gallery_names`` and ``query_names`` (see :func:`read_descriptors`): a ``gallery``
   table the gallery order, a ``queries`` table the query order, and a single table
@@ -50,6 +52,8 @@ SUFFIXES = (".npz", ".npy", ".fvecs", ".mat", ".h5", ".hdf5")
 #: The name arrays a file may carry for its gallery (or only) table, in lookup order.
 GALLERY_NAME_KEYS = ("gallery_names", "names")
 _NAMES_KEYS = ("names", "query_names", "gallery_names")
+#: The .npz member naming the extractor that made the vectors (see descriptor_extractor).
+EXTRACTOR_KEY = "extractor"
 _HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 _MAX_FVECS_DIM = 1 << 20
 
@@ -88,6 +92,32 @@ def descriptor_names(path: Path) -> tuple[str, ...] | None:
     except Exception:
         return None
     return None
+
+
+def descriptor_extractor(path: Path | str) -> str | None:
+    """Return the extractor name an .npz descriptor file records (its ``extractor`` member:
+    a string, 0-d or one element), or None when it records none (any other file type).
+
+    The name says which extractor (:mod:`irviewer.extract.registry`) computes a row from an
+    image, so a new photo can be described the same way. Raises InputError when the member
+    is not one string, or the archive cannot be read.
+    """
+    p = Path(path)
+    if p.suffix.lower() != ".npz" or not p.is_file():
+        return None
+    try:
+        with np.load(p, allow_pickle=False) as archive:
+            if EXTRACTOR_KEY not in archive.files:
+                return None
+            value = archive[EXTRACTOR_KEY]
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as e:
+        raise InputError(f"{p.name}: not a readable .npz archive ({e})") from None
+    if value.dtype.kind not in "US" or value.size != 1:
+        raise InputError(f"{p.name}: the {EXTRACTOR_KEY!r} member must be one string naming "
+                         f"the extractor, not {value.size} {value.dtype} value(s)")
+    name = value.reshape(-1)[0]
+    return (name.decode("utf-8", "replace") if isinstance(name, bytes) else str(name)).strip() \
+        or None
 
 
 def read_descriptors(path: Path | str, *, gallery_names: Sequence[str] | None = None,

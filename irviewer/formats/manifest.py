@@ -137,7 +137,7 @@ def instance_dataset(path: Path, format_name: str, entries: list[InstanceEntry],
                    queries=tuple(queries), groups=("positive",), protocols=("instance",),
                    global_ignored=ignored, skipped_queries=tuple(skipped),
                    image_paths=image_paths, gallery_labels=np.asarray(gallery_labels),
-                   notes=tuple(notes))
+                   notes=tuple(notes), titles=titles)
 
 
 def _read_rows(path: Path) -> list[tuple[int, str, str, str, str]]:

@@ -1,16 +1,18 @@
 """Thumbnails decoded off the GUI thread (Pillow, reduced-size JPEG decoding) into an LRU
 cache. A missing file gives no image (the tile shows the name); a corrupt file or a
-decompression bomb gives a "broken" marker, never a crash."""
+decompression bomb gives a "broken" marker, never a crash (the rule is
+:func:`irviewer.formats.image_files.read_rgb`)."""
 
 from __future__ import annotations
 
-import warnings
 from collections import OrderedDict
 from pathlib import Path
 
-from PIL import Image
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 from PySide6.QtGui import QImage
+
+from irviewer.core.errors import InputError
+from irviewer.formats.image_files import read_rgb
 
 BROKEN = "broken"
 
@@ -26,19 +28,12 @@ def decode_with_width(path: Path | None, size: int) -> tuple[QImage | str | None
     if path is None or not Path(path).is_file():
         return None, 0
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", Image.DecompressionBombWarning)
-            with Image.open(path) as im:
-                width = im.size[0]
-                im.draft("RGB", (size, size))  # JPEG: decode at reduced size
-                im = im.convert("RGB")
-                im.thumbnail((size, size))
-                data = im.tobytes()
-                return QImage(data, im.width, im.height, 3 * im.width,
-                              QImage.Format.Format_RGB888).copy(), width
-    except (OSError, ValueError, Image.DecompressionBombError, Image.DecompressionBombWarning,
-            SyntaxError):
+        im, (width, _height) = read_rgb(path, reduce_to=size)
+    except InputError:
         return BROKEN, 0
+    data = im.tobytes()
+    return QImage(data, im.width, im.height, 3 * im.width,
+                  QImage.Format.Format_RGB888).copy(), width
 
 
 class DecodeSignals(QObject):

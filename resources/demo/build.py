@@ -25,8 +25,11 @@ Descriptors:
   four quadrants; reduced to :data:`LOCAL_DIM` dimensions by PCA and aggregated by VLAD
   (Jegou et al. 2010) over a :data:`WORDS`-word k-means vocabulary learnt on the gallery,
   with intra-normalisation, signed square root and L2 normalisation (Arandjelovic &
-  Zisserman 2013). The PCA and the vocabulary are kept in ``strong_vocabulary.npz`` so any
-  row can be recomputed from its image.
+  Zisserman 2013). The descriptor itself is irviewer's extractor ``demo-vlad``
+  (:mod:`irviewer.extract.vlad`, imported here: one implementation); this script learns its
+  PCA and vocabulary, kept in ``strong_vocabulary.npz`` so any row can be recomputed from
+  its image (``irviewer search --demo PHOTO`` describes a new photo the same way), and
+  records the extractor's name in ``strong.npz`` (member ``extractor``).
 * ``weak.npz`` — a joint 8 x 8 x 8 RGB colour histogram, L1-normalised then square-rooted.
 
 Both hold ``features`` (float32, one row per image) and ``names`` (the manifest's image path
@@ -52,6 +55,16 @@ from PIL import Image, ImageDraw, ImageFilter
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
+if str(ROOT) not in sys.path:  # run from a checkout without installing irviewer
+    sys.path.insert(0, str(ROOT))
+
+from irviewer.extract.vlad import (  # noqa: E402  (the one implementation of the descriptor)
+    DEMO_NAME,
+    Vocabulary,
+    dense_descriptors,
+    vlad,
+)
+
 DEFAULT_SOURCE = ROOT.parent / "shared" / "demo-paintings"
 SEED = 20261122
 
@@ -66,9 +79,7 @@ ROOM_WALLS = ((176, 168, 154), (150, 58, 52), (62, 82, 74), (200, 198, 192))  # 
 FRAMES = ((168, 132, 62), (78, 54, 34), (34, 31, 29), (120, 84, 48))  # gilt, wood, black, oak
 QUERY_KINDS = ("small detail", "oblique global", "medium detail")
 
-# -- descriptors
-SCALES = (384, 256, 170, 112)  # long side of the four dense-descriptor scales, px
-COLOUR_WEIGHT = 2.5
+# -- descriptors (the strong one is irviewer.extract.vlad; what is learnt here is its vocabulary)
 LOCAL_DIM = 32
 WORDS = 128
 KMEANS_SAMPLE = 20_000
@@ -401,69 +412,6 @@ def weak_descriptor(image: Image.Image) -> np.ndarray:
     return np.sqrt(hist / hist.sum()).astype(np.float32)
 
 
-def dense_descriptors(image: Image.Image) -> np.ndarray:
-    """Return the image's dense local descriptors, one 136-d row each.
-
-    At each scale of :data:`SCALES` (the image resized to that long side), every 16 x 16 px
-    window on an 8 px grid gives a RootSIFT-like 128-d gradient histogram (4 x 4 cells of
-    4 x 4 px, 8 orientations with linear interpolation; L1 then square root) and the mean
-    opponent colours (O1, O2) of its four quadrants (8-d, normalised, weighted by
-    :data:`COLOUR_WEIGHT`). The 10 % lowest-contrast windows of each scale are dropped.
-    """
-    out = []
-    rgb_full = image.convert("RGB")
-    for long_side in SCALES:
-        f = long_side / max(rgb_full.size)
-        small = rgb_full.resize((max(16, round(rgb_full.width * f)),
-                                 max(16, round(rgb_full.height * f))), Image.Resampling.BILINEAR)
-        rgb = np.asarray(small, dtype=np.float32) / 255.0
-        grey = rgb.mean(axis=2)
-        gy, gx = np.gradient(grey)
-        magnitude = np.hypot(gx, gy)
-        angle = (np.arctan2(gy, gx) % (2 * np.pi)) * (8 / (2 * np.pi))
-        ch, cw = grey.shape[0] // 4, grey.shape[1] // 4
-        cells = np.empty((ch, cw, 8), np.float32)
-        for b in range(8):
-            dist = np.abs(angle - b)
-            weight = np.clip(1 - np.minimum(dist, 8 - dist), 0, None)
-            plane = (magnitude * weight)[: ch * 4, : cw * 4]
-            cells[..., b] = plane.reshape(ch, 4, cw, 4).sum(axis=(1, 3))
-        windows = np.lib.stride_tricks.sliding_window_view(cells, (4, 4), axis=(0, 1))[::2, ::2]
-        grad = windows.transpose(0, 1, 3, 4, 2).reshape(-1, 128)
-        opponent = np.stack([(rgb[..., 0] - rgb[..., 1]) / np.sqrt(2),
-                             (rgb[..., 0] + rgb[..., 1] - 2 * rgb[..., 2]) / np.sqrt(6)], axis=-1)
-        ccells = opponent[: ch * 4, : cw * 4].reshape(ch, 4, cw, 4, 2).mean(axis=(1, 3))
-        cwin = np.lib.stride_tricks.sliding_window_view(ccells, (4, 4), axis=(0, 1))[::2, ::2]
-        quadrants = cwin.reshape(*cwin.shape[:3], 2, 2, 2, 2).mean(axis=(4, 6))
-        colour = quadrants.transpose(0, 1, 3, 4, 2).reshape(-1, 8)
-        energy = grad.sum(axis=1)
-        keep = energy > np.percentile(energy, 10) + 1e-6
-        grad = np.sqrt(grad[keep] / grad[keep].sum(axis=1, keepdims=True))
-        col = colour[keep]
-        col = col / (np.linalg.norm(col, axis=1, keepdims=True) + 0.05)
-        out.append(np.hstack([grad, COLOUR_WEIGHT * col]))
-    return np.concatenate(out).astype(np.float32)
-
-
-@dataclass(frozen=True)
-class Vocabulary:
-    """What turns dense local descriptors into one VLAD vector: a PCA and k-means centres."""
-
-    mean: np.ndarray  # (136,) local-descriptor mean
-    basis: np.ndarray  # (136, LOCAL_DIM) PCA projection
-    centres: np.ndarray  # (WORDS, LOCAL_DIM) k-means centres in the projected space
-
-    def save(self, path: Path) -> None:
-        """Write the vocabulary as a reproducible .npz (mean, basis, centres)."""
-        write_npz(path, {"mean": self.mean, "basis": self.basis, "centres": self.centres})
-
-    @classmethod
-    def load(cls, path: Path) -> Vocabulary:
-        """Return the vocabulary stored by :meth:`save`."""
-        with np.load(path, allow_pickle=False) as f:
-            return cls(f["mean"], f["basis"], f["centres"])
-
-
 def kmeans(data: np.ndarray, k: int, rng: np.random.Generator,
            iterations: int = KMEANS_ITERATIONS) -> np.ndarray:
     """Return ``k`` centres (float32) by Lloyd's algorithm from a seeded k-means++ start."""
@@ -500,25 +448,6 @@ def learn_vocabulary(local: Sequence[np.ndarray], rng: np.random.Generator) -> V
     return Vocabulary(mean.astype(np.float32), basis.astype(np.float32), centres)
 
 
-def vlad(local: np.ndarray, vocabulary: Vocabulary) -> np.ndarray:
-    """Return the VLAD vector (WORDS x LOCAL_DIM, float32) of local descriptors: per word the
-    sum of residuals to its centre, intra-normalised, signed square root, then L2."""
-    x = (local.astype(np.float64) - vocabulary.mean) @ vocabulary.basis.astype(np.float64)
-    c = vocabulary.centres.astype(np.float64)
-    assign = np.argmin((x ** 2).sum(1)[:, None] - 2 * x @ c.T + (c ** 2).sum(1), axis=1)
-    v = np.zeros_like(c)
-    np.add.at(v, assign, x - c[assign])
-    norms = np.linalg.norm(v, axis=1, keepdims=True)
-    v = v / np.where(norms > 0, norms, 1)
-    v = (np.sign(v) * np.sqrt(np.abs(v))).ravel()
-    return (v / np.linalg.norm(v)).astype(np.float32)
-
-
-def strong_descriptor(image: Image.Image, vocabulary: Vocabulary) -> np.ndarray:
-    """Return the strong (dense RootSIFT + colour, PCA, VLAD) descriptor of one image."""
-    return vlad(dense_descriptors(image), vocabulary)
-
-
 # -- files --------------------------------------------------------------------------------
 
 def write_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
@@ -533,9 +462,15 @@ def write_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
             zf.writestr(info, buffer.getvalue())
 
 
-def descriptor_file(path: Path, features: np.ndarray, names: Sequence[str]) -> None:
-    """Write an irviewer descriptor file: ``features`` (float32) and ``names`` (unicode)."""
-    write_npz(path, {"features": features.astype(np.float32), "names": np.array(names)})
+def descriptor_file(path: Path, features: np.ndarray, names: Sequence[str],
+                    extractor: str | None = None) -> None:
+    """Write an irviewer descriptor file: ``features`` (float32), ``names`` (unicode) and,
+    when given, ``extractor``: the name of the extractor that computes a row from an image
+    (what lets ``irviewer search`` describe a new photo the same way)."""
+    arrays = {"features": features.astype(np.float32), "names": np.array(names)}
+    if extractor is not None:
+        arrays["extractor"] = np.array(extractor)
+    write_npz(path, arrays)
 
 
 # -- scoring ------------------------------------------------------------------------------
@@ -597,9 +532,9 @@ def build(source: Path, out: Path) -> dict[str, tuple[float, float]]:
     local = [dense_descriptors(im) for im in decoded]
     gallery_local = [d for d, q in zip(local, is_query, strict=True) if not q]
     vocabulary = learn_vocabulary(gallery_local, np.random.default_rng([SEED, 1000]))
-    vocabulary.save(out / "strong_vocabulary.npz")
+    write_npz(out / "strong_vocabulary.npz", vocabulary.arrays())
     strong = np.stack([vlad(d, vocabulary) for d in local])
-    descriptor_file(out / "strong.npz", strong, names)
+    descriptor_file(out / "strong.npz", strong, names, extractor=DEMO_NAME)
     descriptor_file(out / "weak.npz", weak, names)
     done = time.perf_counter()
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file() and

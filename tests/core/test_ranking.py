@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from irviewer.core.errors import InputError
-from irviewer.core.ranking import iter_rank, rank, ranks_in_row
+from irviewer.core.ranking import iter_rank, rank, ranks_in_row, top_of_row
 from tests.core.helpers import aligned, brute_force_order, random_dataset, sign_vectors
 
 
@@ -145,3 +145,56 @@ def test_k_below_one_is_refused():
     ds = random_dataset(rng, 1, 5)
     with pytest.raises(InputError, match="top-K depth must be at least 1"):
         rank(aligned(sign_vectors(rng, 1), sign_vectors(rng, 5)), ds, k=0)
+
+
+# -- a new query vector (search by photo) --------------------------------------------------
+
+@pytest.mark.parametrize("chunk", [None, 7])
+def test_a_new_vector_is_ranked_like_a_dataset_query(chunk):
+    """score_vector + top_of_row on a query's own (unnormalised) vector give that query's
+    stored top-K, ties and removed images included, with one gallery chunk or several."""
+    rng = np.random.default_rng(3)
+    qv, gv = sign_vectors(rng, 5), sign_vectors(rng, 40)
+    gv[rng.integers(0, 40, size=10)] = gv[0]  # exact ties
+    ignored = np.array([4, 9])
+    ds = random_dataset(rng, 5, 40, global_ignored=ignored)
+    result = list(iter_rank(aligned(qv, gv), ds, k=12, gallery_chunk_rows=chunk))[-1].ranking
+    assert result is not None
+    for q in range(5):
+        row = result.score_vector(3.0 * qv[q])  # any length: normalised like the queries
+        np.testing.assert_array_equal(row, result.score_row(q))
+        idx, scores = top_of_row(row, 12)
+        np.testing.assert_array_equal(idx, result.top_indices[q])
+        np.testing.assert_array_equal(scores, result.top_scores[q])
+        assert not np.isin(idx, ignored).any()
+
+
+def test_top_of_row_by_hand():
+    row = np.array([0.5, 0.9, -np.inf, 0.9, 0.1], dtype=np.float32)
+    idx, scores = top_of_row(row, 3)
+    assert idx.tolist() == [1, 3, 0]  # equal scores keep gallery order
+    assert scores.tolist() == pytest.approx([0.9, 0.9, 0.5])
+    assert top_of_row(row, 10)[0].tolist() == [1, 3, 0, 4]  # the removed one never appears
+    assert len(top_of_row(row, 0)[0]) == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from([-1.0, -0.5, 0.0, 0.25, 0.5, 1.0, -np.inf]), min_size=1,
+                max_size=30), st.integers(1, 35))
+def test_top_of_row_is_the_head_of_the_full_stable_order(values, k):
+    row = np.array(values, dtype=np.float32)
+    idx, scores = top_of_row(row, k)
+    full = [i for i in brute_force_order(row) if np.isfinite(row[i])]
+    assert idx.tolist() == full[:k]
+    assert (np.diff(scores) <= 0).all()
+
+
+def test_score_vector_refuses_another_dimension_and_file_rankings():
+    rng = np.random.default_rng(0)
+    ds = random_dataset(rng, 2, 6)
+    result = rank(aligned(sign_vectors(rng, 2), sign_vectors(rng, 6)), ds, k=3)
+    with pytest.raises(InputError, match="has 8 dimensions but the gallery vectors have 16"):
+        result.score_vector(np.ones(8))
+    from dataclasses import replace
+    with pytest.raises(InputError, match="no gallery vectors"):
+        replace(result, descriptors=None).score_vector(np.ones(16))

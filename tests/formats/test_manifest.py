@@ -47,6 +47,12 @@ def test_reads_instances_roles_and_self_index(tmp_path):
     assert any("7 image files are missing" in n for n in ds.notes)
 
 
+def test_titles_of_every_titled_image_gallery_included(tmp_path):
+    ds = read_manifest(write(tmp_path, GOOD))
+    assert dict(ds.titles) == {"paintings/mona_1": "Mona Lisa",
+                               "paintings/wave_1": "The Great Wave"}
+
+
 def test_ignore_list_removes_queries_and_ignores_gallery_images(tmp_path):
     ds = read_manifest(write(tmp_path, GOOD), ReadOptions(ignore_labels=("blank", "nosuch")))
     assert [q.name for q in ds.queries] == ["paintings/mona_1", "queries/wave_q"]

@@ -1,0 +1,74 @@
+"""Finding extractors by name: the entry-point group ``irviewer.extractors``.
+
+A package makes its extractor available to irviewer by declaring, in its pyproject.toml::
+
+    [project.entry-points."irviewer.extractors"]
+    my-net = "my_package.extractor:make_extractor"
+
+where ``make_extractor`` is called with no arguments and returns an object with ``name``,
+``dim`` and ``__call__(image) -> float32 vector`` (:class:`~irviewer.extract.base.Extractor`);
+a class works too. It is loaded on first use and kept (one instance per name), so heavy
+weights load once and only when a search needs them. irviewer's own ``demo-vlad`` is
+declared the same way in irviewer's pyproject.toml, and also known here (:data:`BUILTIN`)
+so a checkout that was never pip-installed finds it.
+"""
+
+from __future__ import annotations
+
+import threading
+from importlib.metadata import EntryPoint, entry_points
+
+from irviewer.core.errors import InputError
+from irviewer.extract.base import Extractor
+
+GROUP = "irviewer.extractors"
+#: Extractors irviewer itself provides: name -> "module:attribute" (as in pyproject.toml).
+BUILTIN = {"demo-vlad": "irviewer.extract.vlad:demo_extractor"}
+
+_loaded: dict[str, Extractor] = {}
+_lock = threading.Lock()
+
+
+def available() -> dict[str, str]:
+    """Return every installed extractor: name -> "module:attribute", the built-in ones
+    included, sorted by name."""
+    found = dict(BUILTIN)
+    for ep in entry_points(group=GROUP):
+        found[ep.name] = ep.value
+    return dict(sorted(found.items()))
+
+
+def installed_names() -> str:
+    """Return the installed extractor names as a comma-separated list, for messages."""
+    return ", ".join(available()) or "none"
+
+
+def get_extractor(name: str) -> Extractor:
+    """Return the extractor registered as ``name``, loading it on first use.
+
+    Raises InputError with one sentence when no extractor has that name, when it cannot be
+    loaded (its package is broken, its weights are missing), or when what it returns lacks
+    ``name``, ``dim`` or a call.
+    """
+    with _lock:
+        if name in _loaded:
+            return _loaded[name]
+        targets = available()
+        if name not in targets:
+            raise InputError(f"no extractor is called {name!r} (installed: "
+                             f"{installed_names()}); install the package that provides it")
+        try:
+            factory = EntryPoint(name=name, value=targets[name], group=GROUP).load()
+            extractor = factory()
+        except InputError:
+            raise
+        except Exception as e:
+            raise InputError(f"extractor {name!r} ({targets[name]}) cannot be loaded: "
+                             f"{type(e).__name__}: {e}") from None
+        dim = getattr(extractor, "dim", None)
+        if not isinstance(extractor, Extractor) or not isinstance(dim, int) or dim < 1:
+            raise InputError(f"extractor {name!r} ({targets[name]}) does not give an object "
+                             "with a name, a positive integer dim and a call image -> vector")
+        _loaded[name] = extractor
+        return extractor
+
