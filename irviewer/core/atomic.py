@@ -22,6 +22,18 @@ def atomic_open(path: Path, newline: str | None = None) -> Iterator[IO[str]]:
 
     InputError with one sentence when the folder does not exist or cannot be written.
     """
+    with _replacing(path, "w", encoding="utf-8", newline=newline) as stream:
+        yield stream
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically (an exported figure; see :func:`atomic_open`)."""
+    with _replacing(path, "wb") as stream:
+        stream.write(data)
+
+
+@contextlib.contextmanager
+def _replacing(path: Path, mode: str, **options: object) -> Iterator[IO]:
     path = Path(path)
     parent = path.parent if str(path.parent) else Path(".")
     try:
@@ -31,7 +43,7 @@ def atomic_open(path: Path, newline: str | None = None) -> Iterator[IO[str]]:
     except OSError as e:
         raise InputError(f"{path}: cannot write there ({e.strerror})") from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as stream:
+        with os.fdopen(fd, mode, **options) as stream:  # type: ignore[call-overload]
             yield stream
         os.replace(tmp, path)
     except BaseException:

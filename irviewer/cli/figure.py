@@ -1,0 +1,96 @@
+"""``irviewer figure``: ranked results of chosen queries as a figure for a paper (vector PDF or
+SVG, or a 300 dpi PNG), one row per query and method. Paints with Qt, imported only here,
+on the offscreen platform when there is no display."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from irviewer.cli.compare import add_method_arguments, open_methods
+from irviewer.core.errors import InputError
+
+NAME = "figure"
+HELP = "draw the ranked results of chosen queries as a PDF, SVG or PNG figure"
+DESCRIPTION = ("One row per query (and per method when two are given): the query image with "
+               "its box, its top K results with relevance frames and badges, ranks, "
+               "optional scores, the query's AP, and a caption naming the protocol and its "
+               "conventions.")
+#: The application this command started (kept alive while it paints).
+_APP: list[object] = []
+
+EPILOG = ("Choose the queries with one of --queries, --worst, --best, --largest-changes "
+          "(worst and best by AP under the first method). See docs/figures.md.")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add ``irviewer figure``'s arguments to ``p``."""
+    add_method_arguments(p, "the built-in museum demo, with strong.npz and weak.npz unless "
+                         "-d names others")
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--queries", nargs="+", metavar="Q",
+                       help="queries by name (or by unique file name)")
+    which.add_argument("--worst", type=int, metavar="N",
+                       help="the N queries with the lowest AP under the first method")
+    which.add_argument("--best", type=int, metavar="N",
+                       help="the N queries with the highest AP under the first method")
+    which.add_argument("--largest-changes", type=int, metavar="N",
+                       help="the N queries whose AP changes most between the two methods")
+    p.add_argument("--top", type=int, default=8, metavar="K",
+                   help="results per row (default 8)")
+    p.add_argument("--scores", action="store_true", help="print each result's score")
+    p.add_argument("--show-ignored", action="store_true",
+                   help="show ignored items (junk, the query itself) where they ranked")
+    p.add_argument("--label", action="append", default=[], metavar="NAME",
+                   help="a method's name in the figure, in method order (repeatable)")
+    p.add_argument("--out", type=Path, required=True, metavar="FIG",
+                   help="the figure: .pdf or .svg (vector) or .png (300 dpi)")
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Draw the figure ``args`` asks for; return the exit code."""
+    from irviewer.view.figure import describe_selection, layout_figure, select_queries
+
+    if args.out.suffix.lower() not in (".pdf", ".svg", ".png"):
+        raise InputError(f"{args.out.name}: a figure is written as .pdf, .svg or .png")
+    n_methods = len(args.descriptors) + len(args.ranking)
+    if n_methods > 2 or (not args.demo and n_methods == 0):
+        raise InputError(f"a figure shows one or two methods (-d / --ranking), not "
+                         f"{n_methods}")
+    if args.protocol and len(args.protocol) > 1:
+        raise InputError("a figure shows one protocol; give --protocol once")
+    opened = open_methods(args, parser)
+    protocol = args.protocol[0] if args.protocol else opened.protocols[0]
+    methods = list(opened.methods)
+    if len(args.label) > len(methods):
+        raise InputError(f"{len(args.label)} labels for {len(methods)} methods")
+    evaluations = [(m, opened.evaluation(m, protocol, ap=args.ap, self_match=args.self_match))
+                   for m in methods]
+    queries = select_queries(evaluations, queries=args.queries, worst=args.worst,
+                             best=args.best, largest_changes=args.largest_changes)
+    layout = layout_figure(evaluations, queries, args.top, scores=args.scores,
+                           show_ignored=args.show_ignored,
+                           labels=dict(zip(methods, args.label, strict=False)))
+    _ensure_gui()
+    from irviewer.gui.figure_export import export_figure
+
+    export_figure(layout, args.out)
+    print(f"wrote {args.out} ({layout.width:.0f} × {layout.height:.0f} pt, "
+          f"{describe_selection(queries, evaluations)})")
+    return 0
+
+
+def _ensure_gui() -> None:
+    """Start a QGuiApplication (fonts, painting) if none runs, offscreen without a display."""
+    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+            or sys.platform in ("win32", "darwin")):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    try:
+        from PySide6.QtGui import QGuiApplication
+    except ImportError as e:
+        raise InputError(f"irviewer figure paints with Qt, which is not available ({e})") \
+            from None
+    if QGuiApplication.instance() is None:
+        _APP.append(QGuiApplication(["irviewer"]))

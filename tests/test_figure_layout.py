@@ -1,0 +1,112 @@
+"""The figure's Qt-free layout: which queries each selection picks (by hand), rows per query
+and method, each tile's relevance from the core, the caption's conventions, bad input."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from irviewer.core.errors import InputError
+from irviewer.core.evaluation import NEGATIVE, POSITIVE
+from irviewer.session import OpenRequest, open_now
+from irviewer.view.figure import Geometry, find_query, layout_figure, select_queries
+from tests.figure_case import make_case
+
+
+@pytest.fixture
+def evaluations(tmp_path):
+    manifest = make_case(tmp_path)
+    opened = open_now(OpenRequest(manifest, (tmp_path / "first.npz",
+                                             tmp_path / "second.npz")))
+    return [(m, opened.evaluation(m, "instance")) for m in opened.methods]
+
+
+def test_selections_by_hand(evaluations):
+    # AP under first.npz: qa 5/6, qb 1; under second.npz: qa 7/12, qb 1
+    assert select_queries(evaluations, worst=1) == [0]
+    assert select_queries(evaluations, best=1) == [1]
+    assert select_queries(evaluations, worst=5) == [0, 1]
+    assert select_queries(evaluations, largest_changes=1) == [0]
+    assert select_queries(evaluations, queries=["qb", "qa.jpg"]) == [1, 0]
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({}, "choose the queries with exactly one of --queries, --worst, --best or "
+         "--largest-changes (given: none)"),
+    ({"worst": 1, "best": 2}, "exactly one of"),
+    ({"worst": 0}, "--worst needs a number of queries of at least 1, not 0"),
+    ({"queries": ["zz"]}, "no query called 'zz'; queries are named like qa, qb"),
+])
+def test_bad_selections(evaluations, kwargs, message):
+    with pytest.raises(InputError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        select_queries(evaluations, **kwargs)
+
+
+def test_largest_changes_needs_two_methods(evaluations):
+    with pytest.raises(InputError, match="--largest-changes compares two methods"):
+        select_queries(evaluations[:1], largest_changes=2)
+
+
+def test_ambiguous_short_name():
+    class Q:
+        def __init__(self, name):
+            self.name = self.image = name
+
+    queries = [Q("x/a"), Q("y/a"), Q("y/b")]
+    assert find_query(queries, "b") == 2
+    with pytest.raises(InputError, match="query 'a' is ambiguous: x/a, y/a"):
+        find_query(queries, "a")
+
+
+def test_rows_tiles_and_relevance_come_from_the_core(evaluations):
+    layout = layout_figure(evaluations, [0, 1], 4, scores=True)
+    assert [(r.query_name, r.method) for r in layout.rows] == [
+        ("qa", "first.npz"), ("qa", "second.npz"), ("qb", "first.npz"), ("qb", "second.npz")]
+    first_qa, second_qa = layout.rows[0], layout.rows[1]
+    # first.npz ranks qa's gallery a1, c1, a2, b1: relevant, not, relevant, not
+    assert [c.tile.name for c in first_qa.tiles] == ["a1", "c1", "a2", "b1"]
+    assert [c.badge for c in first_qa.tiles] == [POSITIVE, NEGATIVE, POSITIVE, NEGATIVE]
+    assert [c.rank_text for c in first_qa.tiles] == ["#1", "#2", "#3", "#4"]
+    assert all(c.score_text for c in first_qa.tiles)
+    for row in layout.rows:
+        _, ev = next(e for e in evaluations if e[0] == row.method)
+        codes = ev.relevance(row.query, [c.tile.index for c in row.tiles])
+        assert [c.tile.relevance for c in row.tiles] == codes.tolist()
+    assert second_qa.tiles[0].tile.name == "c1" and second_qa.tiles[0].badge == NEGATIVE
+    assert first_qa.header == "Query A · first.npz · AP 83.3"
+    assert second_qa.header == "Query A · second.npz · AP 58.3"
+    assert layout.rows[2].header == "qb · first.npz · AP 100.0"
+    assert math.isclose(first_qa.ap, 5 / 6)
+
+
+def test_geometry_rows_do_not_overlap_and_fit(evaluations):
+    g = Geometry()
+    layout = layout_figure(evaluations, [0, 1], 5, geometry=g)
+    cells = [c.rect for r in layout.rows for c in r.tiles] + [r.query_rect for r in layout.rows]
+    for i, a in enumerate(cells):
+        assert 0 <= a.x and a.x + a.w <= layout.width and a.y + a.h <= layout.height
+        for b in cells[i + 1:]:
+            assert (a.x + a.w <= b.x or b.x + b.w <= a.x or a.y + a.h <= b.y
+                    or b.y + b.h <= a.y)
+    assert layout.width == pytest.approx(2 * g.margin + g.tile + g.query_gap
+                                         + 5 * (g.tile + g.gap) - g.gap)
+    assert layout.caption_rect.y >= max(r.query_rect.y + r.query_rect.h for r in layout.rows)
+
+
+def test_caption_names_protocol_and_conventions(evaluations):
+    layout = layout_figure(evaluations[:1], [0], 3, labels={"first.npz": "Ours"})
+    text = " ".join(layout.caption)
+    assert "protocol instance" in text and "CLICIDE" in text
+    assert "AP: finite-sum AP" in text and "Ties: stable" in text
+    assert "Ignored items are not shown" in text
+    assert "✓ relevant, ✗ not relevant, – ignored" in text
+    assert layout.rows[0].header == "Query A · Ours · AP 83.3"
+    assert [b for b, _ in layout.legend] == [POSITIVE, NEGATIVE]
+
+
+@pytest.mark.parametrize(("top", "message"), [(0, "--top must be a whole number from 1 to 50"),
+                                              (51, "--top must be")])
+def test_bad_depth(evaluations, top, message):
+    with pytest.raises(InputError, match=message):
+        layout_figure(evaluations, [0], top)
