@@ -85,7 +85,7 @@ def test_geometry_rows_do_not_overlap_and_fit(evaluations):
     layout = layout_figure(evaluations, [0, 1], 5, geometry=g)
     cells = [c.rect for r in layout.rows for c in r.tiles] + [r.query_rect for r in layout.rows]
     for i, a in enumerate(cells):
-        assert 0 <= a.x and a.x + a.w <= layout.width and a.y + a.h <= layout.height
+        assert a.x >= 0 and a.x + a.w <= layout.width and a.y + a.h <= layout.height
         for b in cells[i + 1:]:
             assert (a.x + a.w <= b.x or b.x + b.w <= a.x or a.y + a.h <= b.y
                     or b.y + b.h <= a.y)
