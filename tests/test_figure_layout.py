@@ -110,3 +110,28 @@ def test_caption_names_protocol_and_conventions(evaluations):
 def test_bad_depth(evaluations, top, message):
     with pytest.raises(InputError, match=message):
         layout_figure(evaluations, [0], top)
+
+
+def test_ignored_items_shown_where_they_ranked(tmp_path):
+    import numpy as np
+
+    from irviewer.core.evaluation import IGNORED
+    from tests.test_cli_compare import BASE, MANIFEST, NAMES
+
+    (tmp_path / "set.csv").write_text(MANIFEST)
+    np.savez(tmp_path / "base.npz", names=np.array(NAMES),
+             features=np.array([BASE[n] for n in NAMES], dtype=np.float32))
+    opened = open_now(OpenRequest(tmp_path / "set.csv", (tmp_path / "base.npz",)))
+    evaluations = [(m, opened.evaluation(m, "instance")) for m in opened.methods]
+    # a1 is a query and a gallery image: the instance protocol removes it from its own
+    # ranking, where it came first (score 1).
+    hidden = layout_figure(evaluations, [0], 2).rows[0]
+    assert [c.tile.name for c in hidden.tiles] == ["b2", "a3"]
+    shown = layout_figure(evaluations, [0], 2, show_ignored=True)
+    row = shown.rows[0]
+    assert [(c.tile.name, c.badge, c.rank_text) for c in row.tiles] == [
+        ("a1", IGNORED, "ignored"), ("b2", NEGATIVE, "#1"), ("a3", POSITIVE, "#2")]
+    assert [b for b, _ in shown.legend] == [POSITIVE, NEGATIVE, IGNORED]
+    text = " ".join(shown.caption)
+    assert "Removed before ranks are counted: the query itself" in text
+    assert "Ignored items are shown where they ranked and take no rank" in text

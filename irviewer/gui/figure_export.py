@@ -39,6 +39,8 @@ FORMATS = (".pdf", ".svg", ".png")
 TILE_BACKGROUND = "#f4f2ee"
 TEXT = "#222222"
 MUTED = "#555555"
+#: The query tile's frame width in points (thinner than a result's: it carries no verdict).
+QUERY_FRAME = 1.5
 
 
 def export_figure(layout: FigureLayout, path: Path) -> None:
@@ -207,7 +209,7 @@ def _paint_query(painter: QPainter, row, decoded: object, font: QFont) -> None: 
     r = row.query_rect
     image, width = decoded if isinstance(decoded, tuple) else (None, 0)
     placed = _paint_image_tile(painter, r, QColor(QUERY_BOX), decoded, row.query_image, font,
-                               1.5)
+                               QUERY_FRAME)
     if placed is not None and row.query_box is not None and width and isinstance(image,
                                                                                 QImage):
         target, _ = placed

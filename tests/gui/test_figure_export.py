@@ -113,3 +113,23 @@ def test_other_suffix_is_refused(layout, tmp_path):
         export_figure(layout, tmp_path / "fig.gif")
     with pytest.raises(InputError, match="does not exist"):
         export_figure(layout, tmp_path / "no" / "fig.png")
+
+
+def test_query_box_is_drawn_on_the_query_image(layout, tmp_path):
+    from dataclasses import replace
+
+    from irviewer.gui.figure_export import QUERY_FRAME
+
+    # the query image qa.jpg is 120 x 90 px; box x from 30 to 90, y from 20 to 70
+    row = replace(layout.rows[0], query_box=(30.0, 20.0, 90.0, 70.0))
+    boxed = replace(layout, rows=(row,))
+    export_figure(boxed, tmp_path / "box.png")
+    with Image.open(tmp_path / "box.png") as im:
+        pixels = np.asarray(im.convert("RGB")).astype(int)
+    inner = row.query_rect.inset(QUERY_FRAME)
+    scale = inner.w / 120  # the image fills the tile's width
+    top = inner.y + (inner.h - 90 * scale) / 2
+    left_edge = (inner.x + 30 * scale, top + 45 * scale)  # on the box's left side
+    inside = (inner.x + 60 * scale, top + 45 * scale)     # the middle of the box
+    assert tuple(pixels[px(left_edge[1]), px(left_edge[0])]) == rgb(QUERY_BOX)
+    assert tuple(pixels[px(inside[1]), px(inside[0])]) != rgb(QUERY_BOX)
