@@ -43,6 +43,7 @@ def build_report(dataset, source: dict, evaluations,  # type: ignore[no-untyped-
     ``notes`` are the sentences reported under ``dataset.notes`` (default: the dataset's).
     """
     from irviewer.core.evaluation import SKIP_REASON
+    from irviewer.core.protocols import conventions
 
     out_evals = []
     for ev in evaluations:
@@ -64,6 +65,7 @@ def build_report(dataset, source: dict, evaluations,  # type: ignore[no-untyped-
         out_evals.append({
             "protocol": ev.protocol.describe(),
             "summary": {k: json_number(v) for k, v in ev.summary.items()},
+            "conventions": conventions(ev.protocol, ev.summary),
             "queries": queries,
             "removed_queries": [{"name": s.name, "reason": s.reason}
                                 for s in dataset.skipped_queries],
@@ -81,7 +83,7 @@ def build_report(dataset, source: dict, evaluations,  # type: ignore[no-untyped-
 
 def format_table(report: dict, dataset) -> str:  # type: ignore[no-untyped-def]
     """Return the human-readable table ``irviewer eval`` prints (values in percent)."""
-    from irviewer.core.protocols import AP_SOURCES, TIES
+    from irviewer.core.protocols import TIES
 
     d, desc = report["dataset"], report["descriptors"]
     lines = [f"irviewer {report['irviewer_version']}",
@@ -98,19 +100,16 @@ def format_table(report: dict, dataset) -> str:  # type: ignore[no-untyped-def]
                      f"{r['sha256'][:12]}); {r['rule']}")
     lines += [f"note         {n}" for n in d["notes"]]
     for ev in report["evaluations"]:
-        p, s = ev["protocol"], ev["summary"]
-        self_rule = ("a query's own image, where it is in the gallery, is removed from its "
-                     "ranking" if p["self_match"] == "remove" else
-                     "a query's own image, where it is in the gallery, stays in the ranking")
+        p, s, said = ev["protocol"], ev["summary"], ev["conventions"]
         lines += ["", f"protocol {p['name']}: positive = {', '.join(p['positive'])}; "
-                  f"removed = {', '.join(p['ignored']) or 'nothing'}; {self_rule}",
+                  f"removed = {', '.join(p['ignored']) or 'nothing'}; {said['self_match']}",
                   f"  source: {p['source']}",
                   f"  {'metric':<18}{'value %':>9}  convention"]
         for key, value in s.items():
             if key in ("n_evaluated", "n_skipped"):
                 continue
             shown = "    n/a" if value is None else f"{100 * value:9.2f}"
-            lines.append(f"  {key:<18}{shown}  {_convention(key, p, AP_SOURCES)}")
+            lines.append(f"  {key:<18}{shown}  {said.get(key, '')}")
         lines.append(f"  queries: {s['n_evaluated']} evaluated, {s['n_skipped']} skipped "
                      "(no positive left)")
         for entry in ev["queries"]:
@@ -122,25 +121,6 @@ def format_table(report: dict, dataset) -> str:  # type: ignore[no-untyped-def]
             if len(ev["removed_queries"]) > 10:
                 lines.append(f"    ... and {len(ev['removed_queries']) - 10} more")
     return "\n".join(lines)
-
-
-def _convention(key: str, p: dict, ap_sources: dict) -> str:
-    if key == "mAP":
-        return ap_sources[p["ap"]]
-    if key.endswith("(revisitop)"):
-        return "revisitop: divided by min(k, rank of the last positive)"
-    if key.startswith("mP@"):
-        return "true P@k: positives in the top k divided by k"
-    if key.startswith("CMC@"):
-        if p["cmc"] == "cuhk03":
-            return (f"CUHK03 single-gallery-shot, {p['cmc_repeats']} repeats, "
-                    f"seed {p['seed']}")
-        return "Market-1501: a positive within the top k (first match)"
-    if key == "mINP":
-        return "inverse negative penalty (Ye et al. TPAMI 2021)"
-    if key == "mR-precision":
-        return "precision at R = number of positives"
-    return ""
 
 
 def write_per_query_csv(path: Path, report: dict) -> None:

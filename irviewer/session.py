@@ -34,6 +34,11 @@ from irviewer.formats.hpatches_tasks import iter_rank_tasks
 from irviewer.formats.registry import read_dataset
 from irviewer.paths import resources_dir
 
+#: The suffix of irviewer's session files.
+SESSION_SUFFIX = ".irv"
+#: How many results per query the viewer can show (``irviewer --results``).
+TOP_K_RANGE = (10, 200)
+
 
 @dataclass(frozen=True)
 class DescriptorFile:
@@ -371,7 +376,6 @@ class Dropped:
     sessions: tuple[Path, ...] = ()
 
 
-SESSION_SUFFIX = ".irv"
 RANKING_SUFFIXES = (".results", ".run", ".trec")
 
 

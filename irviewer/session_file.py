@@ -31,13 +31,11 @@ from typing import Any
 from irviewer.core.atomic import atomic_open
 from irviewer.core.errors import InputError
 from irviewer.formats.base import ReadOptions, read_text
-from irviewer.session import OpenRequest
+from irviewer.session import SESSION_SUFFIX, TOP_K_RANGE, OpenRequest
 
 SESSION_FORMAT = "irviewer-session"
 SESSION_VERSION = 1
-SESSION_SUFFIX = ".irv"
 AUTOSAVE_SUFFIX = "~autosave"
-TOP_K_RANGE = (10, 200)
 AP_RULES = ("finite", "trapezoid")
 SELF_MATCH_RULES = ("keep", "remove")
 # Reader options that hold a path: stored relative to the session like the other paths.
@@ -92,7 +90,7 @@ class SessionFile:
     selected_query: str | None = None
     top_k: int = 50
     tile_size: int = 132
-    show_ignored: bool = True
+    show_ignored: bool = False
     filter_text: str = ""
     failures_only: bool = False
     ap_range: tuple[float, float] | None = None
@@ -330,9 +328,6 @@ def load_session(path: Path) -> SessionFile:
 
     descriptors = paths("descriptors", "descriptor file")
     rankings = paths("rankings", "ranking file")
-    if not descriptors and not rankings:
-        raise r.fail("the session names neither a descriptor file nor a ranking; add "
-                     "\"descriptors\" or \"rankings\" or save the session again")
     images_text = data.get("images")
     images = None if images_text is None else a_path("images", images_text, "", check=False)
 
@@ -348,10 +343,6 @@ def load_session(path: Path) -> SessionFile:
         if isinstance(options.get(key), str) and options[key]:
             options[key] = str(_load_path(options[key], folder))
 
-    top_k = r.integer("top_k", 50)
-    lo, hi = TOP_K_RANGE
-    if not lo <= top_k <= hi:
-        raise r.fail(f"\"top_k\" is {top_k}; it must be between {lo} and {hi}; edit the session")
     ap_range_raw = data.get("ap_range")
     ap_range: tuple[float, float] | None = None
     if ap_range_raw is not None:
@@ -377,9 +368,9 @@ def load_session(path: Path) -> SessionFile:
         ap=r.string("ap", None, nullable=True),
         self_match=r.string("self_match", None, nullable=True),
         selected_query=r.string("selected_query", None, nullable=True),
-        top_k=top_k,
+        top_k=r.integer("top_k", 50),
         tile_size=r.integer("tile_size", 132),
-        show_ignored=r.boolean("show_ignored", True),
+        show_ignored=r.boolean("show_ignored", False),
         filter_text=r.string("filter_text", "", nullable=False) or "",
         failures_only=r.boolean("failures_only", False),
         ap_range=ap_range,

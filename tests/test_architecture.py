@@ -58,3 +58,11 @@ def test_no_gui_module_is_over_500_lines():
     long = {p.relative_to(ROOT).as_posix(): n for p in (ROOT / "irviewer" / "gui").rglob("*.py")
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500}
     assert long == {}
+
+
+def test_shared_constants_are_defined_once():
+    """A rule lives in one place: these names are assigned in exactly one module."""
+    for name in ("SESSION_SUFFIX", "TOP_K_RANGE", "RANKING_SUFFIXES"):
+        owners = [p.relative_to(ROOT).as_posix() for p in (ROOT / "irviewer").rglob("*.py")
+                  if f"\n{name} = " in p.read_text(encoding="utf-8")]
+        assert owners == ["irviewer/session.py"], (name, owners)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import subprocess
 import sys
 
@@ -170,3 +171,49 @@ def test_export_trec_notes_reach_the_user(case, capsys):
                  "trapezoid", "--export-trec", str(case / "exp")]) == 0
     err = capsys.readouterr().err
     assert "trapezoid" in err and err.startswith("note: ")
+
+
+def test_each_number_names_its_convention_in_the_table_and_in_the_json(case, capsys):
+    out_json = case / "r.json"
+    assert main(["eval", str(case / "set.csv"), "-d", str(case / "d.npz"), "--json",
+                 str(out_json)]) == 0
+    table = capsys.readouterr().out
+    (ev,) = json.loads(out_json.read_text())["evaluations"]
+    said = ev["conventions"]
+    assert said["mAP"] == "finite-sum AP, mean of P@rank over positives (trec_eval, torchreid)"
+    assert set(said) == {k for k in ev["summary"] if not k.startswith("n_")} | {
+        "ties", "self_match"}
+    for key, sentence in said.items():
+        if key in ev["summary"]:
+            assert re.search(rf"  {re.escape(key)} +[\d.]+  {re.escape(sentence)}\n", table)
+    assert said["self_match"] in table
+
+
+@pytest.mark.parametrize("flag", ["--depth", "--top-k"])
+def test_depth_sets_the_stored_list_depth_and_top_k_still_works(case, flag):
+    report = case / "r.json"
+    run = case / "x"
+    assert main(["eval", str(case / "set.csv"), "-d", str(case / "d.npz"), flag, "1",
+                 "--export-trec", str(run), "--json", str(report)]) == 0
+    lines = (case / "x.instance.run").read_text().splitlines()
+    # A depth of 1 keeps one result per query, extended only down to the last positive
+    # (a1's positives are 2nd and 3rd: 3 lines; b1's is 2nd: 2 lines); the default depth
+    # lists the whole gallery after removals (5 lines each).
+    assert [line.split()[0] for line in lines] == ["a1", "a1", "a1", "b1", "b1"]
+
+
+def test_eval_help_says_depth_and_hides_the_old_name(capsys):
+    with pytest.raises(SystemExit):
+        main(["eval", "--help"])
+    text = capsys.readouterr().out
+    assert "--depth N" in text and "--top-k" not in text
+
+
+def test_viewer_results_option_and_its_old_name():
+    from irviewer.cli.viewer import build_viewer_parser
+
+    parser = build_viewer_parser()
+    assert parser.parse_args([]).results == 50
+    assert parser.parse_args(["--results", "30"]).results == 30
+    assert parser.parse_args(["--top-k", "20"]).results == 20
+    assert "--top-k" not in parser.format_help() and "--results N" in parser.format_help()

@@ -510,3 +510,12 @@ def test_property_round_trip(prop_root):
         assert "\\\\" not in json.dumps(json.loads(text)["dataset"])
 
     check()
+
+
+def test_a_session_without_show_ignored_hides_ignored_items_as_the_window_does(data):
+    # The window starts with ignored items hidden; a session that does not say otherwise
+    # must not show them.
+    irv = write_json(data, show_ignored=KeyError)
+    assert load_session(irv).show_ignored is False
+    assert SessionFile(dataset=data["dataset"], descriptors=(data["strong"],)).show_ignored \
+        is False

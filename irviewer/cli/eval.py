@@ -40,7 +40,11 @@ def add_arguments(ev: argparse.ArgumentParser) -> None:
     ev.add_argument("--self-match", choices=("keep", "remove"),
                     help="keep the query's own image in the ranking or remove it "
                     "(default: the protocol's)")
-    ev.add_argument("--top-k", type=int, default=200, help="depth of stored result lists")
+    ev.add_argument("--depth", type=int, default=200, metavar="N",
+                    help="how many results per query are kept (the lists --export-trec and "
+                    "--write-results write); the ranks of positives are exact at any depth")
+    ev.add_argument("--top-k", dest="depth", type=int, default=argparse.SUPPRESS,
+                    help=argparse.SUPPRESS)  # the old name of --depth
     ev.add_argument("--json", type=Path, metavar="OUT", help="write results as JSON")
     ev.add_argument("--per-query", type=Path, metavar="OUT.csv",
                     help="write one CSV row per query")
@@ -78,7 +82,7 @@ def run_eval(args: argparse.Namespace) -> int:
     request = OpenRequest(args.dataset,
                           descriptors=(args.descriptors,) if args.descriptors else (),
                           rankings=(args.ranking,) if args.ranking else (),
-                          format=args.format, options=read_options(args), k=args.top_k,
+                          format=args.format, options=read_options(args), k=args.depth,
                           protocol=args.protocol, ap=args.ap, self_match=args.self_match)
     opened = open_now(request)
     dataset, method = opened.dataset, opened.first

@@ -21,7 +21,7 @@ import numpy as np
 from irviewer.core import metrics
 from irviewer.core.dataset import Dataset, Query
 from irviewer.core.errors import InputError
-from irviewer.core.protocols import AP_SOURCES, TIES, Protocol, check_applicable
+from irviewer.core.protocols import Protocol, check_applicable
 from irviewer.core.ranking import Ranking
 
 #: Relevance codes of a gallery item for one query, as the viewer colours them.
@@ -92,7 +92,7 @@ class Evaluation:
         """
         pos, ign = query_roles(self.dataset.queries[q], self.protocol, self._global_mask())
         raw = self.ranking.rank_items(q, pos)
-        adjusted = _remove_ignored(raw, self.ranking.rank_items(q, ign))
+        adjusted = remove_ignored(raw, self.ranking.rank_items(q, ign))
         keep = (adjusted >= k) | (adjusted < 0)
         order = np.lexsort((adjusted[keep], adjusted[keep] < 0))
         return pos[keep][order], adjusted[keep][order]
@@ -198,7 +198,7 @@ class Evaluation:
         new_ranks: list[np.ndarray] = []
         for q in changed.tolist():
             pos, ign = query_roles(dataset.queries[q], self.protocol, mask)
-            adjusted = np.sort(_remove_ignored(self.ranking.rank_items(q, pos),
+            adjusted = np.sort(remove_ignored(self.ranking.rank_items(q, pos),
                                                self.ranking.rank_items(q, ign)))
             retrieved = adjusted[adjusted >= 0]
             if self.protocol.list_depth is not None:
@@ -362,8 +362,9 @@ def _hits_within(ranks: np.ndarray, max_k: int) -> np.ndarray:
     return np.cumsum(np.bincount(ranks, minlength=max_k)[:max_k])
 
 
-def _remove_ignored(raw_ranks: np.ndarray, ignored_ranks: np.ndarray) -> np.ndarray:
-    """Return ranks after removing the ignored items ranked above each (-1 stays -1)."""
+def remove_ignored(raw_ranks: np.ndarray, ignored_ranks: np.ndarray) -> np.ndarray:
+    """Return ranks after the protocol's removal step: each rank minus the number of ignored
+    items ranked above it (``ignored_ranks``, -1 entries not ranked); -1 stays -1."""
     ign = np.sort(ignored_ranks[ignored_ranks >= 0])
     out = raw_ranks - np.searchsorted(ign, raw_ranks)
     out[raw_ranks < 0] = -1
@@ -462,18 +463,3 @@ def _cuhk03_cmc(dataset: Dataset, ranking: Ranking, protocol: Protocol,
             ranks, labels[idx], query.meta.get("label"), protocol.cmc_ks,
             protocol.cmc_repeats, query_rng(protocol.seed, q))
     return out
-
-
-def conventions(protocol: Protocol) -> dict[str, str]:
-    """Return, per summary key prefix, the sentence naming its convention (for the CLI)."""
-    return {
-        "mAP": AP_SOURCES[protocol.ap],
-        "mP@": "true P@k: positives in the top k divided by k",
-        "(revisitop)": "revisitop mP@k: divided by min(k, rank of the last positive)",
-        "CMC@": ("CUHK03 single-gallery-shot, "
-                 f"{protocol.cmc_repeats} seeded repeats (seed {protocol.seed})"
-                 if protocol.cmc == "cuhk03" else "Market-1501 CMC: first match within k"),
-        "mINP": "mean inverse negative penalty (Ye et al. TPAMI 2021)",
-        "mR-precision": "precision at R = number of positives",
-        "ties": TIES,
-    }

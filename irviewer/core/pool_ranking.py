@@ -103,12 +103,3 @@ def iter_rank_in_pools(queries: np.ndarray, vectors: np.ndarray, own: np.ndarray
                       item_scores=item_scores, n_ranked=n_cand, truncated=False,
                       source=source)
     yield n_q, n_q, ranking
-
-
-def rank_in_pools(queries: np.ndarray, vectors: np.ndarray, own: np.ndarray,
-                  shared: np.ndarray, items: list[np.ndarray], k: int,
-                  source: str) -> Ranking:
-    """Return :func:`iter_rank_in_pools`' Ranking without progress."""
-    *_, (_, _, ranking) = iter_rank_in_pools(queries, vectors, own, shared, items, k, source)
-    assert ranking is not None
-    return ranking

@@ -3,12 +3,15 @@
 A :class:`Protocol` says which relevance groups of a :class:`~irviewer.core.dataset.Dataset`
 count as positive, which are removed from the ranking, how AP is integrated, whether the
 query's own image stays in the ranking, and which extra metrics the family reports. Every
-field can be overridden by name (``protocol.override(ap="finite")``); the table in
-``DESIGN.md`` ("Metric conventions") is the source of the defaults below.
+field can be overridden by name (``protocol.override(ap="finite")``). ``docs/metrics.md``
+gives every protocol and convention below with its formula, its source (paper and reference
+code), its default and when to switch it; :func:`conventions` is the one place the sentences
+naming them for the user are written (the eval table, its JSON, the window).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
 from typing import Literal
 
@@ -177,6 +180,49 @@ PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (
              source="INRIA Holidays (Jegou et al. ECCV 2008, eval_holidays): same group is "
                     "positive, the query image is removed from its own results"),
 )}
+
+
+def conventions(protocol: Protocol, keys: Iterable[str]) -> dict[str, str]:
+    """Return the sentence naming each convention of ``protocol``: one per summary key of
+    ``keys`` (``mAP``, ``mP@5``, ``mP@5(revisitop)``, ``CMC@1``, ``mINP``, ``mR-precision``;
+    counts such as ``n_evaluated`` get none), plus ``ties`` and ``self_match``.
+
+    The one source of these sentences: ``irviewer eval`` prints them beside each number and
+    writes them to its JSON. Sources: docs/metrics.md.
+    """
+    out: dict[str, str] = {}
+    for key in keys:
+        sentence = _metric_convention(protocol, key)
+        if sentence is not None:
+            out[key] = sentence
+    out["ties"] = TIES
+    out["self_match"] = ("a query's own image, where it is in the gallery, is removed from "
+                         "its ranking" if protocol.self_match == "remove" else
+                         "a query's own image, where it is in the gallery, stays in the "
+                         "ranking")
+    return out
+
+
+def _metric_convention(protocol: Protocol, key: str) -> str | None:
+    """Return the sentence of one summary key (None for counts)."""
+    if key in ("n_evaluated", "n_skipped"):
+        return None
+    if key == "mAP":
+        return AP_SOURCES[protocol.ap]
+    if key.endswith("(revisitop)"):
+        return "revisitop: divided by min(k, rank of the last positive)"
+    if key.startswith("mP@"):
+        return "true P@k: positives in the top k divided by k"
+    if key.startswith("CMC@"):
+        if protocol.cmc == "cuhk03":
+            return (f"CUHK03 single-gallery-shot, {protocol.cmc_repeats} repeats, "
+                    f"seed {protocol.seed}")
+        return "Market-1501: a positive within the top k (first match)"
+    if key == "mINP":
+        return "inverse negative penalty (Ye et al. TPAMI 2021)"
+    if key == "mR-precision":
+        return "precision at R = number of positives"
+    return ""
 
 
 def get_protocol(name: str) -> Protocol:

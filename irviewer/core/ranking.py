@@ -196,9 +196,7 @@ def items_of_interest(dataset: Dataset) -> tuple[np.ndarray, np.ndarray]:
     has_self = np.flatnonzero(selves >= 0)
     g = np.concatenate([*(m for _, m in tables), selves[has_self]]).astype(np.int64)
     qs = np.concatenate([*(o for o, _ in tables), has_self])
-    ignored = np.zeros(n_g, dtype=bool)
-    ignored[dataset.global_ignored] = True
-    keep = ~ignored[g]
+    keep = ~dataset.ignored_mask[g]
     keys = np.unique(qs[keep] * n_g + g[keep])
     offsets = np.zeros(n_q + 1, dtype=np.int64)
     offsets[1:] = np.cumsum(np.bincount(keys // n_g, minlength=n_q))
@@ -226,8 +224,7 @@ def iter_rank(aligned: AlignedDescriptors, dataset: Dataset, k: int = 200,
     n_q, n_g = len(dataset.queries), dataset.n_gallery
     if k < 1:
         raise InputError(f"the top-K depth must be at least 1, not {k}")
-    ignored = np.zeros(n_g, dtype=bool)
-    ignored[dataset.global_ignored] = True
+    ignored = dataset.ignored_mask
     n_active = int(n_g - ignored.sum())
     k_eff = min(k, n_active)
     chunk_rows = gallery_chunk_rows or _chunk_rows(aligned.dim)
@@ -495,8 +492,7 @@ def ranking_from_lists(dataset: Dataset, indices: np.ndarray, scores: np.ndarray
            else np.asarray(scores, dtype=np.float32))
     if val.shape != idx.shape:
         raise InputError(f"{source}: {val.shape} scores for {idx.shape} result entries")
-    ignored = np.zeros(n_g, dtype=bool)
-    ignored[dataset.global_ignored] = True
+    ignored = dataset.ignored_mask
     keep = (idx >= 0) & ~ignored[np.maximum(idx, 0)]
     # Compact each list: kept entries first, in their original order.
     order = np.argsort(~keep, axis=1, kind="stable")

@@ -52,7 +52,7 @@ import numpy as np
 
 from irviewer.core.atomic import atomic_open
 from irviewer.core.errors import InputError, examples
-from irviewer.core.evaluation import Evaluation, query_roles
+from irviewer.core.evaluation import Evaluation, query_roles, remove_ignored
 
 _SPACE = re.compile(r"\s")
 
@@ -70,8 +70,7 @@ def exported_list(evaluation: Evaluation, q: int,
     """
     ev = evaluation
     ds, ranking, protocol = ev.dataset, ev.ranking, ev.protocol
-    global_mask = np.zeros(ds.n_gallery, dtype=bool)
-    global_mask[ds.global_ignored] = True
+    global_mask = ds.ignored_mask
     pos, ign = query_roles(ds.queries[q], protocol, global_mask)
     drop = global_mask.copy()
     drop[ign] = True
@@ -112,11 +111,8 @@ def _place_positives(ev: Evaluation, q: int, pos: np.ndarray, ign: np.ndarray,
                      negatives: np.ndarray, length: int) -> np.ndarray:
     """Return a list of ``length`` with each retrieved positive at its counted rank and the
     negatives, in order, in the other places."""
-    raw = ev.ranking.rank_items(q, pos)
-    ign_ranks = np.sort(ev.ranking.rank_items(q, ign))
-    ign_ranks = ign_ranks[ign_ranks >= 0]
-    adjusted = raw - np.searchsorted(ign_ranks, raw)
-    got = (raw >= 0) & (adjusted < length)
+    adjusted = remove_ignored(ev.ranking.rank_items(q, pos), ev.ranking.rank_items(q, ign))
+    got = (adjusted >= 0) & (adjusted < length)
     out = np.full(length, -1, dtype=np.int64)
     out[adjusted[got]] = pos[got]
     free = np.flatnonzero(out < 0)
@@ -189,8 +185,7 @@ def write_qrels(path: Path, evaluation: Evaluation) -> None:
     ev = evaluation
     ds = ev.dataset
     _check_names(path, ev)
-    global_mask = np.zeros(ds.n_gallery, dtype=bool)
-    global_mask[ds.global_ignored] = True
+    global_mask = ds.ignored_mask
     within_list = ev.protocol.ap_positives == "retrieved"
     with atomic_open(path) as out:
         for q, query in enumerate(ds.queries):

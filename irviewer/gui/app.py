@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
               "precomputed ranking with --ranking FILE)", file=sys.stderr)
         return 2
     app = application()
-    window = MainWindow(top_k=args.top_k, keep_sessions=args.screenshot is None)
+    window = MainWindow(top_k=args.results, keep_sessions=args.screenshot is None)
 
     def start(sync: bool) -> None:
         if session:

@@ -20,10 +20,8 @@ from PySide6.QtWidgets import (
 from irviewer.gui.theme import QUERY_BOX, legend_html
 from irviewer.gui.thumbnails import ThumbnailCache, decode
 from irviewer.gui.tiles import TileGrid
+from irviewer.session import TOP_K_RANGE as DEPTH_RANGE  # the k box's range, defined once
 from irviewer.view.result_list import QueryHeader, ResultList, ResultTile
-
-#: How many ranked results can be shown (the ``k`` box's range).
-DEPTH_RANGE = (10, 200)
 
 
 class ResultsPanel(QWidget):
