@@ -355,16 +355,23 @@ def randomization_test(deltas: np.ndarray, permutations: int = PERMUTATIONS,
         extreme = int(np.count_nonzero(np.abs(signs @ d) >= threshold))
         return RandomizationTest(extreme / (1 << n), "exact", None)
     _check_count(permutations, "permutations")
+    # One random bit per query (a set bit flips its sign), drawn a byte per 8 queries. The
+    # flipped part of a sum is looked up per byte in a table of the 256 partial sums of
+    # each group of 8 deltas: 1/8 of the additions and memory of a sign matrix product.
+    groups = (n + 7) // 8
+    padded = np.zeros(groups * 8)
+    padded[:n] = d
+    bit_of = (np.arange(256)[:, None] >> (7 - np.arange(8))) & 1  # first query = high bit
+    table = (padded.reshape(groups, 8) @ bit_of.T.astype(np.float64)).ravel()
+    offsets = np.arange(groups, dtype=np.intp) * 256
     rng = np.random.default_rng(seed)
-    block = max(1, (1 << 20) // n)
+    block = max(1, (1 << 22) // groups)
     total, extreme = float(d.sum()), 0
     for start in range(0, permutations, block):
         rows = min(block, permutations - start)
-        # one random bit per query: a set bit flips its sign (sum = total - 2 * flipped)
-        raw = rng.integers(0, 256, size=(rows, (n + 7) // 8), dtype=np.uint8)
-        flips = np.unpackbits(raw, axis=1, count=n).astype(np.float64)
-        sums = total - 2.0 * (flips @ d)
-        extreme += int(np.count_nonzero(np.abs(sums) >= threshold))
+        raw = rng.integers(0, 256, size=(rows, groups), dtype=np.uint8)
+        flipped = table[offsets + raw].sum(axis=1)
+        extreme += int(np.count_nonzero(np.abs(total - 2.0 * flipped) >= threshold))
     return RandomizationTest((extreme + 1) / (permutations + 1), permutations, seed)
 
 
