@@ -76,9 +76,10 @@ def paint_figure(painter: QPainter, layout: FigureLayout, images: dict[str, obje
     for row in layout.rows:
         painter.setFont(bold)
         painter.setPen(QColor(TEXT))
+        header = painter.fontMetrics().elidedText(row.header, Qt.TextElideMode.ElideMiddle,
+                                                  round(row.header_rect.w))
         painter.drawText(_qrect(row.header_rect), int(Qt.AlignmentFlag.AlignLeft
-                                                      | Qt.AlignmentFlag.AlignVCenter),
-                         row.header)
+                                                      | Qt.AlignmentFlag.AlignVCenter), header)
         _paint_query(painter, row, images.get(str(row.query_path)), small)
         painter.setFont(font)
         painter.setPen(QColor(TEXT))
