@@ -103,7 +103,7 @@ def test_skipped_queries_are_null_in_json(case):
     (["eval", "{d}/set.csv", "-d", "{d}/d.npz", "--protocol", "nosuch"],
      "unknown protocol 'nosuch'"),
     (["eval", "{d}/set.csv", "-d", "{d}/d.npz", "--protocol", "oxford"],
-     "protocol oxford needs relevance group(s) good, ok, junk"),
+     "protocol oxford needs relevance group(s) good, ok, but this dataset has positive, junk"),
     (["eval", "{d}/set.csv", "-d", "{d}/d.npz", "--top-k", "0"],
      "the top-K depth must be at least 1"),
 ])

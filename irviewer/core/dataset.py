@@ -85,7 +85,10 @@ class Dataset:
         skipped_queries: queries the reader removed, each with its reason.
         image_paths: image name -> file on disk, for display; may be empty.
         gallery_labels: optional per-gallery-image labels (instance label or person id),
-            used by metrics that need identities (CUHK03 single-gallery-shot CMC).
+            used by metrics that need identities (CUHK03 single-gallery-shot CMC) and by
+            image relabels (:mod:`irviewer.core.label_rules`).
+        gallery_cameras: optional per-gallery-image camera ids (re-identification), so a
+            relabelled gallery image can be placed in ``positive`` or ``same_camera``.
         notes: warnings the reader wants shown (a de-duplicated line, a dropped name).
         titles: image name -> display title ("Title — Artist"), for the images the dataset
             titles (a manifest's ``title`` column); may be empty.
@@ -102,6 +105,7 @@ class Dataset:
     skipped_queries: tuple[SkippedQuery, ...] = ()
     image_paths: Mapping[str, Path] = field(default_factory=dict)
     gallery_labels: np.ndarray | None = None
+    gallery_cameras: np.ndarray | None = None
     notes: tuple[str, ...] = ()
     titles: Mapping[str, str] = field(default_factory=dict)
     _tables: dict[str, tuple[np.ndarray, np.ndarray]] = field(
@@ -189,6 +193,9 @@ class Dataset:
             raise InputError(f"{where}: an ignored gallery index is outside 0..{n - 1}")
         if self.gallery_labels is not None and len(self.gallery_labels) != n:
             raise InputError(f"{where}: {len(self.gallery_labels)} gallery labels "
+                             f"for {n} gallery images")
+        if self.gallery_cameras is not None and len(self.gallery_cameras) != n:
+            raise InputError(f"{where}: {len(self.gallery_cameras)} gallery cameras "
                              f"for {n} gallery images")
 
 

@@ -132,8 +132,8 @@ class Protocol:
 
 
 PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (
-    Protocol("instance", "instance", positive=("positive",), ap="finite", self_match="remove",
-             headline="mP@1",
+    Protocol("instance", "instance", positive=("positive",), ignored=("junk",), ap="finite",
+             self_match="remove", headline="mP@1",
              source="instance sets (CLICIDE, GaRoFou): same instance label is positive, "
                     "the query's own image is removed; mean P@1 is the headline"),
     Protocol("oxford", "oxford", positive=("good", "ok"), ignored=("junk",), ap="trapezoid",
@@ -235,9 +235,11 @@ def get_protocol(name: str) -> Protocol:
 
 
 def check_applicable(protocol: Protocol, groups: tuple[str, ...], where: str) -> None:
-    """Raise InputError when ``protocol`` names relevance groups the dataset does not have."""
+    """Raise InputError when the dataset lacks a group ``protocol`` counts as positive (the
+    sentence names every group it lacks). An ignored group the dataset does not have is
+    empty: an instance set has ``junk`` items only once a correction marks one ignored."""
     missing = [g for g in (*protocol.positive, *protocol.ignored) if g not in groups]
-    if missing:
+    if any(g not in groups for g in protocol.positive):
         raise InputError(f"{where}: protocol {protocol.name} needs relevance group(s) "
                          f"{', '.join(missing)}, but this dataset has "
                          f"{', '.join(groups) or 'none'}")

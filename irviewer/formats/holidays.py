@@ -16,6 +16,11 @@ images stay in the gallery as negatives for every query and a note says so.
 Input: a folder of such images (``.jpg``/``.jpeg``; not searched recursively), or a name
 list such as INRIA's ``holidays_images.dat``: one name per line (``100000.jpg``; a
 directory part or a missing extension is accepted; the last line may lack its newline).
+
+A corrected list (``irviewer apply-corrections``) may give an image another group after its
+name: ``100301.jpg 1004`` puts image 100301 in group 1004 (images are never renamed). The
+``GGGG00`` images stay the queries; each query's positives are the images of its group
+(:func:`irviewer.core.label_rules.same_label_groups`).
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ import numpy as np
 
 from irviewer.core.dataset import Dataset, Query, build_query
 from irviewer.core.errors import InputError, counted, examples
+from irviewer.core.label_rules import HOLIDAYS, RULE_GROUPS, LabelIndex, same_label_groups
 from irviewer.formats.base import (
     IMAGE_SUFFIXES,
     Reader,
@@ -40,6 +46,8 @@ from irviewer.formats.base import (
 NAME = "holidays"
 #: GGGGNN: a 4-digit group and a 2-digit number within the group.
 HOLIDAYS_NAME = re.compile(r"^(\d{4})(\d{2})$")
+#: A group given after the name on a corrected list's line.
+GROUP_FIELD = re.compile(r"^\d{4}$")
 QUERY_NUMBER = "00"
 LIST_SUFFIXES = (".dat", ".txt")
 FOLDER_SUFFIXES = (".jpg", ".jpeg")
@@ -55,9 +63,23 @@ def holidays_group(name: str) -> str | None:
 
 def list_entry_name(line: str) -> str:
     """Return the image name of one name-list line: no directory, no image extension."""
+    return split_list_line(line)[0]
+
+
+def split_list_line(line: str) -> tuple[str, str | None]:
+    """Return (image name, group given after it or None) of one name-list line.
+
+    ``100301.jpg`` -> ("100301", None); ``100301.jpg 1004`` -> ("100301", "1004"). A second
+    field that is not four digits leaves the whole line as the name (reported as not a
+    Holidays name).
+    """
+    fields = line.split()
+    group = None
+    if len(fields) == 2 and GROUP_FIELD.match(fields[1]):
+        line, group = fields[0], fields[1]
     base = line.strip().replace("\\", "/").rsplit("/", 1)[-1]
     stem, dot, suffix = base.rpartition(".")
-    return stem if dot and stem and f".{suffix.lower()}" in IMAGE_SUFFIXES else base
+    return (stem if dot and stem and f".{suffix.lower()}" in IMAGE_SUFFIXES else base), group
 
 
 def sniff_holidays(path: Path) -> bool:
@@ -82,19 +104,26 @@ def read_name_list(path: Path) -> tuple[list[tuple[int, str]], list[str]]:
     A repeated name is kept once, with a note. InputError (naming the file) for a file that
     cannot be read, is not UTF-8, or lists no name.
     """
+    entries, notes = read_group_list(path)
+    return [(number, name) for number, name, _ in entries], notes
+
+
+def read_group_list(path: Path) -> tuple[list[tuple[int, str, str | None]], list[str]]:
+    """Return the (line number, image name, group given on the line or None) of each name in
+    a list, and notes; as :func:`read_name_list`."""
     text = read_text(path, "a name list")
-    entries: list[tuple[int, str]] = []
+    entries: list[tuple[int, str, str | None]] = []
     first_line: dict[str, int] = {}
     repeated: list[str] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        name = list_entry_name(line)
+        name, group = split_list_line(line)
         if name in first_line:
             repeated.append(f"{name} (lines {first_line[name]} and {number})")
             continue
         first_line[name] = number
-        entries.append((number, name))
+        entries.append((number, name, group))
     if not entries:
         raise InputError(f"{path.name} lists no image; a Holidays list has one image name per "
                          "line, e.g. 100000.jpg")
@@ -121,13 +150,15 @@ def read_holidays(path: Path, options: ReadOptions | None = None) -> Dataset:
     path = Path(path)
     where = path.absolute().name
     notes: list[str] = []
+    given: dict[str, str] = {}
     if path.is_dir():
         names, paths = _folder_names(path)
         lines: dict[str, int] = {}
     else:
-        entries, notes = read_name_list(path)
-        names = [name for _, name in entries]
-        lines = {name: number for number, name in entries}
+        entries, notes = read_group_list(path)
+        names = [name for _, name, _ in entries]
+        lines = {name: number for number, name, _ in entries}
+        given = {name: group for _, name, group in entries if group is not None}
         paths = {}
         if opts.images is not None:
             paths = {n: Path(opts.images) / f"{n}.jpg" for n in names}
@@ -144,7 +175,8 @@ def read_holidays(path: Path, options: ReadOptions | None = None) -> Dataset:
         raise InputError(f"{where}: {what} GGGGNN (4-digit group, 2-digit number), e.g. "
                          f"{examples(bad)}{first}")
     gallery = sorted(names)
-    queries, no_query, alone = _queries(gallery)
+    labels = np.asarray([given.get(n, n[:4]) for n in gallery])
+    queries, no_query, alone = _queries(gallery, labels)
     if not queries:
         raise InputError(f"{where}: no query image (a name ending in {QUERY_NUMBER}) among "
                          f"{counted(len(gallery), 'image', 'images')}, e.g. {examples(gallery)}")
@@ -159,28 +191,28 @@ def read_holidays(path: Path, options: ReadOptions | None = None) -> Dataset:
                      f"{'its' if one else 'their'} group, e.g. {examples(alone)}; the "
                      f"evaluation reports {'it' if one else 'them'} as skipped")
     return Dataset(name="holidays", format=NAME, path=path, gallery=tuple(gallery),
-                   queries=tuple(queries), groups=("positive",), protocols=("holidays",),
-                   image_paths=paths, gallery_labels=np.asarray([n[:4] for n in gallery]),
+                   queries=tuple(queries), groups=RULE_GROUPS[HOLIDAYS],
+                   protocols=("holidays",), image_paths=paths, gallery_labels=labels,
                    notes=tuple(notes))
 
 
-def _queries(gallery: list[str]) -> tuple[list[Query], list[str], list[str]]:
-    """Return the queries of a sorted gallery, the groups with no query, the lone queries."""
-    members: dict[str, list[int]] = {}
-    for i, name in enumerate(gallery):
-        members.setdefault(name[:4], []).append(i)
+def _queries(gallery: list[str],
+             labels: np.ndarray) -> tuple[list[Query], list[str], list[str]]:
+    """Return the queries (the ``GGGG00`` images, in gallery order) of a sorted gallery whose
+    images have group ``labels``, the groups with no query, and the queries alone in theirs."""
+    index = LabelIndex.of(labels)
     queries: list[Query] = []
-    no_query: list[str] = []
     alone: list[str] = []
-    for group, indices in members.items():
-        query = f"{group}{QUERY_NUMBER}"
-        if gallery[indices[0]] != query:  # sorted: the 00 image comes first in its group
-            no_query.append(group)
+    for i, name in enumerate(gallery):
+        if not name.endswith(QUERY_NUMBER):
             continue
-        if len(indices) == 1:
-            alone.append(query)
-        queries.append(build_query(query, query, {"positive": indices},
-                                   self_index=indices[0], meta={"label": group}))
+        label = str(labels[i])
+        groups = same_label_groups(index, label)
+        if len(groups["positive"]) == 1:
+            alone.append(name)
+        queries.append(build_query(name, name, groups, self_index=i, meta={"label": label}))
+    with_query = {str(q.meta["label"]) for q in queries}
+    no_query = [g for g in dict.fromkeys(labels.tolist()) if g not in with_query]
     return queries, no_query, alone
 
 

@@ -7,6 +7,13 @@ same instance label; a query that is also a gallery image is not its own match (
 ``instance`` protocol removes it). As in the CLICIDE and GaRoFou evaluations, queries whose
 instance has no other gallery image are removed and reported, and instance labels on an
 ignore list take no part at all.
+
+A ``camera`` column makes it a person re-identification set (``irviewer apply-corrections``
+writes a Market-1501 folder's corrected identities this way, the image files unrenamed):
+``instance`` is then the person id, and the Market-1501 rules of
+:func:`irviewer.formats.reid.reid_dataset` apply (same id on another camera positive, same id
+and camera removed, id -1 junk), protocol ``market1501`` (``cuhk03`` when the file name
+contains cuhk03). Roles are ``query`` or ``gallery``.
 """
 
 from __future__ import annotations
@@ -20,11 +27,14 @@ import numpy as np
 
 from irviewer.core.dataset import Dataset, SkippedQuery, build_query, index_array
 from irviewer.core.errors import InputError, examples
+from irviewer.core.label_rules import INSTANCE, RULE_GROUPS, LabelIndex, same_label_groups
 from irviewer.formats.base import Reader, ReadOptions, read_text
 
 NAME = "manifest"
 ROLES = ("query", "gallery", "both")
 REQUIRED = ("image", "instance", "role")
+#: The rule's group, and ``junk`` where a pair correction puts an item it marks ignored.
+INSTANCE_GROUPS = (*RULE_GROUPS[INSTANCE], "junk")
 
 
 def sniff_manifest(path: Path) -> bool:
@@ -52,10 +62,58 @@ def read_manifest(path: Path, options: ReadOptions | None = None) -> Dataset:
     field, a repeated image, or a file with no query or no gallery image.
     """
     path = Path(path)
-    entries = [InstanceEntry(image_name(image), label, role,
-                             (path.parent / image).resolve(), title)
-               for _line, image, label, role, title in _read_rows(path)]
+    rows = _read_rows(path)
+    if any(row.camera is not None for row in rows):
+        return _reid_manifest(path, rows)
+    entries = [InstanceEntry(image_name(row.image), row.label, row.role,
+                             (path.parent / row.image).resolve(), row.title) for row in rows]
     return instance_dataset(path, NAME, entries, options or ReadOptions())
+
+
+@dataclass(frozen=True)
+class ManifestRow:
+    """One data line of a manifest: its line number and cells (camera None without one)."""
+
+    line: int
+    image: str
+    label: str
+    role: str
+    title: str = ""
+    camera: str | None = None
+
+
+def _reid_manifest(path: Path, rows: list[ManifestRow]) -> Dataset:
+    """Return the re-identification Dataset of a manifest with a ``camera`` column."""
+    from irviewer.formats.reid import default_protocol, reid_dataset
+
+    parsed: dict[str, tuple[list[str], list[int], list[int]]] = {
+        "query": ([], [], []), "gallery": ([], [], [])}
+    paths: dict[str, Path] = {}
+    for row in rows:
+        if row.role not in parsed:
+            raise InputError(f"{path.name}, line {row.line}: role {row.role!r} in a manifest "
+                             "with cameras (re-identification) must be query or gallery")
+        values = []
+        for what, cell in (("person id", row.label), ("camera", row.camera or "")):
+            try:
+                values.append(int(cell))
+            except ValueError:
+                raise InputError(f"{path.name}, line {row.line}: the {what} {cell!r} is not a "
+                                 "whole number (a manifest with cameras lists person ids)"
+                                 ) from None
+        name = image_name(row.image)
+        names, ids, cams = parsed[row.role]
+        names.append(name)
+        ids.append(values[0])
+        cams.append(values[1])
+        paths[name] = (path.parent / row.image).resolve()
+    (q_names, q_ids, q_cams), (g_names, g_ids, g_cams) = parsed["query"], parsed["gallery"]
+    for role, names in (("gallery", g_names), ("query", q_names)):
+        if not names:
+            raise InputError(f"{path.name}: no image has role {role}, so there is nothing to "
+                             f"{'search' if role == 'gallery' else 'evaluate'}")
+    return reid_dataset(path, NAME, q_names, np.asarray(q_ids), np.asarray(q_cams), g_names,
+                        np.asarray(g_ids), np.asarray(g_cams), paths, default_protocol(path))
 
 
 @dataclass(frozen=True)
@@ -104,9 +162,7 @@ def instance_dataset(path: Path, format_name: str, entries: list[InstanceEntry],
     if not queries_raw:
         raise InputError(f"{where}: no image has role query or both, so there is nothing "
                          "to evaluate")
-    by_label: dict[str, list[int]] = {}
-    for i, lab in enumerate(gallery_labels):
-        by_label.setdefault(lab, []).append(i)
+    index = LabelIndex.of(np.asarray(gallery_labels))
     unknown_ignored = sorted(ignore - set(gallery_labels) - {q[1] for q in queries_raw})
     notes: list[str] = []
     if unknown_ignored:
@@ -118,12 +174,11 @@ def instance_dataset(path: Path, format_name: str, entries: list[InstanceEntry],
         if label in ignore:
             skipped.append(SkippedQuery(name, f"instance {label!r} is on the ignore list"))
             continue
-        same = by_label.get(label, [])
-        others = [i for i in same if i != self_index]
-        if opts.drop_orphans and not others:
+        groups = same_label_groups(index, label)
+        if opts.drop_orphans and not np.any(groups["positive"] != self_index):
             skipped.append(SkippedQuery(name, f"instance {label!r} has no other gallery image"))
             continue
-        queries.append(build_query(name, name, {"positive": same}, self_index=self_index,
+        queries.append(build_query(name, name, groups, self_index=self_index,
                                    meta={"label": label, "title": titles.get(name, "")}))
     ignored = index_array(i for i, lab in enumerate(gallery_labels) if lab in ignore)
     missing = [n for n, p in image_paths.items() if not p.is_file()]
@@ -134,14 +189,14 @@ def instance_dataset(path: Path, format_name: str, entries: list[InstanceEntry],
         raise InputError(f"{where}: all {len(queries_raw)} queries were removed "
                          f"({skipped[0].reason}, ...); nothing is left to evaluate")
     return Dataset(name=path.stem, format=format_name, path=path, gallery=tuple(gallery),
-                   queries=tuple(queries), groups=("positive",), protocols=("instance",),
+                   queries=tuple(queries), groups=INSTANCE_GROUPS, protocols=("instance",),
                    global_ignored=ignored, skipped_queries=tuple(skipped),
                    image_paths=image_paths, gallery_labels=np.asarray(gallery_labels),
                    notes=tuple(notes), titles=titles)
 
 
-def _read_rows(path: Path) -> list[tuple[int, str, str, str, str]]:
-    """Return (line number, image, instance, role, title) for each data line."""
+def _read_rows(path: Path) -> list[ManifestRow]:
+    """Return each data line's cells (``camera`` None when the header has no such column)."""
     text = read_text(path, "a CSV manifest")
     try:
         reader = csv.reader(io.StringIO(text, newline=""))
@@ -156,8 +211,8 @@ def _read_rows(path: Path) -> list[tuple[int, str, str, str, str]]:
     if missing:
         raise InputError(f"{path.name}: the header lacks column(s) {', '.join(missing)}; "
                          f"it must have image,instance,role (found {','.join(header)})")
-    col = {c: header.index(c) for c in (*REQUIRED, "title") if c in header}
-    rows: list[tuple[int, str, str, str, str]] = []
+    col = {c: header.index(c) for c in (*REQUIRED, "title", "camera") if c in header}
+    rows: list[ManifestRow] = []
     seen: dict[str, int] = {}
     for line, raw in enumerate(body, start=2):
         if not raw or all(not cell.strip() for cell in raw):
@@ -167,6 +222,7 @@ def _read_rows(path: Path) -> list[tuple[int, str, str, str, str]]:
                              f"has {len(header)}")
         image, label, role = (raw[col[c]].strip() for c in REQUIRED)
         title = raw[col["title"]].strip() if "title" in col else ""
+        camera = raw[col["camera"]].strip() if "camera" in col else None
         role = role.lower()
         if not image or not label:
             field = "image" if not image else "instance"
@@ -180,7 +236,7 @@ def _read_rows(path: Path) -> list[tuple[int, str, str, str, str]]:
                              f"line {seen[name]}; list each image once (role both for an "
                              "image that is query and gallery)")
         seen[name] = line
-        rows.append((line, image, label, role, title))
+        rows.append(ManifestRow(line, image, label, role, title, camera))
     if not rows:
         raise InputError(f"{path.name} has a header but no images")
     return rows

@@ -35,6 +35,14 @@ import numpy as np
 
 from irviewer.core.dataset import Dataset, Query, SkippedQuery, build_query, index_array
 from irviewer.core.errors import InputError, counted, examples
+from irviewer.core.label_rules import (
+    REID,
+    REID_JUNK_ID,
+    RULE_GROUPS,
+    LabelIndex,
+    reid_groups,
+    reid_junk,
+)
 from irviewer.formats.base import Reader, ReadOptions, by_stem, list_images
 
 NAME = "reid"
@@ -43,7 +51,6 @@ GALLERY_DIR = "bounding_box_test"
 #: torchreid's Market1501 / DukeMTMCreID pattern: (person id, camera).
 PERSON_CAMERA = re.compile(r"([-\d]+)_c(\d)")
 SUFFIXES = (".jpg", ".jpeg", ".png")
-JUNK_ID = -1
 DEFAULT_PROTOCOL = "market1501"
 CUHK03_PROTOCOL = "cuhk03"
 #: CUHK03-NP (Zhong et al., CVPR 2017) ships two Market-style sets in one folder.
@@ -144,47 +151,50 @@ def read_reid(path: Path, options: ReadOptions | None = None) -> Dataset:
     without id and camera, or a query folder holding only id -1 images.
     """
     root = Path(path)
-    name = root.absolute().name
     if not root.is_dir():
         raise InputError(f"{root}: not a folder; a re-identification set is a folder with "
                          f"{QUERY_DIR}/ and {GALLERY_DIR}/")
     query_folder = read_reid_folder(root, QUERY_DIR)
     gallery_folder = read_reid_folder(root, GALLERY_DIR)
-    queries, skipped = _queries(query_folder, gallery_folder)
+    paths = {f.stem: f for f in (*query_folder.files, *gallery_folder.files)}
+    return reid_dataset(root, NAME, query_folder.names, query_folder.person_ids,
+                        query_folder.cameras, gallery_folder.names, gallery_folder.person_ids,
+                        gallery_folder.cameras, paths, default_protocol(root))
+
+
+def reid_dataset(path: Path, format_name: str, query_names: list[str], query_ids: np.ndarray,
+                 query_cameras: np.ndarray, gallery_names: list[str], gallery_ids: np.ndarray,
+                 gallery_cameras: np.ndarray, image_paths: dict[str, Path],
+                 protocol: str) -> Dataset:
+    """Return the re-identification Dataset of these images (the folder reader's and the
+    CSV manifest's with a ``camera`` column): groups by
+    :func:`irviewer.core.label_rules.reid_groups`, id -1 gallery images in
+    ``global_ignored``, id -1 queries removed and reported. InputError when no query is
+    left."""
+    g_ids = np.asarray(gallery_ids, dtype=np.int64)
+    g_cams = np.asarray(gallery_cameras, dtype=np.int64)
+    index = LabelIndex.of(g_ids)
+    queries: list[Query] = []
+    skipped: list[SkippedQuery] = []
+    for name, pid, cam in zip(query_names, np.asarray(query_ids).tolist(),
+                              np.asarray(query_cameras).tolist(), strict=True):
+        if pid == REID_JUNK_ID:
+            skipped.append(SkippedQuery(name, "person id -1 (junk) cannot be a query"))
+            continue
+        queries.append(build_query(name, name, reid_groups(index, g_cams, pid, cam),
+                                   meta={"label": pid, "camera": cam}))
+    where = Path(path).absolute().name
     if not queries:
         which = ("the only query has" if len(skipped) == 1
                  else f"all {len(skipped)} queries have")
-        raise InputError(f"{name}: {which} person id -1 (junk), so nothing is left to "
+        raise InputError(f"{where}: {which} person id -1 (junk), so nothing is left to "
                          "evaluate")
-    g_ids = gallery_folder.person_ids
-    paths = {f.stem: f for f in (*query_folder.files, *gallery_folder.files)}
-    return Dataset(name=name, format=NAME, path=root,
-                   gallery=tuple(gallery_folder.names), queries=tuple(queries),
-                   groups=("positive", "same_camera"), protocols=(default_protocol(root),),
-                   global_ignored=index_array(np.flatnonzero(g_ids == JUNK_ID)),
-                   skipped_queries=tuple(skipped), image_paths=paths, gallery_labels=g_ids)
-
-
-def _queries(query_folder: ReidFolder,
-             gallery_folder: ReidFolder) -> tuple[list[Query], list[SkippedQuery]]:
-    """Return the queries (relevance groups by id and camera) and the removed id -1 queries."""
-    g_ids, g_cams = gallery_folder.person_ids, gallery_folder.cameras
-    by_id = np.argsort(g_ids, kind="stable")
-    sorted_ids = g_ids[by_id]
-    queries: list[Query] = []
-    skipped: list[SkippedQuery] = []
-    for name, pid, cam in zip(query_folder.names, query_folder.person_ids.tolist(),
-                              query_folder.cameras.tolist(), strict=True):
-        if pid == JUNK_ID:
-            skipped.append(SkippedQuery(name, "person id -1 (junk) cannot be a query"))
-            continue
-        start, stop = np.searchsorted(sorted_ids, [pid, pid + 1])
-        same_id = by_id[start:stop]
-        on_camera = g_cams[same_id] == cam
-        queries.append(build_query(name, name, {"positive": same_id[~on_camera],
-                                                "same_camera": same_id[on_camera]},
-                                   meta={"label": pid, "camera": cam}))
-    return queries, skipped
+    return Dataset(name=where, format=format_name, path=Path(path),
+                   gallery=tuple(gallery_names), queries=tuple(queries),
+                   groups=RULE_GROUPS[REID], protocols=(protocol,),
+                   global_ignored=index_array(reid_junk(g_ids)),
+                   skipped_queries=tuple(skipped), image_paths=image_paths,
+                   gallery_labels=g_ids, gallery_cameras=g_cams)
 
 
 READER = Reader(NAME, "person re-identification folder with query/ and bounding_box_test/ "
