@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from irviewer.core.atomic import atomic_write_text
 from irviewer.core.dataset import Dataset, Query, build_query
 from irviewer.core.errors import InputError, counted, examples
 from irviewer.core.label_rules import HOLIDAYS, RULE_GROUPS, LabelIndex, same_label_groups
@@ -246,3 +247,13 @@ def _sniff_folder_names(folder: Path) -> list[str]:
 
 READER = Reader(NAME, "INRIA Holidays images named GGGGNN.jpg (a folder, or a name list such "
                 "as holidays_images.dat)", sniff_holidays, read_holidays, priority=8)
+
+
+def write_group_list(path: Path, dataset: Dataset) -> None:
+    """Write ``dataset``'s images as a Holidays name list at ``path`` (atomically), one
+    ``GGGGNN.jpg`` per line in gallery order, followed by `` GGGG`` where an image's group is
+    not the first four digits of its name (a corrected group; the file is never renamed)."""
+    labels = np.asarray(dataset.gallery_labels).tolist()
+    lines = [f"{name}.jpg" + ("" if label == name[:4] else f" {label}")
+             for name, label in zip(dataset.gallery, labels, strict=True)]
+    atomic_write_text(Path(path), "".join(f"{line}\n" for line in lines))

@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from irviewer.core.atomic import atomic_open
 from irviewer.core.dataset import Dataset, SkippedQuery, build_query, index_array
 from irviewer.core.errors import InputError, examples
 from irviewer.core.label_rules import INSTANCE, RULE_GROUPS, LabelIndex, same_label_groups
@@ -244,3 +246,65 @@ def _read_rows(path: Path) -> list[ManifestRow]:
 
 READER = Reader(NAME, "CSV manifest image,instance,role (instance search)",
                 sniff_manifest, read_manifest, priority=0)
+
+
+def corrected_label_of(dataset: Dataset) -> dict[str, str]:
+    """Return image name -> label (as text) of every gallery image and query of a label
+    dataset, as its (possibly corrected) ground truth has them."""
+    labels = {q.image: str(q.meta.get("label")) for q in dataset.queries}
+    if dataset.gallery_labels is not None:
+        labels.update(zip(dataset.gallery, (str(v) for v in dataset.gallery_labels.tolist()),
+                          strict=True))
+    return labels
+
+
+def rewrite_manifest(source: Path, out: Path, labels: dict[str, str]) -> None:
+    """Write the manifest ``source`` to ``out`` (atomically) with the instance cell of every
+    image named in ``labels`` replaced by its label; every other cell, row and column stays
+    as it was (rows of queries the reader removed too)."""
+    text = read_text(source, "a CSV manifest")
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    header = [h.strip().lower() for h in rows[0]]
+    image, instance = header.index("image"), header.index("instance")
+    with atomic_open(out, newline="") as stream:
+        writer = csv.writer(stream, lineterminator="\n")
+        writer.writerow(rows[0])
+        for raw in rows[1:]:
+            if len(raw) > max(image, instance) and raw[image].strip():
+                name = image_name(raw[image].strip())
+                if name in labels:
+                    raw = [*raw[:instance], labels[name], *raw[instance + 1:]]
+            writer.writerow(raw)
+
+
+def write_manifest(out: Path, dataset: Dataset) -> None:
+    """Write ``dataset``'s images as a CSV manifest at ``out`` (atomically): gallery images
+    in gallery order (role ``both`` when also a query), then query-only images; ``image`` is
+    each file's path relative to ``out``'s folder, ``instance`` its label, and a ``camera``
+    column for a re-identification set. InputError when an image has no known file."""
+    out = Path(out)
+    labels = corrected_label_of(dataset)
+    queries = {q.image: q for q in dataset.queries}
+    cameras = dataset.gallery_cameras
+    reid = cameras is not None
+    missing = [n for n in (*dataset.gallery, *queries) if n not in dataset.image_paths]
+    if missing:
+        raise InputError(f"{dataset.label()}: {len(missing)} images have no known file, e.g. "
+                         f"{examples(missing)}; a manifest lists image files")
+    base = out.absolute().parent
+
+    def where(name: str) -> str:
+        return Path(os.path.relpath(Path(dataset.image_paths[name]).absolute(), base)).as_posix()
+
+    with atomic_open(out, newline="") as stream:
+        writer = csv.writer(stream, lineterminator="\n")
+        writer.writerow(["image", "instance", "role", *(["camera"] if reid else [])])
+        for i, name in enumerate(dataset.gallery):
+            role = "both" if name in queries and not reid else "gallery"
+            writer.writerow([where(name), labels[name], role,
+                             *([int(cameras[i])] if reid else [])])
+        gallery = set(dataset.gallery)
+        for name, q in queries.items():
+            if reid or name not in gallery:
+                writer.writerow([where(name), labels[name], "query",
+                                 *([int(q.meta["camera"])] if reid else [])])

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from irviewer.core.atomic import atomic_write_text
 from irviewer.core.dataset import Box, Dataset, Query, build_query
 from irviewer.core.errors import InputError, counted, examples
 from irviewer.formats.base import Reader, ReadOptions, list_images, read_text
@@ -188,3 +189,29 @@ def _names(path: Path, notes: list[str]) -> list[str]:
 
 READER = Reader(NAME, "Oxford5k/Paris6k gt_files folder (good/ok/junk, trapezoid AP)",
                 sniff_oxford, read_oxford, priority=10)
+
+
+def write_gt_files(folder: Path, dataset: Dataset) -> None:
+    """Write ``dataset``'s ground truth as an Oxford/Paris gt_files folder: per query
+    ``<q>_query.txt`` (copied from the source folder when there is one, else written from
+    the query's image and box) and ``<q>_good.txt`` / ``_ok.txt`` / ``_junk.txt`` listing
+    the group's image names in gallery order, one per line. Each file is written atomically;
+    the folder is created when missing."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    source = Path(dataset.path) if dataset.path is not None and Path(dataset.path).is_dir() \
+        else None
+    for q in dataset.queries:
+        query_file = source / f"{q.name}_query.txt" if source is not None else None
+        if query_file is not None and query_file.is_file():
+            atomic_write_text(folder / query_file.name, read_text(query_file, "a query file"))
+        elif q.box is not None:
+            box = " ".join(f"{v:g}" for v in q.box)
+            atomic_write_text(folder / f"{q.name}_query.txt", f"{QUERY_PREFIX}{q.image} {box}\n")
+        else:
+            raise InputError(f"{dataset.label()}: query {q.name} has no box, which a "
+                             "_query.txt file needs")
+        groups = {"good": q.group("good"), "ok": q.group("ok"), "junk": q.group("junk")}
+        for group, members in groups.items():
+            atomic_write_text(folder / f"{q.name}_{group}.txt",
+                              "".join(f"{dataset.gallery[i]}\n" for i in members.tolist()))

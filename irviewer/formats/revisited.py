@@ -22,8 +22,12 @@ such a file is read with groups ``ok``/``junk`` and the ``oxford`` protocol (cir
 from __future__ import annotations
 
 import math
+import pickle
 from pathlib import Path
 
+import numpy as np
+
+from irviewer.core.atomic import atomic_write_bytes
 from irviewer.core.dataset import Box, Dataset, Query, build_query
 from irviewer.core.errors import InputError, counted, examples
 from irviewer.formats.base import Reader, ReadOptions, read_text
@@ -191,3 +195,34 @@ def _read_distractors(path: Path) -> list[str]:
 
 READER = Reader(NAME, "revisited Oxford/Paris gnd_*.pkl (Easy, Medium, Hard)",
                 sniff_revisited, read_revisited, priority=20)
+
+
+def write_gnd(path: Path, dataset: Dataset) -> None:
+    """Write ``dataset``'s ground truth as a gnd pickle at ``path`` (atomically): the source
+    pickle's dict (``imlist``, ``qimlist``, every other key, each query's ``bbx``) with each
+    query's ``easy`` / ``hard`` / ``junk`` lists (``ok`` / ``junk`` in cirtorch's layout, good
+    merged into ok) replaced by the dataset's, as sorted lists of ints. Only builtin types, so
+    it loads through :func:`~irviewer.formats.safe_pickle.load_plain_pickle`. InputError when
+    a group holds a distractor image (gnd indices point into ``imlist`` only)."""
+    if dataset.path is None:
+        raise InputError(f"{dataset.label()}: the source gnd pickle is unknown")
+    gnd = load_plain_pickle(Path(dataset.path))
+    if not isinstance(gnd, dict):
+        raise InputError(f"{Path(dataset.path).name}: not a gnd dict")
+    n_db = len(gnd["imlist"])
+    old_layout = dataset.groups == OLD_GROUPS
+    entries = []
+    for q, entry in zip(dataset.queries, gnd["gnd"], strict=True):
+        entry = dict(entry)
+        lists = {"ok": np.union1d(q.group("good"), q.group("ok")), "junk": q.group("junk")} \
+            if old_layout else {g: q.group(g) for g in GROUPS}
+        for group, members in lists.items():
+            beyond = members[members >= n_db]
+            if len(beyond):
+                raise InputError(f"{dataset.label()}: query {q.name}: {group} holds the "
+                                 f"distractor {dataset.gallery[int(beyond[0])]}, which a gnd "
+                                 "file cannot list (its indices point into imlist)")
+            entry[group] = [int(i) for i in members.tolist()]
+        entries.append(entry)
+    gnd = {**gnd, "gnd": entries}
+    atomic_write_bytes(Path(path), pickle.dumps(gnd, protocol=4))

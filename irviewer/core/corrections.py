@@ -1,0 +1,522 @@
+"""Label corrections: fix a benchmark's ground truth where it is wrong, undoably, as an overlay.
+
+A :class:`Correction` is either
+
+* a **pair** correction (query, item, new group or ``negative``): the item's relation to that
+  one query, in the family's own groups (:data:`PAIR_CHOICES`), or
+* an **image relabel** (empty query, item, new instance / identity / group label) for families
+  whose relevance follows from image labels (instance sets, re-identification, INRIA
+  Holidays): every query that label touches changes, by the family's rule in
+  :mod:`irviewer.core.label_rules`, the very function the reader built the dataset with.
+
+:func:`apply_correction` returns a :class:`Change`: the new :class:`Dataset`, the positions of
+the queries whose ground truth changed (only those need re-scoring: the ranking never
+changes), and what :meth:`Change.undone` needs to restore the dataset exactly. A relabel
+changes only the (query, image) pairs whose label-derived relation changes; pair corrections
+elsewhere stay. A :class:`CorrectionLog` is the ordered overlay on the published ground truth
+(author, time, note per correction, and the queries each one touched); a
+:class:`CorrectionCommand` is one correction as a Qt-free command with ``do`` / ``undo`` /
+``label`` that a ``QUndoCommand`` wraps. The published files are never written; the corrected
+ground truth is exported on request (``irviewer apply-corrections``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+
+import numpy as np
+
+from irviewer.core.dataset import Dataset, Query, index_array
+from irviewer.core.errors import InputError, counted, examples
+from irviewer.core.label_rules import (
+    HOLIDAYS,
+    INSTANCE,
+    LABEL_FAMILIES,
+    REID,
+    REID_DISTRACTOR_ID,
+    REID_JUNK_ID,
+    LabelIndex,
+    reid_groups,
+    reid_junk,
+    same_label_groups,
+)
+from irviewer.core.protocols import get_protocol
+
+#: The label of a pair correction that makes the item a negative for the query.
+NEGATIVE = "negative"
+
+#: Per protocol family, the choices a user has for one (query, item) pair: (shown name,
+#: the dataset's group, or ``negative``).
+PAIR_CHOICES: dict[str, tuple[tuple[str, str], ...]] = {
+    INSTANCE: (("relevant", "positive"), ("not relevant", NEGATIVE), ("ignored", "junk")),
+    REID: (("relevant", "positive"), ("not relevant", NEGATIVE), ("ignored", "same_camera")),
+    "oxford": (("good", "good"), ("ok", "ok"), ("junk", "junk"), ("negative", NEGATIVE)),
+    "revisited": (("easy", "easy"), ("hard", "hard"), ("junk", "junk"),
+                  ("negative", NEGATIVE)),
+    HOLIDAYS: (("relevant", "positive"), ("not relevant", NEGATIVE)),
+}
+
+#: Why HPatches cannot be corrected (its labels are not annotations).
+GEOMETRY_LABELS = ("HPatches labels come from geometry (patches cut at known homographies), "
+                   "not from annotation, so they cannot be corrected")
+
+HOLIDAYS_GROUP = re.compile(r"^\d{4}$")
+
+
+def family(dataset: Dataset) -> str:
+    """Return the protocol family of ``dataset`` (``instance``, ``reid``, ``oxford``,
+    ``revisited``, ``holidays``, ``hpatches``), from its first default protocol."""
+    return get_protocol(dataset.protocols[0]).family
+
+
+def pair_choices(dataset: Dataset) -> tuple[tuple[str, str], ...]:
+    """Return the (shown name, group or ``negative``) choices of a pair correction on
+    ``dataset``; InputError for HPatches, whose labels come from geometry."""
+    fam = family(dataset)
+    if fam not in PAIR_CHOICES:
+        raise InputError(f"{dataset.label()}: {GEOMETRY_LABELS}" if fam == "hpatches" else
+                         f"{dataset.label()}: {fam} ground truth cannot be corrected")
+    return PAIR_CHOICES[fam]
+
+
+def pair_labels(dataset: Dataset) -> tuple[str, ...]:
+    """Return the labels a pair correction on ``dataset`` may carry: its groups among the
+    family's choices, and ``negative``."""
+    return tuple(group for _, group in pair_choices(dataset)
+                 if group == NEGATIVE or group in dataset.groups)
+
+
+def can_relabel(dataset: Dataset) -> bool:
+    """Return True when ``dataset``'s relevance follows from image labels, so an image can be
+    relabelled (instance sets, re-identification, Holidays)."""
+    return family(dataset) in LABEL_FAMILIES and dataset.gallery_labels is not None
+
+
+def utc_now() -> str:
+    """Return the current UTC time as ISO 8601 to the second (``2026-11-23T14:05:09Z``)."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass(frozen=True)
+class Correction:
+    """One label fix, as a row of the corrections file.
+
+    ``query`` is the query's name, empty for an image relabel; ``item`` is an image name;
+    ``label`` is a group of the dataset or ``negative`` (pair), or the image's new label
+    (relabel). ``author``, ``time`` (ISO 8601) and ``note`` document it.
+    """
+
+    query: str
+    item: str
+    label: str
+    author: str = ""
+    time: str = ""
+    note: str = ""
+
+    @property
+    def is_relabel(self) -> bool:
+        """Return True for an image-level relabel (no query)."""
+        return not self.query
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """Return what the correction sets: (query, item); a relabel has query ``""``."""
+        return self.query, self.item
+
+    def describe(self, before: str | None = None) -> str:
+        """Return a short sentence for menus and lists: ``q / item: good → junk`` or
+        ``relabel item: 12 → 40`` (without "from" when ``before`` is None)."""
+        change = f"{before} → {self.label}" if before is not None else f"→ {self.label}"
+        if self.is_relabel:
+            return f"relabel {self.item}: {change}"
+        return f"{self.query} / {self.item}: {change}"
+
+
+@dataclass(frozen=True)
+class Change:
+    """The result of applying one correction.
+
+    ``dataset`` is the corrected dataset, ``changed`` the sorted positions of the queries
+    whose ground truth (groups, label, or the images ignored for every query) changed,
+    ``before`` the item's group (pair) or label (relabel) before the change.
+    """
+
+    dataset: Dataset
+    changed: np.ndarray
+    before: str
+    _old_queries: dict[int, Query] = field(default_factory=dict, repr=False)
+    _old_labels: np.ndarray | None = field(default=None, repr=False)
+    _old_ignored: np.ndarray | None = field(default=None, repr=False)
+
+    def undone(self, dataset: Dataset) -> Dataset:
+        """Return ``dataset`` (this change's result, or a dataset equal to it) with the
+        change reverted exactly: the previous Query objects, labels and ignored images."""
+        queries = list(dataset.queries)
+        for q, old in self._old_queries.items():
+            queries[q] = old
+        changes: dict[str, object] = {"queries": tuple(queries)}
+        if self._old_labels is not None:
+            changes["gallery_labels"] = self._old_labels
+        if self._old_ignored is not None:
+            changes["global_ignored"] = self._old_ignored
+        return replace(dataset, **changes)
+
+
+def apply_correction(dataset: Dataset, correction: Correction) -> Change:
+    """Return the :class:`Change` that ``correction`` makes to ``dataset``.
+
+    InputError with one sentence for an unknown query or image, a label that is not one of
+    the dataset's groups (pair) or not a valid label of its family (relabel), a relabel on a
+    family whose ground truth is per-query lists, and HPatches.
+    """
+    if correction.is_relabel:
+        return _relabel(dataset, correction)
+    return _pair(dataset, correction)
+
+
+def preview_relabel(dataset: Dataset, item: str, label: str) -> int:
+    """Return how many queries relabelling image ``item`` to ``label`` would change (shown
+    before the relabel is applied); InputError as :func:`apply_correction`."""
+    return len(_relabel(dataset, Correction("", item, label)).changed)
+
+
+# -- pair corrections -------------------------------------------------------------------
+
+def _pair(dataset: Dataset, c: Correction) -> Change:
+    where = dataset.label()
+    allowed = pair_labels(dataset)
+    if c.label not in allowed:
+        raise InputError(f"{where}: {c.label!r} is not a group of this dataset; a pair "
+                         f"correction's label is one of {', '.join(allowed)}")
+    q = dataset.query_by_name(c.query)
+    g = _gallery_position(dataset, c.item)
+    if g in set(dataset.global_ignored.tolist()):
+        raise InputError(f"{where}: {c.item} is removed for every query (junk id or ignored "
+                         "label), so a pair correction would change nothing; relabel the "
+                         "image instead")
+    old = dataset.queries[q]
+    before = _group_of(old, g)
+    relevance = {}
+    for group in dataset.groups:
+        members = old.relevance.get(group)
+        if members is None and group != c.label:
+            continue
+        kept = members[members != g] if members is not None else np.zeros(0, np.int64)
+        relevance[group] = index_array(np.append(kept, g) if group == c.label else kept)
+    if before == c.label:
+        return Change(dataset, np.zeros(0, np.int64), before)
+    queries = list(dataset.queries)
+    queries[q] = replace(old, relevance=relevance)
+    return Change(replace(dataset, queries=tuple(queries)), np.array([q], dtype=np.int64),
+                  before, _old_queries={q: old})
+
+
+def _group_of(query: Query, g: int) -> str:
+    """Return the first group of ``query`` holding gallery item ``g``, else ``negative``."""
+    for group, members in query.relevance.items():
+        at = np.searchsorted(members, g)
+        if at < len(members) and members[at] == g:
+            return group
+    return NEGATIVE
+
+
+def _gallery_position(dataset: Dataset, item: str) -> int:
+    try:
+        return dataset.gallery_index()[item]
+    except KeyError:
+        raise InputError(f"{dataset.label()}: no gallery image is called {item!r}, e.g. "
+                         f"{examples(dataset.gallery)}") from None
+
+
+# -- image relabels ---------------------------------------------------------------------
+
+def _relabel(dataset: Dataset, c: Correction) -> Change:
+    where = dataset.label()
+    fam = family(dataset)
+    if fam == "hpatches":
+        raise InputError(f"{where}: {GEOMETRY_LABELS}")
+    if not can_relabel(dataset):
+        raise InputError(f"{where}: {fam} ground truth lists each query's images, it has no "
+                         "image labels to change; correct (query, image) pairs instead")
+    labels = np.asarray(dataset.gallery_labels)
+    g = dataset.gallery_index().get(c.item, -1)
+    own = [i for i, q in enumerate(dataset.queries) if q.image == c.item]
+    if g < 0 and not own:
+        raise InputError(f"{where}: no image is called {c.item!r}, e.g. "
+                         f"{examples(dataset.gallery)}")
+    new = _parse_label(fam, c.label, where)
+    old = labels[g].item() if g >= 0 else dataset.queries[own[0]].meta.get("label")
+    _check_relabel(dataset, fam, c.item, old, new, bool(own))
+    if old == new:
+        return Change(dataset, np.zeros(0, np.int64), str(old))
+    new_labels = labels
+    if g >= 0:
+        new_labels = labels.astype(np.result_type(labels, np.asarray([new])))
+        new_labels[g] = new
+        new_labels.setflags(write=False)
+    before_index, after_index = LabelIndex.of(labels), LabelIndex.of(new_labels)
+    cameras = dataset.gallery_cameras
+    if fam == REID and cameras is None:
+        raise InputError(f"{where}: the gallery images' cameras are unknown, so a person "
+                         "cannot be relabelled")
+
+    def rule(index: LabelIndex, query: Query, label: object) -> dict[str, np.ndarray]:
+        if fam == REID:
+            return reid_groups(index, cameras, int(label), int(query.meta["camera"]))
+        return same_label_groups(index, label)
+
+    own_set = set(own)
+    queries = list(dataset.queries)
+    old_queries: dict[int, Query] = {}
+    for q, query in enumerate(dataset.queries):
+        label = query.meta.get("label")
+        if q not in own_set and label not in (old, new):
+            continue
+        new_label = new if q in own_set else label
+        before, after = rule(before_index, query, label), rule(after_index, query, new_label)
+        delta = np.unique(np.concatenate([np.setxor1d(before.get(k, []), after.get(k, []))
+                                          for k in {*before, *after}]).astype(np.int64))
+        if not len(delta) and new_label == label:
+            continue
+        relevance = {}
+        for group in dataset.groups:
+            members = query.relevance.get(group)
+            gained = np.intersect1d(after.get(group, np.zeros(0, np.int64)), delta)
+            if members is None and not len(gained):
+                continue
+            kept = np.setdiff1d(members, delta) if members is not None else gained[:0]
+            relevance[group] = index_array(np.union1d(kept, gained))
+        meta = {**query.meta, "label": new_label}
+        queries[q] = replace(query, relevance=relevance, meta=meta)
+        old_queries[q] = query
+    changes: dict[str, object] = {"queries": tuple(queries)}
+    changed = set(old_queries)
+    old_ignored = None
+    if g >= 0:
+        changes["gallery_labels"] = new_labels
+        if fam == REID and REID_JUNK_ID in (old, new):
+            old_ignored = dataset.global_ignored
+            changes["global_ignored"] = index_array(reid_junk(new_labels))
+            changed = set(range(dataset.n_queries))  # removed for, or back in, every query
+        elif fam == REID and any(get_protocol(p).cmc == "cuhk03" for p in dataset.protocols):
+            # CUHK03 single-gallery-shot CMC samples one image per gallery identity for every
+            # query, so a gallery identity change can move any query's CMC.
+            changed = set(range(dataset.n_queries))
+    return Change(replace(dataset, **changes), np.array(sorted(changed), dtype=np.int64),
+                  str(old), _old_queries=old_queries,
+                  _old_labels=labels if g >= 0 else None, _old_ignored=old_ignored)
+
+
+def _parse_label(fam: str, text: str, where: str) -> object:
+    """Return ``text`` as a label of family ``fam``: an int person id (re-id), a 4-digit
+    group (Holidays), a non-empty string (instance sets); InputError otherwise."""
+    text = text.strip()
+    if fam == REID:
+        try:
+            return int(text)
+        except ValueError:
+            raise InputError(f"{where}: {text!r} is not a person id; re-identification "
+                             "labels are whole numbers (-1 junk, 0 distractor)") from None
+    if fam == HOLIDAYS and not HOLIDAYS_GROUP.match(text):
+        raise InputError(f"{where}: {text!r} is not a Holidays group; groups are four digits, "
+                         "e.g. 1004")
+    if not text:
+        raise InputError(f"{where}: the new label is empty")
+    return text
+
+
+def _check_relabel(dataset: Dataset, fam: str, item: str, old: object, new: object,
+                   is_query: bool) -> None:
+    """Raise InputError for a relabel the family's reader could not have produced."""
+    where = dataset.label()
+    if fam == REID and is_query and new in (REID_JUNK_ID, REID_DISTRACTOR_ID):
+        kind = "junk" if new == REID_JUNK_ID else "distractor"
+        raise InputError(f"{where}: {item} is a query and id {new} marks {kind} images, which "
+                         "are never queries; give it the id of the person it shows")
+    if fam == INSTANCE and len(dataset.global_ignored):
+        ignored = {str(v) for v in np.asarray(dataset.gallery_labels)[dataset.global_ignored]}
+        for label in (old, new):
+            if str(label) in ignored:
+                raise InputError(f"{where}: instance {label!r} is on the ignore list, so its "
+                                 "images take no part; change the ignore list instead")
+
+
+# -- the log: an overlay on the published ground truth ----------------------------------
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One applied correction: the correction, the item's group or label before it, and the
+    positions of the queries it touched."""
+
+    correction: Correction
+    before: str
+    changed: np.ndarray
+
+
+class CorrectionLog:
+    """The ordered corrections applied over a published dataset, and the corrected dataset.
+
+    ``published`` is never modified; ``dataset`` is ``published`` with every entry applied
+    in order. :meth:`push` / :meth:`pop` apply and exactly undo the last correction;
+    :meth:`remove` / :meth:`insert` take one out of (or put one back into) the middle by
+    replaying the later ones. Each returns the positions of the queries to re-score.
+    """
+
+    def __init__(self, published: Dataset) -> None:
+        self.published = published
+        self.dataset = published
+        self._entries: list[LogEntry] = []
+        self._changes: list[Change] = []
+
+    @classmethod
+    def replay(cls, published: Dataset, corrections: Iterable[Correction]) -> CorrectionLog:
+        """Return the log of ``corrections`` applied in order to ``published``."""
+        log = cls(published)
+        for c in corrections:
+            log.push(c)
+        return log
+
+    @property
+    def entries(self) -> tuple[LogEntry, ...]:
+        """Return the applied corrections in order."""
+        return tuple(self._entries)
+
+    @property
+    def corrections(self) -> tuple[Correction, ...]:
+        """Return the corrections in the order they were applied."""
+        return tuple(e.correction for e in self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def changed_queries(self) -> np.ndarray:
+        """Return the sorted positions of every query some correction touched."""
+        parts = [e.changed for e in self._entries]
+        return np.unique(np.concatenate(parts)) if parts else np.zeros(0, np.int64)
+
+    def push(self, correction: Correction) -> np.ndarray:
+        """Apply ``correction`` last; return the changed query positions."""
+        change = apply_correction(self.dataset, correction)
+        self.dataset = change.dataset
+        self._changes.append(change)
+        self._entries.append(LogEntry(correction, change.before, change.changed))
+        return change.changed
+
+    def pop(self) -> LogEntry:
+        """Undo the last correction exactly; return its entry (``changed`` says which
+        queries to re-score). IndexError when the log is empty."""
+        change = self._changes.pop()
+        entry = self._entries.pop()
+        self.dataset = change.undone(self.dataset)
+        return entry
+
+    def remove(self, position: int) -> np.ndarray:
+        """Take the correction at ``position`` out (the later ones are replayed); return the
+        positions of the queries whose ground truth may have changed."""
+        kept = [e.correction for e in self._entries]
+        del kept[position]
+        return self._rebuild(kept, position)
+
+    def insert(self, position: int, correction: Correction) -> np.ndarray:
+        """Put ``correction`` back at ``position`` (undo of :meth:`remove`); return the
+        positions of the queries whose ground truth may have changed."""
+        kept = [e.correction for e in self._entries]
+        kept.insert(position, correction)
+        return self._rebuild(kept, position)
+
+    def saved(self) -> tuple[Correction, ...]:
+        """Return the corrections to save: for each (query, item), the last one, in the
+        order of those last ones. A later correction of the same pair or image replaces the
+        earlier one, so a file never holds two rows that contradict each other."""
+        last = {c.key: i for i, c in enumerate(self.corrections)}
+        return tuple(c for i, c in enumerate(self.corrections) if last[c.key] == i)
+
+    def _rebuild(self, corrections: Sequence[Correction], position: int) -> np.ndarray:
+        touched = [e.changed for e in self._entries[position:]]
+        while len(self._entries) > position:
+            self.pop()
+        for c in corrections[position:]:
+            touched.append(self.push(c))
+        return np.unique(np.concatenate(touched)) if touched else np.zeros(0, np.int64)
+
+
+class CorrectionCommand:
+    """One correction as an undoable command (the shape of glue's ``core/command.py``):
+    ``do`` applies it to a :class:`CorrectionLog`, ``undo`` reverts it exactly; both return
+    the positions of the queries to re-score. A ``QUndoCommand`` wraps it with ``label``."""
+
+    def __init__(self, correction: Correction) -> None:
+        self.correction = correction
+        self.before: str | None = None
+
+    @property
+    def label(self) -> str:
+        """Return the text of Edit ▸ Undo / Redo for this command."""
+        return self.correction.describe(self.before)
+
+    def do(self, log: CorrectionLog) -> np.ndarray:
+        """Apply the correction as the log's last; return the changed query positions."""
+        changed = log.push(self.correction)
+        self.before = log.entries[-1].before
+        return changed
+
+    def undo(self, log: CorrectionLog) -> np.ndarray:
+        """Revert the correction (it must be the log's last); return the changed queries."""
+        if not len(log) or log.entries[-1].correction != self.correction:
+            raise RuntimeError("undo out of order: this correction is not the log's last")
+        return log.pop().changed
+
+
+class RemoveCorrectionCommand:
+    """Deleting one correction from the log (the Corrections panel), undoably."""
+
+    def __init__(self, position: int) -> None:
+        self.position = position
+        self.removed: Correction | None = None
+
+    @property
+    def label(self) -> str:
+        """Return the text of Edit ▸ Undo / Redo for this command."""
+        what = self.removed.describe() if self.removed is not None else "a correction"
+        return f"delete correction {what}"
+
+    def do(self, log: CorrectionLog) -> np.ndarray:
+        """Remove the correction at ``position``; return the queries to re-score."""
+        self.removed = log.corrections[self.position]
+        return log.remove(self.position)
+
+    def undo(self, log: CorrectionLog) -> np.ndarray:
+        """Put the removed correction back where it was; return the queries to re-score."""
+        assert self.removed is not None, "undo before do"
+        return log.insert(self.position, self.removed)
+
+
+def applied_summary(log: CorrectionLog) -> str:
+    """Return the notice shown after loading corrections: how many, and queries touched."""
+    return (f"{counted(len(log), 'correction')} applied, "
+            f"{counted(len(log.changed_queries()), 'query', 'queries')} changed")
+
+
+def beyond_labels(dataset: Dataset) -> list[str]:
+    """Return the names of the queries whose ground truth is not what the family's label rule
+    gives from the current labels (pair corrections on a label family); such ground truth
+    cannot be written as labels. Empty for families without image labels."""
+    if not can_relabel(dataset):
+        return []
+    fam = family(dataset)
+    index = LabelIndex.of(np.asarray(dataset.gallery_labels))
+    out = []
+    for query in dataset.queries:
+        label = query.meta.get("label")
+        if fam == REID:
+            rule = reid_groups(index, dataset.gallery_cameras, int(label),
+                               int(query.meta["camera"]))
+        else:
+            rule = same_label_groups(index, label)
+        if any(not np.array_equal(query.group(g), rule.get(g, query.group(g)[:0]))
+               for g in dataset.groups):
+            out.append(query.name)
+    return out

@@ -1,0 +1,68 @@
+"""Writing a corrected ground truth in the benchmark's own format (``apply-corrections``).
+
+CSV manifest -> the same manifest with corrected instance labels; an instance set named by
+file or a re-identification folder -> a CSV manifest of the corrected labels (with cameras
+for re-id; image files are never renamed); Oxford/Paris gt_files -> a gt_files folder;
+revisited Oxford/Paris -> a gnd pickle; INRIA Holidays -> a name list with corrected groups.
+HPatches is refused: its labels come from geometry. Reading the written copy with the same
+reader options gives the corrected dataset, so it scores exactly as ``eval --corrections``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from irviewer.core.corrections import GEOMETRY_LABELS, beyond_labels
+from irviewer.core.dataset import Dataset
+from irviewer.core.errors import InputError, counted, examples
+from irviewer.formats import holidays, instance_names, manifest, oxford, reid, revisited
+
+#: Per reader: what is written, and the file suffixes its reader recognises (None: a folder).
+OUTPUTS: dict[str, tuple[str, tuple[str, ...] | None]] = {
+    manifest.NAME: ("a CSV manifest", (".csv",)),
+    instance_names.NAME: ("a CSV manifest", (".csv",)),
+    reid.NAME: ("a CSV manifest with cameras", (".csv",)),
+    oxford.NAME: ("a gt_files folder", None),
+    revisited.NAME: ("a gnd pickle", (".pkl",)),
+    holidays.NAME: ("a Holidays name list", holidays.LIST_SUFFIXES),
+}
+
+
+def write_corrected(dataset: Dataset, out: Path) -> str:
+    """Write ``dataset``'s (corrected) ground truth at ``out`` in its own format; return a
+    sentence saying what was written. InputError for HPatches, an ``out`` that is the
+    published dataset, a suffix the format's reader would not recognise, or pair corrections
+    a label format cannot hold."""
+    out = Path(out)
+    where = dataset.label()
+    if dataset.format.startswith("hpatches"):
+        raise InputError(f"{where}: {GEOMETRY_LABELS}")
+    if dataset.format not in OUTPUTS:
+        raise InputError(f"{where}: irviewer cannot write {dataset.format} ground truth")
+    what, suffixes = OUTPUTS[dataset.format]
+    if dataset.path is not None and out.absolute().resolve() == Path(
+            dataset.path).absolute().resolve():
+        raise InputError(f"{out}: is the published dataset itself; write the corrected copy "
+                         "elsewhere (the published files are never changed)")
+    if suffixes is None and out.exists() and not out.is_dir():
+        raise InputError(f"{out}: is a file; {what} is written to a folder")
+    if suffixes is not None and out.suffix.lower() not in suffixes:
+        raise InputError(f"{out.name}: {what} is read back by its suffix; name it "
+                         f"{' or '.join('*' + s for s in suffixes)}")
+    beyond = beyond_labels(dataset)
+    if beyond:
+        raise InputError(f"{where}: {counted(len(beyond), 'query has', 'queries have')} pair "
+                         f"corrections that image labels cannot express, e.g. "
+                         f"{examples(beyond)}; {what} records labels only, so relabel the "
+                         "images instead, or publish the corrections file with the dataset")
+    if dataset.format == manifest.NAME:
+        manifest.rewrite_manifest(Path(dataset.path), out, manifest.corrected_label_of(dataset))
+    elif dataset.format in (instance_names.NAME, reid.NAME):
+        manifest.write_manifest(out, dataset)
+    elif dataset.format == oxford.NAME:
+        oxford.write_gt_files(out, dataset)
+    elif dataset.format == revisited.NAME:
+        revisited.write_gnd(out, dataset)
+    else:
+        holidays.write_group_list(out, dataset)
+    return f"wrote {what} of {counted(dataset.n_queries, 'query', 'queries')} to {out}"

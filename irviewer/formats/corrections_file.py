@@ -1,0 +1,185 @@
+"""The corrections file: a CSV beside the dataset holding its label corrections.
+
+UTF-8, header ``query,item,label,author,time,note`` (``author``, ``time`` and ``note`` may be
+left out when read). One row per correction, in the order they apply:
+
+* ``query`` set: a pair correction; ``label`` is one of the dataset's groups or ``negative``
+  (:func:`irviewer.core.corrections.pair_labels`);
+* ``query`` empty: an image relabel; ``label`` is the image's new instance label, person id
+  or Holidays group.
+
+Names are the dataset's own query and image names, as ``irviewer eval --json`` prints them.
+The default file is ``<dataset>.corrections.csv`` beside the dataset: ``demo.csv`` ->
+``demo.corrections.csv``, the folder ``market1501/`` -> ``market1501.corrections.csv`` beside
+the folder. It is written atomically (a reader sees the old or the new file, never a part).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from irviewer.core.atomic import atomic_open
+from irviewer.core.corrections import (
+    Correction,
+    CorrectionLog,
+    can_relabel,
+    pair_labels,
+)
+from irviewer.core.dataset import Dataset
+from irviewer.core.errors import InputError
+from irviewer.formats.base import read_bytes
+
+COLUMNS = ("query", "item", "label", "author", "time", "note")
+REQUIRED = COLUMNS[:3]
+SUFFIX = ".corrections.csv"
+
+
+def default_corrections_path(dataset_path: Path) -> Path:
+    """Return ``<dataset>.corrections.csv`` beside the dataset: the file's name without its
+    extension (``demo.csv`` -> ``demo.corrections.csv``), a folder's whole name."""
+    p = Path(dataset_path)
+    name = p.name if p.is_dir() else p.stem
+    return p.parent / f"{name}{SUFFIX}"
+
+
+@dataclass(frozen=True)
+class LoadedCorrections:
+    """A corrections file applied to a dataset: the file, its corrections and the log."""
+
+    path: Path
+    corrections: tuple[Correction, ...]
+    log: CorrectionLog
+
+
+def read_corrections(path: Path, dataset: Dataset) -> tuple[Correction, ...]:
+    """Return the corrections of the file at ``path``, checked against ``dataset``.
+
+    InputError with one sentence naming the file and line for a file that is binary, not
+    UTF-8 or not CSV, a missing column, an unknown query or image, a label that is not a
+    group of this dataset (or not a label of its family), a relabel on a dataset without
+    image labels, and two rows that set the same pair (or image) differently.
+    """
+    return tuple(c for _, c in _checked_rows(Path(path), dataset))
+
+
+def _checked_rows(path: Path, dataset: Dataset) -> list[tuple[int, Correction]]:
+    """Return (line, correction) of each row of ``path``, checked against ``dataset``; a
+    row repeating an earlier one exactly is left out."""
+    where = path.name
+    data = read_bytes(path, "a corrections file")
+    if b"\0" in data:
+        line = data[:data.index(b"\0")].count(b"\n") + 1
+        raise InputError(f"{where}, line {line}: binary data (a NUL byte); a corrections "
+                         f"file is UTF-8 text with the header {','.join(COLUMNS)}")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data[:e.start].count(b"\n") + 1
+        raise InputError(f"{where}, line {line}: not UTF-8 text (byte {e.start}); save the "
+                         "file as UTF-8") from None
+    rows = _rows(text, where)
+    if not rows:
+        return []
+    gallery = set(dataset.gallery)
+    queries = {q.name for q in dataset.queries}
+    images = gallery | {q.image for q in dataset.queries}
+    labels = pair_labels(dataset)
+    first: dict[tuple[str, str], tuple[int, str]] = {}
+    out: list[tuple[int, Correction]] = []
+    for line, c in rows:
+        if c.is_relabel:
+            if not can_relabel(dataset):
+                raise InputError(f"{where}, line {line}: the query is empty (an image relabel), "
+                                 f"but {dataset.label()} has no image labels; name the query "
+                                 "whose ground truth the row corrects")
+            if c.item not in images:
+                raise InputError(f"{where}, line {line}: no image of {dataset.label()} is "
+                                 f"called {c.item!r}")
+        else:
+            if c.query not in queries:
+                raise InputError(f"{where}, line {line}: {dataset.label()} has no query called "
+                                 f"{c.query!r}")
+            if c.item not in gallery:
+                raise InputError(f"{where}, line {line}: {dataset.label()} has no gallery "
+                                 f"image called {c.item!r}")
+            if c.label not in labels:
+                raise InputError(f"{where}, line {line}: {c.label!r} is not a group of "
+                                 f"{dataset.label()}; use one of {', '.join(labels)}")
+        seen = first.get(c.key)
+        if seen is not None and seen[1] != c.label:
+            what = "image" if c.is_relabel else "query and item"
+            raise InputError(f"{where}, line {line}: contradicts line {seen[0]} (same {what}: "
+                             f"{seen[1]!r} there, {c.label!r} here); keep one of the two rows")
+        if seen is None:
+            first[c.key] = (line, c.label)
+            out.append((line, c))
+    return out
+
+
+def load_corrections(path: Path, dataset: Dataset) -> LoadedCorrections:
+    """Return the corrections of ``path`` applied in order to ``dataset`` (the published
+    ground truth); InputError as :func:`read_corrections`, and with the line of a row the
+    dataset's rules refuse (a relabel to a junk id on a query, an ignored label)."""
+    path = Path(path)
+    rows = _checked_rows(path, dataset)
+    log = CorrectionLog(dataset)
+    for line, c in rows:
+        try:
+            log.push(c)
+        except InputError as e:
+            reason = str(e).removeprefix(f"{dataset.label()}: ")
+            raise InputError(f"{path.name}, line {line}: {reason}") from None
+    return LoadedCorrections(path, tuple(c for _, c in rows), log)
+
+
+def write_corrections(path: Path, corrections: Iterable[Correction]) -> None:
+    """Write ``corrections`` to ``path`` as a corrections file, atomically."""
+    with atomic_open(Path(path), newline="") as stream:
+        writer = csv.writer(stream, lineterminator="\n")
+        writer.writerow(COLUMNS)
+        for c in corrections:
+            writer.writerow([c.query, c.item, c.label, c.author, c.time, c.note])
+
+
+def _rows(text: str, where: str) -> list[tuple[int, Correction]]:
+    """Return (line number, correction) of each data row, unchecked against a dataset."""
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = [h.strip().lower() for h in next(reader, [])]
+    except csv.Error as e:
+        raise InputError(f"{where}, line 1: not a readable CSV line ({e})") from None
+    if not header:
+        raise InputError(f"{where} is empty: a corrections file starts with the header "
+                         f"{','.join(COLUMNS)}")
+    missing = [c for c in REQUIRED if c not in header]
+    if missing:
+        raise InputError(f"{where}, line 1: the header lacks column(s) {', '.join(missing)}; "
+                         f"it must have {','.join(REQUIRED)} (and may have author,time,note)")
+    col = {c: header.index(c) for c in COLUMNS if c in header}
+    rows: list[tuple[int, Correction]] = []
+    while True:
+        try:
+            raw = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as e:
+            raise InputError(f"{where}, line {reader.line_num}: not a readable CSV line ({e})"
+                             ) from None
+        line = reader.line_num
+        if not raw or all(not cell.strip() for cell in raw):
+            continue
+        if len(raw) < len(header):
+            raise InputError(f"{where}, line {line}: {len(raw)} fields where the header has "
+                             f"{len(header)}")
+        cells = {c: raw[i].strip() for c, i in col.items()}
+        if not cells["item"] or not cells["label"]:
+            empty = "item" if not cells["item"] else "label"
+            raise InputError(f"{where}, line {line}: the {empty} field is empty")
+        rows.append((line, Correction(cells["query"], cells["item"], cells["label"],
+                                      cells.get("author", ""), cells.get("time", ""),
+                                      cells.get("note", ""))))
+    return rows
