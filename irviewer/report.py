@@ -34,12 +34,23 @@ def method_record(method) -> dict:  # type: ignore[no-untyped-def]
                             "sha256": method.sha256}}
 
 
+def corrections_record(loaded) -> dict:  # type: ignore[no-untyped-def]
+    """Return how the report identifies an applied corrections file
+    (:class:`~irviewer.formats.corrections_file.LoadedCorrections`):
+    ``{"corrections": {path, sha256, n_applied}}``."""
+    from irviewer.core.descriptors import file_sha256
+
+    return {"corrections": {"path": str(loaded.path), "sha256": file_sha256(loaded.path),
+                            "n_applied": len(loaded.log)}}
+
+
 def build_report(dataset, source: dict, evaluations,  # type: ignore[no-untyped-def]
                  notes=None) -> dict:
     """Return the ``irviewer eval --json`` document (a stable schema other tools read).
 
     ``source`` is ``{"descriptors": {...}}`` or, for a precomputed ranking,
-    ``{"ranking": {...}}`` (then ``descriptors`` is null), as :func:`method_record` gives;
+    ``{"ranking": {...}}`` (then ``descriptors`` is null), as :func:`method_record` gives,
+    with ``"corrections": {path, sha256, n_applied}`` when a corrections file was applied;
     ``notes`` are the sentences reported under ``dataset.notes`` (default: the dataset's).
     """
     from irviewer.core.evaluation import SKIP_REASON
@@ -77,6 +88,7 @@ def build_report(dataset, source: dict, evaluations,  # type: ignore[no-untyped-
                     "notes": list(dataset.notes if notes is None else notes)},
         "descriptors": source.get("descriptors"),
         **({"ranking": source["ranking"]} if "ranking" in source else {}),
+        **({"corrections": source["corrections"]} if "corrections" in source else {}),
         "evaluations": out_evals,
     }
 
@@ -98,6 +110,11 @@ def format_table(report: dict, dataset) -> str:  # type: ignore[no-untyped-def]
         r = report["ranking"]
         lines.append(f"ranking      precomputed lists {r['path']} (depth {r['depth']}, sha256 "
                      f"{r['sha256'][:12]}); {r['rule']}")
+    corr = report.get("corrections")
+    if corr is not None:
+        lines.append(f"corrections  {corr['path']} (sha256 {corr['sha256'][:12]}): "
+                     f"{corr['n_applied']} applied; these numbers score the corrected ground "
+                     "truth, not the published one")
     lines += [f"note         {n}" for n in d["notes"]]
     for ev in report["evaluations"]:
         p, s, said = ev["protocol"], ev["summary"], ev["conventions"]

@@ -28,6 +28,11 @@ from irviewer.core.evaluation import Evaluation, evaluate
 from irviewer.core.protocols import get_protocol
 from irviewer.core.ranking import Ranking, iter_rank
 from irviewer.formats.base import ReadOptions, read_name_list
+from irviewer.formats.corrections_file import (
+    LoadedCorrections,
+    default_corrections_path,
+    load_corrections,
+)
 from irviewer.formats.descriptor_files import descriptor_names, read_descriptors
 from irviewer.formats.hpatches_tasks import NAME as TASKS
 from irviewer.formats.hpatches_tasks import iter_rank_tasks
@@ -62,7 +67,10 @@ class OpenRequest:
     """What to open: a dataset, the descriptor files and/or precomputed rankings to inspect,
     the reader to use (None: detect it) and its options, how deep to keep result lists, and
     optionally the protocol and conventions to score with first (None: the dataset's
-    protocols, each with its own AP and self-match rules)."""
+    protocols, each with its own AP and self-match rules), and the corrections file to
+    apply to the published ground truth (None: none; the window fills in the dataset's
+    default sidecar with :func:`with_default_corrections`, the CLI only applies a file it is
+    given, so a published number never changes silently)."""
 
     dataset: Path
     descriptors: tuple[Path, ...] = ()
@@ -73,6 +81,7 @@ class OpenRequest:
     protocol: str | None = None
     ap: str | None = None
     self_match: str | None = None
+    corrections: Path | None = None
 
     def sources(self) -> tuple[Path, ...]:
         """Return every method's file: descriptor files first, then rankings."""
@@ -138,13 +147,16 @@ class Opened:
     evaluation in one cache (:meth:`evaluation`).
 
     ``methods`` keeps the request's order; the first is shown first. ``protocols`` are the
-    protocols scored (the request's, else the dataset's).
+    protocols scored (the request's, else the dataset's). ``corrections`` is the
+    corrections file applied when opening (None when none was): its log's ``published``
+    dataset is the ground truth as read, ``dataset`` starts as the corrected one.
     """
 
     dataset: Dataset
     methods: dict[str, Method]
     request: OpenRequest
     _evaluations: dict[EvaluationKey, Evaluation] = field(default_factory=dict, repr=False)
+    corrections: LoadedCorrections | None = None
 
     def __post_init__(self) -> None:
         self.methods = {name: replace(m, evaluations=MethodEvaluations(self, name))
@@ -266,7 +278,7 @@ def iter_open(request: OpenRequest) -> Opening:
         raise InputError(f"{Path(request.dataset).name}: give a descriptor file or a "
                          "precomputed ranking to inspect it with")
     yield Step("reading the dataset")
-    dataset = _read_dataset(request)
+    dataset, corrections = open_ground_truth(request)
     names = method_names(request.sources())
     n_methods = len(names)
     methods: dict[str, Method] = {}
@@ -280,7 +292,28 @@ def iter_open(request: OpenRequest) -> Opening:
             chosen = get_protocol(p).override(ap=request.ap, self_match=request.self_match)
             scored[(name, p, chosen.ap, chosen.self_match)] = evaluate(
                 dataset, method.ranking, chosen)
-    return Opened(dataset, methods, request, scored)
+    return Opened(dataset, methods, request, scored, corrections)
+
+
+def open_ground_truth(request: OpenRequest) -> tuple[Dataset, LoadedCorrections | None]:
+    """Return the request's dataset with its corrections file applied (the published one
+    when it names none), and the applied corrections (None when none): the ground-truth half
+    of :func:`iter_open`, for commands that need no ranking (``apply-corrections``)."""
+    dataset = _read_dataset(request)
+    if request.corrections is None:
+        return dataset, None
+    corrections = load_corrections(Path(request.corrections), dataset)
+    return corrections.log.dataset, corrections
+
+
+def with_default_corrections(request: OpenRequest) -> OpenRequest:
+    """Return ``request`` with the dataset's default corrections file
+    (``<dataset>.corrections.csv`` beside it) when it names none and that file exists: the
+    window opens a dataset with the corrections made on it before (and says how many)."""
+    if request.corrections is not None:
+        return request
+    default = default_corrections_path(Path(request.dataset))
+    return replace(request, corrections=default) if default.is_file() else request
 
 
 def open_now(request: OpenRequest) -> Opened:

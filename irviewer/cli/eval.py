@@ -11,7 +11,13 @@ from pathlib import Path
 from irviewer.cli.common import add_reader_options, read_options
 from irviewer.core.atomic import atomic_write_text
 from irviewer.core.errors import InputError
-from irviewer.report import build_report, format_table, method_record, write_per_query_csv
+from irviewer.report import (
+    build_report,
+    corrections_record,
+    format_table,
+    method_record,
+    write_per_query_csv,
+)
 
 NAME = "eval"
 HELP = "score a dataset with a descriptor file, headless"
@@ -40,6 +46,10 @@ def add_arguments(ev: argparse.ArgumentParser) -> None:
     ev.add_argument("--self-match", choices=("keep", "remove"),
                     help="keep the query's own image in the ranking or remove it "
                     "(default: the protocol's)")
+    ev.add_argument("--corrections", type=Path, metavar="FILE",
+                    help="apply this label corrections file (query,item,label,...) to the "
+                    "ground truth before scoring; the output says so (never applied unless "
+                    "given, so a published number never changes silently)")
     ev.add_argument("--depth", type=int, default=200, metavar="N",
                     help="how many results per query are kept (the lists --export-trec and "
                     "--write-results write); the ranks of positives are exact at any depth")
@@ -83,12 +93,16 @@ def run_eval(args: argparse.Namespace) -> int:
                           descriptors=(args.descriptors,) if args.descriptors else (),
                           rankings=(args.ranking,) if args.ranking else (),
                           format=args.format, options=read_options(args), k=args.depth,
-                          protocol=args.protocol, ap=args.ap, self_match=args.self_match)
+                          protocol=args.protocol, ap=args.ap, self_match=args.self_match,
+                          corrections=args.corrections)
     opened = open_now(request)
     dataset, method = opened.dataset, opened.first
     evaluations = [opened.evaluation(method.name, p, args.ap, args.self_match)
                    for p in opened.protocols]
-    report = build_report(dataset, method_record(method), evaluations,
+    source = method_record(method)
+    if opened.corrections is not None:
+        source |= corrections_record(opened.corrections)
+    report = build_report(dataset, source, evaluations,
                           notes=(*dataset.notes, *method.notes))
     print(format_table(report, dataset))
     if args.write_results is not None:

@@ -13,8 +13,10 @@ A :class:`Correction` is either
 the queries whose ground truth changed (only those need re-scoring: the ranking never
 changes), and what :meth:`Change.undone` needs to restore the dataset exactly. A relabel
 changes only the (query, image) pairs whose label-derived relation changes; pair corrections
-elsewhere stay. A :class:`CorrectionLog` is the ordered overlay on the published ground truth
-(author, time, note per correction, and the queries each one touched); a
+elsewhere stay. Images removed from every ranking (re-id id -1, an instance set's ignored
+labels) stay removed, since changing that would need ranking again. A
+:class:`CorrectionLog` is the ordered overlay on the published ground truth (author, time,
+note per correction, and the queries each one touched); a
 :class:`CorrectionCommand` is one correction as a Qt-free command with ``do`` / ``undo`` /
 ``label`` that a ``QUndoCommand`` wraps. The published files are never written; the corrected
 ground truth is exported on request (``irviewer apply-corrections``).
@@ -40,7 +42,6 @@ from irviewer.core.label_rules import (
     REID_JUNK_ID,
     LabelIndex,
     reid_groups,
-    reid_junk,
     same_label_groups,
 )
 from irviewer.core.protocols import get_protocol
@@ -140,7 +141,8 @@ class Change:
     """The result of applying one correction.
 
     ``dataset`` is the corrected dataset, ``changed`` the sorted positions of the queries
-    whose ground truth (groups, label, or the images ignored for every query) changed,
+    whose ground truth (groups or label) changed, or whose scores can change otherwise
+    (every query of a CUHK03 set when a gallery identity changes),
     ``before`` the item's group (pair) or label (relabel) before the change.
     """
 
@@ -149,19 +151,16 @@ class Change:
     before: str
     _old_queries: dict[int, Query] = field(default_factory=dict, repr=False)
     _old_labels: np.ndarray | None = field(default=None, repr=False)
-    _old_ignored: np.ndarray | None = field(default=None, repr=False)
 
     def undone(self, dataset: Dataset) -> Dataset:
         """Return ``dataset`` (this change's result, or a dataset equal to it) with the
-        change reverted exactly: the previous Query objects, labels and ignored images."""
+        change reverted exactly: the previous Query objects and labels."""
         queries = list(dataset.queries)
         for q, old in self._old_queries.items():
             queries[q] = old
         changes: dict[str, object] = {"queries": tuple(queries)}
         if self._old_labels is not None:
             changes["gallery_labels"] = self._old_labels
-        if self._old_ignored is not None:
-            changes["global_ignored"] = self._old_ignored
         return replace(dataset, **changes)
 
 
@@ -294,20 +293,15 @@ def _relabel(dataset: Dataset, c: Correction) -> Change:
         old_queries[q] = query
     changes: dict[str, object] = {"queries": tuple(queries)}
     changed = set(old_queries)
-    old_ignored = None
     if g >= 0:
         changes["gallery_labels"] = new_labels
-        if fam == REID and REID_JUNK_ID in (old, new):
-            old_ignored = dataset.global_ignored
-            changes["global_ignored"] = index_array(reid_junk(new_labels))
-            changed = set(range(dataset.n_queries))  # removed for, or back in, every query
-        elif fam == REID and any(get_protocol(p).cmc == "cuhk03" for p in dataset.protocols):
+        if fam == REID and any(get_protocol(p).cmc == "cuhk03" for p in dataset.protocols):
             # CUHK03 single-gallery-shot CMC samples one image per gallery identity for every
             # query, so a gallery identity change can move any query's CMC.
             changed = set(range(dataset.n_queries))
     return Change(replace(dataset, **changes), np.array(sorted(changed), dtype=np.int64),
                   str(old), _old_queries=old_queries,
-                  _old_labels=labels if g >= 0 else None, _old_ignored=old_ignored)
+                  _old_labels=labels if g >= 0 else None)
 
 
 def _parse_label(fam: str, text: str, where: str) -> object:
@@ -332,6 +326,11 @@ def _check_relabel(dataset: Dataset, fam: str, item: str, old: object, new: obje
                    is_query: bool) -> None:
     """Raise InputError for a relabel the family's reader could not have produced."""
     where = dataset.label()
+    if fam == REID and REID_JUNK_ID in (old, new):
+        raise InputError(f"{where}: id -1 (junk) takes an image out of every ranking, so "
+                         f"relabelling {item} {'to' if new == REID_JUNK_ID else 'from'} it "
+                         "would need ranking again; mark it ignored for the queries concerned, "
+                         "or give it id 0 (a distractor)")
     if fam == REID and is_query and new in (REID_JUNK_ID, REID_DISTRACTOR_ID):
         kind = "junk" if new == REID_JUNK_ID else "distractor"
         raise InputError(f"{where}: {item} is a query and id {new} marks {kind} images, which "
