@@ -1,0 +1,224 @@
+"""Corrections per benchmark family, end to end: a live re-score through
+``Opened.update_ground_truth`` equals a full evaluation of the corrected ground truth (random
+corrections), undo and redo restore the exact per-query values, and the copy
+``apply-corrections`` writes reads back as the corrected dataset and scores exactly as
+``eval --corrections``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from irviewer.cli import main
+from irviewer.core.corrections import (
+    Correction,
+    CorrectionLog,
+    beyond_labels,
+    can_relabel,
+    pair_labels,
+)
+from irviewer.core.descriptors import name_key
+from irviewer.core.errors import InputError
+from irviewer.core.evaluation import evaluate
+from irviewer.formats.corrected import write_corrected
+from irviewer.formats.corrections_file import write_corrections
+from irviewer.formats.registry import read_dataset
+from irviewer.session import Opened, OpenRequest, open_now
+from tests.corrections_cases import FAMILIES, make_case
+from tests.test_ground_truth_updates import assert_same
+
+
+@pytest.fixture(scope="module")
+def cases(tmp_path_factory):
+    return {f: make_case(f, tmp_path_factory.mktemp(f.replace("-", "_")), seed=i)
+            for i, f in enumerate(FAMILIES)}
+
+
+def opened_case(case) -> Opened:
+    opened = open_now(OpenRequest(case.dataset, (case.descriptors,), options=case.options))
+    for p in opened.protocols:  # a second convention in the cache too
+        opened.evaluation(opened.first.name, p, ap="finite", self_match="keep")
+    return opened
+
+
+def image_labels(dataset) -> list[str]:
+    labels = {str(v) for v in np.asarray(dataset.gallery_labels).tolist()}
+    labels |= {str(q.meta["label"]) for q in dataset.queries}
+    return sorted(labels)
+
+
+@st.composite
+def corrections(draw, dataset):
+    """Draw up to six corrections: pairs in the family's groups, and relabels (to a label
+    the dataset has, or a new one) where the family has image labels."""
+    out = []
+    images = [*dataset.gallery, *(q.image for q in dataset.queries)]
+    labels = image_labels(dataset) if can_relabel(dataset) else []
+    new = {"market1501": "77", "cuhk03": "77", "holidays": "1999"}.get(dataset.protocols[0],
+                                                                        "new-label")
+    for _ in range(draw(st.integers(1, 6))):
+        if labels and draw(st.booleans()):
+            out.append(Correction("", draw(st.sampled_from(images)),
+                                  draw(st.sampled_from([*labels, new]))))
+        else:
+            out.append(Correction(draw(st.sampled_from([q.name for q in dataset.queries])),
+                                  draw(st.sampled_from(dataset.gallery)),
+                                  draw(st.sampled_from(pair_labels(dataset)))))
+    return out
+
+
+def values(opened: Opened) -> dict:
+    return {key: {k: v.copy() for k, v in ev.per_query.items()}
+            for key, ev in opened.cached().items()}
+
+
+def assert_values_equal(a: dict, b: dict) -> None:
+    assert a.keys() == b.keys()
+    for key in a:
+        for metric in a[key]:
+            np.testing.assert_array_equal(a[key][metric], b[key][metric],
+                                          err_msg=f"{key} {metric}")
+
+
+def assert_full_evaluation(opened: Opened) -> None:
+    for (method, _, _, _), ev in opened.cached().items():
+        assert_same(ev, evaluate(opened.dataset, opened.methods[method].ranking, ev.protocol))
+
+
+def assert_same_ground_truth(a, b) -> None:
+    """The same gallery and queries (names compared as descriptor files match them) with the
+    same groups, labels and removals."""
+    assert [name_key(g) for g in a.gallery] == [name_key(g) for g in b.gallery]
+    assert [name_key(q.name) for q in a.queries] == [name_key(q.name) for q in b.queries]
+    np.testing.assert_array_equal(a.global_ignored, b.global_ignored)
+    if a.gallery_labels is not None:
+        assert [str(v) for v in a.gallery_labels.tolist()] == \
+            [str(v) for v in b.gallery_labels.tolist()]
+    for qa, qb in zip(a.queries, b.queries, strict=True):
+        for group in {*a.groups, *b.groups}:
+            np.testing.assert_array_equal(qa.group(group), qb.group(group),
+                                          err_msg=f"{qa.name} {group}")
+        assert qa.self_index == qb.self_index
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@settings(max_examples=15, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                 HealthCheck.too_slow])
+@given(data=st.data())
+def test_live_rescore_equals_a_full_evaluation_and_undo_redo_are_exact(cases, family, data):
+    opened = opened_case(cases[family])
+    published = values(opened)
+    log = CorrectionLog(opened.dataset)
+    applied = []
+    for c in data.draw(corrections(opened.dataset)):
+        try:
+            changed = log.push(c)
+        except InputError:  # a relabel the family refuses (to a junk id, a query to 0)
+            continue
+        applied.append(c)
+        opened.update_ground_truth(log.dataset, changed)
+        assert_full_evaluation(opened)
+    corrected = values(opened)
+    while len(log):
+        entry = log.pop()
+        opened.update_ground_truth(log.dataset, entry.changed)
+    assert_values_equal(values(opened), published)
+    for c in applied:
+        changed = log.push(c)
+        opened.update_ground_truth(log.dataset, changed)
+    assert_values_equal(values(opened), corrected)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@settings(max_examples=10, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                 HealthCheck.too_slow])
+@given(data=st.data())
+def test_the_written_copy_reads_back_as_the_corrected_dataset(cases, family, data, tmp_path):
+    case = cases[family]
+    published = read_dataset(case.dataset, options=case.options)
+    log = CorrectionLog(published)
+    for c in data.draw(corrections(published)):
+        try:
+            log.push(c)
+        except InputError:
+            continue
+    out = tmp_path / f"{data.draw(st.integers(0, 10**9))}{case.out.suffix}"
+    if beyond_labels(log.dataset):
+        with pytest.raises(InputError, match="pair corrections that image labels cannot "
+                                             "express"):
+            write_corrected(log.dataset, out)
+        return
+    write_corrected(log.dataset, out)
+    assert_same_ground_truth(read_dataset(out, options=case.options), log.dataset)
+
+
+FIXED = {
+    "manifest": [Correction("", "img/a1", "b", "ann", "2026-11-23T14:00:00Z", "same painting"),
+                 Correction("", "img/c_q", "d")],
+    "instances": [Correction("", "gallery/a-1", "b"), Correction("", "query/c-q0", "d")],
+    "reid": [Correction("", "0001_c1s1_000100_00", "2"),
+             Correction("", "0000_c1s1_000300_00", "3")],
+    "reid-manifest": [Correction("", "imgs/0001_c1s1_000100_00", "2")],
+    "oxford": [Correction("souls_1", "bridge_000003", "good"),
+               Correction("bridge_2", "bridge_000005", "negative")],
+    "revisited": [Correction("qim0", "im010", "hard"), Correction("qim2", "im001", "junk")],
+    "holidays": [Correction("", "100101", "1002"), Correction("", "100300", "1000")],
+}
+
+
+def run_json(args: list[str], out: Path) -> dict:
+    assert main([*args, "--json", str(out)]) == 0
+    return json.loads(out.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_eval_of_the_written_copy_gives_the_numbers_of_eval_corrections(cases, family,
+                                                                         tmp_path, capsys):
+    case = cases[family]
+    corrections = tmp_path / "fix.corrections.csv"
+    write_corrections(corrections, FIXED[family])
+    out = tmp_path / f"copy{case.out.suffix}"
+    common = ["-d", str(case.descriptors), *case.args]
+    published = run_json(["eval", str(case.dataset), *common], tmp_path / "a.json")
+    corrected = run_json(["eval", str(case.dataset), *common, "--corrections",
+                          str(corrections)], tmp_path / "b.json")
+    assert main(["apply-corrections", str(case.dataset), "--corrections", str(corrections),
+                 "--out", str(out), *case.args]) == 0
+    written = run_json(["eval", str(out), *common], tmp_path / "c.json")
+    assert corrected["corrections"]["n_applied"] == len(FIXED[family])
+    assert corrected["corrections"]["path"] == str(corrections)
+    assert len(corrected["corrections"]["sha256"]) == 64
+    assert "corrections" not in published and "corrections" not in written
+    table = capsys.readouterr().out
+    assert f"corrections  {corrections} (sha256" in table
+    assert f"{len(FIXED[family])} applied; these numbers score the corrected" in table
+    for pub, cor, wri in zip(published["evaluations"], corrected["evaluations"],
+                             written["evaluations"], strict=True):
+        assert cor["summary"] == wri["summary"]
+        assert [{k: v for k, v in q.items() if k != "name"} for q in cor["queries"]] == \
+            [{k: v for k, v in q.items() if k != "name"} for q in wri["queries"]]
+        assert cor["queries"] != pub["queries"]  # the corrections did change something
+
+
+def test_hpatches_is_refused_in_one_sentence(tmp_path):
+    from irviewer.core.corrections import pair_choices
+    from irviewer.core.dataset import Dataset, build_query
+
+    ds = Dataset(name="hp", format="hpatches", path=tmp_path / "x.benchmark",
+                 gallery=("a", "b"), queries=(build_query("a", "a", {"same_patch": [0]}),),
+                 groups=("same_patch", "same_image"), protocols=("hpatches-patch",))
+    sentence = ("x.benchmark: HPatches labels come from geometry (patches cut at known "
+                "homographies), not from annotation, so they cannot be corrected")
+    for attempt in (lambda: pair_choices(ds), lambda: write_corrected(ds, tmp_path / "o"),
+                    lambda: CorrectionLog(ds).push(Correction("a", "b", "same_patch")),
+                    lambda: CorrectionLog(ds).push(Correction("", "b", "x"))):
+        with pytest.raises(InputError) as e:
+            attempt()
+        assert str(e.value) == sentence
