@@ -155,8 +155,26 @@ def test_the_written_copy_reads_back_as_the_corrected_dataset(cases, family, dat
                                              "express"):
             write_corrected(log.dataset, out)
         return
-    write_corrected(log.dataset, out)
-    assert_same_ground_truth(read_dataset(out, options=case.options), log.dataset)
+    _, notes = write_corrected(log.dataset, out)
+    back = read_dataset(out, options=case.options)
+    if not notes:
+        assert_same_ground_truth(back, log.dataset)
+        return
+    # An instance set's reader leaves out queries with no other gallery image of their
+    # instance, and a manifest's removed queries come back once they have one: the notes say
+    # so, and every other query reads back as corrected.
+    names = {name_key(q.name) for q in back.queries}
+    kept = [q for q in log.dataset.queries if name_key(q.name) in names]
+    for q in log.dataset.queries:
+        if name_key(q.name) not in names:
+            assert not np.any(q.group("positive") != q.self_index), q.name
+            assert "no other gallery image" in notes[0]
+    if len(back.queries) > len(kept):
+        assert "back as queries" in notes[-1]
+    by_name = {name_key(q.name): q for q in back.queries}
+    for q in kept:
+        np.testing.assert_array_equal(q.group("positive"), by_name[name_key(q.name)].group(
+            "positive"))
 
 
 FIXED = {

@@ -4,6 +4,7 @@ format, so a fix can be published (see docs/corrections.md)."""
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from irviewer.cli.common import add_reader_options, read_options
@@ -38,7 +39,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                           corrections=args.corrections)
     dataset, loaded = open_ground_truth(request)
     assert loaded is not None
-    written = write_corrected(dataset, args.out)
+    written, notes = write_corrected(dataset, args.out)
     print(f"{len(loaded.log)} corrections from {args.corrections} applied, "
           f"{len(loaded.log.changed_queries())} queries changed; {written}")
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
     return 0

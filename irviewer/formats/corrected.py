@@ -12,9 +12,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from irviewer.core.corrections import GEOMETRY_LABELS, beyond_labels
+import numpy as np
+
+from irviewer.core.corrections import GEOMETRY_LABELS, beyond_labels, family
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError, counted, examples
+from irviewer.core.label_rules import INSTANCE, LabelIndex
 from irviewer.formats import holidays, instance_names, manifest, oxford, reid, revisited
 
 #: Per reader: what is written, and the file suffixes its reader recognises (None: a folder).
@@ -28,11 +31,12 @@ OUTPUTS: dict[str, tuple[str, tuple[str, ...] | None]] = {
 }
 
 
-def write_corrected(dataset: Dataset, out: Path) -> str:
+def write_corrected(dataset: Dataset, out: Path) -> tuple[str, list[str]]:
     """Write ``dataset``'s (corrected) ground truth at ``out`` in its own format; return a
-    sentence saying what was written. InputError for HPatches, an ``out`` that is the
-    published dataset, a suffix the format's reader would not recognise, or pair corrections
-    a label format cannot hold."""
+    sentence saying what was written, and notes on queries the instance reader will treat
+    differently when it reads the copy (:func:`instance_query_changes`). InputError for
+    HPatches, an ``out`` that is the published dataset, a suffix the format's reader would
+    not recognise, or pair corrections a label format cannot hold."""
     out = Path(out)
     where = dataset.label()
     if dataset.format.startswith("hpatches"):
@@ -55,6 +59,7 @@ def write_corrected(dataset: Dataset, out: Path) -> str:
                          f"corrections that image labels cannot express, e.g. "
                          f"{examples(beyond)}; {what} records labels only, so relabel the "
                          "images instead, or publish the corrections file with the dataset")
+    notes = instance_query_changes(dataset)
     if dataset.format == manifest.NAME:
         manifest.rewrite_manifest(Path(dataset.path), out, manifest.corrected_label_of(dataset))
     elif dataset.format in (instance_names.NAME, reid.NAME):
@@ -65,4 +70,51 @@ def write_corrected(dataset: Dataset, out: Path) -> str:
         revisited.write_gnd(out, dataset)
     else:
         holidays.write_group_list(out, dataset)
-    return f"wrote {what} of {counted(dataset.n_queries, 'query', 'queries')} to {out}"
+    return f"wrote {what} of {counted(dataset.n_queries, 'query', 'queries')} to {out}", notes
+
+
+def instance_query_changes(dataset: Dataset) -> list[str]:
+    """Return sentences on the queries of a corrected instance set that its reader (with
+    the default options, which remove queries whose instance has no other gallery image, as
+    the CLICIDE/GaRoFou evaluations do) will not read back as they are: queries a relabel
+    left with no other gallery image (removed on reading; the corrected evaluation reports
+    them as skipped, so the means agree) and, in a manifest, rows of queries removed when it
+    was read whose instance now has a gallery image (they come back as queries, which
+    changes the numbers). Empty for other families."""
+    if family(dataset) != INSTANCE or dataset.gallery_labels is None:
+        return []
+    index = LabelIndex.of(np.asarray(dataset.gallery_labels))
+    orphans = [q.name for q in dataset.queries
+               if not np.any(index.members(q.meta.get("label")) != q.self_index)]
+    notes = []
+    if orphans:
+        notes.append(f"{counted(len(orphans), 'query has', 'queries have')} no other gallery "
+                     f"image of {'its' if len(orphans) == 1 else 'their'} instance after the "
+                     f"corrections, e.g. {examples(orphans)}: read with the default options "
+                     f"the copy leaves {'it' if len(orphans) == 1 else 'them'} out "
+                     "(--keep-orphans keeps them, reported as skipped); the means are the same")
+    if dataset.format == manifest.NAME and dataset.path is not None:
+        present = {q.name for q in dataset.queries}
+        labels = manifest.corrected_label_of(dataset)
+        gallery = dataset.gallery_index()
+        ignored = _ignored_labels(dataset)
+        back = []
+        for row in manifest.read_rows(Path(dataset.path)):
+            name = manifest.image_name(row.image)
+            label = labels.get(name, row.label)
+            if row.role == "gallery" or name in present or label in ignored:
+                continue
+            if np.any(index.members(label) != gallery.get(name, -1)):
+                back.append(name)
+        if back:
+            notes.append(f"{counted(len(back), 'query', 'queries')} the reader removed "
+                         f"(no other gallery image of the instance) now "
+                         f"{'has' if len(back) == 1 else 'have'} one, e.g. {examples(back)}: "
+                         f"the copy reads {'it' if len(back) == 1 else 'them'} back as "
+                         "queries, so its numbers differ from eval --corrections")
+    return notes
+
+
+def _ignored_labels(dataset: Dataset) -> set[str]:
+    labels = np.asarray(dataset.gallery_labels)
+    return {str(v) for v in labels[dataset.global_ignored].tolist()}

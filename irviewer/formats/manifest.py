@@ -64,7 +64,7 @@ def read_manifest(path: Path, options: ReadOptions | None = None) -> Dataset:
     field, a repeated image, or a file with no query or no gallery image.
     """
     path = Path(path)
-    rows = _read_rows(path)
+    rows = read_rows(path)
     if any(row.camera is not None for row in rows):
         return _reid_manifest(path, rows)
     entries = [InstanceEntry(image_name(row.image), row.label, row.role,
@@ -197,7 +197,7 @@ def instance_dataset(path: Path, format_name: str, entries: list[InstanceEntry],
                    notes=tuple(notes), titles=titles)
 
 
-def _read_rows(path: Path) -> list[ManifestRow]:
+def read_rows(path: Path) -> list[ManifestRow]:
     """Return each data line's cells (``camera`` None when the header has no such column)."""
     text = read_text(path, "a CSV manifest")
     try:
