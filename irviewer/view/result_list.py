@@ -139,13 +139,14 @@ def titles(dataset: Dataset) -> dict[str, str]:
 
 def ignored_reasons(evaluation: Evaluation) -> list[str]:
     """Return what the protocol ignores in a result list, in words, for the legend ("junk",
-    "Easy images", "the query itself"): the ignored groups this dataset has (those with a
+    "Easy images", "the query itself"): the ignored groups with members in this dataset
+    (an instance set's ``junk`` only once a correction puts an item there; groups with a
     badge of their own are left to their badge), and the query's own image where the
     self-match rule removes it. Images removed for every query are never ranked, so never
     shown, and not listed."""
     p, ds = evaluation.protocol, evaluation.dataset
     reasons = [GROUP_WORDS.get(g, g) for g in p.ignored
-               if g in ds.groups and g not in OWN_BADGE_GROUPS]
+               if g in ds.groups and g not in OWN_BADGE_GROUPS and len(ds.group_table(g)[1])]
     if p.self_match == "remove" and any(q.self_index >= 0 for q in ds.queries):
         reasons.append(GROUP_WORDS[SELF])
     return reasons

@@ -115,8 +115,12 @@ def test_the_legend_names_what_the_protocol_ignores():
     ds, r = lined_up({"easy": [0], "hard": [1], "junk": [2]}, names=("easy", "hard", "junk"))
     hard = evaluate(ds, r, get_protocol("revisited-hard"))
     assert ignored_reasons(hard) == ["junk", "Easy images"]
-    ds, r = lined_up({"positive": [0, 1]}, self_index=1)
+    ds, r = lined_up({"positive": [0, 1], "junk": [3]}, self_index=1)
     assert ignored_reasons(evaluate(ds, r, JUNK)) == ["junk", "the query itself"]
+    # An ignored group with no member (an instance set's junk before any correction) is not
+    # named.
+    ds, r = lined_up({"positive": [0, 1]}, self_index=1)
+    assert ignored_reasons(evaluate(ds, r, JUNK)) == ["the query itself"]
 
 
 def test_titles_and_tooltips():
