@@ -28,6 +28,10 @@ from irviewer.view.result_list import ignored_reasons, own_badges, query_header,
 from irviewer.view.summary import summary
 from irviewer.view.view_state import ViewState
 
+#: The smallest window in which the panels do not overlap (the query list, a row of tiles
+#: and the plots stay usable).
+MINIMUM_SIZE = (1024, 640)
+
 
 class MainWindow(QMainWindow):
     """The irviewer inspector."""
@@ -37,6 +41,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.setWindowTitle("irviewer")
         self.resize(1480, 900)
+        self.setMinimumSize(*MINIMUM_SIZE)
         self.settings = settings if settings is not None else QSettings(
             QSettings.Format.IniFormat, QSettings.Scope.UserScope, "irviewer", "irviewer")
         self.opened: Opened | None = None
@@ -54,6 +59,9 @@ class MainWindow(QMainWindow):
         for panel in (self.queries, self.results, self.plots):
             self.split.addWidget(panel)
         self.split.setSizes([360, 790, 330])
+        self.split.setChildrenCollapsible(False)
+        for panel, width in ((self.queries, 320), (self.results, 380), (self.plots, 260)):
+            panel.setMinimumWidth(width)
         central = QWidget()
         layout = QVBoxLayout(central)
         layout.addWidget(self.bar)
@@ -137,7 +145,7 @@ class MainWindow(QMainWindow):
             f"{ds.label()}: {ds.n_queries:,} queries, {ds.n_gallery:,} gallery images, "
             f"{', '.join(opened.methods)}" + (f" — {ds.notes[0]}" if ds.notes else ""))
         self.setWindowTitle(f"{ds.label()} — irviewer")
-        self.bar.set_choices(list(opened.methods), list(ds.protocols))
+        self.bar.set_choices(list(opened.methods), list(opened.protocols))
         self.rescore()
         self.queries.jump(0)
         self.sessions.after_open()

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
-from PySide6.QtWidgets import QMenu, QMessageBox
+from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QLineEdit, QMenu, QMessageBox
 
 from irviewer.session import demo_request
 
@@ -16,8 +16,9 @@ if TYPE_CHECKING:
 KEYS_HELP = (
     "↑ / ↓  previous / next query\nF  next failure (P@1 = 0)\nHome / End  first / last "
     "query\n+ / −  larger / smaller thumbnails\nI  show ignored items\nCtrl+O  open\n"
-    "Ctrl+Shift+O  add a descriptor file or ranking\nCtrl+F  filter queries\nEsc  cancel "
-    "opening\nIn the comparison: ← / →  previous / next result, Ctrl+0  fit")
+    "Ctrl+Shift+O  add a descriptor file or ranking\nCtrl+F  filter queries\nEsc  clear "
+    "the filter (in the filter box), else cancel opening\nIn the comparison: ← / →  "
+    "previous / next result, Ctrl+0  fit")
 
 
 @dataclass
@@ -33,6 +34,7 @@ def install(w: MainWindow) -> Menus:
     """Build the window's menus and shortcuts; return the menus (``w.menus``)."""
     bar = w.menuBar()
     file_menu = bar.addMenu("&File")
+    opening_actions = []
     for text, keys, slot in (
             ("&Open…", QKeySequence.StandardKey.Open, w.opening.open_dialog),
             ("&Add a descriptor file or ranking…", "Ctrl+Shift+O",
@@ -46,7 +48,13 @@ def install(w: MainWindow) -> Menus:
             action.setShortcut(QKeySequence(keys))
         action.triggered.connect(lambda _=False, s=slot: s())
         file_menu.addAction(action)
+        if "ave" not in text:
+            opening_actions.append(action)
     recent = file_menu.addMenu("&Recent")
+    # One opening at a time: what would start another waits until this one ends (Esc or
+    # Cancel stops it).
+    for item in (*opening_actions, recent.menuAction()):
+        w.opening.busy.connect(lambda busy, a=item: a.setEnabled(not busy))
     recent.aboutToShow.connect(lambda: w.sessions.fill_recent(recent))
     file_menu.addSeparator()
     quit_action = QAction("&Quit", w)
@@ -70,6 +78,20 @@ def install(w: MainWindow) -> Menus:
     for keys, slot in ((QKeySequence.StandardKey.Find, w.queries.focus_filter),
                        ("=", lambda: w.results.zoom(16)),
                        ("Home", lambda: w.queries.jump(0)), ("End", lambda: w.queries.jump(-1)),
-                       ("Escape", w.cancel_opening)):
+                       ("Escape", lambda: escape(w))):
         QShortcut(QKeySequence(keys), w, activated=slot)
     return Menus(file_menu, recent, view)
+
+
+def escape(w: MainWindow) -> None:
+    """Esc: in the filter box it clears the filter; in another field it does nothing there;
+    elsewhere it cancels opening (it never cancels from a place where it means something
+    else)."""
+    focus = QApplication.focusWidget()
+    if focus is w.queries.filter_edit:
+        w.queries.filter_edit.clear()
+    elif isinstance(focus, QLineEdit | QAbstractSpinBox) or (
+            focus is not None and isinstance(focus.parent(), QAbstractSpinBox)):
+        return
+    else:
+        w.cancel_opening()

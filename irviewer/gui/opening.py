@@ -19,7 +19,8 @@ from irviewer.session import Opened, OpenRequest, classify_paths
 
 
 class OpeningController(QObject):
-    """Starts, shows and cancels opening; opens files dropped on the window (which passes
+    """Starts, shows and cancels opening (``busy(bool)`` when it starts and ends); opens
+    files dropped on the window (which passes
     its drag events to :meth:`drag_enter` and :meth:`drop`).
 
     ``current`` is the :class:`Opened` being shown (set by the window), which Add and drops
@@ -29,6 +30,7 @@ class OpeningController(QObject):
     failed = Signal(str)
     message = Signal(str)
     session_dropped = Signal(object, bool)
+    busy = Signal(bool)
 
     def __init__(self, window: QWidget, status: QStatusBar) -> None:
         super().__init__(window)
@@ -41,7 +43,7 @@ class OpeningController(QObject):
         self.opener.busy.connect(self._on_busy)
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(220)
-        self.progress.setTextVisible(False)
+        self.progress.setFormat("%p%")
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.clicked.connect(self.cancel)
         for widget in (self.progress, self.cancel_button):
@@ -148,12 +150,16 @@ class OpeningController(QObject):
         self.progress.setVisible(busy)
         self.cancel_button.setVisible(busy)
         self.progress.setRange(0, 0)
+        self.progress.setTextVisible(False)
+        self.busy.emit(busy)
 
     def _on_progress(self, stage: str, done: int, total: int) -> None:
         if total:
             self.progress.setRange(0, total)
             self.progress.setValue(done)
+            self.progress.setTextVisible(True)  # "42%"
         else:
             self.progress.setRange(0, 0)  # busy indicator
+            self.progress.setTextVisible(False)
         suffix = f" {done:,}/{total:,}" if total else ""
         self.message.emit(f"{stage[:1].upper()}{stage[1:]}{suffix}…")

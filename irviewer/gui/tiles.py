@@ -30,12 +30,18 @@ class TileGrid(QWidget):
     def set_tiles(self, tiles: list[ResultTile] | tuple[ResultTile, ...]) -> None:
         """Show ``tiles`` (thumbnails load in the background)."""
         self.tiles = list(tiles)
-        self.updateGeometry()
-        self.update()
+        self._fit_height()
 
     def set_tile_size(self, size: int) -> None:
         """Change the tile size (the +/- keys)."""
         self.tile_size = max(64, min(320, size))
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        """Take exactly the height the tiles need at this width (fewer tiles: less height,
+        so no blank space is left below a short list)."""
+        self.setMinimumHeight(self.heightForWidth(self.width()))
+        self.setMaximumHeight(self.heightForWidth(self.width()))
         self.updateGeometry()
         self.update()
 
@@ -60,7 +66,9 @@ class TileGrid(QWidget):
         return self.GAP + rows * (self.tile_size + self.CAPTION + self.GAP)
 
     def resizeEvent(self, event) -> None:  # noqa: N802
-        self.setMinimumHeight(self.heightForWidth(self.width()))
+        height = self.heightForWidth(self.width())
+        self.setMinimumHeight(height)
+        self.setMaximumHeight(height)
         super().resizeEvent(event)
 
     def paintEvent(self, event) -> None:  # noqa: N802

@@ -24,7 +24,6 @@ class PlotsPanel(QSplitter):
     def __init__(self) -> None:
         super().__init__(Qt.Orientation.Vertical)
         self.plot = PRPlot()
-        self.plot.setMinimumWidth(320)
         self.overview = Overview()
         self.overview.histogram.range_clicked.connect(
             lambda lo, hi: self.ap_range_requested.emit((lo, hi)))

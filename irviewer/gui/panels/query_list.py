@@ -9,6 +9,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QDoubleSpinBox,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QTableView,
@@ -41,11 +42,13 @@ class QueryListPanel(QWidget):
         self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
         self.table.verticalHeader().hide()
-        self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setWordWrap(False)
-        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
-        for column, width in enumerate((178, 46, 46, 42)):
-            self.table.horizontalHeader().resizeSection(column, width)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        header = self.table.horizontalHeader()
+        header.setStretchLastSection(False)
+        header.setMinimumSectionSize(36)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.table.selectionModel().currentRowChanged.connect(self._on_row)
         self.filter_edit = QLineEdit()
@@ -61,7 +64,10 @@ class QueryListPanel(QWidget):
             spin.setSingleStep(10.0)
             spin.setSuffix(" %")
             spin.setValue(value)
+            spin.setKeyboardTracking(False)  # a value counts when committed, not per key
             spin.valueChanged.connect(self._on_ap_spin)
+        self.ap_low.setToolTip("Lowest AP listed (%): Enter or Tab applies it")
+        self.ap_high.setToolTip("Highest AP listed (%): Enter or Tab applies it")
         ap_row = QHBoxLayout()
         ap_row.addWidget(QLabel("AP from"))
         ap_row.addWidget(self.ap_low)
@@ -143,8 +149,10 @@ class QueryListPanel(QWidget):
         low, high = ap_range if ap_range is not None else (0.0, 1.0)
         for spin, value in ((self.ap_low, low), (self.ap_high, high)):
             spin.blockSignals(True)
+            spin.setRange(0.0, 100.0)
             spin.setValue(100 * value)
             spin.blockSignals(False)
+        self._bound_ap_boxes()
         active = None if (low, high) == (0.0, 1.0) else (low, high)
         self.proxy.set_ap_range(active)
         self._count()
@@ -181,6 +189,14 @@ class QueryListPanel(QWidget):
     def _on_ap_spin(self, _value: float) -> None:
         low, high = self.ap_low.value() / 100, self.ap_high.value() / 100
         self.set_ap_range((min(low, high), max(low, high)))
+
+    def _bound_ap_boxes(self) -> None:
+        """Keep "from" at most "to" and "to" at least "from" (the arrows stop there)."""
+        for spin, low, high in ((self.ap_low, 0.0, self.ap_high.value()),
+                                (self.ap_high, self.ap_low.value(), 100.0)):
+            spin.blockSignals(True)
+            spin.setRange(low, high)
+            spin.blockSignals(False)
 
     def _count(self) -> None:
         self.count.setText(f"{self.proxy.rowCount():,} of {self.model.rowCount():,} "

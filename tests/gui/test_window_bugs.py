@@ -1,0 +1,99 @@
+"""Issue #14's window bugs and wants, each as the steps that showed it: results height,
+AP range typing, Esc and Ctrl+O while loading, minimum size, the table's columns, the
+progress percentage."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QHeaderView
+
+from irviewer.gui import workers
+from irviewer.gui.main_window import MINIMUM_SIZE, MainWindow
+from irviewer.session import Step, demo_paths, demo_request
+
+
+@pytest.fixture
+def window(qtbot):
+    w = MainWindow(top_k=20)
+    qtbot.addWidget(w)
+    w.show()
+    w.open_request(demo_request(), sync=True)
+    return w
+
+
+def test_a_short_list_after_a_long_one_leaves_no_blank_space(window, qtbot):
+    grid = window.results.grid
+    window.results.k_box.setValue(200)
+    long = grid.minimumHeight()
+    window.results.k_box.setValue(10)
+    assert grid.minimumHeight() == grid.heightForWidth(grid.width()) < long
+    qtbot.waitUntil(lambda: grid.height() == grid.heightForWidth(grid.width()), timeout=2000)
+
+
+def test_typing_an_ap_range_keeps_what_was_typed(window, qtbot):
+    low, high = window.queries.ap_low, window.queries.ap_high
+    for spin, text in ((low, "20"), (high, "30")):
+        spin.setFocus()
+        spin.selectAll()
+        qtbot.keyClicks(spin, text)
+        qtbot.keyClick(spin, Qt.Key.Key_Tab)
+    assert (low.value(), high.value()) == (20, 30)
+    assert window.queries.proxy.ap_range == (0.2, 0.3)
+    ap = window.evaluation.per_query["AP"]
+    assert window.queries.proxy.rowCount() == int(np.sum((ap >= 0.2) & (ap < 0.3)))
+    assert low.maximum() == 30 and high.minimum() == 20  # bounded by each other
+    window.set_ap_range(None)
+    assert (low.value(), high.value(), low.maximum()) == (0, 100, 100)
+
+
+@pytest.fixture
+def slow_open(monkeypatch):
+    """Make opening take seconds (a generator that reports progress), and tell when it is
+    closed."""
+    closed = threading.Event()
+
+    def slow(_request):
+        try:
+            for i in range(1000):
+                time.sleep(0.005)
+                yield Step("ranking", i, 1000)
+        finally:
+            closed.set()
+
+    monkeypatch.setattr(workers, "iter_open", slow)
+    return closed
+
+
+def test_esc_in_the_filter_box_does_not_cancel_loading_and_open_waits(window, qtbot,
+                                                                      slow_open):
+    window.queries.filter_edit.setFocus()
+    qtbot.keyClicks(window.queries.filter_edit, "mo")
+    window.open_paths(*demo_paths())
+    qtbot.waitUntil(lambda: window.opening.progress.value() > 0, timeout=5000)
+    assert window.opening.progress.text() == f"{window.opening.progress.value() // 10}%"
+    open_action = window.menus.file.actions()[0]
+    assert open_action.text() == "&Open…" and not open_action.isEnabled()  # one at a time
+    qtbot.keyClick(window.queries.filter_edit, Qt.Key.Key_Escape)
+    assert window.opening.running and not slow_open.is_set()
+    assert window.queries.filter_edit.text() == ""  # Esc there clears the filter
+    window.queries.table.setFocus()
+    qtbot.keyClick(window.queries.table, Qt.Key.Key_Escape)
+    assert slow_open.wait(5) and not window.opening.running
+    window.opening.wait()
+    assert open_action.isEnabled()
+
+
+def test_the_window_has_a_minimum_size_and_the_table_columns_fit(window):
+    window.resize(300, 200)
+    assert (window.width(), window.height()) == MINIMUM_SIZE
+    header = window.queries.table.horizontalHeader()
+    assert header.sectionResizeMode(0) == QHeaderView.ResizeMode.Stretch
+    assert not header.stretchLastSection()
+    table = window.queries.table
+    total = sum(header.sectionSize(c) for c in range(header.count()))
+    assert total <= table.viewport().width() + 1  # nothing runs off to the right
