@@ -74,6 +74,7 @@ class MainWindow(QMainWindow):
         self.comparison = CompareController(self)
         self.bar.changed.connect(self.rescore)
         self.queries.query_selected.connect(self.show_query)
+        self.queries.query_hidden.connect(self.results.set_hidden)
         self.queries.ap_range_changed.connect(self.plots.set_active_range)
         self.plots.ap_range_requested.connect(self.set_ap_range)
         self.results.depth_changed.connect(self._refresh_query)

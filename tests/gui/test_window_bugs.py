@@ -9,8 +9,9 @@ import time
 
 import numpy as np
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHeaderView
+from PySide6.QtCore import QEvent, QItemSelectionModel, Qt
+from PySide6.QtGui import QFocusEvent
+from PySide6.QtWidgets import QApplication, QHeaderView
 
 from irviewer.gui import workers
 from irviewer.gui.main_window import MINIMUM_SIZE, MainWindow
@@ -97,3 +98,35 @@ def test_the_window_has_a_minimum_size_and_the_table_columns_fit(window):
     table = window.queries.table
     total = sum(header.sectionSize(c) for c in range(header.count()))
     assert total <= table.viewport().width() + 1  # nothing runs off to the right
+
+
+GAUGUIN = "images/gauguin_three-tahitian-women_query"
+
+
+def test_a_query_the_filter_hides_stays_shown_and_is_said_hidden(window, qtbot):
+    window.select_query(GAUGUIN)
+    q = window.current
+    window.queries.failures.setChecked(True)
+    assert window.current == q  # Gauguin fails with strong.npz: still listed
+    window.bar.method_box.setCurrentText("weak.npz")
+    listed = [window.queries.model.query_of(window.queries.proxy.mapToSource(
+        window.queries.proxy.index(r, 0)).row()) for r in range(window.queries.proxy.rowCount())]
+    assert q not in listed  # with weak.npz it does not fail: filtered away
+    assert window.current == q and window.results.hidden_note.isVisibleTo(window)
+    assert "Hidden by the filter" in window.results.hidden_note.text()
+    assert not window.queries.table.selectionModel().hasSelection()
+    # The table getting focus (a click on its scrollbar, a menu closing) moves no details.
+    # Qt then puts its cursor on a row without selecting it (QAbstractItemView's focusIn):
+    table = window.queries.table
+    for reason in (Qt.FocusReason.TabFocusReason, Qt.FocusReason.PopupFocusReason):
+        QApplication.sendEvent(table, QFocusEvent(QEvent.Type.FocusIn, reason))
+    table.selectionModel().setCurrentIndex(window.queries.proxy.index(0, 0),
+                                           QItemSelectionModel.SelectionFlag.NoUpdate)
+    qtbot.wait(20)
+    assert window.current == q  # the details did not follow the cursor
+    # Clearing the filter lists it again, selected.
+    window.queries.failures.setChecked(False)
+    assert window.queries.current_query() == q and not window.results.hidden_note.isVisible()
+    # A click on another row shows that one.
+    window.queries.table.selectRow(0)
+    assert window.current == window.queries.current_query() != q

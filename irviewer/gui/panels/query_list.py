@@ -4,6 +4,9 @@ over the evaluation's per-query values, and the count of queries shown. Emits
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -24,11 +27,17 @@ from irviewer.gui.models import QueryFilter, QueryTableModel
 class QueryListPanel(QWidget):
     """Filter box, "failures only", AP range boxes, the query table and its count.
 
-    Signals: ``query_selected(int)`` with the query position of the new current row;
-    ``ap_range_changed(range)`` with the AP filter as (low, high) fractions or None.
+    The details follow the selection: ``query_selected(int)`` is emitted when a row becomes
+    current *and* selected with another query (a click, a key, :meth:`select_query`), never
+    when Qt only moves the cursor (focus coming back, rows filtered away). When the filters
+    hide the query shown, it stays shown and ``query_hidden(True)`` says so (``False``
+    when it is listed again).
+
+    ``ap_range_changed(range)`` gives the AP filter as (low, high) fractions or None.
     """
 
     query_selected = Signal(int)
+    query_hidden = Signal(bool)
     ap_range_changed = Signal(object)
 
     def __init__(self) -> None:
@@ -50,7 +59,11 @@ class QueryListPanel(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
-        self.table.selectionModel().currentRowChanged.connect(self._on_row)
+        self.table.selectionModel().currentRowChanged.connect(self._follow)
+        self.table.selectionModel().selectionChanged.connect(self._follow)
+        self.shown: int | None = None  # the query whose details are shown
+        self.hidden = False
+        self._changing = False
         self.filter_edit = QLineEdit()
         self.filter_edit.setPlaceholderText("Filter queries…  (Ctrl+F)")
         self.filter_edit.setClearButtonEnabled(True)
@@ -87,9 +100,11 @@ class QueryListPanel(QWidget):
     def set_evaluation(self, evaluation: Evaluation) -> None:
         """Show ``evaluation``'s per-query values; the same queries re-scored keep their
         row selected and current."""
-        self.model.set_evaluation(evaluation)
-        self.proxy.refresh()
-        self._count()
+        if self.model.rowCount() != evaluation.dataset.n_queries:
+            self.shown = None  # other queries: nothing to keep
+        with self._rows_changing():
+            self.model.set_evaluation(evaluation)
+            self.proxy.refresh()
 
     def current_query(self) -> int | None:
         """Return the query position of the current row, or None."""
@@ -99,9 +114,14 @@ class QueryListPanel(QWidget):
         return self.model.query_of(self.proxy.mapToSource(index).row())
 
     def select_query(self, q: int) -> bool:
-        """Make query ``q``'s row current and selected; False when the filters hide it."""
+        """Make query ``q``'s row current and selected; False when the filters hide it (then
+        it is the query shown, said to be hidden, and no row is selected)."""
         index = self.proxy.mapFromSource(self.model.index(self.model.row_of(q), 0))
         if not index.isValid():
+            self.shown = q
+            self.table.selectionModel().clearSelection()
+            self.table.selectionModel().clearCurrentIndex()
+            self._set_hidden(True)
             return False
         self.table.selectionModel().setCurrentIndex(
             index, QItemSelectionModel.SelectionFlag.ClearAndSelect
@@ -154,8 +174,8 @@ class QueryListPanel(QWidget):
             spin.blockSignals(False)
         self._bound_ap_boxes()
         active = None if (low, high) == (0.0, 1.0) else (low, high)
-        self.proxy.set_ap_range(active)
-        self._count()
+        with self._rows_changing():
+            self.proxy.set_ap_range(active)
         self.ap_range_changed.emit(active)
 
     def sort_state(self) -> tuple[int, str] | None:
@@ -174,17 +194,58 @@ class QueryListPanel(QWidget):
                                     if order == "descending" else Qt.SortOrder.AscendingOrder)
 
     # -- slots -----------------------------------------------------------------------------
-    def _on_row(self, current: QModelIndex, _previous: QModelIndex) -> None:
-        if current.isValid():
-            self.query_selected.emit(self.model.query_of(self.proxy.mapToSource(current).row()))
+    def _follow(self, *_args: object) -> None:
+        if self._changing:
+            return
+        current = self.table.currentIndex()
+        if not current.isValid() or not self.table.selectionModel().isRowSelected(
+                current.row(), QModelIndex()):
+            return  # the cursor moved without a selection (focus in, rows removed)
+        q = self.model.query_of(self.proxy.mapToSource(current).row())
+        if q != self.shown or self.hidden:
+            self.shown = q
+            self._set_hidden(False)
+            self.query_selected.emit(q)
+
+    def _filtered(self) -> None:
+        """After the rows changed: keep the shown query selected, or say it is hidden."""
+        if self.shown is not None:
+            index = self.proxy.mapFromSource(self.model.index(self.model.row_of(self.shown), 0))
+            selection = self.table.selectionModel()
+            if index.isValid():
+                if self.table.currentIndex() != index or not selection.isRowSelected(
+                        index.row(), QModelIndex()):
+                    self.select_query(self.shown)
+                self._set_hidden(False)
+            else:
+                selection.clearSelection()
+                selection.clearCurrentIndex()
+                self._set_hidden(True)
+        self._count()
+
+    def _set_hidden(self, hidden: bool) -> None:
+        if hidden != self.hidden:
+            self.hidden = hidden
+            self.query_hidden.emit(hidden)
 
     def _on_filter(self, text: str) -> None:
-        self.proxy.set_text(text)
-        self._count()
+        with self._rows_changing():
+            self.proxy.set_text(text)
 
     def _on_failures(self, on: bool) -> None:
-        self.proxy.set_failures_only(on)
-        self._count()
+        with self._rows_changing():
+            self.proxy.set_failures_only(on)
+
+    @contextlib.contextmanager
+    def _rows_changing(self) -> Iterator[None]:
+        """Ignore what Qt does to the cursor while rows change; then keep the shown query
+        selected, or say that it is hidden."""
+        self._changing = True
+        try:
+            yield
+        finally:
+            self._changing = False
+            self._filtered()
 
     def _on_ap_spin(self, _value: float) -> None:
         low, high = self.ap_low.value() / 100, self.ap_high.value() / 100

@@ -45,6 +45,9 @@ class ResultsPanel(QWidget):
         self.query_title.setWordWrap(True)
         self.query_metrics = QLabel("")
         self.query_metrics.setTextFormat(Qt.TextFormat.RichText)
+        self.hidden_note = QLabel('<span style="color:#D55E00">Hidden by the filter: this '
+                                  "query is not in the list on the left</span>")
+        self.hidden_note.setVisible(False)
         self.k_box = QSpinBox()
         self.k_box.setRange(*DEPTH_RANGE)
         self.k_box.setSingleStep(10)
@@ -62,6 +65,7 @@ class ResultsPanel(QWidget):
         info = QVBoxLayout()
         info.addWidget(self.query_title)
         info.addWidget(self.query_metrics)
+        info.addWidget(self.hidden_note)
         info.addLayout(k_row)
         info.addWidget(self.ignored_box)
         info.addWidget(self.legend)
@@ -102,6 +106,10 @@ class ResultsPanel(QWidget):
     def show_ignored(self) -> bool:
         """Return whether ignored items are shown where they ranked."""
         return self.ignored_box.isChecked()
+
+    def set_hidden(self, hidden: bool) -> None:
+        """Say (or stop saying) that the query shown is hidden by the list's filters."""
+        self.hidden_note.setVisible(hidden)
 
     def set_legend(self, ignored: list[str], badges: tuple[int, ...]) -> None:
         """Show the legend for a protocol that ignores ``ignored`` (in words)."""
