@@ -249,8 +249,10 @@ class MainWindow(QMainWindow):
         self.opening.drop(event)
 
     def closeEvent(self, event) -> None:  # noqa: N802
+        if not self.sessions.close():
+            event.ignore()
+            return
         self.opening.wait()
-        self.sessions.close()
         for child in self.findChildren(QWidget):
             if child.isWindow() and child.isVisible():  # the comparison, message boxes
                 child.close()

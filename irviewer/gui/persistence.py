@@ -11,6 +11,7 @@ files from File ▸ Recent comes back where one left off.
 from __future__ import annotations
 
 import contextlib
+from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
@@ -142,8 +143,9 @@ class SessionHost(Protocol):
 class Sessions(QObject):
     """Session files for the window: open, save, save as, autosave every few seconds and on
     closing, File ▸ Recent. ``path`` is the user's own ``.irv`` (None until saved or opened);
-    ``ask_restore(backup)`` decides whether a newer autosave is restored (a dialog; tests
-    replace it)."""
+    ``ask_restore(backup)`` decides whether a newer autosave is restored and
+    ``ask_save(path)`` whether a changed view is saved on closing (dialogs; tests replace
+    them)."""
 
     def __init__(self, host: SessionHost, parent: QWidget, settings: QSettings,
                  keep: bool = True) -> None:
@@ -156,6 +158,7 @@ class Sessions(QObject):
         self.timer.setInterval(AUTOSAVE_MS)
         self.timer.timeout.connect(self.autosave)
         self.ask_restore = self._ask_restore
+        self.ask_save = self._ask_save
 
     # -- opening -----------------------------------------------------------------------------
     def open_session(self, path: Path, sync: bool = False) -> None:
@@ -299,10 +302,54 @@ class Sessions(QObject):
         if self.path is None:
             remember(self.settings, target)
 
-    def close(self) -> None:
-        """The window closes: stop the timer and write the view once more."""
+    def close(self) -> bool:
+        """The window closes normally: return False to keep it open (the user cancelled).
+
+        With the user's own session whose view changed, ask whether to save it (Save writes
+        the session, Discard keeps the file as it was); either way its ``~autosave`` sibling
+        goes, so the next opening does not take this for a crash. Otherwise the kept session
+        gets the view once more."""
+        if self.path is None:
+            self.timer.stop()
+            self.autosave()
+            return True
+        if self.unsaved():
+            answer = self.ask_save(self.path)
+            if answer == "cancel":
+                return False
+            if answer == "save" and not self._write(self.path):
+                return False
         self.timer.stop()
-        self.autosave()
+        autosave_path(self.path).unlink(missing_ok=True)
+        return True
+
+    def unsaved(self) -> bool:
+        """Return whether the view differs from the user's session file (window geometry
+        aside)."""
+        if self.path is None:
+            return False
+        state = self.current()
+        if state is None:
+            return False
+        try:
+            saved = load_session(self.path)
+        except InputError:
+            return True
+        keep = {"geometry"}
+        return (replace(state, window={k: v for k, v in state.window.items() if k not in keep})
+                != replace(saved, window={k: v for k, v in saved.window.items()
+                                          if k not in keep}))
+
+    def _ask_save(self, path: Path) -> str:
+        """Ask whether to save the changed view to ``path``: "save", "discard" or
+        "cancel"."""
+        buttons = (QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+                   | QMessageBox.StandardButton.Cancel)
+        answer = QMessageBox.question(
+            self.parent_widget, "irviewer", f"Save the changes to the view in {path.name}?",
+            buttons, QMessageBox.StandardButton.Save)
+        return {QMessageBox.StandardButton.Save: "save",
+                QMessageBox.StandardButton.Discard: "discard"}.get(answer, "cancel")
 
     def _ask_restore(self, backup: Path) -> bool:
         answer = QMessageBox.question(

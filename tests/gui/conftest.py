@@ -27,3 +27,12 @@ def no_window_leaks(qapp):
     for w in left:
         w.close()
     assert not left, f"windows left open: {[type(w).__name__ for w in left]}"
+
+
+@pytest.fixture(autouse=True)
+def no_save_question(monkeypatch):
+    """Closing a window with an unsaved named session asks (a modal dialog); tests that do
+    not answer it themselves discard."""
+    from irviewer.gui.persistence import Sessions
+
+    monkeypatch.setattr(Sessions, "_ask_save", lambda self, path: "discard")

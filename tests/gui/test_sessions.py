@@ -142,3 +142,45 @@ def test_view_state_round_trips_through_the_window_and_the_session_file(qtbot, t
     fresh.open_request(demo_request(), sync=True)
     fresh.apply_view(state)  # no file in between
     assert fresh.view_state().selected_query == QUERY and view(fresh) == view(w)
+
+
+def test_a_normal_quit_leaves_no_crash_notice_and_asks_to_save_changes(qtbot, tmp_path):
+    w = make_window(qtbot)
+    w.open_request(demo_request(), sync=True)
+    assert w.save_session_as(tmp_path / "work.irv")
+    backup = autosave_path(tmp_path / "work.irv")
+    first = load_session(tmp_path / "work.irv").selected_query
+
+    def reopen(expect_restore: bool = False) -> MainWindow:
+        again = make_window(qtbot)
+        asked = []
+        again.sessions.ask_restore = lambda path: asked.append(path) or True
+        again.open_session(tmp_path / "work.irv", sync=True)
+        assert bool(asked) == expect_restore
+        return again
+
+    # Unchanged: no question, no autosave left behind.
+    questions = []
+    w.sessions.ask_save = lambda path: questions.append(path) or "save"
+    w.close()
+    assert questions == [] and not backup.exists()
+    # Changed, then discarded: the file keeps what was saved, nothing asks to restore.
+    w = reopen()
+    w.select_query(QUERY)
+    w.autosave()  # what the timer does: a backup exists while the window is open
+    assert backup.exists()
+    w.sessions.ask_save = lambda path: questions.append(path) or "discard"
+    w.close()
+    assert questions == [tmp_path / "work.irv"] and not backup.exists()
+    assert load_session(tmp_path / "work.irv").selected_query == first
+    # Changed, then saved: the file has the new view.
+    w = reopen()
+    w.select_query(QUERY)
+    w.sessions.ask_save = lambda path: "cancel"
+    w.close()
+    assert w.isVisible()  # cancelled: still open
+    w.sessions.ask_save = lambda path: "save"
+    w.close()
+    assert not w.isVisible() and not backup.exists()
+    assert load_session(tmp_path / "work.irv").selected_query == QUERY
+    reopen()
