@@ -8,6 +8,12 @@ import pyqtgraph as pg
 
 from irviewer.gui.theme import MEAN_CURVE, QUERY_CURVE
 
+#: The plot's legend, shown above it (inside, it would cover a curve wherever it sat:
+#: a low-AP query's curve runs along the bottom, a good one along the top).
+PR_LEGEND = (f'<span style="color:{QUERY_CURVE}; font-weight:bold">━━</span> this query '
+             f'(shaded: its AP) &nbsp; <span style="color:{MEAN_CURVE}; font-weight:bold">'
+             "╍╍</span> mean over queries (interpolated)")
+
 pg.setConfigOption("foreground", "#333333")  # axis text readable on the white plots
 
 
@@ -21,7 +27,6 @@ class PRPlot(pg.PlotWidget):
         self.setXRange(0, 1, padding=0.02)
         self.setYRange(0, 1.02, padding=0)
         self.showGrid(x=True, y=True, alpha=0.25)
-        self.addLegend(offset=(10, -10))  # bottom left: the curves start top left
         self.mean_curve = self.plot([], [], pen=pg.mkPen(MEAN_CURVE, width=2,
                                                          style=pg.QtCore.Qt.PenStyle.DashLine),
                                     name="mean (interpolated)")

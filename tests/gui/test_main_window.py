@@ -167,7 +167,8 @@ def test_ap_range_filter(window):
     assert window.queries.proxy.rowCount() == 22
 
 
-def test_switching_protocol_rescores_without_reranking(tmp_path, qtbot):
+def revisited_case(tmp_path):
+    """Write a one-query revisited ground truth and its descriptors; return both files."""
     import pickle
 
     imlist = [f"img_{i}" for i in range(6)]
@@ -178,9 +179,13 @@ def test_switching_protocol_rescores_without_reranking(tmp_path, qtbot):
     vectors = np.stack([np.cos(angles), np.sin(angles)], axis=1).astype(np.float32)
     np.savez(tmp_path / "d.npz", features=np.vstack([vectors[1:], vectors[:1]]),
              names=np.array([*imlist, "qa"]))
+    return tmp_path / "gnd_rtest.pkl", tmp_path / "d.npz"
+
+
+def test_switching_protocol_rescores_without_reranking(tmp_path, qtbot):
     w = MainWindow()
     qtbot.addWidget(w)
-    w.open_paths(tmp_path / "gnd_rtest.pkl", tmp_path / "d.npz", sync=True)
+    w.open_paths(*revisited_case(tmp_path), sync=True)
     names = [w.bar.protocol_box.itemText(i) for i in range(w.bar.protocol_box.count())]
     assert names == ["revisited-easy", "revisited-medium", "revisited-hard"]
     ranking = w.evaluation.ranking

@@ -130,3 +130,36 @@ def test_a_query_the_filter_hides_stays_shown_and_is_said_hidden(window, qtbot):
     # A click on another row shows that one.
     window.queries.table.selectRow(0)
     assert window.current == window.queries.current_query() != q
+
+
+def test_the_pr_legend_sits_outside_the_curves(window):
+    assert window.plots.plot.plotItem.legend is None  # nothing drawn over a curve
+    legend = window.plots.pr_legend
+    assert legend.isVisibleTo(window) and "this query" in legend.text()
+    assert "mean over queries" in legend.text()
+    assert legend.geometry().bottom() <= window.plots.plot.geometry().top()
+
+
+def test_the_legend_names_what_the_hard_protocol_ignores(qtbot, tmp_path):
+    from tests.gui.test_main_window import revisited_case
+
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.open_paths(*revisited_case(tmp_path), sync=True)
+    w.bar.protocol_box.setCurrentText("revisited-hard")
+    assert "ignored (junk, Easy images)" in w.results.legend.text()
+    w.bar.protocol_box.setCurrentText("revisited-easy")
+    assert "ignored (junk, Hard images)" in w.results.legend.text()
+    assert "the query itself" not in w.results.legend.text()
+
+
+def test_the_query_image_grows_with_the_window(qtbot, window):
+    window.resize(1600, 1000)
+    qtbot.waitUntil(lambda: window.results.query_image.width() > 300, timeout=3000)
+    small = MainWindow(top_k=20)
+    qtbot.addWidget(small)
+    small.show()
+    small.open_request(demo_request(), sync=True)
+    small.resize(*MINIMUM_SIZE)
+    qtbot.wait(50)
+    assert 160 <= small.results.query_image.width() < window.results.query_image.width()

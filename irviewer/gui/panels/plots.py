@@ -5,12 +5,12 @@ for that AP range (``ap_range_requested``)."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QSplitter
+from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
 from irviewer.core.curves import ap_histogram, cmc_curve, mean_precision_at, query_precision_at
 from irviewer.core.evaluation import Evaluation
 from irviewer.gui.overview import Overview
-from irviewer.gui.plots import PRPlot
+from irviewer.gui.plots import PR_LEGEND, PRPlot
 
 CURVE_DEPTH = 50  # the P@k and CMC curves run from 1 to this k
 
@@ -24,12 +24,20 @@ class PlotsPanel(QSplitter):
     def __init__(self) -> None:
         super().__init__(Qt.Orientation.Vertical)
         self.plot = PRPlot()
+        self.pr_legend = QLabel(PR_LEGEND)
+        self.pr_legend.setWordWrap(True)
+        pr = QWidget()
+        pr_layout = QVBoxLayout(pr)
+        pr_layout.setContentsMargins(0, 0, 0, 0)
+        pr_layout.setSpacing(2)
+        pr_layout.addWidget(self.pr_legend)
+        pr_layout.addWidget(self.plot, 1)
         self.overview = Overview()
         self.overview.histogram.range_clicked.connect(
             lambda lo, hi: self.ap_range_requested.emit((lo, hi)))
         self.overview.histogram.range_cleared.connect(
             lambda: self.ap_range_requested.emit(None))
-        self.addWidget(self.plot)
+        self.addWidget(pr)
         self.addWidget(self.overview)
         self.setSizes([440, 360])
 

@@ -4,21 +4,21 @@ It paints a :class:`~irviewer.view.result_list.ResultList`; it computes nothing.
 
 from __future__ import annotations
 
-from PIL import Image
-from PySide6.QtCore import QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QImage, QPainter, QPen, QPixmap
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
     QLabel,
     QScrollArea,
     QSpinBox,
+    QSplitter,
     QVBoxLayout,
     QWidget,
 )
 
-from irviewer.gui.theme import QUERY_BOX, legend_html
-from irviewer.gui.thumbnails import ThumbnailCache, decode
+from irviewer.gui.query_image import QueryImage
+from irviewer.gui.theme import legend_html
+from irviewer.gui.thumbnails import ThumbnailCache
 from irviewer.gui.tiles import TileGrid
 from irviewer.session import TOP_K_RANGE as DEPTH_RANGE  # the k box's range, defined once
 from irviewer.view.result_list import QueryHeader, ResultList, ResultTile
@@ -38,9 +38,7 @@ class ResultsPanel(QWidget):
 
     def __init__(self, cache: ThumbnailCache, depth: int = 50) -> None:
         super().__init__()
-        self.query_image = QLabel()
-        self.query_image.setFixedSize(260, 260)
-        self.query_image.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.query_image = QueryImage()
         self.query_title = QLabel("")
         self.query_title.setWordWrap(True)
         self.query_metrics = QLabel("")
@@ -72,9 +70,11 @@ class ResultsPanel(QWidget):
         info.addWidget(QLabel('<span style="color:#555">Click a result to compare it with '
                               "the query</span>"))
         info.addStretch(1)
-        head = QHBoxLayout()
-        head.addWidget(self.query_image)
-        head.addLayout(info, 1)
+        head = QWidget()
+        head_layout = QHBoxLayout(head)
+        head_layout.setContentsMargins(0, 0, 0, 0)
+        head_layout.addWidget(self.query_image, 3)
+        head_layout.addLayout(info, 2)
 
         self.grid = TileGrid(cache)
         self.grid.clicked.connect(lambda g: self._clicked(self.grid, g))
@@ -92,10 +92,17 @@ class ResultsPanel(QWidget):
         self.scroll = QScrollArea()
         self.scroll.setWidgetResizable(True)
         self.scroll.setWidget(results)
+        # The query above the results, in a splitter: the image grows with the room there
+        # is, and the user can give the results more of it.
+        self.split = QSplitter(Qt.Orientation.Vertical)
+        self.split.addWidget(head)
+        self.split.addWidget(self.scroll)
+        self.split.setChildrenCollapsible(False)
+        self.split.setStretchFactor(0, 2)
+        self.split.setStretchFactor(1, 3)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(head)
-        layout.addWidget(self.scroll, 1)
+        layout.addWidget(self.split)
 
     @property
     def depth(self) -> int:
@@ -117,7 +124,7 @@ class ResultsPanel(QWidget):
 
     def show_result(self, header: QueryHeader, result: ResultList) -> None:
         """Paint one query's header, ranked tiles and missed positives."""
-        self._show_query_image(header)
+        self.query_image.show_image(header.image, header.path, header.box)
         title = header.title or header.name
         self.query_title.setText(f"<b>{title}</b><br>{header.name}")
         self.query_metrics.setText(header.metrics)
@@ -137,21 +144,3 @@ class ResultsPanel(QWidget):
     def _clicked(self, grid: TileGrid, gallery_index: int) -> None:
         at = next(i for i, t in enumerate(grid.tiles) if t.index == gallery_index)
         self.tile_clicked.emit(tuple(grid.tiles), at)
-
-    def _show_query_image(self, header: QueryHeader) -> None:
-        image = decode(header.path, 256)
-        if not isinstance(image, QImage):
-            self.query_image.setText("broken image" if image else f"(no image)\n{header.image}")
-            return
-        pixmap = QPixmap.fromImage(image)
-        box = header.box
-        if box is not None and header.path is not None:
-            with Image.open(header.path) as im:
-                width = im.size[0]
-            f = image.width() / width
-            painter = QPainter(pixmap)
-            painter.setPen(QPen(QColor(QUERY_BOX), 3))
-            painter.drawRect(QRectF(box[0] * f, box[1] * f, (box[2] - box[0]) * f,
-                                    (box[3] - box[1]) * f))
-            painter.end()
-        self.query_image.setPixmap(pixmap)
