@@ -30,7 +30,7 @@ from irviewer.view.view_state import ViewState
 
 #: The smallest window in which the panels do not overlap (the query list, a row of tiles
 #: and the plots stay usable).
-MINIMUM_SIZE = (1024, 640)
+MINIMUM_SIZE = (1100, 680)
 
 
 class MainWindow(QMainWindow):
@@ -60,7 +60,7 @@ class MainWindow(QMainWindow):
             self.split.addWidget(panel)
         self.split.setSizes([360, 790, 330])
         self.split.setChildrenCollapsible(False)
-        for panel, width in ((self.queries, 320), (self.results, 380), (self.plots, 260)):
+        for panel, width in ((self.queries, 320), (self.results, 440), (self.plots, 280)):
             panel.setMinimumWidth(width)
         central = QWidget()
         layout = QVBoxLayout(central)

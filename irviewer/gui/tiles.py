@@ -3,13 +3,20 @@ not built from item widgets, so 200 tiles redraw in a frame."""
 
 from __future__ import annotations
 
+import math
+
 from PySide6.QtCore import QPoint, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from irviewer.gui.theme import RELEVANCE
 from irviewer.gui.thumbnails import BROKEN, ThumbnailCache
 from irviewer.view.result_list import ResultTile
+
+
+def score_text(tile: ResultTile) -> str:
+    """Return the score as the caption shows it ("" when it is not known)."""
+    return "" if math.isnan(tile.score) else f"{tile.score:.3f}"
 
 
 class TileGrid(QWidget):
@@ -93,11 +100,10 @@ class TileGrid(QWidget):
             else:
                 painter.setPen(QColor("#555555"))
                 painter.setFont(small)
-                text = ("broken image" if image == BROKEN else
-                        "loading…" if image is ... else "") + "\n" + tile.name
-                painter.drawText(inner.adjusted(4, 4, -4, -4),
-                                 int(Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap),
-                                 text)
+                state = "broken image" if image == BROKEN else "loading…" if image is ... else ""
+                box = inner.adjusted(4, 4, -4, -4)
+                painter.drawText(box, int(Qt.AlignmentFlag.AlignCenter),
+                                 state + "\n" + self.elided_name(tile, box.width(), small))
             badge = QRect(rect.left() + 6, rect.top() + 6, 22, 22)
             painter.setPen(QPen(QColor("white"), 2))
             painter.setBrush(QColor(colour))
@@ -112,8 +118,14 @@ class TileGrid(QWidget):
             rank = f"#{tile.rank}" if tile.rank is not None else "ignored"
             caption = QRect(rect.left(), rect.bottom() + 2, rect.width(), self.CAPTION)
             painter.drawText(caption, int(Qt.AlignmentFlag.AlignLeft), rank)
-            painter.drawText(caption, int(Qt.AlignmentFlag.AlignRight), f"{tile.score:.3f}")
+            painter.drawText(caption, int(Qt.AlignmentFlag.AlignRight), score_text(tile))
         painter.end()
+
+    def elided_name(self, tile: ResultTile, width: int, font: QFont | None = None) -> str:
+        """Return the tile's name fitted to ``width`` pixels: whole when it fits, else
+        elided in the middle with "…" (both ends stay readable; the tooltip has it all)."""
+        metrics = QFontMetrics(font if font is not None else self.font())
+        return metrics.elidedText(tile.name, Qt.TextElideMode.ElideMiddle, width)
 
     def tile_at(self, pos: QPoint) -> int | None:
         """Return the tile position under ``pos``, or None."""

@@ -163,3 +163,27 @@ def test_the_query_image_grows_with_the_window(qtbot, window):
     small.resize(*MINIMUM_SIZE)
     qtbot.wait(50)
     assert 160 <= small.results.query_image.width() < window.results.query_image.width()
+
+
+def test_missed_positives_show_their_score(window):
+    window.select_query(GAUGUIN)  # AP 14.2: positives beyond the top 20
+    from irviewer.gui.tiles import score_text
+
+    missed = window.results.missed.tiles
+    assert missed
+    for tile in missed:
+        row = window.evaluation.ranking.score_row(window.current)
+        assert tile.score == pytest.approx(float(row[tile.index]), abs=1e-5)
+        assert score_text(tile) == f"{tile.score:.3f}" and "nan" not in tile.tooltip()
+
+
+def test_tile_names_are_elided_in_the_middle_and_whole_in_the_tooltip(window):
+    from dataclasses import replace
+
+    grid = window.results.grid
+    tile = replace(grid.tiles[0], name="christ_church_000093_with_a_long_tail",
+                   title="Christ Church")
+    short = grid.elided_name(tile, 80)
+    assert "…" in short and short.startswith("chr") and short.endswith("ail")
+    assert grid.elided_name(tile, 2000) == tile.name
+    assert tile.tooltip().splitlines()[:2] == [tile.name, "Christ Church"]

@@ -73,8 +73,8 @@ class ResultsPanel(QWidget):
         head = QWidget()
         head_layout = QHBoxLayout(head)
         head_layout.setContentsMargins(0, 0, 0, 0)
-        head_layout.addWidget(self.query_image, 3)
-        head_layout.addLayout(info, 2)
+        head_layout.addWidget(self.query_image, 1)
+        head_layout.addLayout(info, 1)
 
         self.grid = TileGrid(cache)
         self.grid.clicked.connect(lambda g: self._clicked(self.grid, g))
@@ -89,8 +89,11 @@ class ResultsPanel(QWidget):
         rv.addWidget(self.missed_label)
         rv.addWidget(self.missed)
         rv.addStretch(1)
+        for label in (self.results_label, self.missed_label):
+            label.setWordWrap(True)
         self.scroll = QScrollArea()
         self.scroll.setWidgetResizable(True)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.scroll.setWidget(results)
         # The query above the results, in a splitter: the image grows with the room there
         # is, and the user can give the results more of it.
