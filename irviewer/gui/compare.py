@@ -191,7 +191,8 @@ class CompareWindow(QDialog):
 
 def query_side(header: QueryHeader) -> Side:
     """Return the comparison's query side for a query header."""
-    return Side(header.image, header.path, f"<b>query</b> {header.name}", QUERY_BOX,
+    title = f"<br>{header.title}" if header.title else ""
+    return Side(header.image, header.path, f"<b>query</b> {header.name}{title}", QUERY_BOX,
                 header.box)
 
 

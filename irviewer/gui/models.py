@@ -10,12 +10,15 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyMod
 
 from irviewer.core.curves import in_ap_range
 from irviewer.core.evaluation import Evaluation
+from irviewer.view.result_list import titles
 
-COLUMNS = ("Query", "AP", "P@1", "Pos.", "1st pos.")
+COLUMNS = ("Query", "AP", "P@1", "Pos.", "1st pos.", "Title")
 HEADER_TIPS = ("The query's name", "Average precision (%) under the protocol's convention",
                "Precision at 1 (%): is the first result relevant?",
                "Number of positives (relevant gallery images) of the query",
-               "Rank of the first relevant result")
+               "Rank of the first relevant result",
+               "The query's title, where the dataset gives one")
+TITLE = COLUMNS.index("Title")
 SORT_ROLE = Qt.ItemDataRole.UserRole
 
 
@@ -29,6 +32,8 @@ class QueryTableModel(QAbstractTableModel):
     def __init__(self) -> None:
         super().__init__()
         self._names: list[str] = []
+        self._files: list[str] = []
+        self._titles: list[str] = []
         self._values: np.ndarray = np.zeros((0, 4))
         self._order: np.ndarray = np.zeros(0, dtype=np.int64)
         self._sorted_by: tuple[int, Qt.SortOrder] | None = None
@@ -41,12 +46,18 @@ class QueryTableModel(QAbstractTableModel):
         layout change when the sort moves them), so the current index and the selection stay
         on their query; other queries reset the model."""
         pq = evaluation.per_query
-        names = [q.name.rsplit("/", 1)[-1] for q in evaluation.dataset.queries]
+        ds = evaluation.dataset
+        names = [q.name.rsplit("/", 1)[-1] for q in ds.queries]
+        known = titles(ds)
+        files = [q.name for q in ds.queries]
+        query_titles = [known.get(q.image, "") for q in ds.queries]
         first = pq["first_positive_rank"].astype(float)
         first[first < 0] = np.nan
         values = np.column_stack([pq["AP"], pq["P@1"], pq["n_positives"], first + 1])
         if names == self._names and len(names):
             self._values = values
+            self._titles, self._files = query_titles, files
+            self._names_array = None
             if self._sorted_by is not None:
                 self.sort(*self._sorted_by)
             self.dataChanged.emit(self.index(0, 1), self.index(len(names) - 1,
@@ -54,6 +65,7 @@ class QueryTableModel(QAbstractTableModel):
             return
         self.beginResetModel()
         self._names = names
+        self._titles, self._files = query_titles, files
         self._names_array = None
         self._values = values
         self._order = np.arange(len(self._names), dtype=np.int64)
@@ -62,6 +74,11 @@ class QueryTableModel(QAbstractTableModel):
             self._order = self._sorted_order(*self._sorted_by)
             self._order_list = None
         self.endResetModel()
+
+    @property
+    def has_titles(self) -> bool:
+        """Return whether any query has a title (the Title column is worth showing)."""
+        return any(self._titles)
 
     @property
     def sorted_by(self) -> tuple[int, Qt.SortOrder] | None:
@@ -77,8 +94,8 @@ class QueryTableModel(QAbstractTableModel):
         return int(np.flatnonzero(self._order == query)[0])
 
     def _sorted_order(self, column: int, order: Qt.SortOrder) -> np.ndarray:
-        if column == 0:
-            keys = np.array(self._names)
+        if column in (0, TITLE):
+            keys = np.array(self._names if column == 0 else self._titles)
             idx = np.argsort(keys, kind="stable")
             return idx[::-1].copy() if order == Qt.SortOrder.DescendingOrder else idx
         values = self._values[:, column - 1]
@@ -122,8 +139,12 @@ class QueryTableModel(QAbstractTableModel):
         if not index.isValid():
             return None
         row, col = int(self._order[index.row()]), index.column()
-        if col == 0:
-            return self._names[row] if role in (Qt.ItemDataRole.DisplayRole, SORT_ROLE) else None
+        if col in (0, TITLE):
+            if role in (Qt.ItemDataRole.DisplayRole, SORT_ROLE):
+                return self._names[row] if col == 0 else self._titles[row]
+            if role == Qt.ItemDataRole.ToolTipRole:  # the title and the whole file name
+                return "\n".join(t for t in (self._titles[row], self._files[row]) if t)
+            return None
         value = float(self._values[row, col - 1])
         if role == SORT_ROLE:
             return -1.0 if math.isnan(value) else value
@@ -136,9 +157,12 @@ class QueryTableModel(QAbstractTableModel):
         return None
 
     def columns_by_query(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Return (names, AP, P@1) indexed by query position, for filtering."""
+        """Return (names and titles, AP, P@1) indexed by query position, for filtering: the
+        text is the name, a line break and the title, lower case."""
         if self._names_array is None:
-            self._names_array = np.array(self._names, dtype=str)
+            self._names_array = np.char.lower(np.array(
+                [f"{n}\n{t}" for n, t in zip(self._names, self._titles, strict=True)],
+                dtype=str))
         return self._names_array, self._values[:, 0], self._values[:, 1]
 
     def order_list(self) -> list[int]:
@@ -181,7 +205,7 @@ class QueryFilter(QSortFilterProxyModel):
         model.modelAboutToBeReset.connect(self._forget)
 
     def set_text(self, text: str) -> None:
-        """Show only queries whose name contains ``text`` (case-insensitive)."""
+        """Show only queries whose name or title contains ``text`` (case-insensitive)."""
         self._change(lambda: setattr(self, "text", text))
 
     def set_failures_only(self, on: bool) -> None:
@@ -209,7 +233,7 @@ class QueryFilter(QSortFilterProxyModel):
         names, ap, p1 = model.columns_by_query()
         keep = np.ones(len(ap), dtype=bool)
         if self.text:
-            keep &= np.char.find(np.char.lower(names), self.text.lower()) >= 0
+            keep &= np.char.find(names, self.text.lower()) >= 0
         if self.failures_only:
             keep &= p1 == 0
         if self.ap_range is not None:

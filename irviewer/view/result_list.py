@@ -133,7 +133,7 @@ def titles(dataset: Dataset) -> dict[str, str]:
     """Return image name -> display title for the images the dataset titles (queries' meta
     ``title``, and ``dataset.titles`` where the reader keeps one for every image)."""
     out = {q.image: str(q.meta.get("title") or "") for q in dataset.queries}
-    out.update(getattr(dataset, "titles", None) or {})
+    out.update(dataset.titles)
     return {k: v for k, v in out.items() if v}
 
 

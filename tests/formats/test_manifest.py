@@ -115,3 +115,4 @@ def test_not_utf8_and_missing_file(tmp_path):
         read_dataset(write(tmp_path, "x\n", "notes.txt"))
     with pytest.raises(InputError, match="unknown format 'nosuch'"):
         read_dataset(path, "nosuch")
+

@@ -187,3 +187,31 @@ def test_tile_names_are_elided_in_the_middle_and_whole_in_the_tooltip(window):
     assert "…" in short and short.startswith("chr") and short.endswith("ail")
     assert grid.elided_name(tile, 2000) == tile.name
     assert tile.tooltip().splitlines()[:2] == [tile.name, "Christ Church"]
+
+
+def test_titles_in_the_query_list_its_filter_and_the_comparison(window, qtbot):
+    model, proxy = window.queries.model, window.queries.proxy
+    assert not window.queries.table.isColumnHidden(5)
+    assert model.headerData(5, Qt.Orientation.Horizontal) == "Title"
+    window.queries.filter_edit.setText("Mona Lisa")  # the title, not the file name
+    assert proxy.rowCount() == 1
+    assert proxy.index(0, 0).data() == "leonardo_mona-lisa_query"
+    assert proxy.index(0, 5).data().startswith("Mona Lisa")
+    tip = proxy.index(0, 0).data(Qt.ItemDataRole.ToolTipRole)
+    assert tip.splitlines() == [proxy.index(0, 5).data(), "images/leonardo_mona-lisa_query"]
+    window.queries.table.selectRow(0)
+    tile = window.results.grid.tiles[0]
+    assert tile.title and tile.title in tile.tooltip()  # gallery images have titles too
+    window.comparison.show_tile(tuple(window.results.grid.tiles), 0, sync=True)
+    captions = window.comparison.window.captions
+    assert "Mona Lisa" in captions[0].text() and tile.title in captions[1].text()
+    window.comparison.window.close()
+
+
+def test_a_dataset_without_titles_hides_the_title_column(qtbot, tmp_path):
+    from tests.gui.test_main_window import revisited_case
+
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.open_paths(*revisited_case(tmp_path), sync=True)
+    assert w.queries.table.isColumnHidden(5)

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from irviewer.core.evaluation import Evaluation
-from irviewer.gui.models import QueryFilter, QueryTableModel
+from irviewer.gui.models import TITLE, QueryFilter, QueryTableModel
 
 
 class QueryListPanel(QWidget):
@@ -58,6 +58,8 @@ class QueryListPanel(QWidget):
         header.setMinimumSectionSize(36)
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(TITLE, QHeaderView.ResizeMode.Stretch)
+        self.table.setColumnHidden(TITLE, True)
         self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.table.selectionModel().currentRowChanged.connect(self._follow)
         self.table.selectionModel().selectionChanged.connect(self._follow)
@@ -65,7 +67,7 @@ class QueryListPanel(QWidget):
         self.hidden = False
         self._changing = False
         self.filter_edit = QLineEdit()
-        self.filter_edit.setPlaceholderText("Filter queries…  (Ctrl+F)")
+        self.filter_edit.setPlaceholderText("Filter queries by name or title…  (Ctrl+F)")
         self.filter_edit.setClearButtonEnabled(True)
         self.filter_edit.textChanged.connect(self._on_filter)
         self.failures = QCheckBox("Failures only (P@1 = 0)")
@@ -105,6 +107,7 @@ class QueryListPanel(QWidget):
         with self._rows_changing():
             self.model.set_evaluation(evaluation)
             self.proxy.refresh()
+        self.table.setColumnHidden(TITLE, not self.model.has_titles)
 
     def current_query(self) -> int | None:
         """Return the query position of the current row, or None."""
