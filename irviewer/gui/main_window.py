@@ -9,8 +9,15 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSettings, Qt
-from PySide6.QtWidgets import QMainWindow, QMessageBox, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtCore import QByteArray, QPoint, QSettings, Qt
+from PySide6.QtWidgets import (
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
 from irviewer.core.errors import InputError
 from irviewer.core.evaluation import Evaluation
@@ -23,8 +30,15 @@ from irviewer.gui.panels.query_list import QueryListPanel
 from irviewer.gui.panels.results import DEPTH_RANGE, ResultsPanel
 from irviewer.gui.persistence import Sessions
 from irviewer.gui.thumbnails import ThumbnailCache
+from irviewer.gui.tile_menu import TileMenuHook, tile_menu
 from irviewer.session import Opened, OpenRequest
-from irviewer.view.result_list import ignored_reasons, own_badges, query_header, result_list
+from irviewer.view.result_list import (
+    ResultTile,
+    ignored_reasons,
+    own_badges,
+    query_header,
+    result_list,
+)
 from irviewer.view.summary import summary
 from irviewer.view.view_state import ViewState
 
@@ -80,6 +94,8 @@ class MainWindow(QMainWindow):
         self.results.depth_changed.connect(self._refresh_query)
         self.results.show_ignored_changed.connect(self._refresh_query)
         self.results.tile_clicked.connect(self.comparison.show_tile)
+        self.results.tile_menu_requested.connect(self._tile_menu)
+        self.tile_menu_hooks: list[TileMenuHook] = []  # features add entries here
         self.opening.opened.connect(self.set_opened)
         self.opening.failed.connect(self.show_error)
         self.opening.message.connect(self.show_message)
@@ -176,6 +192,15 @@ class MainWindow(QMainWindow):
         self.results.show_result(header, result)
         self.plots.show_query(ev, q)
         self.comparison.set_query(query_side(header), result.tiles)
+
+    def tile_menu(self, tiles: tuple[ResultTile, ...], at: int) -> QMenu:
+        """Return the context menu of ``tiles[at]`` (with every hook's entries)."""
+        return tile_menu(self, tiles, at, self.comparison.show_tile, self.tile_menu_hooks)
+
+    def _tile_menu(self, tiles: tuple[ResultTile, ...], at: int, pos: QPoint) -> None:
+        menu = self.tile_menu(tiles, at)
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        menu.popup(pos)
 
     def _refresh_query(self, *_args: object) -> None:
         if self.current is not None and self.evaluation is not None:

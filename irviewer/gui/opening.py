@@ -91,6 +91,13 @@ class OpeningController(QObject):
         old = self.current.request
         roles = classify_paths(paths)
         known = set(old.sources())
+        new = [p for p in (*roles.descriptors, *roles.datasets, *roles.rankings)
+               if p not in known]
+        if not new:
+            self.message.emit(f"{', '.join(p.name for p in paths)}: already open "
+                              f"({'it is' if len(paths) == 1 else 'they are'} in the Method "
+                              "list)")
+            return
         request = OpenRequest(
             old.dataset,
             (*old.descriptors, *(p for p in (*roles.descriptors, *roles.datasets)
@@ -120,6 +127,9 @@ class OpeningController(QObject):
         elif len(roles.datasets) > 1:
             self.failed.emit("Drop one dataset at a time (with its descriptor files): got "
                              + ", ".join(p.name for p in roles.datasets))
+        elif roles.datasets and methods and self._is_open(roles.datasets[0], methods):
+            self.message.emit(f"{roles.datasets[0].name} with "
+                              f"{', '.join(p.name for p in methods)}: already open")
         elif roles.datasets and methods:
             self.open_paths(roles.datasets[0], *methods, sync=sync)
         elif methods and self.current is not None:
@@ -133,6 +143,14 @@ class OpeningController(QObject):
                 request = dialog.request()
                 if request is not None:
                     self.open_request(request)
+
+    def _is_open(self, dataset: Path, methods: list[Path]) -> bool:
+        """Return whether ``dataset`` is open with every one of ``methods``."""
+        if self.current is None:
+            return False
+        request = self.current.request
+        return (Path(dataset) == Path(request.dataset)
+                and set(methods) <= set(request.sources()))
 
     def drag_enter(self, event: QDragEnterEvent) -> None:
         """Accept a drag that carries files."""

@@ -21,9 +21,12 @@ def score_text(tile: ResultTile) -> str:
 
 class TileGrid(QWidget):
     """Paints :class:`~irviewer.view.result_list.ResultTile` s in rows; emits
-    ``clicked(gallery index)``; hover shows the tile's tooltip (name, title, rank, score)."""
+    ``clicked(gallery index)`` on a left click and ``menu_requested(tile position, global
+    point)`` on a right click (the context menu); hover shows the tile's tooltip (name,
+    title, rank, score)."""
 
     clicked = Signal(int)
+    menu_requested = Signal(int, QPoint)
     GAP, FRAME, CAPTION = 8, 4, 18
 
     def __init__(self, cache: ThumbnailCache, tile_size: int = 132) -> None:
@@ -135,9 +138,16 @@ class TileGrid(QWidget):
         return None
 
     def mousePressEvent(self, event) -> None:  # noqa: N802
+        if event.button() != Qt.MouseButton.LeftButton:
+            return  # a right click asks for the context menu, it does not compare
         i = self.tile_at(event.position().toPoint())
         if i is not None:
             self.clicked.emit(self.tiles[i].index)
+
+    def contextMenuEvent(self, event) -> None:  # noqa: N802
+        i = self.tile_at(event.pos())
+        if i is not None:
+            self.menu_requested.emit(i, event.globalPos())
 
     def mouseMoveEvent(self, event) -> None:  # noqa: N802
         i = self.tile_at(event.position().toPoint())

@@ -215,3 +215,39 @@ def test_a_dataset_without_titles_hides_the_title_column(qtbot, tmp_path):
     qtbot.addWidget(w)
     w.open_paths(*revisited_case(tmp_path), sync=True)
     assert w.queries.table.isColumnHidden(5)
+
+
+def test_right_click_on_a_tile_opens_its_menu_not_the_comparison(window, qtbot):
+    from PySide6.QtGui import QContextMenuEvent, QGuiApplication
+
+    grid = window.results.grid
+    centre = grid._rect(1).center()
+    qtbot.mouseClick(grid, Qt.MouseButton.RightButton, pos=centre)
+    assert window.comparison.window is None  # a right click is not a left click
+    asked = []
+    window.results.tile_menu_requested.disconnect(window._tile_menu)  # no popup offscreen
+    window.results.tile_menu_requested.connect(lambda tiles, at, pos: asked.append(at))
+    window.tile_menu_hooks.append(lambda menu, tile: menu.addAction(f"Mark {tile.name}"))
+    QApplication.sendEvent(grid, QContextMenuEvent(QContextMenuEvent.Reason.Mouse, centre,
+                                                   grid.mapToGlobal(centre)))
+    assert asked == [1]
+    menu = window.tile_menu(tuple(grid.tiles), 1)
+    texts = [a.text() for a in menu.actions() if not a.isSeparator()]
+    tile = grid.tiles[1]
+    assert texts[-3:] == ["Compare with the query", "Copy image name", f"Mark {tile.name}"]
+    next(a for a in menu.actions() if a.text() == "Copy image name").trigger()
+    assert QGuiApplication.clipboard().text() == tile.name
+    next(a for a in menu.actions() if a.text() == "Compare with the query").trigger()
+    assert window.comparison.window.sides[1].name == tile.name
+    window.comparison.window.close()
+    menu.deleteLater()
+
+
+def test_dropping_files_that_are_already_open_says_so(window):
+    strong, weak = demo_paths()[1], demo_request().descriptors[1]
+    before = window.opened
+    window.open_dropped([strong])
+    assert "already open" in window.statusBar().currentMessage()
+    window.open_dropped([demo_paths()[0], strong, weak])
+    assert "already open" in window.statusBar().currentMessage()
+    assert window.opened is before and not window.opening.running

@@ -4,7 +4,7 @@ It paints a :class:`~irviewer.view.result_list.ResultList`; it computes nothing.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
@@ -29,12 +29,14 @@ class ResultsPanel(QWidget):
 
     Signals: ``depth_changed(int)`` and ``show_ignored_changed(bool)`` when the user changes
     the controls; ``tile_clicked(tiles, at)`` with the strip clicked (a tuple of
-    ``ResultTile``) and the position in it.
+    ``ResultTile``) and the position in it; ``tile_menu_requested(tiles, at, global point)``
+    on a right click.
     """
 
     depth_changed = Signal(int)
     show_ignored_changed = Signal(bool)
     tile_clicked = Signal(object, int)
+    tile_menu_requested = Signal(object, int, QPoint)
 
     def __init__(self, cache: ThumbnailCache, depth: int = 50) -> None:
         super().__init__()
@@ -78,9 +80,13 @@ class ResultsPanel(QWidget):
 
         self.grid = TileGrid(cache)
         self.grid.clicked.connect(lambda g: self._clicked(self.grid, g))
+        self.grid.menu_requested.connect(
+            lambda at, pos: self.tile_menu_requested.emit(tuple(self.grid.tiles), at, pos))
         self.missed_label = QLabel("")
         self.missed = TileGrid(cache, tile_size=96)
         self.missed.clicked.connect(lambda g: self._clicked(self.missed, g))
+        self.missed.menu_requested.connect(
+            lambda at, pos: self.tile_menu_requested.emit(tuple(self.missed.tiles), at, pos))
         results = QWidget()
         rv = QVBoxLayout(results)
         self.results_label = QLabel("<b>Ranked results</b>")
