@@ -32,12 +32,14 @@ LISTED_CHANGES = 10
 
 @dataclass(frozen=True)
 class ProtocolComparison:
-    """One method against the baseline under one protocol: the paired comparison and, with
-    more than one method against the baseline, the Holm-adjusted randomization p-value."""
+    """One method against the baseline under one protocol: the paired comparison, with more
+    than one method against the baseline the Holm-adjusted randomization p-value, and the
+    sentence naming the metric's convention under the protocol as scored."""
 
     protocol: str
     comparison: PairedComparison
     holm_p_value: float | None = None
+    convention: str = ""
 
 
 def check_method_count(n: int) -> None:
@@ -71,7 +73,8 @@ def compare_opened(opened, metric: str = "AP", protocols: list[str] | None = Non
                                     resamples=resamples) for m in others]
         adjusted = (holm_adjust([c.randomization.p_value for c in rows]) if len(rows) > 1
                     else [None] * len(rows))
-        out += [ProtocolComparison(protocol, c, None if h is None else float(h))
+        said = metric_convention(evs[baseline].protocol, metric)
+        out += [ProtocolComparison(protocol, c, None if h is None else float(h), said)
                 for c, h in zip(rows, adjusted, strict=True)]
     return out
 
@@ -99,7 +102,7 @@ def build_compare_report(opened, comparisons: list[ProtocolComparison],  # type:
         gains, losses = c.largest_changes(listed)
         out.append({
             "protocol": row.protocol, "baseline": c.baseline, "method": c.method,
-            "metric": c.metric, "n_queries": c.n,
+            "metric": c.metric, "convention": row.convention, "n_queries": c.n,
             "mean_baseline": c.mean_baseline, "mean_method": c.mean_method,
             "mean_delta": c.mean_delta, "ci95": [c.ci95[0], c.ci95[1]],
             "wins": c.wins, "losses": c.losses, "ties": c.ties, "tests": tests,
@@ -134,8 +137,9 @@ def format_compare_table(report: dict, listed: int = 5) -> str:
     for c in report["comparisons"]:
         if c["protocol"] != protocol:
             protocol = c["protocol"]
-            lines += ["", f"protocol {protocol}, metric {c['metric']} (percent; delta = "
-                      "method − baseline)",
+            lines += ["", f"protocol {protocol}, metric {c['metric']}"
+                      + (f" ({c['convention']})" if c.get("convention") else "")
+                      + "; values in percent, delta = method − baseline",
                       (f"  {'method':<{width}}{'n':>6}{'mean':>8}{'delta':>8}  {'95% CI':<18}"
                        f"{'W/L/T':<12}{'paired t':<22}{'randomization':<22}"
                        + ("Holm" if "holm_p_value" in c["tests"] else "")).rstrip(),
@@ -192,6 +196,17 @@ def write_compare_csv(path: Path, comparisons: list[ProtocolComparison]) -> None
                 writer.writerow([row.protocol, c.metric, q, c.baseline, c.method,
                                  repr(float(c.baseline_values[i])),
                                  repr(float(c.method_values[i])), repr(float(c.deltas[i]))])
+
+
+def metric_convention(protocol, metric: str) -> str:  # type: ignore[no-untyped-def]
+    """Return the sentence naming the convention of a per-query ``metric`` under
+    ``protocol`` (a :class:`~irviewer.core.protocols.Protocol`, overrides applied; the one
+    source of these sentences is :func:`irviewer.core.protocols.conventions`), "" when it
+    has none."""
+    from irviewer.core.protocols import conventions
+
+    key = metric if metric.startswith("CMC@") else f"m{metric}"
+    return conventions(protocol, [key]).get(key, "")
 
 
 def _finite(x: float) -> float | None:

@@ -70,6 +70,7 @@ def test_compare_json_by_hand(case, capsys):
     assert c["tests"]["randomization"] == {"p_value": 0.5, "permutations": "exact",
                                            "seed": None}
     assert "holm_p_value" not in c["tests"]
+    assert c["convention"].startswith("finite-sum AP")
     lo, hi = c["ci95"]
     assert 5 / 12 - 1e-6 <= lo <= hi <= 1 / 2 + 1e-6
     assert [(q["name"], q["delta"]) for q in c["queries"]] == [
@@ -109,6 +110,15 @@ def test_three_methods_get_holm(case):
     a1 = next(r for r in rows if r["query"] == "a1" and r["method"] == "better.npz")
     assert float(a1["baseline_value"]) == pytest.approx(7 / 12)
     assert float(a1["delta"]) == pytest.approx(5 / 12)
+
+
+def test_the_convention_as_scored_is_named(case, capsys):
+    assert run(case, "--ap", "trapezoid", "--json", str(case / "c.json")) == 0
+    [c] = json.loads((case / "c.json").read_text())["comparisons"]
+    assert c["convention"].startswith("trapezoid AP")
+    assert "metric AP (trapezoid AP" in capsys.readouterr().out
+    # the trapezoid rule scores the same ranks lower than the finite sum's 7/12 and 1/2
+    assert c["mean_baseline"] < (7 / 12 + 1 / 2) / 2 - 0.01
 
 
 def test_metric_p_at_1(case):

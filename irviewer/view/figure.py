@@ -27,7 +27,7 @@ import numpy as np
 from irviewer.core.errors import InputError, counted, examples
 from irviewer.core.evaluation import IGNORED, NEGATIVE, POSITIVE, Evaluation
 from irviewer.core.paired import compare_evaluations
-from irviewer.core.protocols import AP_SOURCES, TIES
+from irviewer.core.protocols import conventions
 from irviewer.view.result_list import ResultTile, result_list
 
 #: Badge words, as the legend and the caption say them (the colours are the window's theme).
@@ -254,10 +254,11 @@ def caption_lines(ev: Evaluation, top_k: int, show_ignored: bool, width: float,
 
     p = ev.protocol
     removed = ignored_reasons(ev)
+    said = conventions(p, ["mAP"])
     text = (f"{ev.dataset.name}, protocol {p.name}: {p.source}. Removed before ranks are "
-            f"counted: {', '.join(removed) or 'nothing'}. AP: {AP_SOURCES[p.ap]}. "
-            f"Ties: {TIES}. Top {top_k} results per row after the removals; #n is the rank "
-            "the metric uses. "
+            f"counted: {', '.join(removed) or 'nothing'}; {said['self_match']}. "
+            f"AP: {said['mAP']}. Ties: {said['ties']}. Top {top_k} results per row after "
+            "the removals; #n is the rank the metric uses. "
             + ("Ignored items are shown where they ranked and take no rank. "
                if show_ignored else "Ignored items are not shown. ")
             + "Frame colour and badge shape: ✓ relevant, ✗ not relevant, – ignored "
