@@ -217,3 +217,19 @@ def test_viewer_results_option_and_its_old_name():
     assert parser.parse_args(["--results", "30"]).results == 30
     assert parser.parse_args(["--top-k", "20"]).results == 20
     assert "--top-k" not in parser.format_help() and "--results N" in parser.format_help()
+
+
+def test_eval_help_points_to_the_metrics_page(capsys):
+    with pytest.raises(SystemExit):
+        main(["eval", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "docs/metrics.md" in text
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[1] / "docs" / "metrics.md"
+    assert page.is_file()
+    from irviewer.core.protocols import PROTOCOLS
+
+    text = page.read_text(encoding="utf-8")
+    for name in PROTOCOLS:  # every protocol the tool implements is described
+        assert f"`{name}`" in text or f"`{name.rsplit('-', 1)[0]}-" in text, name

@@ -23,6 +23,9 @@ NAME = "eval"
 HELP = "score a dataset with a descriptor file, headless"
 DESCRIPTION = ("Rank the gallery for every query by cosine similarity and print the "
                "benchmark's metrics with their conventions.")
+EPILOG = ("Every protocol and convention -- its formula, its source (paper and reference "
+          "code), its default and when to switch it -- is described in docs/metrics.md in "
+          "irviewer's source tree, beside the README.")
 
 
 def add_arguments(ev: argparse.ArgumentParser) -> None:
