@@ -25,7 +25,7 @@ from irviewer.core.errors import InputError
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
 
 #: Subcommand modules, in the order ``irviewer --help`` lists them.
-COMMANDS: tuple[str, ...] = ("eval", "compare", "figure", "apply-corrections")
+COMMANDS: tuple[str, ...] = ("eval", "compare", "figure", "apply-corrections", "audit")
 
 
 def command_module(name: str) -> ModuleType:

@@ -1,0 +1,134 @@
+"""``irviewer audit``: list the labels the rankings say look wrong, most suspicious first, as a
+table, a JSON document and a corrections file to review (see ``docs/audit.md``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from irviewer.cli.common import add_reader_options, read_options
+
+NAME = "audit"
+HELP = "find labels that look wrong, using every method's ranking as evidence"
+DESCRIPTION = ("Rank the gallery with every descriptor file (or read precomputed rankings) and "
+               "list the (query, image) pairs and images whose labels every method disagrees "
+               "with: negatives that look positive, positives that look negative, images whose "
+               "neighbours carry another label, near-duplicates with different labels, queries "
+               "with suspicious ground truth, and hubs.")
+#: Extra column of the reviewed corrections file: a row is applied when it says yes.
+ACCEPT = "accept"
+COLUMNS = ("query", "item", "label", "author", "time", "note", ACCEPT)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add ``irviewer audit``'s arguments to ``p``."""
+    p.add_argument("dataset", type=Path, help="dataset file or folder")
+    p.add_argument("-d", "--descriptors", type=Path, action="append", default=[],
+                   help="descriptor file (repeatable: each is one method)")
+    p.add_argument("--ranking", type=Path, action="append", default=[],
+                   help="precomputed result lists as another method (repeatable)")
+    add_reader_options(p)
+    p.add_argument("--protocol", help="judge labels under this protocol (default: the "
+                   "dataset's, revisited Medium for rOxford/rParis)")
+    p.add_argument("--top", type=int, default=100, metavar="N",
+                   help="list the N most suspicious (0: all; default 100)")
+    p.add_argument("--top-k", type=int, default=200,
+                   help="depth of the stored result lists the evidence is read from")
+    p.add_argument("--min-score", type=float, default=0.5,
+                   help="report suspects scoring at least this (0..1; default 0.5)")
+    p.add_argument("--json", type=Path, metavar="OUT", help="write the suspects as JSON")
+    p.add_argument("--csv", type=Path, metavar="OUT",
+                   help="write the suggested fixes as a corrections file with an accept column")
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Check ``args``, audit, print and write; return the exit code."""
+    from irviewer.core.audit import AuditOptions, audit
+    from irviewer.core.descriptors import file_sha256
+    from irviewer.core.errors import InputError
+    from irviewer.session import OpenRequest, open_now
+
+    if not args.descriptors and not args.ranking:
+        parser.error("give at least one -d DESCRIPTORS or --ranking FILE")
+    if args.top < 0:
+        raise InputError(f"--top must be 0 (all) or more, not {args.top}")
+    options = AuditOptions(min_score=args.min_score)
+    opened = open_now(OpenRequest(args.dataset, descriptors=tuple(args.descriptors),
+                                  rankings=tuple(args.ranking), format=args.format,
+                                  options=read_options(args), k=args.top_k))
+    result = audit(opened.dataset, {n: m.ranking for n, m in opened.methods.items()},
+                   args.protocol, options)
+    shown = result.suspects if args.top == 0 else result.suspects[:args.top]
+    methods = [{"path": str(m.path), "sha256": file_sha256(m.path)}
+               for m in opened.methods.values()]
+    print(format_table(opened.dataset, result, shown))
+    if args.json is not None:
+        from irviewer.core.atomic import atomic_write_text
+
+        atomic_write_text(args.json, json.dumps(
+            build_audit_report(opened.dataset, result, methods, shown), indent=1) + "\n")
+    if args.csv is not None:
+        write_audit_csv(args.csv, shown)
+    return 0
+
+
+def build_audit_report(dataset, result, methods: list[dict], shown) -> dict:  # type: ignore[no-untyped-def]
+    """Return the ``irviewer audit --json`` document."""
+    from irviewer import __version__
+
+    return {
+        "irviewer_version": __version__,
+        "dataset": {"path": str(dataset.path), "format": dataset.format,
+                    "n_queries": dataset.n_queries, "n_gallery": dataset.n_gallery,
+                    "protocol": result.protocol, "notes": list(result.notes)},
+        "methods": methods,
+        "suspects": [{"rank": i, "kind": s.kind, "query": s.query, "item": s.item,
+                      "labelled": s.labelled, "suggested": s.suggested,
+                      "score": round(s.score, 4), "evidence": s.evidence,
+                      "methods_agreeing": s.methods_agreeing}
+                     for i, s in enumerate(shown, 1)],
+    }
+
+
+def format_table(dataset, result, shown) -> str:  # type: ignore[no-untyped-def]
+    """Return the table printed for people: one line per suspect, its evidence under it."""
+    lines = [f"irviewer audit: {dataset.label()} ({dataset.format}), protocol "
+             f"{result.protocol}, {len(result.methods)} method(s): "
+             f"{', '.join(result.methods)}",
+             f"{len(result.suspects)} suspect(s)"
+             + (f", the first {len(shown)} shown" if len(shown) < len(result.suspects) else "")]
+    lines += [f"note: {n}" for n in result.notes]
+    if shown:
+        lines.append(f"{'#':>4}  {'score':>5}  {'kind':<24} {'query':<20} {'item':<24} fix")
+    for i, s in enumerate(shown, 1):
+        fix = f"{s.labelled} -> {s.suggested}" if s.suggested is not None else "(review)"
+        lines.append(f"{i:>4}  {s.score:5.2f}  {s.kind:<24} {s.query or '-':<20} "
+                     f"{s.item:<24} {fix}")
+        lines.append(f"{'':>13}{s.evidence}")
+    return "\n".join(lines)
+
+
+def write_audit_csv(path: Path, shown) -> int:  # type: ignore[no-untyped-def]
+    """Write the suspects' suggested corrections as a corrections file (``query,item,label,
+    author,time,note``) with an ``accept`` column left empty for the reviewer; suspects with
+    no single fix (hubs, queries) are left out. Return the number of rows written."""
+    import csv
+    from datetime import datetime, timezone
+
+    from irviewer.core.atomic import atomic_open
+    from irviewer.core.audit import AUTHOR
+
+    now = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+    n = 0
+    with atomic_open(path, newline="") as stream:
+        writer = csv.writer(stream, lineterminator="\n")
+        writer.writerow(COLUMNS)
+        for s in shown:
+            if s.correction is None:
+                continue
+            c = s.correction
+            writer.writerow([c.query, c.item, c.label, AUTHOR, now,
+                             f"{s.kind} ({s.score:.2f}): {s.evidence}", ""])
+            n += 1
+    return n

@@ -1,0 +1,254 @@
+"""Label audit: the (query, item) pairs and images whose labels the rankings say look wrong.
+
+The rankings are the evidence. An image every loaded method ranks among a query's best
+matches but labelled not relevant, a relevant image every method ranks below most negatives
+and unlike the query's other positives, an image whose nearest gallery neighbours all carry
+another label, two near-identical images with different labels: each becomes a
+:class:`Suspect` with a kind, a score in [0, 1], one evidence sentence a person can check,
+and a suggested row of the corrections file. Agreement across methods is required: a pair or
+image is a suspect only when every method says so, and its score is the smallest of the
+methods' scores (one method's confusion is not a label error).
+
+The idea is the one of label-error finders for classification data: confident learning's
+label issues and near-duplicates (Northcutt et al., JAIR 2021, cleanlab), neighbour-label
+agreement (fastdup), mistakenness (FiftyOne), applied here to retrieval ground truth.
+
+Protocol-aware: whatever the audit's protocol removes from a query's ranking (Oxford junk,
+same-camera re-id matches, the query's own image where it is removed) is never reported,
+nor is any image removed for every query (re-id junk id -1); re-id distractors (id 0) are
+negatives, as the protocol says. The query's own image is never reported.
+
+Scores, in [0, 1]; each factor is the smallest over the methods that can measure it, and a
+suspect is reported when its score is at least ``min_score`` (0.5; hubs excepted):
+
+* ``negative_looks_positive``: sqrt(a * l). a = (positives the item outranks) /
+  (positives + 1), for a negative within the stored result lists (``depth``); l = share of
+  the item's nearest gallery images (min(k, positives) of them) that are positives of the
+  query (same label where labels are per image); l = 1 without vectors.
+* ``positive_looks_negative``: sqrt(b * u * c). b = (negatives ranked above it) / (negatives);
+  u = log(1 + r) / log(n), r = how many gallery images are more like the item than its most
+  similar other positive, n the gallery size (u = 1 with no other positive or no vectors);
+  c as below (a view far from everything is hard, not mislabelled).
+* ``label_disagreement`` (image labels only): f * c. X = the other label most frequent among
+  the item's k nearest gallery images (the same X under every method), f = n_X / (n_X +
+  n_own) * min(1, 2 n_X / k); c = min(1, p / 0.25), p = the percentile of the item's mean
+  neighbour cosine among a random sample of gallery images (a view far from everything has p
+  near 0: it is hard, not mislabelled). Pair evidence for the same relabel strengthens it:
+  1 - (1 - f c)(1 - s_pair).
+* ``near_duplicate``: 1.0 for identical image bytes, else 0.8 + 0.2 (cos - t) / (1 - t) with
+  t = ``duplicate_cosine``.
+* ``query_ground_truth``: 1 - N / (f + 1) with f the 0-based rank of the first positive other
+  than the query's own image (f >= N = ``query_top``); or 1 - t for positives whose mean
+  pairwise cosine stands at t of the way from random pairs to the typical query (t < 0.25).
+* ``hub`` (informational, no correction): 0.5 (1 - e / n), n = how often the item is in a
+  top ``hub_top`` list as a negative, e the count expected by chance.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from irviewer.core.dataset import Dataset
+from irviewer.core.errors import InputError
+from irviewer.core.protocols import Protocol, check_applicable, get_protocol
+from irviewer.core.ranking import Ranking
+
+NEG_POS = "negative_looks_positive"
+POS_NEG = "positive_looks_negative"
+LABEL = "label_disagreement"
+DUPLICATE = "near_duplicate"
+QUERY = "query_ground_truth"
+HUB = "hub"
+#: Every kind, in the order ties in score are listed.
+KINDS = (DUPLICATE, LABEL, NEG_POS, POS_NEG, QUERY, HUB)
+NEGATIVE = "negative"
+AUTHOR = "irviewer audit"
+
+
+@dataclass(frozen=True)
+class AuditOptions:
+    """The audit's thresholds (defaults documented in ``docs/audit.md``)."""
+
+    depth: int | None = None
+    query_top: int = 10
+    hub_top: int = 10
+    hub_factor: float = 10.0
+    neighbours: int = 10
+    duplicate_cosine: float = 0.98
+    min_score: float = 0.5
+    max_candidates: int = 2048
+    full_neighbour_flops: float = 2e10
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        for name in ("query_top", "hub_top", "neighbours", "max_candidates"):
+            if getattr(self, name) < 1:
+                raise InputError(f"audit option {name} must be at least 1, "
+                                 f"not {getattr(self, name)}")
+        if self.depth is not None and self.depth < 1:
+            raise InputError(f"audit option depth must be at least 1, not {self.depth}")
+        if not 0.0 < self.duplicate_cosine <= 1.0:
+            raise InputError("the near-duplicate cosine must be in (0, 1], "
+                             f"not {self.duplicate_cosine}")
+        if not 0.0 <= self.min_score <= 1.0:
+            raise InputError(f"the minimum score must be in [0, 1], not {self.min_score}")
+
+
+@dataclass(frozen=True)
+class Correction:
+    """A suggested row of the corrections file: ``query`` empty for an image-level relabel,
+    ``label`` a relevance group name, ``negative``, or the image's new label."""
+
+    query: str
+    item: str
+    label: str
+
+
+@dataclass(frozen=True)
+class Suspect:
+    """One probably wrong label, as the review queue shows it.
+
+    ``query`` is the query's name, or None for an image-level suspect; ``item`` the gallery
+    image's name (for ``query_ground_truth`` the query's own image). ``labelled`` and
+    ``suggested`` are what the label is and what the evidence suggests (None: no fix to
+    suggest). ``ranks`` gives, per method, the item's 1-based rank for ``context_query``
+    after the protocol's removals (None: not ranked). ``context_query`` is the query whose
+    ranking shows the evidence best (-1 when none does), also for image-level suspects.
+    """
+
+    kind: str
+    score: float
+    query: str | None
+    item: str
+    labelled: str
+    suggested: str | None
+    evidence: str
+    methods_agreeing: int
+    n_methods: int
+    item_index: int = -1
+    context_query: int = -1
+    ranks: tuple[tuple[str, int | None], ...] = ()
+    correction: Correction | None = None
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """Suspects, most suspicious first, with the protocol used and notes for the user."""
+
+    suspects: tuple[Suspect, ...]
+    protocol: str
+    methods: tuple[str, ...]
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class AuditStep:
+    """Progress of :func:`iter_audit`: a stage, done of total, and the result at the end."""
+
+    stage: str
+    done: int
+    total: int
+    result: AuditResult | None = None
+
+
+def audit(dataset: Dataset, rankings: Mapping[str, Ranking], protocol: str | None = None,
+          options: AuditOptions | None = None) -> AuditResult:
+    """Return the :class:`AuditResult` of ``dataset`` under the methods' ``rankings``."""
+    last = None
+    for step in iter_audit(dataset, rankings, protocol, options):
+        last = step
+    assert last is not None and last.result is not None
+    return last.result
+
+
+def audit_protocol(dataset: Dataset, name: str | None = None) -> Protocol:
+    """Return the protocol the audit judges labels by: ``name``, else the dataset's protocol
+    with the most positive groups (revisited Medium: easy and hard both count)."""
+    if name is not None:
+        protocol = get_protocol(name)
+        check_applicable(protocol, dataset.groups, dataset.label())
+        return protocol
+    return max((get_protocol(p) for p in dataset.protocols), key=lambda p: len(p.positive))
+
+
+def iter_audit(dataset: Dataset, rankings: Mapping[str, Ranking], protocol: str | None = None,
+               options: AuditOptions | None = None) -> Iterator[AuditStep]:
+    """Run the audit, yielding an :class:`AuditStep` per stage; the last carries the result.
+
+    Stop iterating to cancel. InputError for a dataset whose labels come from geometry
+    (HPatches), no method, or a ranking of another query count.
+    """
+    from irviewer.core.audit_kinds import KIND_STAGES, Context
+
+    if dataset.format.startswith("hpatches"):
+        raise InputError(f"{dataset.label()}: HPatches labels come from geometry (homographies), "
+                         "so there is no label to audit")
+    if not rankings:
+        raise InputError(f"{dataset.label()}: give at least one descriptor file or ranking "
+                         "to audit the labels with")
+    for name, r in rankings.items():
+        if r.n_queries != dataset.n_queries:
+            raise InputError(f"{name}: the ranking has {r.n_queries} queries but "
+                             f"{dataset.label()} has {dataset.n_queries}")
+    ctx = Context.build(dataset, dict(rankings), audit_protocol(dataset, protocol),
+                        options or AuditOptions())
+    total = len(KIND_STAGES)
+    for i, (stage, run) in enumerate(KIND_STAGES):
+        yield AuditStep(stage, i, total)
+        run(ctx)
+    suspects = sorted(ctx.suspects, key=lambda s: (-s.score, KINDS.index(s.kind),
+                                                   s.query or "", s.item))
+    result = AuditResult(tuple(suspects), ctx.protocol.name, tuple(rankings),
+                         tuple(ctx.notes))
+    yield AuditStep("done", total, total, result)
+
+
+# -- small helpers shared with audit_kinds ------------------------------------------------
+
+def ordinal(n: int) -> str:
+    """Return ``1st``, ``2nd``, ``3rd``, ``11th``, ``22nd``..."""
+    if 10 <= n % 100 <= 20:
+        return f"{n}th"
+    return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def under(n_methods: int) -> str:
+    """Return "under the one method", "under both methods" or "under all N methods"."""
+    if n_methods == 1:
+        return "under the one method"
+    return "under both methods" if n_methods == 2 else f"under all {n_methods} methods"
+
+
+def rank_phrase(ranks: list[int | None]) -> str:
+    """Return "2nd" when every method gives the same rank, else "2nd and 5th" / "2nd, 3rd
+    and 7th" (methods in order); "unranked" for a rank beyond a list."""
+    words = [ordinal(r) if r is not None else "unranked" for r in ranks]
+    if len(set(words)) == 1:
+        return words[0]
+    return ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def file_digests(paths: Mapping[int, Path]) -> dict[int, str]:
+    """Return gallery index -> sha256 of the image bytes, only for non-empty files that share
+    their size with another file (the only ones that can be identical)."""
+    sizes: dict[int, list[int]] = {}
+    for g, p in paths.items():
+        try:
+            size = Path(p).stat().st_size
+        except OSError:
+            continue
+        if size > 0:
+            sizes.setdefault(size, []).append(g)
+    out: dict[int, str] = {}
+    for group in sizes.values():
+        if len(group) < 2:
+            continue
+        for g in group:
+            try:
+                out[g] = hashlib.sha256(Path(paths[g]).read_bytes()).hexdigest()
+            except OSError:
+                continue
+    return out

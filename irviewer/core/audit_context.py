@@ -1,0 +1,238 @@
+"""The label audit's shared state: the protocol's roles as sorted (query, gallery) keys, one
+view per method of what its ranking says, the ranking evidence on (query, item) pairs, and the
+gallery neighbours of the images that evidence points at (see :mod:`irviewer.core.audit`).
+
+Everything reads the rankings' stored top-K lists and exact item ranks; gallery-to-gallery
+similarities come from :mod:`irviewer.core.neighbours` in blocks and only for chosen images (or
+the whole gallery when that is cheap), so no queries x gallery or gallery x gallery matrix is
+ever held.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from irviewer.core import neighbours as nb
+from irviewer.core.audit import NEGATIVE, AuditOptions, Correction, Suspect
+from irviewer.core.dataset import Dataset
+from irviewer.core.protocols import Protocol
+from irviewer.core.ranking import Ranking
+
+
+def isin_sorted(keys: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
+    if not len(sorted_keys):
+        return np.zeros(keys.shape, dtype=bool)
+    at = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
+    return sorted_keys[at] == keys
+
+
+@dataclass
+class MethodView:
+    """What one method's ranking says, in the protocol's terms.
+
+    Top lists: ``top_q``/``top_g``/``top_rank``/``top_score`` of the negatives within the
+    audit depth (rank after the protocol's removals, 0-based). Positives: ``pos_q``,
+    ``pos_g``, ``pos_rank`` (-1 beyond a list), sorted by (query, rank, unranked last).
+    """
+
+    name: str
+    ranking: Ranking
+    unit: nb.UnitGallery | None
+    top_q: np.ndarray
+    top_g: np.ndarray
+    top_rank: np.ndarray
+    top_score: np.ndarray
+    pos_q: np.ndarray
+    pos_g: np.ndarray
+    pos_rank: np.ndarray
+    n_pos: np.ndarray
+    n_neg: np.ndarray
+    n_g: int
+    _lookup: tuple[np.ndarray, np.ndarray] | None = None
+
+    def rank_of(self, q: int, g: int) -> int | None:
+        """Return ``g``'s 1-based rank for query ``q`` after removals, None when unknown."""
+        if self._lookup is None:
+            n_g = self.n_g
+            keys = np.concatenate([self.pos_q * n_g + self.pos_g, self.top_q * n_g + self.top_g])
+            ranks = np.concatenate([self.pos_rank, self.top_rank])
+            order = np.argsort(keys, kind="stable")
+            self._lookup = (keys[order], ranks[order])
+        keys, ranks = self._lookup
+        key = q * self.n_g + g
+        at = int(np.searchsorted(keys, key))
+        if at < len(keys) and keys[at] == key and ranks[at] >= 0:
+            return int(ranks[at]) + 1
+        return None
+
+
+@dataclass(frozen=True)
+class PairEvidence:
+    """What every method's ranking says about (query, item) pairs, before neighbours are
+    looked at. Negatives within the audit depth with a >= ``min_score`` squared under every
+    method: ``neg_q``, ``neg_g``, ``neg_a`` (smallest
+    a = outranked / (positives + 1)), ``neg_outranked`` (smallest count), ``neg_same`` (the
+    count is the same under every method). Positives ranked below at least ``min_score`` of
+    the negatives (squared) under every method: ``pos_q``, ``pos_g``, ``pos_b`` (smallest share)."""
+
+    neg_q: np.ndarray
+    neg_g: np.ndarray
+    neg_a: np.ndarray
+    neg_outranked: np.ndarray
+    neg_same: np.ndarray
+    pos_q: np.ndarray
+    pos_g: np.ndarray
+    pos_b: np.ndarray
+
+
+@dataclass(frozen=True)
+class RowNeighbours:
+    """One method's nearest gallery images of the audited rows.
+
+    ``rows``: the gallery image of each row; ``found``: its neighbours and the count of
+    gallery images above the row's threshold; ``item_row``: gallery image -> its plain row;
+    ``pair_row``: per positive pair of :class:`PairEvidence`, the row whose threshold is the
+    item's best cosine with the query's other positives (-1: not measured); ``sample``: the
+    rows of a random sample of the gallery (the reference for "far from everything").
+    """
+
+    rows: np.ndarray
+    found: nb.Neighbours
+    item_row: dict[int, int]
+    pair_row: np.ndarray
+    sample: slice
+
+
+@dataclass
+class Context:
+    """The audit's shared state: dataset, protocol roles, one view per method, findings."""
+
+    dataset: Dataset
+    protocol: Protocol
+    options: AuditOptions
+    views: list[MethodView]
+    pos_keys: np.ndarray
+    removed_keys: np.ndarray
+    selves: np.ndarray
+    labels: np.ndarray | None  # per gallery image, as str (image-label families)
+    query_labels: list[str] | None
+    active: np.ndarray
+    suspects: list[Suspect] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    evidence: PairEvidence | None = None
+    near: list[RowNeighbours] = field(default_factory=list)  # one per method with vectors
+
+    @property
+    def n_g(self) -> int:
+        """Return the gallery size."""
+        return self.dataset.n_gallery
+
+    @property
+    def n_methods(self) -> int:
+        """Return the number of methods."""
+        return len(self.views)
+
+    @property
+    def with_vectors(self) -> list[MethodView]:
+        """Return the methods ranked from descriptors (gallery vectors available)."""
+        return [v for v in self.views if v.unit is not None]
+
+    @classmethod
+    def build(cls, dataset: Dataset, rankings: dict[str, Ranking], protocol: Protocol,
+              options: AuditOptions) -> Context:
+        """Return the context: protocol roles as sorted (query, gallery) keys, and views."""
+        n_g = dataset.n_gallery
+        active = np.ones(n_g, dtype=bool)
+        active[dataset.global_ignored] = False
+        pos_parts, rem_parts = [], []
+        for groups, parts in ((protocol.positive, pos_parts), (protocol.ignored, rem_parts)):
+            for group in groups:
+                owners, members = dataset.group_table(group)
+                parts.append(owners * n_g + members)
+        selves = np.array([q.self_index for q in dataset.queries], dtype=np.int64)
+        has = np.flatnonzero(selves >= 0)
+        if protocol.self_match == "remove":
+            rem_parts.append(has * n_g + selves[has])
+        removed = np.unique(np.concatenate(rem_parts)) if rem_parts else np.zeros(0, np.int64)
+        pos = np.unique(np.concatenate(pos_parts)) if pos_parts else np.zeros(0, np.int64)
+        pos = pos[~isin_sorted(pos, removed) & active[pos % n_g]]
+        removed = removed[active[removed % n_g]]
+        labels = query_labels = None
+        if dataset.gallery_labels is not None and all("label" in q.meta
+                                                      for q in dataset.queries):
+            labels = np.asarray([str(x) for x in dataset.gallery_labels])
+            query_labels = [str(q.meta["label"]) for q in dataset.queries]
+        ctx = cls(dataset, protocol, options, [], pos, removed, selves, labels, query_labels,
+                  active)
+        ctx.views = [_view(ctx, name, r) for name, r in rankings.items()]
+        if not ctx.with_vectors:
+            ctx.notes.append("no method has descriptors (only precomputed rankings), so label "
+                             "disagreement, near-duplicates and positive-set similarity "
+                             "are not checked")
+        return ctx
+
+    def group_of(self, q: int, g: int) -> str:
+        """Return the relevance group ``g`` has for query ``q``, or ``negative``."""
+        for group in self.dataset.groups:
+            found = self.dataset.queries[q].group(group)
+            if len(found) and np.searchsorted(found, g) < len(found) and \
+                    found[np.searchsorted(found, g)] == g:
+                return group
+        return NEGATIVE
+
+    def ranks(self, q: int, g: int) -> tuple[tuple[str, int | None], ...]:
+        """Return (method, 1-based rank) of ``g`` for query ``q`` under every method."""
+        return tuple((v.name, v.rank_of(q, g)) for v in self.views)
+
+    def relabel(self, g: int, label: str) -> Correction:
+        """Return the image-level correction giving gallery image ``g`` the label."""
+        return Correction("", self.dataset.gallery[g], label)
+
+
+def _view(ctx: Context, name: str, ranking: Ranking) -> MethodView:
+    ds, n_g, opts = ctx.dataset, ctx.n_g, ctx.options
+    n_q = ds.n_queries
+    idx = ranking.top_indices
+    valid = idx >= 0
+    keys = np.arange(n_q, dtype=np.int64)[:, None] * n_g + np.maximum(idx, 0)
+    is_pos = isin_sorted(keys, ctx.pos_keys)
+    is_rem = isin_sorted(keys, ctx.removed_keys)
+    adj = np.cumsum(valid & ~is_rem, axis=1) - 1
+    depth = opts.depth or idx.shape[1]
+    neg = valid & ~is_pos & ~is_rem & (idx != ctx.selves[:, None]) & (adj < depth)
+    tq, tj = np.nonzero(neg)
+    # Positives: exact ranks from the ranking's items, minus removed items ranked above.
+    item_q = np.repeat(np.arange(n_q, dtype=np.int64), np.diff(ranking.item_offsets))
+    item_keys = item_q * n_g + ranking.item_indices
+    raw = ranking.item_ranks
+    rem = isin_sorted(item_keys, ctx.removed_keys) & (raw >= 0)
+    stride = n_g + 1
+    rem_keys = np.sort(item_q[rem] * stride + raw[rem])
+    p = isin_sorted(item_keys, ctx.pos_keys) & (ranking.item_indices != ctx.selves[item_q])
+    pq, pg, pr = item_q[p], ranking.item_indices[p], raw[p]
+    above = np.searchsorted(rem_keys, pq * stride + pr) - np.searchsorted(rem_keys, pq * stride)
+    pr = np.where(pr >= 0, pr - above, -1)
+    order = np.lexsort((np.where(pr < 0, n_g + 1, pr), pq))
+    n_pos = np.bincount(pq, minlength=n_q).astype(np.int64)
+    n_rem = np.bincount(item_q[isin_sorted(item_keys, ctx.removed_keys)], minlength=n_q)
+    kept_self = (ctx.selves >= 0) & (ctx.protocol.self_match == "keep")
+    n_neg = np.maximum(ranking.n_ranked - n_pos - n_rem - kept_self, 1)
+    unit = nb.unit_gallery(ranking) if not ranking.truncated else None
+    return MethodView(name, ranking, unit, tq, idx[tq, tj], adj[tq, tj],
+                      ranking.top_scores[tq, tj], pq[order], pg[order], pr[order], n_pos, n_neg,
+                      n_g)
+
+
+def intersect(tables: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """Return (keys present in every table, (n_keys, n_tables) values)."""
+    keys, first = tables[0]
+    values = [first]
+    for k2, v2 in tables[1:]:
+        common, ia, ib = np.intersect1d(keys, k2, assume_unique=True, return_indices=True)
+        keys = common
+        values = [v[ia] for v in values] + [v2[ib]]
+    return keys, np.stack(values, axis=1) if values else np.zeros((0, 0))
+
+
