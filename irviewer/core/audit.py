@@ -31,7 +31,7 @@ suspect is reported when its score is at least ``min_score`` (0.5; hubs excepted
   c as below (a view far from everything is hard, not mislabelled).
 * ``label_disagreement`` (image labels only): f * c. X = the other label most frequent among
   the item's k nearest gallery images (the same X under every method), f = n_X / (n_X +
-  n_own) * min(1, 2 n_X / k); c = min(1, p / 0.25), p = the percentile of the item's mean
+  n_own) * min(1, 2 n_X / k); c = min(1, p / 0.05), p = the percentile of the item's mean
   neighbour cosine among a random sample of gallery images (a view far from everything has p
   near 0: it is hard, not mislabelled). Pair evidence for the same relabel strengthens it:
   1 - (1 - f c)(1 - s_pair).
@@ -79,7 +79,7 @@ class AuditOptions:
     neighbours: int = 10
     duplicate_cosine: float = 0.98
     min_score: float = 0.5
-    max_candidates: int = 2048
+    max_candidates: int = 1024
     full_neighbour_flops: float = 2e10
     seed: int = 0
 

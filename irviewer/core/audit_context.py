@@ -93,15 +93,16 @@ class RowNeighbours:
 
     ``rows``: the gallery image of each row; ``found``: its neighbours and the count of
     gallery images above the row's threshold; ``item_row``: gallery image -> its plain row;
-    ``pair_row``: per positive pair of :class:`PairEvidence`, the row whose threshold is the
-    item's best cosine with the query's other positives (-1: not measured); ``sample``: the
+    ``pair_at``: per positive pair of :class:`PairEvidence`, the (row, threshold column) whose
+    threshold is the item's best cosine with the query's other positives (-1: not measured);
+    ``sample``: the
     rows of a random sample of the gallery (the reference for "far from everything").
     """
 
     rows: np.ndarray
     found: nb.Neighbours
     item_row: dict[int, int]
-    pair_row: np.ndarray
+    pair_at: np.ndarray
     sample: slice
 
 
@@ -123,6 +124,8 @@ class Context:
     notes: list[str] = field(default_factory=list)
     evidence: PairEvidence | None = None
     near: list[RowNeighbours] = field(default_factory=list)  # one per method with vectors
+    label_sizes: dict[str, int] = field(default_factory=dict)  # active gallery images per label
+    label_members: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def n_g(self) -> int:
@@ -166,12 +169,25 @@ class Context:
             query_labels = [str(q.meta["label"]) for q in dataset.queries]
         ctx = cls(dataset, protocol, options, [], pos, removed, selves, labels, query_labels,
                   active)
+        if labels is not None:
+            live = np.flatnonzero(active)
+            names, inverse = np.unique(labels[live], return_inverse=True)
+            order = np.argsort(inverse, kind="stable")
+            bounds = np.searchsorted(inverse[order], np.arange(len(names) + 1))
+            ctx.label_members = {name: live[order[bounds[i]:bounds[i + 1]]]
+                                 for i, name in enumerate(names.tolist())}
+            ctx.label_sizes = {n: len(m) for n, m in ctx.label_members.items()}
         ctx.views = [_view(ctx, name, r) for name, r in rankings.items()]
         if not ctx.with_vectors:
             ctx.notes.append("no method has descriptors (only precomputed rankings), so label "
                              "disagreement, near-duplicates and positive-set similarity "
                              "are not checked")
         return ctx
+
+    def members(self, label: str) -> np.ndarray:
+        """Return the active gallery images carrying ``label`` (image-label families)."""
+        found = self.label_members.get(label)
+        return found if found is not None else np.zeros(0, dtype=np.int64)
 
     def group_of(self, q: int, g: int) -> str:
         """Return the relevance group ``g`` has for query ``q``, or ``negative``."""

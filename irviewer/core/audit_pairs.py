@@ -13,6 +13,11 @@ from irviewer.core.audit_context import Context, PairEvidence, RowNeighbours, in
 
 #: Gallery images in the reference sample for "far from everything".
 SAMPLE = 256
+#: An image whose mean cosine with its neighbours is below this share of the sample's is
+#: "far from everything" (its closeness factor falls linearly to 0 below it).
+FAR = 0.05
+#: Distinct positive sets (queries) an image is compared with, at most.
+THRESHOLDS = 8
 
 
 def ranking_evidence(ctx: Context) -> None:
@@ -76,39 +81,42 @@ def neighbour_pass(ctx: Context) -> None:
             ctx.notes.append(f"only the {len(items):,} images with the strongest ranking "
                              f"evidence (of {len(strength):,}) were compared with their "
                              "gallery neighbours")
-    pos_order = np.argsort(-ev.pos_b, kind="stable")[:opts.max_candidates]
     rng = np.random.default_rng(opts.seed)
     sample = rng.choice(active, size=min(SAMPLE, len(active)), replace=False)
+    rows = np.concatenate([items, sample])
+    row_of = {g: i for i, g in enumerate(items.tolist())}
     for v in views:
         unit = v.unit
         assert unit is not None
-        thresholds, pair_rows, pair_items = [], np.full(len(ev.pos_q), -1, np.int64), []
-        cache: dict[tuple[int, float], int] = {}
-        base = len(items) + len(sample)
-        for j in pos_order.tolist():
+        slots: dict[int, list[float]] = {}
+        pair_at = np.full((len(ev.pos_q), 2), -1, dtype=np.int64)
+        for j in np.argsort(-ev.pos_b, kind="stable").tolist():
             q, g = int(ev.pos_q[j]), int(ev.pos_g[j])
+            row = row_of.get(g)
             others = other_positives(ctx, q, g)
-            if not len(others):
+            if row is None or not len(others):
                 continue
             t = float((unit.rows(others) @ unit.rows(np.array([g]))[0]).max())
-            if (g, t) not in cache:
-                cache[(g, t)] = base + len(pair_items)
-                pair_items.append(g)
-                thresholds.append(t)
-            pair_rows[j] = cache[(g, t)]
-        rows = np.concatenate([items, sample, np.array(pair_items, dtype=np.int64)])
-        thr = np.concatenate([np.full(len(items) + len(sample), np.inf, np.float32),
-                              np.array(thresholds, dtype=np.float32)])
-        found = nb.nearest(unit, rows, opts.neighbours, thr)
-        ctx.near.append(RowNeighbours(rows, found, {g: i for i, g in enumerate(items.tolist())},
-                                      pair_rows, slice(len(items), len(items) + len(sample))))
+            taken = slots.setdefault(row, [])
+            if t not in taken:
+                if len(taken) >= THRESHOLDS:
+                    continue
+                taken.append(t)
+            pair_at[j] = (row, taken.index(t))
+        width = max((len(t) for t in slots.values()), default=0)
+        thr = np.full((len(rows), max(width, 1)), np.inf, dtype=np.float32)
+        for row, taken in slots.items():
+            thr[row, :len(taken)] = taken
+        found = nb.nearest(unit, rows, opts.neighbours, thr if width else None)
+        ctx.near.append(RowNeighbours(rows, found, row_of, pair_at,
+                                      slice(len(items), len(items) + len(sample))))
 
 
 def other_positives(ctx: Context, q: int, g: int) -> np.ndarray:
     """Return the gallery images that share query ``q``'s relevance, ``g`` left out: the same
     image label (image-label families), else the query's positives (its own image too)."""
     if ctx.labels is not None and ctx.query_labels is not None:
-        same = np.flatnonzero((ctx.labels == ctx.query_labels[q]) & ctx.active)
+        same = ctx.members(ctx.query_labels[q])
     else:
         lo = np.searchsorted(ctx.pos_keys, q * ctx.n_g)
         hi = np.searchsorted(ctx.pos_keys, (q + 1) * ctx.n_g)
@@ -126,7 +134,7 @@ def positive_share(ctx: Context, near: RowNeighbours, q: int, g: int) -> float |
     nn = nn[nn >= 0]
     if ctx.labels is not None and ctx.query_labels is not None:
         hits = ctx.labels[nn] == ctx.query_labels[q]
-        n_pos = int(np.count_nonzero((ctx.labels == ctx.query_labels[q]) & ctx.active))
+        n_pos = ctx.label_sizes.get(ctx.query_labels[q], 0)
     else:
         hits = np.isin(q * ctx.n_g + nn, ctx.pos_keys)
         n_pos = int(ctx.views[0].n_pos[q]) + 1
@@ -135,12 +143,12 @@ def positive_share(ctx: Context, near: RowNeighbours, q: int, g: int) -> float |
 
 
 def closeness(near: RowNeighbours, k: int) -> np.ndarray:
-    """Return, per row, min(1, p / 0.25), p = the percentile of the row's mean cosine with its
+    """Return, per row, min(1, p / FAR), p = the percentile of the row's mean cosine with its
     ``k`` nearest gallery images among the reference sample's (near 0: far from everything)."""
     sims = np.where(near.found.indices[:, :k] >= 0, near.found.sims[:, :k], np.nan)
     mean_sim = np.nanmean(sims, axis=1)
     reference = np.sort(mean_sim[near.sample])
-    return np.minimum(1.0, np.searchsorted(reference, mean_sim) / max(len(reference), 1) / 0.25)
+    return np.minimum(1.0, np.searchsorted(reference, mean_sim) / max(len(reference), 1) / FAR)
 
 
 def negatives_looking_positive(ctx: Context) -> None:
@@ -191,15 +199,19 @@ def positives_looking_negative(ctx: Context) -> None:
     for j in range(len(ev.pos_q)):
         q, g, b = int(ev.pos_q[j]), int(ev.pos_g[j]), float(ev.pos_b[j])
         likeness, closer = 1.0, -1
+        measured = False
         for near, close in zip(ctx.near, closes, strict=True):
-            row = int(near.pair_row[j])
+            row, col = (int(x) for x in near.pair_at[j])
             if row < 0:
                 continue
+            measured = True
             likeness = min(likeness, float(close[row]))
             n_act = int(np.count_nonzero(ctx.active))
-            above = int(near.found.above[row])
+            above = int(near.found.above[row, col])
             likeness = min(likeness, float(np.log1p(above) / np.log1p(max(n_act - 1, 1))))
             closer = above if closer < 0 else min(closer, above)
+        if ctx.near and not measured:
+            continue  # beyond the candidate cap: not compared with its positive set
         score = float(np.sqrt(b * likeness))
         if score < ctx.options.min_score:
             continue

@@ -25,17 +25,23 @@ from irviewer.core.ranking import Ranking
 BLOCK_BYTES = 64 * 2**20
 #: Gallery rows per chunk.
 CHUNK_ROWS = 8192
+#: A normalised gallery up to this size is made once and kept while the audit runs.
+CACHE_BYTES = 512 * 2**20
 
 
-@dataclass(frozen=True)
+@dataclass
 class UnitGallery:
-    """The L2-normalised gallery of one ranking, read chunk by chunk (a view, no copy).
+    """The L2-normalised gallery of one ranking, read chunk by chunk.
 
-    ``active`` marks the gallery images the ranking ranks (not removed for every query).
+    ``active`` marks the gallery images the ranking ranks (not removed for every query). When
+    the whole normalised gallery fits in ``CACHE_BYTES`` it is made once and kept (the audit
+    reads it many times); a larger one (a memory-mapped million-image gallery) is normalised
+    chunk by chunk on every read, so memory stays bounded.
     """
 
     ranking: Ranking
     active: np.ndarray
+    _full: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -44,18 +50,36 @@ class UnitGallery:
 
     def rows(self, indices: np.ndarray) -> np.ndarray:
         """Return the unit float32 vectors of the gallery images ``indices`` (dataset order)."""
+        idx = np.asarray(indices, dtype=np.int64)
+        full = self._cached()
+        if full is not None:
+            return full[idx]
+        return self._read(idx)
+
+    def chunks(self):  # type: ignore[no-untyped-def]
+        """Yield (start, stop, unit vectors of gallery start..stop)."""
+        full = self._cached()
+        for start in range(0, self.n, CHUNK_ROWS):
+            stop = min(self.n, start + CHUNK_ROWS)
+            yield start, stop, (full[start:stop] if full is not None
+                                else self._read(np.arange(start, stop)))
+
+    def _read(self, idx: np.ndarray) -> np.ndarray:
         aligned = self.ranking.descriptors
         assert aligned is not None and self.ranking.gallery_inv_norms is not None
-        idx = np.asarray(indices, dtype=np.int64)
         rows = idx if aligned.gallery_rows is None else aligned.gallery_rows[idx]
         out = np.asarray(aligned.gallery[rows], dtype=np.float32)
         return out * self.ranking.gallery_inv_norms[idx][:, None]
 
-    def chunks(self):  # type: ignore[no-untyped-def]
-        """Yield (start, stop, unit vectors of gallery start..stop)."""
-        for start in range(0, self.n, CHUNK_ROWS):
-            stop = min(self.n, start + CHUNK_ROWS)
-            yield start, stop, self.rows(np.arange(start, stop))
+    def _cached(self) -> np.ndarray | None:
+        aligned = self.ranking.descriptors
+        assert aligned is not None
+        if self._full is None and self.n * aligned.dim * 4 <= CACHE_BYTES:
+            self._full = np.empty((self.n, aligned.dim), dtype=np.float32)
+            for start in range(0, self.n, CHUNK_ROWS):
+                stop = min(self.n, start + CHUNK_ROWS)
+                self._full[start:stop] = self._read(np.arange(start, stop))
+        return self._full
 
 
 def unit_gallery(ranking: Ranking) -> UnitGallery | None:
@@ -74,8 +98,8 @@ class Neighbours:
     """Nearest active gallery images of chosen rows, and counts above per-row thresholds.
 
     ``indices`` / ``sims``: (rows, k) gallery indices and cosines, most similar first (-1 /
-    -inf padding); ``above``: per row, how many active gallery images other than the row's
-    own image have a cosine strictly above the row's threshold.
+    -inf padding); ``above``: (rows, thresholds) how many active gallery images other than
+    the row's own image have a cosine strictly above each of the row's thresholds.
     """
 
     indices: np.ndarray
@@ -86,42 +110,78 @@ class Neighbours:
 def nearest(gallery: UnitGallery, items: np.ndarray, k: int,
             thresholds: np.ndarray | None = None) -> Neighbours:
     """Return the ``k`` most similar active gallery images of each gallery image ``items``
-    (itself excluded), and how many lie above each row's threshold (cosine; none: +inf).
+    (itself excluded), and how many lie above each of the row's thresholds (a (rows, t)
+    array of cosines, +inf where unused; None: no counting).
 
-    Blocked: rows in blocks, the gallery in chunks; ties keep gallery order.
+    Blocked: rows in blocks, the gallery in chunks. Each chunk keeps only the scores reaching
+    the row's running k-th best (after the first chunk, a handful per row), so no chunk is
+    sorted or partitioned whole. Ties keep gallery order.
     """
     items = np.asarray(items, dtype=np.int64)
     n_rows = len(items)
-    thr = (np.full(n_rows, np.inf, dtype=np.float32) if thresholds is None
-           else np.asarray(thresholds, dtype=np.float32))
+    thr = (np.full((n_rows, 1), np.inf, dtype=np.float32) if thresholds is None
+           else np.asarray(thresholds, dtype=np.float32).reshape(n_rows, -1))
     k = max(1, min(k, int(gallery.active.sum())))
     top_idx = np.full((n_rows, k), -1, dtype=np.int64)
     top_sim = np.full((n_rows, k), -np.inf, dtype=np.float32)
-    above = np.zeros(n_rows, dtype=np.int64)
+    above = np.zeros(thr.shape, dtype=np.int64)
     block = max(1, BLOCK_BYTES // (4 * CHUNK_ROWS))
     for a in range(0, n_rows, block):
         b = min(n_rows, a + block)
         vecs = gallery.rows(items[a:b])
         for start, stop, g in gallery.chunks():
             sims = vecs @ g.T
-            sims[:, ~gallery.active[start:stop]] = -np.inf
+            inactive = np.flatnonzero(~gallery.active[start:stop])
+            if len(inactive):
+                sims[:, inactive] = -np.inf
             own = (items[a:b] >= start) & (items[a:b] < stop)
             sims[np.flatnonzero(own), items[a:b][own] - start] = -np.inf
-            above[a:b] += np.count_nonzero(sims > thr[a:b, None], axis=1)
-            _merge(top_idx[a:b], top_sim[a:b], sims, start)
+            if thresholds is not None:
+                for t in range(thr.shape[1]):
+                    above[a:b, t] += np.count_nonzero(sims > thr[a:b, t, None], axis=1)
+            _merge(top_idx[a:b], top_sim[a:b], sims, start,
+                   np.flatnonzero(gallery.active[start:stop]))
     top_idx[~np.isfinite(top_sim)] = -1
     return Neighbours(top_idx, top_sim, above)
 
 
-def _merge(top_idx: np.ndarray, top_sim: np.ndarray, sims: np.ndarray, offset: int) -> None:
+def _merge(top_idx: np.ndarray, top_sim: np.ndarray, sims: np.ndarray, offset: int,
+           active_cols: np.ndarray) -> None:
+    """Merge a chunk's scores into the running top-k lists, in place (ties: gallery order).
+
+    Only scores reaching the row's k-th best so far are candidates; before k are known, the
+    k-th best of a sample of the chunk's active columns (every row's own image aside) is the
+    bar, so a chunk contributes about k * chunk / sample candidates per row, never all."""
     k = top_idx.shape[1]
-    if sims.shape[1] > k:
-        part = np.argpartition(-sims, k - 1, axis=1)[:, :k]
-        part.sort(axis=1)  # gallery order, so the stable sort below keeps ties in it
-    else:
-        part = np.broadcast_to(np.arange(sims.shape[1]), sims.shape)
-    cand_idx = np.concatenate([top_idx, part + offset], axis=1)
-    cand_sim = np.concatenate([top_sim, np.take_along_axis(sims, part, axis=1)], axis=1)
+    floor = top_sim[:, -1].copy()
+    if not np.isfinite(floor).all():
+        m = min(len(active_cols), max(1024, 4 * k))
+        if m > k:  # one own-image column may be among them: the (k+1)-th best is safe
+            sample = sims[:, active_cols[:m]]
+            floor = np.maximum(floor, np.partition(sample, m - k - 1, axis=1)[:, m - k - 1])
+    rows, cols = np.nonzero((sims >= floor[:, None]) & (sims > -np.inf))
+    if not len(rows):
+        return
+    counts = np.bincount(rows, minlength=len(top_idx))
+    width = int(counts.max())
+    cand_idx = np.full((len(top_idx), width), -1, dtype=np.int64)
+    cand_sim = np.full((len(top_idx), width), -np.inf, dtype=np.float32)
+    slot = np.arange(len(rows)) - np.repeat(np.cumsum(counts) - counts, counts)
+    cand_idx[rows, slot] = cols + offset
+    cand_sim[rows, slot] = sims[rows, cols]
+    _combine(top_idx, top_sim, cand_idx, cand_sim)
+
+
+def _combine(top_idx: np.ndarray, top_sim: np.ndarray, idx: np.ndarray,
+             sim: np.ndarray) -> None:
+    k = top_idx.shape[1]
+    cand_idx = np.concatenate([top_idx, idx], axis=1)
+    cand_sim = np.concatenate([top_sim, sim], axis=1)
+    # descending score, ties by ascending gallery index (-1 padding last)
+    key_idx = np.where(cand_idx < 0, np.iinfo(np.int64).max, cand_idx)
+    by_index = np.argsort(key_idx, axis=1, kind="stable")
+    cand_idx = np.take_along_axis(cand_idx, by_index, axis=1)
+    cand_sim = np.take_along_axis(cand_sim, by_index, axis=1)
     order = np.argsort(-cand_sim, axis=1, kind="stable")[:, :k]
     top_idx[:] = np.take_along_axis(cand_idx, order, axis=1)
     top_sim[:] = np.take_along_axis(cand_sim, order, axis=1)
@@ -137,14 +197,15 @@ def pair_cosines(gallery: UnitGallery, a: np.ndarray, b: np.ndarray) -> np.ndarr
     return out
 
 
-def near_identical_pairs(gallery: UnitGallery, min_cosine: float, tables: int = 10,
-                         bits: int = 12, max_bucket: int = 256,
+def near_identical_pairs(gallery: UnitGallery, min_cosine: float, tables: int = 16,
+                         bits: int = 16, max_bucket: int = 256,
                          seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """Return (a, b, cosine, buckets skipped): active gallery pairs a < b whose cosine is at
     least ``min_cosine``, found by random-hyperplane LSH (Charikar 2002) and checked exactly.
 
-    A pair at cosine 0.98 shares a bucket of one 12-bit table with probability about 0.45, so
-    ten tables miss it with probability about 0.003. Buckets larger than ``max_bucket``
+    A pair at cosine 0.98 shares a bucket of one 16-bit table with probability about 0.35, so
+    sixteen tables miss it with probability about 0.001; a random pair shares one with
+    probability 2**-16, so few pairs need their exact cosine. Buckets larger than ``max_bucket``
     (a dense cluster, not duplicates) are skipped and counted.
     """
     aligned = gallery.ranking.descriptors

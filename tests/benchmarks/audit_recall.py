@@ -75,7 +75,7 @@ def synthetic(seed: int, noise: float) -> None:
     """Print recall on the synthetic set, audit and baseline."""
     with tempfile.TemporaryDirectory() as tmp:
         s = write_synth_set(Path(tmp), n_labels=120, per_label=8, n_injected=20, n_decoys=20,
-                            noise=noise, seed=seed)
+                            dim=256, noise=noise, seed=seed)
         opened = open_now(OpenRequest(s.manifest, descriptors=s.descriptors))
         ds = opened.dataset
         maps = ", ".join(f"{n} mAP {m.evaluations['instance'].summary['mAP'] * 100:.1f}"
@@ -192,7 +192,7 @@ def main() -> None:
     parser.add_argument("--untouched", type=int, default=0, metavar="N",
                         help="also list the first N suspects of the untouched Oxford5k")
     args = parser.parse_args()
-    for noise in (1.0, 1.5):
+    for noise in (1.5, 2.0, 2.5):
         synthetic(args.seed, noise)
     oxford(args.seed, args.untouched)
 

@@ -4,9 +4,9 @@ Each instance label has a centre in descriptor space; its images are the centre 
 Two "methods" see the same images through different noise (and a method-specific shift of
 each centre), so they agree on what is what but not on every rank. Injected errors: gallery
 images whose manifest label is changed to another instance (their descriptor stays with the
-true one). Decoys: correctly labelled gallery images made very hard (mostly noise), which a
-good audit must not take for errors: turned away from their own instance and mostly noise,
-they rank below almost every negative for their own queries. The truth is returned, so recall can be measured.
+true one). Decoys: correctly labelled gallery images made very hard, which a good audit must
+not take for errors: turned away from their own instance and mostly noise, they rank below
+almost every negative for their own queries. The truth is returned, so recall can be measured.
 """
 
 from __future__ import annotations

@@ -1,0 +1,89 @@
+"""Benchmark: ``irviewer audit`` with two descriptor files as a ratio to one ``irviewer eval``.
+
+Run from the repository root (a script, not a test; pytest does not collect this folder):
+
+    python tests/benchmarks/bench_audit.py              # 512-d descriptors
+    python tests/benchmarks/bench_audit.py --dim 2048
+
+A Market-1501-sized folder is generated in a temporary directory: 3,368 queries in ``query/``
+and 19,732 gallery images in ``bounding_box_test/`` with Market naming (751 ids, 6 cameras,
+3,000 distractors of id 0 and 2,798 junk images of id -1; the image files are empty), and two
+descriptor files of clustered vectors (same ids, independent noise). Both commands run as whole
+processes (``python -m irviewer ...``: start-up, reading the folder and the descriptors, ranking,
+scoring or auditing); the time of each is the best of ``--repeats`` runs. The target of issue
+#11 is audit <= 3 x eval.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def write_market(folder: Path, dim: int, seed: int = 0) -> tuple[Path, Path]:
+    """Write the Market-like folder and two descriptor files; return the files."""
+    rng = np.random.default_rng(seed)
+    n_q, n_g, n_ids = 3368, 19732, 751
+    g_pid = rng.integers(1, n_ids + 1, n_g)
+    g_pid[:2798] = -1
+    g_pid[2798:2798 + 3000] = 0
+    q_pid = rng.integers(1, n_ids + 1, n_q)
+    names = []
+    for sub, pids in (("query", q_pid), ("bounding_box_test", g_pid)):
+        (folder / sub).mkdir(parents=True)
+        cams = rng.integers(1, 7, len(pids))
+        for i, (pid, cam) in enumerate(zip(pids.tolist(), cams.tolist(), strict=True)):
+            pid_text = "-1" if pid < 0 else f"{pid:04d}"
+            name = f"{pid_text}_c{cam}s1_{i:06d}_00"
+            (folder / sub / f"{name}.jpg").touch()
+            names.append(name)
+    labels = np.concatenate([q_pid, g_pid])
+    centres = rng.standard_normal((n_ids + 2, dim), dtype=np.float32)
+    files = []
+    for m in ("A", "B"):
+        vecs = centres[labels + 1] + 3.0 * rng.standard_normal((len(labels), dim),
+                                                               dtype=np.float32)
+        path = folder / f"{m}.npz"
+        np.savez(path, features=vecs, names=np.array(names))
+        files.append(path)
+    return files[0], files[1]
+
+
+def best_of(args: list[str], repeats: int) -> float:
+    """Return the best wall time of running ``python -m irviewer args`` ``repeats`` times."""
+    best = float("inf")
+    for _ in range(repeats):
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "irviewer", *args], check=True, cwd=ROOT,
+                       stdout=subprocess.DEVNULL)
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def main() -> None:
+    """Generate the set, time both commands, print the ratio."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--dim", type=int, default=512)
+    parser.add_argument("--repeats", type=int, default=3)
+    opts = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "market"
+        a, b = write_market(root, opts.dim)
+        eval_s = best_of(["eval", str(root), "-d", str(a)], opts.repeats)
+        audit_s = best_of(["audit", str(root), "-d", str(a), "-d", str(b),
+                           "--json", str(Path(tmp) / "audit.json")], opts.repeats)
+    print(f"market-sized (3,368 x 19,732, {opts.dim}-d), best of {opts.repeats}: "
+          f"eval (one file) {eval_s:.2f} s, audit (two files) {audit_s:.2f} s, "
+          f"ratio {audit_s / eval_s:.2f} (target <= 3)")
+
+
+if __name__ == "__main__":
+    main()
