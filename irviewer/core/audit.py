@@ -21,8 +21,9 @@ negatives, as the protocol says. The query's own image is never reported.
 Scores, in [0, 1]; each factor is the smallest over the methods that can measure it, and a
 suspect is reported when its score is at least ``min_score`` (0.5; hubs excepted):
 
-* ``negative_looks_positive``: sqrt(a * l). a = (positives the item outranks) /
-  (positives + 1), for a negative within the stored result lists (``depth``); l = share of
+* ``negative_looks_positive``: sqrt(a * l). a = min(1, 2 (positives the item outranks) /
+  (positives + 1)), for a negative within the stored result lists (``depth``): ranked among
+  the positives (above half of them) is full evidence; l = share of
   the item's nearest gallery images (min(k, positives) of them) that are positives of the
   query (same label where labels are per image); l = 1 without vectors.
 * ``positive_looks_negative``: sqrt(b * u * c). b = (negatives ranked above it) / (negatives);

@@ -72,9 +72,9 @@ class MethodView:
 class PairEvidence:
     """What every method's ranking says about (query, item) pairs, before neighbours are
     looked at. Negatives within the audit depth with a >= ``min_score`` squared under every
-    method: ``neg_q``, ``neg_g``, ``neg_a`` (smallest
-    a = outranked / (positives + 1)), ``neg_outranked`` (smallest count), ``neg_same`` (the
-    count is the same under every method). Positives ranked below at least ``min_score`` of
+    method: ``neg_q``, ``neg_g``, ``neg_a`` (smallest a = min(1, 2 outranked /
+    (positives + 1))), ``neg_outranked`` (smallest count), ``neg_same`` (the count is the same
+    under every method). Positives ranked below at least ``min_score`` of
     the negatives (squared) under every method: ``pos_q``, ``pos_g``, ``pos_b`` (smallest share)."""
 
     neg_q: np.ndarray

@@ -32,7 +32,7 @@ def ranking_evidence(ctx: Context) -> None:
         above = (np.searchsorted(pkeys, v.top_q * stride + v.top_rank)
                  - np.searchsorted(pkeys, v.top_q * stride))
         npos = v.n_pos[v.top_q]
-        a = (npos - above) / (npos + 1.0)
+        a = np.minimum(1.0, 2.0 * (npos - above) / (npos + 1.0))
         keep = (npos > 0) & (a >= floor)
         keys = v.top_q[keep] * n_g + v.top_g[keep]
         order = np.argsort(keys)

@@ -1,0 +1,93 @@
+"""Blocked gallery neighbours against brute force, and the near-duplicate hashing."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from irviewer.core import neighbours as nb
+from irviewer.core.ranking import Ranking
+from tests.core.helpers import aligned, sign_vectors
+
+
+def gallery_of(vectors: np.ndarray, ignored: np.ndarray | None = None) -> nb.UnitGallery:
+    """Return a UnitGallery over ``vectors`` (no queries needed)."""
+    n = len(vectors)
+    mask = np.zeros(n, dtype=bool)
+    if ignored is not None:
+        mask[ignored] = True
+    r = Ranking(np.zeros((1, 1), np.int64), np.zeros((1, 1), np.float32), np.zeros(2, np.int64),
+                np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32),
+                int(n - mask.sum()), descriptors=aligned(vectors[:1], vectors),
+                gallery_inv_norms=(1 / np.linalg.norm(vectors, axis=1)).astype(np.float32),
+                ignored_mask=mask if mask.any() else None)
+    unit = nb.unit_gallery(r)
+    assert unit is not None
+    return unit
+
+
+def brute(vectors: np.ndarray, items: np.ndarray, k: int, active: np.ndarray,
+          thr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    x = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    out, above = [], []
+    for i, t in zip(items, thr, strict=True):
+        s = (x @ x[i]).astype(np.float32)
+        s[~active] = -np.inf
+        s[i] = -np.inf
+        order = np.argsort(-s, kind="stable")
+        order = order[np.isfinite(s[order])][:k]
+        out.append(np.pad(order, (0, k - len(order)), constant_values=-1))
+        above.append(int(np.count_nonzero(s > t)))
+    return np.array(out), np.array(above)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31), st.integers(2, 60), st.integers(1, 8), st.booleans())
+def test_nearest_equals_brute_force_with_ties_and_ignored_images(seed, n, k, chunked):
+    rng = np.random.default_rng(seed)
+    vectors = sign_vectors(rng, n, dim=4)  # many ties, every cosine exact in float32
+    ignored = rng.choice(n, size=int(rng.integers(0, n // 3 + 1)), replace=False)
+    unit = gallery_of(vectors, ignored)
+    items = rng.choice(n, size=min(n, 7), replace=False)
+    thr = rng.choice(np.array([-0.5, 0.0, 0.34, 1.0], dtype=np.float32), size=len(items))
+    old = nb.CHUNK_ROWS
+    nb.CHUNK_ROWS = 5 if chunked else old
+    try:
+        found = nb.nearest(unit, items, k, thr[:, None])
+    finally:
+        nb.CHUNK_ROWS = old
+    k_eff = min(k, int(unit.active.sum()))
+    expect, above = brute(vectors, items, k_eff, unit.active, thr)
+    assert found.indices.tolist() == expect.tolist()
+    assert found.above[:, 0].tolist() == above.tolist()
+
+
+def test_near_identical_pairs_are_found_and_checked_exactly():
+    rng = np.random.default_rng(0)
+    vectors = rng.standard_normal((3000, 64)).astype(np.float32)
+    vectors[2500] = vectors[10] + 0.01 * rng.standard_normal(64).astype(np.float32)
+    vectors[2999] = vectors[11] * 3.0  # same direction, another scale
+    a, b, cos, skipped = nb.near_identical_pairs(gallery_of(vectors), 0.98)
+    assert sorted(zip(a.tolist(), b.tolist(), strict=True)) == [(10, 2500), (11, 2999)]
+    assert (cos >= 0.98).all() and skipped == 0
+
+
+def test_near_identical_pairs_leave_out_ignored_images():
+    rng = np.random.default_rng(1)
+    vectors = rng.standard_normal((50, 16)).astype(np.float32)
+    vectors[7] = vectors[3]
+    a, _, _, _ = nb.near_identical_pairs(gallery_of(vectors, np.array([7])), 0.98)
+    assert 7 not in a.tolist() and len(a) == 0
+
+
+def test_unit_rows_are_normalised_in_and_out_of_the_cache(monkeypatch):
+    rng = np.random.default_rng(2)
+    vectors = rng.standard_normal((20, 8)).astype(np.float32) * 5
+    expect = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    np.testing.assert_allclose(gallery_of(vectors).rows(np.array([3, 1])), expect[[3, 1]],
+                               rtol=1e-6)
+    monkeypatch.setattr(nb, "CACHE_BYTES", 0)
+    unit = gallery_of(vectors)
+    np.testing.assert_allclose(unit.rows(np.array([3, 1])), expect[[3, 1]], rtol=1e-6)
+    assert unit._full is None
