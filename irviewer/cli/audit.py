@@ -33,8 +33,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "dataset's, revisited Medium for rOxford/rParis)")
     p.add_argument("--top", type=int, default=100, metavar="N",
                    help="list the N most suspicious (0: all; default 100)")
-    p.add_argument("--top-k", type=int, default=200,
-                   help="depth of the stored result lists the evidence is read from")
+    p.add_argument("--depth", type=int, default=200, metavar="N",
+                   help="length of the stored result lists a negative must be in to count as "
+                   "ranked among the positives (default 200; positives' ranks are exact at "
+                   "any depth)")
     p.add_argument("--min-score", type=float, default=0.5,
                    help="report suspects scoring at least this (0..1; default 0.5)")
     p.add_argument("--json", type=Path, metavar="OUT", help="write the suspects as JSON")
@@ -56,7 +58,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     options = AuditOptions(min_score=args.min_score)
     opened = open_now(OpenRequest(args.dataset, descriptors=tuple(args.descriptors),
                                   rankings=tuple(args.ranking), format=args.format,
-                                  options=read_options(args), k=args.top_k))
+                                  options=read_options(args), k=args.depth))
     result = audit(opened.dataset, {n: m.ranking for n, m in opened.methods.items()},
                    args.protocol, options)
     shown = result.suspects if args.top == 0 else result.suspects[:args.top]

@@ -147,8 +147,7 @@ class Context:
               options: AuditOptions) -> Context:
         """Return the context: protocol roles as sorted (query, gallery) keys, and views."""
         n_g = dataset.n_gallery
-        active = np.ones(n_g, dtype=bool)
-        active[dataset.global_ignored] = False
+        active = ~dataset.ignored_mask
         pos_parts, rem_parts = [], []
         for groups, parts in ((protocol.positive, pos_parts), (protocol.ignored, rem_parts)):
             for group in groups:
