@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from irviewer.cli import main
-from irviewer.cli.audit import COLUMNS
 from irviewer.core.descriptors import file_sha256
+from irviewer.formats.corrections_file import ACCEPT, COLUMNS
 from tests.core.audit_synth import write_synth_set
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -60,7 +60,7 @@ def test_table_json_schema_and_ranks(synth, tmp_path, capsys):
 def read_rows(path: Path) -> list[dict[str, str]]:
     with path.open(encoding="utf-8", newline="") as f:
         reader = csv.DictReader(f)
-        assert tuple(reader.fieldnames or ()) == COLUMNS
+        assert tuple(reader.fieldnames or ()) == (*COLUMNS, ACCEPT)
         return list(reader)
 
 
@@ -72,23 +72,26 @@ def test_csv_is_a_corrections_file_that_fixes_what_it_lists(synth, tmp_path):
     for r in rows:
         assert r["query"] == ""  # image-level relabels
         assert r["label"] == synth.injected[r["item"]][1]
-        assert r["author"] == "irviewer audit" and r["time"].endswith("+00:00")
+        assert r["author"] == "irviewer audit" and r["time"].endswith("Z")
         assert r["note"].startswith("label_disagreement (") and r["accept"] == ""
-    # The reviewer accepts every row; applying them to the manifest removes the suspects.
-    fixed = {r["item"]: r["label"] for r in rows}
-    lines = synth.manifest.read_text().splitlines()
-    body = []
-    for line in lines[1:]:
-        image, label, role = line.split(",")
-        body.append(f"{image},{fixed.get(image[:-4], label)},{role}")
-    corrected = tmp_path / "fixed.csv"
-    corrected.write_text("\n".join([lines[0], *body]) + "\n")
+    from irviewer.formats.corrections_file import read_corrections
+    from irviewer.formats.registry import read_dataset
+
+    dataset = read_dataset(synth.manifest, None)
+    assert read_corrections(out, dataset) == ()  # nothing reviewed yet: nothing applies
+    # The reviewer takes three of the four suggestions; the file is a corrections file whose
+    # accepted rows apply, and auditing the corrected labels leaves only the fourth.
+    text = out.read_text().splitlines()
+    text = [text[0]] + [line + ("yes" if i < 3 else "no") for i, line in
+                        enumerate(text[1:])]
+    out.write_text("\n".join(text) + "\n")
+    taken = [r["item"] for r in read_rows(out)[:3]]
+    assert [(c.query, c.item, c.label) for c in read_corrections(out, dataset)] == [
+        ("", item, synth.injected[item][1]) for item in taken]
     again = tmp_path / "again.json"
-    a, b = synth.descriptors
-    assert main(["audit", str(corrected), "-d", str(a), "-d", str(b), "--json",
-                 str(again)]) == 0
+    assert run_audit(synth, "--corrections", str(out), "--json", str(again)) == 0
     still = {s["item"] for s in json.loads(again.read_text())["suspects"]}
-    assert not still & set(synth.injected)
+    assert still & set(synth.injected) == set(synth.injected) - set(taken)
 
 
 def test_csv_leaves_out_suspects_without_a_single_fix(synth, tmp_path):
@@ -105,7 +108,7 @@ def test_csv_leaves_out_suspects_without_a_single_fix(synth, tmp_path):
     (["--top", "-1"], "--top must be 0 (all) or more, not -1"),
     (["--min-score", "3"], "the minimum score must be in [0, 1], not 3.0"),
     (["--protocol", "nosuch"], "unknown protocol 'nosuch'"),
-    (["--protocol", "oxford"], "protocol oxford needs relevance group(s) good, ok, junk"),
+    (["--protocol", "oxford"], "protocol oxford needs relevance group(s) good, ok"),
     (["--json", "/nonexistent/dir/out.json"], "/nonexistent/dir/out.json: the folder"),
 ])
 def test_bad_input_is_exit_2_with_one_line(synth, capsys, extra, message):

@@ -16,11 +16,6 @@ DESCRIPTION = ("Rank the gallery with every descriptor file (or read precomputed
                "with: negatives that look positive, positives that look negative, images whose "
                "neighbours carry another label, near-duplicates with different labels, queries "
                "with suspicious ground truth, and hubs.")
-#: Extra column of the reviewed corrections file: a row is applied when it says yes.
-ACCEPT = "accept"
-COLUMNS = ("query", "item", "label", "author", "time", "note", ACCEPT)
-
-
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add ``irviewer audit``'s arguments to ``p``."""
     p.add_argument("dataset", type=Path, help="dataset file or folder")
@@ -37,6 +32,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="length of the stored result lists a negative must be in to count as "
                    "ranked among the positives (default 200; positives' ranks are exact at "
                    "any depth)")
+    p.add_argument("--corrections", type=Path, metavar="FILE",
+                   help="audit the ground truth with this corrections file applied (a "
+                   "reviewed audit CSV applies the rows whose accept column says yes)")
     p.add_argument("--min-score", type=float, default=0.5,
                    help="report suspects scoring at least this (0..1; default 0.5)")
     p.add_argument("--json", type=Path, metavar="OUT", help="write the suspects as JSON")
@@ -58,7 +56,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     options = AuditOptions(min_score=args.min_score)
     opened = open_now(OpenRequest(args.dataset, descriptors=tuple(args.descriptors),
                                   rankings=tuple(args.ranking), format=args.format,
-                                  options=read_options(args), k=args.depth))
+                                  options=read_options(args), k=args.depth,
+                                  corrections=args.corrections))
     result = audit(opened.dataset, {n: m.ranking for n, m in opened.methods.items()},
                    args.protocol, options)
     shown = result.suspects if args.top == 0 else result.suspects[:args.top]
@@ -112,25 +111,18 @@ def format_table(dataset, result, shown) -> str:  # type: ignore[no-untyped-def]
 
 
 def write_audit_csv(path: Path, shown) -> int:  # type: ignore[no-untyped-def]
-    """Write the suspects' suggested corrections as a corrections file (``query,item,label,
-    author,time,note``) with an ``accept`` column left empty for the reviewer; suspects with
-    no single fix (hubs, queries) are left out. Return the number of rows written."""
-    import csv
-    from datetime import datetime, timezone
+    """Write the suspects' suggested corrections as a corrections file with an ``accept``
+    column left empty for the reviewer (only rows marked yes are applied when it is read);
+    suspects with no single fix (hubs, queries) are left out. Return the rows written."""
+    from dataclasses import replace
 
-    from irviewer.core.atomic import atomic_open
     from irviewer.core.audit import AUTHOR
+    from irviewer.core.corrections import utc_now
+    from irviewer.formats.corrections_file import write_corrections
 
-    now = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
-    n = 0
-    with atomic_open(path, newline="") as stream:
-        writer = csv.writer(stream, lineterminator="\n")
-        writer.writerow(COLUMNS)
-        for s in shown:
-            if s.correction is None:
-                continue
-            c = s.correction
-            writer.writerow([c.query, c.item, c.label, AUTHOR, now,
-                             f"{s.kind} ({s.score:.2f}): {s.evidence}", ""])
-            n += 1
-    return n
+    now = utc_now()
+    rows = [replace(s.correction, author=AUTHOR, time=now,
+                    note=f"{s.kind} ({s.score:.2f}): {s.evidence}")
+            for s in shown if s.correction is not None]
+    write_corrections(path, rows, accept=[""] * len(rows))
+    return len(rows)

@@ -52,6 +52,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from irviewer.core.corrections import GEOMETRY_LABELS, Correction, family
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError
 from irviewer.core.protocols import Protocol, check_applicable, get_protocol
@@ -65,7 +66,6 @@ QUERY = "query_ground_truth"
 HUB = "hub"
 #: Every kind, in the order ties in score are listed.
 KINDS = (DUPLICATE, LABEL, NEG_POS, POS_NEG, QUERY, HUB)
-NEGATIVE = "negative"
 AUTHOR = "irviewer audit"
 
 
@@ -96,16 +96,6 @@ class AuditOptions:
                              f"not {self.duplicate_cosine}")
         if not 0.0 <= self.min_score <= 1.0:
             raise InputError(f"the minimum score must be in [0, 1], not {self.min_score}")
-
-
-@dataclass(frozen=True)
-class Correction:
-    """A suggested row of the corrections file: ``query`` empty for an image-level relabel,
-    ``label`` a relevance group name, ``negative``, or the image's new label."""
-
-    query: str
-    item: str
-    label: str
 
 
 @dataclass(frozen=True)
@@ -184,9 +174,8 @@ def iter_audit(dataset: Dataset, rankings: Mapping[str, Ranking], protocol: str 
     """
     from irviewer.core.audit_kinds import KIND_STAGES, Context
 
-    if dataset.format.startswith("hpatches"):
-        raise InputError(f"{dataset.label()}: HPatches labels come from geometry (homographies), "
-                         "so there is no label to audit")
+    if family(dataset) == "hpatches":
+        raise InputError(f"{dataset.label()}: {GEOMETRY_LABELS}")
     if not rankings:
         raise InputError(f"{dataset.label()}: give at least one descriptor file or ranking "
                          "to audit the labels with")

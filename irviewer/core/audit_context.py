@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from irviewer.core import neighbours as nb
-from irviewer.core.audit import NEGATIVE, AuditOptions, Correction, Suspect
+from irviewer.core.audit import AuditOptions, Suspect
+from irviewer.core.corrections import NEGATIVE, Correction
 from irviewer.core.dataset import Dataset
 from irviewer.core.protocols import Protocol
 from irviewer.core.ranking import Ranking

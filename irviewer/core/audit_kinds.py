@@ -17,10 +17,8 @@ from irviewer.core.audit import (
     HUB,
     LABEL,
     NEG_POS,
-    NEGATIVE,
     POS_NEG,
     QUERY,
-    Correction,
     Suspect,
     file_digests,
     rank_phrase,
@@ -34,6 +32,7 @@ from irviewer.core.audit_pairs import (
     positives_looking_negative,
     ranking_evidence,
 )
+from irviewer.core.corrections import NEGATIVE, Correction
 
 # -- image-level label disagreement ------------------------------------------------------
 

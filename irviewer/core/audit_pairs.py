@@ -8,8 +8,9 @@ from __future__ import annotations
 import numpy as np
 
 from irviewer.core import neighbours as nb
-from irviewer.core.audit import NEG_POS, NEGATIVE, POS_NEG, Correction, Suspect, rank_phrase, under
+from irviewer.core.audit import NEG_POS, POS_NEG, Suspect, rank_phrase, under
 from irviewer.core.audit_context import Context, PairEvidence, RowNeighbours, intersect
+from irviewer.core.corrections import NEGATIVE, Correction
 
 #: Gallery images in the reference sample for "far from everything".
 SAMPLE = 256

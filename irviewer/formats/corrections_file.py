@@ -9,6 +9,9 @@ left out when read). One row per correction, in the order they apply:
   or Holidays group.
 
 Names are the dataset's own query and image names, as ``irviewer eval --json`` prints them.
+A file may carry an extra ``accept`` column (``irviewer audit --csv`` writes one, empty, for a
+reviewer to fill): then only the rows whose ``accept`` says yes (``yes``, ``y``, ``true``,
+``1`` or ``x``, any case) are corrections; the others are suggestions not taken.
 The default file is ``<dataset>.corrections.csv`` beside the dataset: ``demo.csv`` ->
 ``demo.corrections.csv``, the folder ``market1501/`` -> ``market1501.corrections.csv`` beside
 the folder. It is written atomically (a reader sees the old or the new file, never a part).
@@ -35,6 +38,9 @@ from irviewer.formats.base import read_bytes
 
 COLUMNS = ("query", "item", "label", "author", "time", "note")
 REQUIRED = COLUMNS[:3]
+#: The optional column of a reviewed suggestions file, and the values that take a row.
+ACCEPT = "accept"
+ACCEPTED = ("yes", "y", "true", "1", "x")
 SUFFIX = ".corrections.csv"
 
 
@@ -136,13 +142,17 @@ def load_corrections(path: Path, dataset: Dataset) -> LoadedCorrections:
     return LoadedCorrections(path, tuple(c for _, c in rows), log)
 
 
-def write_corrections(path: Path, corrections: Iterable[Correction]) -> None:
-    """Write ``corrections`` to ``path`` as a corrections file, atomically."""
+def write_corrections(path: Path, corrections: Iterable[Correction],
+                      accept: Iterable[str] | None = None) -> None:
+    """Write ``corrections`` to ``path`` as a corrections file, atomically; with ``accept``
+    (one value per correction), also the ``accept`` column of a file to review."""
+    values = None if accept is None else list(accept)
     with atomic_open(Path(path), newline="") as stream:
         writer = csv.writer(stream, lineterminator="\n")
-        writer.writerow(COLUMNS)
-        for c in corrections:
-            writer.writerow([c.query, c.item, c.label, c.author, c.time, c.note])
+        writer.writerow(COLUMNS if values is None else (*COLUMNS, ACCEPT))
+        for i, c in enumerate(corrections):
+            row = [c.query, c.item, c.label, c.author, c.time, c.note]
+            writer.writerow(row if values is None else [*row, values[i]])
 
 
 def _rows(text: str, where: str) -> list[tuple[int, Correction]]:
@@ -159,7 +169,7 @@ def _rows(text: str, where: str) -> list[tuple[int, Correction]]:
     if missing:
         raise InputError(f"{where}, line 1: the header lacks column(s) {', '.join(missing)}; "
                          f"it must have {','.join(REQUIRED)} (and may have author,time,note)")
-    col = {c: header.index(c) for c in COLUMNS if c in header}
+    col = {c: header.index(c) for c in (*COLUMNS, ACCEPT) if c in header}
     rows: list[tuple[int, Correction]] = []
     while True:
         try:
@@ -176,6 +186,8 @@ def _rows(text: str, where: str) -> list[tuple[int, Correction]]:
             raise InputError(f"{where}, line {line}: {len(raw)} fields where the header has "
                              f"{len(header)}")
         cells = {c: raw[i].strip() for c, i in col.items()}
+        if ACCEPT in cells and cells[ACCEPT].lower() not in ACCEPTED:
+            continue  # a suggestion the reviewer did not take
         if not cells["item"] or not cells["label"]:
             empty = "item" if not cells["item"] else "label"
             raise InputError(f"{where}, line {line}: the {empty} field is empty")

@@ -319,8 +319,8 @@ def test_bad_inputs_are_one_sentence():
         AuditOptions(duplicate_cosine=0)
     from dataclasses import replace
 
-    with pytest.raises(InputError, match="labels come from geometry"):
-        audit(replace(ds, format="hpatches"), methods)
+    with pytest.raises(InputError, match="HPatches labels come from geometry"):
+        audit(replace(ds, protocols=("hpatches-patch",)), methods)
     with pytest.raises(InputError, match="unknown protocol"):
         audit(ds, methods, protocol="nosuch")
     small = replace(ds, queries=ds.queries[:2])
