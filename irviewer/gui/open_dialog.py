@@ -22,11 +22,29 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from irviewer.formats.base import ReadOptions
+from irviewer.core.protocols import PROTOCOLS
 from irviewer.formats.registry import readers
 from irviewer.session import OpenRequest, classify_paths
 
 DETECT = "detect from the files"
+
+#: The dialog's field labels by option name (the command line's flags in a window).
+FIELD_LABELS = {
+    "dataset": "Dataset",
+    "methods": "Descriptors or rankings",
+    "images": "Images",
+    "row_names": "Row names",
+    "format": "Reader",
+    "protocol": "Protocol",
+    "instance_rule": "Instance rule",
+    "ignore_labels": "Ignore labels",
+    "distractors": "Distractors",
+}
+
+
+def _path_or_none(edit: QLineEdit) -> Path | None:
+    text = edit.text().strip()
+    return Path(text) if text else None
 
 
 def _path_row(edit: QLineEdit, *buttons: QPushButton) -> QWidget:
@@ -46,7 +64,7 @@ class OpenDialog(QDialog):
                  initial: OpenRequest | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Open a dataset — irviewer")
-        self.resize(640, 420)
+        self.resize(680, 520)
         self.dataset = QLineEdit()
         self.dataset.setPlaceholderText("manifest .csv, gt_files folder, gnd_*.pkl, "
                                         ".benchmark, re-id or Holidays folder…")
@@ -80,16 +98,50 @@ class OpenDialog(QDialog):
         self.instance_rule = QLineEdit()
         self.instance_rule.setPlaceholderText("instance sets named by file: dash, underscore2 "
                                               "or a regular expression")
+        self.row_names = QLineEdit()
+        self.row_names.setPlaceholderText("optional: a text file naming the descriptor rows, "
+                                          "one image per line")
+        self.row_names.setToolTip("For descriptor files without names (.fvecs, .npy): which "
+                                  "image each row is (eval --row-names)")
+        row_names_button = QPushButton("File…")
+        row_names_button.clicked.connect(lambda: self._choose_file(self.row_names,
+                                                                   "Row names"))
+        self.distractors = QLineEdit()
+        self.distractors.setPlaceholderText("optional: a text file of extra gallery names")
+        self.distractors.setToolTip("Extra gallery images, e.g. the revisited 1M distractors "
+                                    "(eval --distractors)")
+        distractors_button = QPushButton("File…")
+        distractors_button.clicked.connect(lambda: self._choose_file(self.distractors,
+                                                                     "Distractors"))
+        self.ignore_labels = QLineEdit()
+        self.ignore_labels.setPlaceholderText("optional: instance labels that take no part, "
+                                              "separated by commas")
+        self.ignore_labels.setToolTip("Images of these instance labels take no part: such "
+                                      "queries are removed, such gallery images ignored "
+                                      "(eval --ignore-label)")
+        self.protocol = QComboBox()
+        self.protocol.addItem("the dataset's own", None)
+        for name in PROTOCOLS:
+            self.protocol.addItem(name, name)
+        self.protocol.setToolTip("The protocol to score with (eval --protocol); the dataset's "
+                                 "own protocols when not chosen")
         self.keep_orphans = QCheckBox("Keep queries whose instance has no gallery image")
         self.message = QLabel("")
         self.message.setStyleSheet("color: #D55E00")
         self.message.setWordWrap(True)
         form = QFormLayout()
-        form.addRow("Dataset:", _path_row(self.dataset, file_button, folder_button))
-        form.addRow("Descriptors or rankings:", method_row)
-        form.addRow("Images:", _path_row(self.images, images_button))
-        form.addRow("Reader:", self.format)
-        form.addRow("Instance rule:", self.instance_rule)
+        form.addRow(FIELD_LABELS["dataset"] + ":", _path_row(self.dataset, file_button,
+                                                             folder_button))
+        form.addRow(FIELD_LABELS["methods"] + ":", method_row)
+        form.addRow(FIELD_LABELS["images"] + ":", _path_row(self.images, images_button))
+        form.addRow(FIELD_LABELS["row_names"] + ":", _path_row(self.row_names,
+                                                               row_names_button))
+        form.addRow(FIELD_LABELS["format"] + ":", self.format)
+        form.addRow(FIELD_LABELS["protocol"] + ":", self.protocol)
+        form.addRow(FIELD_LABELS["instance_rule"] + ":", self.instance_rule)
+        form.addRow(FIELD_LABELS["ignore_labels"] + ":", self.ignore_labels)
+        form.addRow(FIELD_LABELS["distractors"] + ":", _path_row(self.distractors,
+                                                                 distractors_button))
         form.addRow("", self.keep_orphans)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Open
                                    | QDialogButtonBox.StandardButton.Cancel)
@@ -99,7 +151,7 @@ class OpenDialog(QDialog):
         layout.addLayout(form, 1)
         layout.addWidget(self.message)
         layout.addWidget(buttons)
-        self._options = ReadOptions()  # what the fields do not show (ignore list, distractors)
+        self._initial = OpenRequest(Path())  # what the fields do not show (depth, corrections)
         if initial is not None:
             self.set_request(initial)
 
@@ -108,11 +160,16 @@ class OpenDialog(QDialog):
         self.dataset.setText(str(request.dataset))
         self.methods.clear()
         self.methods.addItems([str(p) for p in request.sources()])
-        o = self._options = request.options
+        self._initial = request
+        o = request.options
         self.images.setText(str(o.images) if o.images else "")
         i = self.format.findData(request.format)
         self.format.setCurrentIndex(max(0, i))
+        self.protocol.setCurrentIndex(max(0, self.protocol.findData(request.protocol)))
         self.instance_rule.setText(o.instance_rule or "")
+        self.row_names.setText(str(o.row_names) if o.row_names else "")
+        self.distractors.setText(str(o.distractors) if o.distractors else "")
+        self.ignore_labels.setText(", ".join(o.ignore_labels))
         self.keep_orphans.setChecked(not o.drop_orphans)
 
     def request(self) -> OpenRequest | None:
@@ -126,12 +183,18 @@ class OpenDialog(QDialog):
             self.message.setText("Add at least one descriptor file or precomputed ranking.")
             return None
         roles = classify_paths(sources)
-        images = self.images.text().strip()
-        options = replace(self._options, images=Path(images) if images else None,
+        options = replace(self._initial.options, images=_path_or_none(self.images),
                           instance_rule=self.instance_rule.text().strip() or None,
+                          row_names=_path_or_none(self.row_names),
+                          distractors=_path_or_none(self.distractors),
+                          ignore_labels=tuple(label.strip() for label in
+                                              self.ignore_labels.text().split(",")
+                                              if label.strip()),
                           drop_orphans=not self.keep_orphans.isChecked(), gallery_names=None)
-        return OpenRequest(Path(dataset), (*roles.descriptors, *roles.datasets),
-                           roles.rankings, self.format.currentData(), options)
+        return replace(self._initial, dataset=Path(dataset),
+                       descriptors=(*roles.descriptors, *roles.datasets),
+                       rankings=roles.rankings, format=self.format.currentData(),
+                       options=options, protocol=self.protocol.currentData())
 
     def _accept(self) -> None:
         if self.request() is not None:
@@ -154,6 +217,11 @@ class OpenDialog(QDialog):
         path = QFileDialog.getExistingDirectory(self, "hpatches-benchmark descriptor folder")
         if path:
             self.methods.addItem(path)
+
+    def _choose_file(self, edit: QLineEdit, title: str) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, title)
+        if path:
+            edit.setText(path)
 
     def _choose_images(self) -> None:
         path = QFileDialog.getExistingDirectory(self, "Image folder")

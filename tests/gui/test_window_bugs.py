@@ -251,3 +251,51 @@ def test_dropping_files_that_are_already_open_says_so(window):
     window.open_dropped([demo_paths()[0], strong, weak])
     assert "already open" in window.statusBar().currentMessage()
     assert window.opened is before and not window.opening.running
+
+
+def test_rows_matched_by_position_are_said_in_a_banner(window):
+    from dataclasses import replace
+
+    assert not window.banner.isVisibleTo(window)
+    sentence = ("weak.npz: 176 rows without names were matched by position (gallery in the "
+                "dataset's order, then queries); give Row names to match them by name")
+    weak = window.opened.methods["weak.npz"]
+    window.opened.methods["weak.npz"] = replace(weak, matched_by_position=True,
+                                                notes=(sentence,))
+    window.bar.method_box.setCurrentText("weak.npz")
+    assert window.banner.isVisibleTo(window) and sentence in window.banner.text()
+    window.bar.method_box.setCurrentText("strong.npz")
+    assert not window.banner.isVisibleTo(window)
+
+
+def test_the_open_dialog_has_every_reader_option(qtbot, tmp_path):
+    from irviewer.formats.base import ReadOptions
+    from irviewer.gui.open_dialog import FIELD_LABELS, OpenDialog
+    from irviewer.session import OpenRequest
+
+    dialog = OpenDialog()
+    qtbot.addWidget(dialog)
+    dialog.dataset.setText(str(tmp_path / "gt_files"))
+    dialog.methods.addItems([str(tmp_path / "oxford_features.fvecs")])
+    dialog.row_names.setText(str(tmp_path / "names.txt"))
+    dialog.distractors.setText(str(tmp_path / "extra.txt"))
+    dialog.ignore_labels.setText("0, blank ,")
+    dialog.instance_rule.setText("dash")
+    dialog.protocol.setCurrentIndex(dialog.protocol.findData("oxford"))
+    dialog.format.setCurrentIndex(dialog.format.findData("oxford"))
+    request = dialog.request()
+    assert request == OpenRequest(
+        tmp_path / "gt_files", (tmp_path / "oxford_features.fvecs",), (), "oxford",
+        ReadOptions(row_names=tmp_path / "names.txt", distractors=tmp_path / "extra.txt",
+                    ignore_labels=("0", "blank"), instance_rule="dash"), protocol="oxford")
+    again = OpenDialog(initial=request)
+    qtbot.addWidget(again)
+    assert again.request() == request
+    from PySide6.QtWidgets import QFormLayout, QLabel
+
+    form = dialog.findChild(QFormLayout)
+    shown = {form.itemAt(i, QFormLayout.ItemRole.LabelRole).widget().text().rstrip(":")
+             for i in range(form.rowCount())
+             if form.itemAt(i, QFormLayout.ItemRole.LabelRole) is not None
+             and isinstance(form.itemAt(i, QFormLayout.ItemRole.LabelRole).widget(), QLabel)}
+    assert set(FIELD_LABELS.values()) <= shown
