@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QEvent, QItemSelectionModel, Qt
 from PySide6.QtGui import QFocusEvent
-from PySide6.QtWidgets import QApplication, QHeaderView
+from PySide6.QtWidgets import QApplication, QComboBox, QHeaderView
 
 from irviewer.gui import workers
 from irviewer.gui.main_window import MINIMUM_SIZE, MainWindow
@@ -299,3 +299,20 @@ def test_the_open_dialog_has_every_reader_option(qtbot, tmp_path):
              if form.itemAt(i, QFormLayout.ItemRole.LabelRole) is not None
              and isinstance(form.itemAt(i, QFormLayout.ItemRole.LabelRole).widget(), QLabel)}
     assert set(FIELD_LABELS.values()) <= shown
+
+
+def test_combo_boxes_show_their_whole_text(qtbot):
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.show()
+    w.open_request(demo_request(), sync=True)  # filled after they were first shown
+    w.resize(*MINIMUM_SIZE)
+    qtbot.wait(20)
+    bar = w.bar
+    for box in (bar.method_box, bar.protocol_box, bar.ap_box, bar.self_box):
+        longest = max(box.fontMetrics().horizontalAdvance(box.itemText(i))
+                      for i in range(box.count()))
+        assert box.width() >= longest + 16, (box.currentText(), box.width(), longest)
+        # Offscreen the default policy happens to fit too; the cut boxes were seen on X11
+        # when items changed after the first show, which only this policy follows.
+        assert box.sizeAdjustPolicy() == QComboBox.SizeAdjustPolicy.AdjustToContents
