@@ -45,7 +45,7 @@ from irviewer.view.view_state import ViewState
 
 #: The smallest window in which the panels do not overlap (the query list, a row of tiles
 #: and the plots stay usable).
-MINIMUM_SIZE = (1100, 680)
+MINIMUM_SIZE = (1140, 680)
 
 
 class MainWindow(QMainWindow):
@@ -73,9 +73,9 @@ class MainWindow(QMainWindow):
         self.split = QSplitter()
         for panel in (self.queries, self.results, self.plots):
             self.split.addWidget(panel)
-        self.split.setSizes([360, 790, 330])
+        self.split.setSizes([430, 720, 330])
         self.split.setChildrenCollapsible(False)
-        for panel, width in ((self.queries, 320), (self.results, 440), (self.plots, 280)):
+        for panel, width in ((self.queries, 360), (self.results, 440), (self.plots, 280)):
             panel.setMinimumWidth(width)
         self.banner = QLabel()  # rows matched by position: said, every time (#14)
         self.banner.setWordWrap(True)

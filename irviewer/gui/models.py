@@ -12,11 +12,11 @@ from irviewer.core.curves import in_ap_range
 from irviewer.core.evaluation import Evaluation
 from irviewer.view.result_list import titles
 
-COLUMNS = ("Query", "AP", "P@1", "Pos.", "1st pos.", "Title")
+COLUMNS = ("Query", "AP", "P@1", "Pos.", "1st", "Title")
 HEADER_TIPS = ("The query's name", "Average precision (%) under the protocol's convention",
                "Precision at 1 (%): is the first result relevant?",
                "Number of positives (relevant gallery images) of the query",
-               "Rank of the first relevant result",
+               "1st: the rank of the first relevant result",
                "The query's title, where the dataset gives one")
 TITLE = COLUMNS.index("Title")
 SORT_ROLE = Qt.ItemDataRole.UserRole
