@@ -39,7 +39,7 @@ AUTOSAVE_SUFFIX = "~autosave"
 AP_RULES = ("finite", "trapezoid")
 SELF_MATCH_RULES = ("keep", "remove")
 # Reader options that hold a path: stored relative to the session like the other paths.
-PATH_OPTIONS = ("distractors",)
+PATH_OPTIONS = ("distractors", "row_names")
 # Reader options whose JSON type is checked on load (others are kept as they are).
 _OPTION_TYPES: dict[str, tuple[str, str]] = {
     "instance_rule": ("str|null", "a string or null"),
@@ -47,6 +47,7 @@ _OPTION_TYPES: dict[str, tuple[str, str]] = {
     "keep_orphans": ("bool", "true or false"),
     "drop_orphans": ("bool", "true or false"),
     "distractors": ("str|null", "a string or null"),
+    "row_names": ("str|null", "a string or null"),
 }
 
 
@@ -402,13 +403,14 @@ def read_options(session: SessionFile) -> ReadOptions:
     session; ``keep_orphans`` or ``drop_orphans`` from the options; unknown keys ignored)."""
     o = session.options
     drop = o.get("drop_orphans", not o.get("keep_orphans", False))
-    distractors = o.get("distractors")
+    distractors, row_names = o.get("distractors"), o.get("row_names")
     return ReadOptions(
         images=session.images,
         ignore_labels=tuple(o.get("ignore_labels") or ()),
         drop_orphans=bool(drop),
         instance_rule=o.get("instance_rule"),
         distractors=Path(distractors) if distractors else None,
+        row_names=Path(row_names) if row_names else None,
     )
 
 
@@ -423,6 +425,8 @@ def options_json(options: ReadOptions) -> dict[str, Any]:
         out["ignore_labels"] = list(options.ignore_labels)
     if options.distractors is not None:
         out["distractors"] = str(options.distractors)
+    if options.row_names is not None:
+        out["row_names"] = str(options.row_names)
     return out
 
 

@@ -66,3 +66,25 @@ def test_shared_constants_are_defined_once():
         owners = [p.relative_to(ROOT).as_posix() for p in (ROOT / "irviewer").rglob("*.py")
                   if f"\n{name} = " in p.read_text(encoding="utf-8")]
         assert owners == ["irviewer/session.py"], (name, owners)
+
+
+def test_reader_and_core_messages_name_options_neutrally():
+    """A sentence the window shows must not name a command-line flag: readers and the core
+    name options with irviewer.core.errors.option()/either(), each edge fills in its word."""
+    import io
+    import re
+    import tokenize
+
+    flag = re.compile(r"(^|[\s(])--[a-z]")
+    offenders = []
+    for folder in ("core", "formats"):
+        for path in sorted((ROOT / "irviewer" / folder).rglob("*.py")):
+            source = path.read_text(encoding="utf-8")
+            for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+                text = tok.string
+                if tok.type != tokenize.STRING or text.lstrip("rbfuRBFU").startswith(
+                        ('"""', "'''")):
+                    continue  # docstrings may name flags
+                if flag.search(text) and "either(" not in source.splitlines()[tok.start[0] - 1]:
+                    offenders.append(f"{path.name}:{tok.start[0]}: {text[:60]}")
+    assert offenders == []

@@ -7,6 +7,7 @@ import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -233,3 +234,35 @@ def test_eval_help_points_to_the_metrics_page(capsys):
     text = page.read_text(encoding="utf-8")
     for name in PROTOCOLS:  # every protocol the tool implements is described
         assert f"`{name}`" in text or f"`{name.rsplit('-', 1)[0]}-" in text, name
+
+
+def test_the_viewer_takes_every_reader_option_eval_takes_and_builds_the_request(tmp_path):
+    pytest.importorskip("PySide6")
+    import argparse
+
+    from irviewer.cli.eval import add_arguments
+    from irviewer.cli.viewer import build_viewer_parser
+    from irviewer.gui.app import request_from_args
+
+    ev = argparse.ArgumentParser()
+    add_arguments(ev)
+    viewer = build_viewer_parser()
+    viewer_flags = {s for a in viewer._actions for s in a.option_strings}
+    reader_flags = {"--format", "--images", "--row-names", "--instance-rule", "--distractors",
+                    "--ignore-label", "--ignore-labels", "--keep-orphans", "--protocol"}
+    assert reader_flags <= {s for a in ev._actions for s in a.option_strings}
+    assert reader_flags <= viewer_flags
+    labels = tmp_path / "ignore.txt"
+    labels.write_text("0\n# comment\n7\n")
+    args = viewer.parse_args([str(tmp_path / "gt"), "-d", "x.fvecs", "--row-names", "rows.txt",
+                              "--distractors", "d.txt", "--ignore-label", "3",
+                              "--ignore-labels", str(labels), "--keep-orphans",
+                              "--instance-rule", "dash", "--format", "oxford",
+                              "--protocol", "oxford", "--images", "jpg"])
+    request = request_from_args(args)
+    o = request.options
+    assert request.format == "oxford" and request.protocol == "oxford"
+    assert request.descriptors == (Path("x.fvecs"),)
+    assert o.row_names == Path("rows.txt") and o.distractors == Path("d.txt")
+    assert o.ignore_labels == ("3", "0", "7") and o.drop_orphans is False
+    assert o.instance_rule == "dash" and o.images == Path("jpg")

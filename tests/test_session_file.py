@@ -519,3 +519,16 @@ def test_a_session_without_show_ignored_hides_ignored_items_as_the_window_does(d
     assert load_session(irv).show_ignored is False
     assert SessionFile(dataset=data["dataset"], descriptors=(data["strong"],)).show_ignored \
         is False
+
+
+def test_the_row_name_list_is_kept_in_the_session_relative_to_it(data):
+    from irviewer.session_file import options_json
+
+    rows = data["dataset"].parent / "rows.txt"
+    rows.write_text("a\nb\n")
+    opts = read_options(full_session(data, options={"row_names": str(rows)}))
+    assert opts.row_names == rows and options_json(opts)["row_names"] == str(rows)
+    irv = data["dataset"].parent / "rows.irv"
+    save_session(irv, full_session(data, options=options_json(opts)))
+    assert stored(irv)["options"]["row_names"] == "rows.txt"
+    assert read_options(load_session(irv)).row_names == rows

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from irviewer import __version__
+from irviewer.cli.common import add_reader_options
 
 
 def build_viewer_parser() -> argparse.ArgumentParser:
@@ -21,10 +22,8 @@ def build_viewer_parser() -> argparse.ArgumentParser:
                         metavar="FILE", help="descriptor files, one method each")
     parser.add_argument("--ranking", type=Path, nargs="+", default=[], metavar="FILE",
                         help="precomputed rankings (TREC run, .npz indices, .results)")
-    parser.add_argument("--format", help="dataset reader to use instead of detecting it")
-    parser.add_argument("--images", type=Path, help="folder with the image files")
-    parser.add_argument("--instance-rule", metavar="RULE",
-                        help="instance sets named by file: dash, underscore2 or a regex")
+    add_reader_options(parser)
+    parser.add_argument("--protocol", help="protocol to use instead of the dataset's default(s)")
     parser.add_argument("--screenshot", type=Path, metavar="PATH",
                         help="render the window offscreen to a PNG and exit")
     parser.add_argument("--select", metavar="QUERY", help="query to show (with --screenshot)")

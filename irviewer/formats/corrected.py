@@ -16,7 +16,7 @@ import numpy as np
 
 from irviewer.core.corrections import GEOMETRY_LABELS, beyond_labels, family
 from irviewer.core.dataset import Dataset
-from irviewer.core.errors import InputError, counted, examples
+from irviewer.core.errors import InputError, Sentence, counted, either, examples, option
 from irviewer.core.label_rules import INSTANCE, LabelIndex
 from irviewer.formats import holidays, instance_names, manifest, oxford, reid, revisited
 
@@ -88,11 +88,13 @@ def instance_query_changes(dataset: Dataset) -> list[str]:
                if not np.any(index.members(q.meta.get("label")) != q.self_index)]
     notes = []
     if orphans:
-        notes.append(f"{counted(len(orphans), 'query has', 'queries have')} no other gallery "
-                     f"image of {'its' if len(orphans) == 1 else 'their'} instance after the "
-                     f"corrections, e.g. {examples(orphans)}: read with the default options "
-                     f"the copy leaves {'it' if len(orphans) == 1 else 'them'} out "
-                     "(--keep-orphans keeps them, reported as skipped); the means are the same")
+        notes.append(Sentence(
+            f"{counted(len(orphans), 'query has', 'queries have')} no other gallery "
+            f"image of {'its' if len(orphans) == 1 else 'their'} instance after the "
+            f"corrections, e.g. {examples(orphans)}: read with the default options "
+            f"the copy leaves {'it' if len(orphans) == 1 else 'them'} out "
+            f"({option('keep_orphans')} keeps them, reported as skipped); the means are the "
+            "same"))
     if dataset.format == manifest.NAME and dataset.path is not None:
         present = {q.name for q in dataset.queries}
         labels = manifest.corrected_label_of(dataset)
@@ -107,11 +109,12 @@ def instance_query_changes(dataset: Dataset) -> list[str]:
             if np.any(index.members(label) != gallery.get(name, -1)):
                 back.append(name)
         if back:
-            notes.append(f"{counted(len(back), 'query', 'queries')} the reader removed "
+            notes.append(Sentence(f"{counted(len(back), 'query', 'queries')} the reader removed "
                          f"(no other gallery image of the instance) now "
                          f"{'has' if len(back) == 1 else 'have'} one, e.g. {examples(back)}: "
                          f"the copy reads {'it' if len(back) == 1 else 'them'} back as "
-                         "queries, so its numbers differ from eval --corrections")
+                         "queries, so its numbers differ from "
+                         f"{either('eval --corrections', 'the corrected evaluation')}"))
     return notes
 
 

@@ -46,7 +46,7 @@ from irviewer.core.descriptors import (
     file_sha256,
     name_key,
 )
-from irviewer.core.errors import InputError, counted
+from irviewer.core.errors import InputError, counted, either, option
 
 SUFFIXES = (".npz", ".npy", ".fvecs", ".mat", ".h5", ".hdf5")
 #: The name arrays a file may carry for its gallery (or only) table, in lookup order.
@@ -193,8 +193,8 @@ class _Order:
         if not self.gallery:
             raise InputError(f"{path.name} has no image names for its "
                              f"{counted(n_rows, 'row')}; give the dataset whose gallery order "
-                             f"they follow (irviewer eval "
-                             f"--row-names FILE names them one per line){hint}")
+                             f"they follow ({either('irviewer eval ', '')}"
+                             f"{option('row_names')} names them one per line){hint}")
         in_gallery = {name_key(g) for g in self.gallery}
         extra = tuple(q for q in self.queries if name_key(q) not in in_gallery)
         if n_rows == len(self.gallery):

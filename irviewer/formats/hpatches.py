@@ -28,7 +28,7 @@ import numpy as np
 from irviewer.core.atomic import atomic_open
 from irviewer.core.dataset import Dataset, build_query
 from irviewer.core.descriptors import Descriptors, DescriptorTable, file_sha256
-from irviewer.core.errors import InputError, examples
+from irviewer.core.errors import InputError, examples, option
 from irviewer.core.ranking import Ranking, ranking_from_lists
 from irviewer.formats.base import Reader, ReadOptions
 
@@ -159,8 +159,8 @@ def read_hpatches_results(path: Path, dataset: Dataset) -> Ranking:
                              f"query {query.name}")
         unknown = [p for p in patches if p not in index]
         if unknown:
-            hint = ("; the pool's patches come from descriptor names: give --row-names FILE "
-                    "listing every patch" if dataset.notes else "")
+            hint = ("; the pool's patches come from descriptor names: give "
+                    f"{option('row_names')} listing every patch" if dataset.notes else "")
             raise InputError(f"{path.name}, line {q + 2}: {len(unknown)} patches are not in the "
                              f"pool, e.g. {examples(unknown)}{hint}")
         if len(patches) > RESULTS_DEPTH:

@@ -34,7 +34,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from irviewer.core.dataset import Dataset
-from irviewer.core.errors import InputError, counted, examples
+from irviewer.core.errors import InputError, counted, examples, option
 from irviewer.formats.base import IMAGE_SUFFIXES, Reader, ReadOptions, list_images
 from irviewer.formats.manifest import InstanceEntry, instance_dataset
 
@@ -125,7 +125,8 @@ def read_instance_names(path: Path, options: ReadOptions | None = None) -> Datas
         raise InputError(f"{where}: the instance rule {shown!r} gives no label for "
                          f"{counted(len(unlabelled), 'file name', 'file names')}, e.g. "
                          f"{examples(unlabelled)}; choose "
-                         "--instance-rule dash, underscore2 or a regular expression")
+                         f"{option('instance_rule')} dash, underscore2 or a regular "
+                         "expression")
     if clashes:
         what = counted(len(clashes), "file name appears", "file names appear")
         raise InputError(f"{where}: {what} twice, e.g. "

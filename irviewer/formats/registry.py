@@ -12,7 +12,7 @@ import importlib
 from pathlib import Path
 
 from irviewer.core.dataset import Dataset
-from irviewer.core.errors import InputError
+from irviewer.core.errors import InputError, option
 from irviewer.formats.base import Reader, ReadOptions
 
 #: Modules of irviewer.formats that each define ``READER`` (one benchmark family each).
@@ -41,7 +41,7 @@ def detect(path: Path) -> Reader:
         if reader.sniff(path):
             return reader
     names = ", ".join(r.name for r in readers())
-    raise InputError(f"{path}: not a dataset irviewer recognises; give --format "
+    raise InputError(f"{path}: not a dataset irviewer recognises; give {option('format')} "
                      f"(one of {names})")
 
 

@@ -51,7 +51,7 @@ from pathlib import Path
 import numpy as np
 
 from irviewer.core.atomic import atomic_open
-from irviewer.core.errors import InputError, examples
+from irviewer.core.errors import InputError, Sentence, either, examples
 from irviewer.core.evaluation import Evaluation, query_roles, remove_ignored
 
 _SPACE = re.compile(r"\s")
@@ -162,8 +162,9 @@ def write_trec_run(path: Path, evaluation: Evaluation, depth: int | None = None,
                                                       start=1))
     notes = []
     if ev.protocol.ap != "finite":
-        notes.append(f"{path.name}: trec_eval's map is the finite-sum AP; irviewer's mAP "
-                     f"under {ev.protocol.name} is {ev.protocol.ap}: compare with --ap finite")
+        notes.append(Sentence(f"{path.name}: trec_eval's map is the finite-sum AP; irviewer's "
+                              f"mAP under {ev.protocol.name} is {ev.protocol.ap}: compare with "
+                              f"{either('--ap finite', 'the finite-sum AP rule')}"))
     if tied:
         notes.append(f"{path.name}: {tied} lists have equal or missing scores; their score "
                      "column is n, n-1, ..., 1 so that trec_eval keeps irviewer's order")

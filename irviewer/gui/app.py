@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
 
-from irviewer.formats.base import ReadOptions
+from irviewer.cli.common import read_options
 from irviewer.gui.main_window import MainWindow
 from irviewer.session import OpenRequest, demo_request
 from irviewer.session_file import SESSION_SUFFIX
@@ -28,9 +28,8 @@ def request_from_args(args: argparse.Namespace) -> OpenRequest:
     """Return what the command line asks to open (the demo without a dataset)."""
     if args.dataset is None:
         return demo_request()
-    options = ReadOptions(images=args.images, instance_rule=args.instance_rule)
     return OpenRequest(Path(args.dataset), tuple(args.descriptors), tuple(args.ranking),
-                       args.format, options)
+                       args.format, read_options(args), protocol=args.protocol)
 
 
 def screenshot(window: MainWindow, path: Path, select: str | None = None) -> bool:

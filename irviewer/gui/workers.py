@@ -34,7 +34,7 @@ class _Runner(QObject):
                 self.progress.emit(self.generation, step.stage, step.done, step.total)
             steps.close()
         except InputError as e:
-            self.failed.emit(self.generation, str(e))
+            self.failed.emit(self.generation, e.for_window())  # options named by field
         except MemoryError:
             self.failed.emit(self.generation, "not enough memory to open this dataset; "
                              "close other programs or use a smaller --top-k")

@@ -232,3 +232,12 @@ def test_real_oxford5k_ground_truth_and_regression_map():
     removed = evaluate(ds, r, get_protocol("oxford").override(self_match="remove"))
     assert round(100 * kept, 2) == 40.29
     assert round(100 * removed.summary["mAP"], 2) == 34.68
+
+
+def test_the_missing_gallery_sentence_names_the_dialog_fields_in_the_window(tmp_path):
+    gt = write_gt(tmp_path / "gt")
+    with pytest.raises(InputError) as caught:
+        read_oxford(gt)
+    assert caught.value.for_window() == (
+        "gt: the Oxford/Paris ground truth does not list the gallery; give “Images” in the "
+        "Open dialog, a descriptor file with names, or “Row names” in the Open dialog")
