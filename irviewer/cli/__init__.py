@@ -5,7 +5,9 @@ Exit codes: 0 success; 2 bad input (one line on stderr, a sentence the user can 
 1 an internal error (a bug: the traceback is printed so it can be reported).
 
 A subcommand module has ``NAME``, ``HELP``, ``add_arguments(parser)`` and
-``run(args, parser) -> int``; it is listed once in :data:`COMMANDS`. Subcommands that do
+``run(args, parser) -> int``; it is listed once in :data:`COMMANDS`. A module with
+``INTERMIXED = True`` takes options between its positional arguments (``irviewer search
+DATASET -d F PHOTO ...``: argparse's intermixed parsing). Subcommands that do
 not paint never import Qt (``tests/test_architecture.py``).
 """
 
@@ -25,7 +27,8 @@ from irviewer.core.errors import InputError
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
 
 #: Subcommand modules, in the order ``irviewer --help`` lists them.
-COMMANDS: tuple[str, ...] = ("eval", "compare", "figure", "apply-corrections", "audit")
+COMMANDS: tuple[str, ...] = ("eval", "compare", "figure", "apply-corrections", "audit",
+                              "search")
 
 
 def command_module(name: str) -> ModuleType:
@@ -67,7 +70,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("\nThe viewer's own options: irviewer DATASET --help-viewer")
             return EXIT_OK
         return _run_viewer(argv)
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra and getattr(args._module, "INTERMIXED", False):  # DATASET -d F PHOTO ...
+        args = args._parser.parse_intermixed_args(argv[1:])
+    elif extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     return guarded(lambda: args._module.run(args, args._parser))
 
 

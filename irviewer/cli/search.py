@@ -1,0 +1,106 @@
+"""``irviewer search``: which gallery images look like these photos? ("which painting is this?")"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from irviewer.cli.common import add_reader_options, read_options
+from irviewer.core.atomic import atomic_write_text
+from irviewer.core.errors import InputError
+
+NAME = "search"
+INTERMIXED = True  # DATASET -d F PHOTO ...: the photos come after the options
+HELP = "find the gallery images most like new photos (which painting is this?)"
+DESCRIPTION = ("Describe each photo with the extractor that made the descriptor file (its "
+               "'extractor' member, or --extractor NAME), rank the gallery by cosine "
+               "similarity and print the top K with instance label and title.")
+EPILOG = """examples:
+  irviewer search --demo my_photo.jpg
+  irviewer search set.csv -d vectors.npz --extractor my-net --top 10 --json out.json a.jpg b.jpg
+
+A photo that cannot be used (not an image, truncated, a decompression bomb) gets one line on
+stderr; the other photos are still searched, and the exit code is then 2."""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add ``irviewer search``'s arguments to ``p``."""
+    p.add_argument("paths", type=Path, nargs="*", metavar="DATASET PHOTO",
+                   help="the dataset (not with --demo), then one or more photos")
+    p.add_argument("--demo", action="store_true",
+                   help="search the built-in museum demo (its strong descriptor file)")
+    p.add_argument("-d", "--descriptors", type=Path,
+                   help="the gallery's descriptor file (.npz, .npy, .fvecs, .mat, .h5)")
+    p.add_argument("--extractor", metavar="NAME",
+                   help="extractor that describes the photos (default: the one the "
+                   "descriptor file names)")
+    p.add_argument("--top", type=int, default=5, metavar="K",
+                   help="number of matches per photo (default 5)")
+    p.add_argument("--json", type=Path, metavar="OUT", help="write the matches as JSON")
+    add_reader_options(p)
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Check ``args`` and search; return the exit code."""
+    from irviewer.session import demo_paths
+
+    paths = list(args.paths)
+    if args.demo:
+        if args.descriptors is not None:
+            parser.error("--demo searches the demo's own descriptor file; drop -d")
+        dataset, descriptors = demo_paths()
+    else:
+        if not paths:
+            parser.error("give a DATASET and photos (or --demo and photos)")
+        dataset = paths.pop(0)
+        if args.descriptors is None:
+            parser.error("give the gallery's descriptor file with -d FILE")
+        descriptors = args.descriptors
+    if not paths:
+        parser.error("give at least one photo")
+    if args.top < 1:
+        parser.error(f"--top must be at least 1, not {args.top}")
+    return run_search(dataset, descriptors, paths, args)
+
+
+def run_search(dataset: Path, descriptors: Path, photos: list[Path],
+               args: argparse.Namespace) -> int:
+    """Search every photo, print the matches, write the JSON; return the exit code."""
+    from irviewer import __version__
+    from irviewer.search import open_searcher
+
+    searcher = open_searcher(dataset, descriptors, extractor=args.extractor,
+                             format=args.format, options=read_options(args))
+    method, ds = searcher.method, searcher.dataset
+    print(f"search: {ds.label()} ({ds.n_gallery:,} gallery images) with {method.path.name} "
+          f"(extractor {searcher.extractor.name}, {searcher.extractor.dim:,}-d); "
+          f"top {args.top} by cosine similarity")
+    results, failed = [], 0
+    for photo in photos:
+        try:
+            matches = searcher.search(photo, args.top)
+        except InputError as e:
+            print(f"irviewer: error: {e}", file=sys.stderr)
+            failed += 1
+            results.append({"photo": str(photo), "error": str(e), "matches": []})
+            continue
+        print(f"\n{photo}")
+        for m in matches:
+            print(f"  {m.rank:3d}  {m.score:7.4f}  {m.instance or '-'}  {m.title or '-'}  "
+                  f"({m.item})")
+        results.append({"photo": str(photo), "matches": [
+            {"rank": m.rank, "item": m.item, "instance": m.instance, "title": m.title,
+             "score": m.score} for m in matches]})
+    if args.json is not None:
+        report = {"irviewer_version": __version__, "dataset": str(ds.path or ds.name),
+                  "descriptors": {"path": str(method.path), "sha256": method.sha256},
+                  "extractor": searcher.extractor.name, "results": results}
+        atomic_write_text(args.json, json.dumps(report, indent=1, ensure_ascii=False,
+                                                allow_nan=False) + "\n")
+    if failed:
+        print(f"irviewer: {failed} of {len(photos)} photos could not be searched",
+              file=sys.stderr)
+        return 2
+    return 0
