@@ -14,6 +14,7 @@ import pytest
 from PIL import Image
 
 from irviewer.core.errors import InputError
+from irviewer.core.evaluation import NEGATIVE, POSITIVE
 from irviewer.gui.figure_export import DPI, export_figure, png_size
 from irviewer.gui.theme import QUERY_BOX, RELEVANCE
 from irviewer.session import OpenRequest, open_now
@@ -133,3 +134,20 @@ def test_query_box_is_drawn_on_the_query_image(layout, tmp_path):
     inside = (inner.x + 60 * scale, top + 45 * scale)     # the middle of the box
     assert tuple(pixels[px(left_edge[1]), px(left_edge[0])]) == rgb(QUERY_BOX)
     assert tuple(pixels[px(inside[1]), px(inside[0])]) != rgb(QUERY_BOX)
+
+
+def test_badges_differ_in_shape_when_printed_in_greyscale(layout, tmp_path):
+    # Green and vermillion frames are nearly the same grey; the badge's shape is the cue:
+    # the strokes of ✗ cross at the badge's centre (white), those of ✓ pass beside it.
+    out = tmp_path / "fig.png"
+    export_figure(layout, out)
+    with Image.open(out) as im:
+        grey = np.asarray(im.convert("L")).astype(int)
+    d = layout.geometry.badge
+    centres = {}
+    for row in layout.rows:
+        for cell in row.tiles:
+            x, y = cell.rect.x + 3 + d / 2, cell.rect.y + 3 + d / 2
+            centres.setdefault(cell.badge, []).append(grey[px(y), px(x)])
+    assert min(centres[NEGATIVE]) >= 250
+    assert max(centres[POSITIVE]) <= 150
