@@ -21,9 +21,10 @@ from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from irviewer.core.chance import chance_level
 from irviewer.core.dataset import Dataset
 from irviewer.core.descriptors import Descriptors, align, file_sha256
-from irviewer.core.errors import InputError
+from irviewer.core.errors import InputError, Sentence, option
 from irviewer.core.evaluation import Evaluation, evaluate
 from irviewer.core.protocols import get_protocol
 from irviewer.core.ranking import Ranking, iter_rank
@@ -99,11 +100,13 @@ class Method:
 
     ``kind`` is ``"descriptors"`` or ``"ranking"``; ``sha256`` the hash of the file's bytes;
     ``dim`` the descriptor dimension (None for a ranking); ``notes`` sentences about this
-    method for the user, each naming its file (a ranking's skipped lists, rows matched by
-    position);
+    method for the user, each naming its file (a ranking's skipped lists; rows matched by
+    position and, where the result is at chance level, that they are probably in another
+    order), as :class:`~irviewer.core.errors.Sentence` where they name an option.
     ``matched_by_position`` is True when descriptor rows without names were matched to the
-    dataset by their order. ``evaluations`` maps each scored protocol to its evaluation
-    under the protocol's own conventions: a view of :class:`Opened`'s one cache.
+    dataset by their order; :attr:`position_note` is then the sentence that says so (the
+    window's banner). ``evaluations`` maps each scored protocol to its evaluation under the
+    protocol's own conventions: a view of :class:`Opened`'s one cache.
     """
 
     name: str
@@ -116,6 +119,12 @@ class Method:
     matched_by_position: bool = False
     evaluations: Mapping[str, Evaluation] = field(default_factory=dict, compare=False,
                                                   repr=False)
+
+    @property
+    def position_note(self) -> str | None:
+        """Return the sentence saying that rows were matched by position (None when they
+        were matched by name)."""
+        return self.notes[0] if self.matched_by_position else None
 
 
 class MethodEvaluations(Mapping[str, Evaluation]):
@@ -286,12 +295,16 @@ def iter_open(request: OpenRequest) -> Opening:
     for i, (name, source) in enumerate(zip(names, sources, strict=True)):
         label = f" ({name}, {i + 1} of {n_methods})" if n_methods > 1 else ""
         method = yield from iter_method(source, name, label, dataset, request)
-        methods[name] = method
         yield Step(f"scoring{label}")
+        mine = []
         for p in dataset.protocols:
             chosen = get_protocol(p).override(ap=request.ap, self_match=request.self_match)
-            scored[(name, p, chosen.ap, chosen.self_match)] = evaluate(
-                dataset, method.ranking, chosen)
+            ev = evaluate(dataset, method.ranking, chosen)
+            scored[(name, p, chosen.ap, chosen.self_match)] = ev
+            mine.append(ev)
+        if method.matched_by_position:
+            method = replace(method, notes=(*method.notes, *chance_notes(method, mine)))
+        methods[name] = method
     return Opened(dataset, methods, request, scored, corrections)
 
 
@@ -380,8 +393,37 @@ def _iter_descriptor_method(source: DescriptorFile, name: str, label: str, datas
                                    query_names=tuple(q.name for q in dataset.queries),
                                    row_names=_row_names(request.options))
     ranking = yield from _iter_rank_descriptors(descriptors, dataset, request.k, label)
-    return Method(name, source.path, "descriptors", ranking, sha256=descriptors.sha256,
-                  dim=int(descriptors.dim))
+    by_position = descriptors.by_position is not None
+    notes = (position_note(source.path, descriptors.by_position),) if by_position else ()
+    return Method(name, source.path, "descriptors", ranking, notes=notes,
+                  sha256=descriptors.sha256, dim=int(descriptors.dim),
+                  matched_by_position=by_position)
+
+
+def position_note(path: Path, layout: str | None) -> Sentence:
+    """Return the sentence saying that the rows of the descriptor file ``path`` were matched
+    to the dataset by position (``layout``: which order was assumed) and how to match them
+    by name instead."""
+    return Sentence(f"{Path(path).name}: its rows carry no image names, so they were matched "
+                    f"to the dataset by position ({layout}); if the file is in another order "
+                    "the numbers mean nothing. To match by name, give "
+                    f"{option('row_names')} (one image name per row, in file order) or a "
+                    "descriptor file with names")
+
+
+def chance_notes(method: Method, evaluations: Sequence[Evaluation]) -> tuple[Sentence, ...]:
+    """Return the sentence saying that ``method``'s result is at chance level, so its rows
+    are probably in another order, when it is so under every evaluation
+    (:func:`irviewer.core.chance.chance_level`); else nothing."""
+    levels = [chance_level(ev) for ev in evaluations]
+    if not levels or not all(level.at_chance for level in levels):
+        return ()
+    first, ev = levels[0], evaluations[0]
+    also = "; likewise under every other protocol" if len(levels) > 1 else ""
+    return (Sentence(f"{method.path.name}: the result is at chance level (finite-sum mAP "
+                     f"{100 * first.observed:.2f} % under {ev.protocol.name}, where a random "
+                     f"order gives {100 * first.chance:.2f} %{also}): the rows are probably "
+                     "in another order than the dataset's"),)
 
 
 def _iter_rank_descriptors(descriptors: Descriptors, dataset: Dataset, k: int,

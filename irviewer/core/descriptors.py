@@ -57,12 +57,16 @@ class Descriptors:
     """The tables of one descriptor file: (queries, gallery) or a single table for all.
 
     ``sha256`` is the hash of the file's bytes (of every file, for a descriptor folder).
+    ``by_position`` says how rows without names were named by the dataset's order (e.g.
+    "the rows are the gallery in the dataset's order"), None when every row was named by
+    the file itself or by a row-name list.
     """
 
     path: Path
     tables: tuple[DescriptorTable, ...]
     dim: int
     sha256: str
+    by_position: str | None = None
 
     def lookup(self) -> dict[str, tuple[int, int]]:
         """Return :func:`name_key` of each name -> (table index, row).

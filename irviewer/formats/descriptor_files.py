@@ -34,7 +34,7 @@ import importlib
 import zipfile
 import zlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
@@ -173,7 +173,8 @@ def read_descriptors(path: Path | str, *, gallery_names: Sequence[str] | None = 
     except OSError as e:
         raise InputError(f"{path.name}: cannot be read ({e.strerror or e})") from None
     return Descriptors(path=path, tables=tuple(tables),
-                       dim=int(tables[-1].vectors.shape[1]), sha256=sha256)
+                       dim=int(tables[-1].vectors.shape[1]), sha256=sha256,
+                       by_position="; ".join(order.used) or None)
 
 
 # -- naming rows ---------------------------------------------------------------------------
@@ -185,6 +186,7 @@ class _Order:
     gallery: tuple[str, ...]
     queries: tuple[str, ...]
     explicit: tuple[str, ...] | None
+    used: list[str] = field(default_factory=list, compare=False)  # how rows were named
 
     def single(self, path: Path, n_rows: int, hint: str) -> tuple[str, ...]:
         """Return the names of a single table of ``n_rows`` rows without names."""
@@ -198,8 +200,12 @@ class _Order:
         in_gallery = {name_key(g) for g in self.gallery}
         extra = tuple(q for q in self.queries if name_key(q) not in in_gallery)
         if n_rows == len(self.gallery):
+            self.used.append("the rows are the gallery in the dataset's order")
             return self.gallery
         if extra and n_rows == len(self.gallery) + len(extra):
+            self.used.append("the rows are the gallery in the dataset's order, then the "
+                             f"{counted(len(extra), 'query', 'queries')} that are not "
+                             "gallery images, in the dataset's order")
             return self.gallery + extra
         those = "the query that is not a gallery image" if len(extra) == 1 else \
             f"the {len(extra):,} queries that are not gallery images"
@@ -218,6 +224,7 @@ class _Order:
             raise InputError(f"{path.name} has {counted(n_rows, 'gallery vector')} without "
                              f"names but the dataset has "
                              f"{counted(len(self.gallery), 'gallery image')}; {hint}")
+        self.used.append("the gallery rows are the gallery in the dataset's order")
         return self.gallery
 
     def query_table(self, path: Path, n_rows: int, hint: str) -> tuple[str, ...]:
@@ -226,6 +233,7 @@ class _Order:
             raise InputError(f"{path.name} has {counted(n_rows, 'query vector')} without "
                              f"names but the dataset has "
                              f"{counted(len(self.queries), 'query', 'queries')}; {hint}")
+        self.used.append("the query rows are the queries in the dataset's order")
         return self.queries
 
     def _explicit(self, path: Path, n_rows: int) -> tuple[str, ...]:
