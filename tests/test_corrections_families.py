@@ -240,3 +240,34 @@ def test_hpatches_is_refused_in_one_sentence(tmp_path):
         with pytest.raises(InputError) as e:
             attempt()
         assert str(e.value) == sentence
+
+
+def test_opening_applies_the_file_it_is_given_and_the_window_finds_the_default(cases,
+                                                                              tmp_path):
+    from dataclasses import replace
+
+    from irviewer.formats.corrections_file import default_corrections_path
+    from irviewer.session import with_default_corrections
+
+    case = cases["holidays"]
+    request = OpenRequest(case.dataset, (case.descriptors,))
+    assert with_default_corrections(request) == request  # no sidecar yet
+    plain = open_now(request)
+    assert plain.corrections is None
+    sidecar = default_corrections_path(case.dataset)
+    assert sidecar == case.dataset.with_name("holidays_images.corrections.csv")
+    write_corrections(sidecar, FIXED["holidays"])
+    try:
+        found = with_default_corrections(request)
+        assert found.corrections == sidecar
+        assert with_default_corrections(replace(request, corrections=tmp_path / "x")) \
+            .corrections == tmp_path / "x"
+        opened = open_now(found)
+    finally:
+        sidecar.unlink()
+    assert opened.corrections is not None and len(opened.corrections.log) == 2
+    assert opened.corrections.log.published.gallery_labels.tolist()[4] == "1001"
+    assert opened.dataset.gallery_labels.tolist()[4] == "1002"
+    for key, ev in opened.cached().items():
+        assert_same(ev, evaluate(opened.dataset, opened.methods[key[0]].ranking, ev.protocol))
+    assert plain.evaluations["holidays"].summary != opened.evaluations["holidays"].summary

@@ -155,13 +155,7 @@ class Change:
     def undone(self, dataset: Dataset) -> Dataset:
         """Return ``dataset`` (this change's result, or a dataset equal to it) with the
         change reverted exactly: the previous Query objects and labels."""
-        queries = list(dataset.queries)
-        for q, old in self._old_queries.items():
-            queries[q] = old
-        changes: dict[str, object] = {"queries": tuple(queries)}
-        if self._old_labels is not None:
-            changes["gallery_labels"] = self._old_labels
-        return replace(dataset, **changes)
+        return dataset.with_ground_truth(self._old_queries, self._old_labels)
 
 
 def apply_correction(dataset: Dataset, correction: Correction) -> Change:
@@ -192,7 +186,7 @@ def _pair(dataset: Dataset, c: Correction) -> Change:
                          f"correction's label is one of {', '.join(allowed)}")
     q = dataset.query_by_name(c.query)
     g = _gallery_position(dataset, c.item)
-    if g in set(dataset.global_ignored.tolist()):
+    if dataset.ignored_mask[g]:
         raise InputError(f"{where}: {c.item} is removed for every query (junk id or ignored "
                          "label), so a pair correction would change nothing; relabel the "
                          "image instead")
@@ -207,10 +201,8 @@ def _pair(dataset: Dataset, c: Correction) -> Change:
         relevance[group] = index_array(np.append(kept, g) if group == c.label else kept)
     if before == c.label:
         return Change(dataset, np.zeros(0, np.int64), before)
-    queries = list(dataset.queries)
-    queries[q] = replace(old, relevance=relevance)
-    return Change(replace(dataset, queries=tuple(queries)), np.array([q], dtype=np.int64),
-                  before, _old_queries={q: old})
+    new = dataset.with_ground_truth({q: replace(old, relevance=relevance)})
+    return Change(new, np.array([q], dtype=np.int64), before, _old_queries={q: old})
 
 
 def _group_of(query: Query, g: int) -> str:
@@ -242,12 +234,20 @@ def _relabel(dataset: Dataset, c: Correction) -> Change:
                          "image labels to change; correct (query, image) pairs instead")
     labels = np.asarray(dataset.gallery_labels)
     g = dataset.gallery_index().get(c.item, -1)
-    own = [i for i, q in enumerate(dataset.queries) if q.image == c.item]
+    new = _parse_label(fam, c.label, where)
+    old = labels[g].item() if g >= 0 else None
+    # One pass over the queries: the item's own queries, and those of the old or new label.
+    wanted = {old, new}
+    candidates = [q for q, query in enumerate(dataset.queries)
+                  if query.image == c.item or query.meta.get("label") in wanted]
+    own = [q for q in candidates if dataset.queries[q].image == c.item]
     if g < 0 and not own:
         raise InputError(f"{where}: no image is called {c.item!r}, e.g. "
                          f"{examples(dataset.gallery)}")
-    new = _parse_label(fam, c.label, where)
-    old = labels[g].item() if g >= 0 else dataset.queries[own[0]].meta.get("label")
+    if g < 0:
+        old = dataset.queries[own[0]].meta.get("label")
+        candidates = [q for q, query in enumerate(dataset.queries)
+                      if q in own or query.meta.get("label") in (old, new)]
     _check_relabel(dataset, fam, c.item, old, new, bool(own))
     if old == new:
         return Change(dataset, np.zeros(0, np.int64), str(old))
@@ -256,7 +256,8 @@ def _relabel(dataset: Dataset, c: Correction) -> Change:
         new_labels = labels.astype(np.result_type(labels, np.asarray([new])))
         new_labels[g] = new
         new_labels.setflags(write=False)
-    before_index, after_index = LabelIndex.of(labels), LabelIndex.of(new_labels)
+    before_index = LabelIndex.of(labels, only=(old, new))
+    after_index = LabelIndex.of(new_labels, only=(old, new))
     cameras = dataset.gallery_cameras
     if fam == REID and cameras is None:
         raise InputError(f"{where}: the gallery images' cameras are unknown, so a person "
@@ -268,12 +269,11 @@ def _relabel(dataset: Dataset, c: Correction) -> Change:
         return same_label_groups(index, label)
 
     own_set = set(own)
-    queries = list(dataset.queries)
+    new_queries: dict[int, Query] = {}
     old_queries: dict[int, Query] = {}
-    for q, query in enumerate(dataset.queries):
+    for q in candidates:
+        query = dataset.queries[q]
         label = query.meta.get("label")
-        if q not in own_set and label not in (old, new):
-            continue
         new_label = new if q in own_set else label
         before, after = rule(before_index, query, label), rule(after_index, query, new_label)
         delta = np.unique(np.concatenate([np.setxor1d(before.get(k, []), after.get(k, []))
@@ -289,17 +289,16 @@ def _relabel(dataset: Dataset, c: Correction) -> Change:
             kept = np.setdiff1d(members, delta) if members is not None else gained[:0]
             relevance[group] = index_array(np.union1d(kept, gained))
         meta = {**query.meta, "label": new_label}
-        queries[q] = replace(query, relevance=relevance, meta=meta)
+        new_queries[q] = replace(query, relevance=relevance, meta=meta)
         old_queries[q] = query
-    changes: dict[str, object] = {"queries": tuple(queries)}
     changed = set(old_queries)
-    if g >= 0:
-        changes["gallery_labels"] = new_labels
-        if fam == REID and any(get_protocol(p).cmc == "cuhk03" for p in dataset.protocols):
-            # CUHK03 single-gallery-shot CMC samples one image per gallery identity for every
-            # query, so a gallery identity change can move any query's CMC.
-            changed = set(range(dataset.n_queries))
-    return Change(replace(dataset, **changes), np.array(sorted(changed), dtype=np.int64),
+    cuhk03 = any(get_protocol(p).cmc == "cuhk03" for p in dataset.protocols)
+    if g >= 0 and fam == REID and cuhk03:
+        # CUHK03 single-gallery-shot CMC samples one image per gallery identity for every
+        # query, so a gallery identity change can move any query's CMC.
+        changed = set(range(dataset.n_queries))
+    corrected = dataset.with_ground_truth(new_queries, new_labels if g >= 0 else None)
+    return Change(corrected, np.array(sorted(changed), dtype=np.int64),
                   str(old), _old_queries=old_queries,
                   _old_labels=labels if g >= 0 else None)
 

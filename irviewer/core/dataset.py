@@ -11,6 +11,7 @@ being read twice.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -144,16 +145,76 @@ class Dataset:
         return len(self.queries)
 
     def gallery_index(self) -> dict[str, int]:
-        """Return a mapping image name -> gallery index."""
+        """Return a mapping image name -> gallery index (computed once per gallery; do not
+        modify it)."""
+        return self._gallery_positions
+
+    @cached_property
+    def _gallery_positions(self) -> dict[str, int]:
         return {name: i for i, name in enumerate(self.gallery)}
+
+    @cached_property
+    def _query_positions(self) -> dict[str, int]:
+        return {name: i for i, name in enumerate(self.query_names)}
+
+    @cached_property
+    def query_names(self) -> tuple[str, ...]:
+        """Return the query names in order (computed once; kept by
+        :meth:`with_ground_truth`, which never changes them)."""
+        return tuple(q.name for q in self.queries)
 
     def query_by_name(self, name: str) -> int:
         """Return the position of the query called ``name``; InputError when there is none."""
-        for i, q in enumerate(self.queries):
-            if q.name == name:
-                return i
-        raise InputError(f"{self.label()}: no query is called {name!r}, "
-                         f"e.g. {examples(q.name for q in self.queries)}")
+        found = self._query_positions.get(name)
+        if found is None:
+            raise InputError(f"{self.label()}: no query is called {name!r}, "
+                             f"e.g. {examples(q.name for q in self.queries)}")
+        return found
+
+    def with_ground_truth(self, queries: Mapping[int, Query],
+                          gallery_labels: np.ndarray | None = None) -> Dataset:
+        """Return a copy with the queries at the given positions replaced (same names) and,
+        when given, new gallery labels; only what changed is validated, and the look-ups
+        that depend on the gallery and the query names are kept (a label correction's
+        dataset costs what it changes, not the whole dataset). InputError as
+        :meth:`validate`."""
+        self.query_names  # noqa: B018 - computed here, so every corrected copy shares it
+        new = copy.copy(self)
+        listed = list(self.queries)
+        for q, query in queries.items():
+            if query.name != listed[q].name:
+                raise InputError(f"{self.label()}: query {q} is {listed[q].name}, not "
+                                 f"{query.name}; only the ground truth may change")
+            new._check_query(query)
+            listed[q] = query
+        object.__setattr__(new, "queries", tuple(listed))
+        object.__setattr__(new, "_tables", {})
+        if gallery_labels is not None:
+            object.__setattr__(new, "gallery_labels", gallery_labels)
+            new._check_labels()
+        return new
+
+    def _check_query(self, q: Query) -> None:
+        """Raise InputError when query ``q`` names an unknown group or a gallery index or
+        self index outside the gallery."""
+        n, where = len(self.gallery), self.label()
+        for group, idx in q.relevance.items():
+            if group not in self.groups:
+                raise InputError(f"{where}: query {q.name} uses unknown relevance group "
+                                 f"{group!r} (known: {', '.join(self.groups)})")
+            if len(idx) and (idx[0] < 0 or idx[-1] >= n):
+                raise InputError(f"{where}: query {q.name} lists gallery index "
+                                 f"{int(idx[-1] if idx[-1] >= n else idx[0])} "
+                                 f"outside 0..{n - 1}")
+        if not -1 <= q.self_index < n:
+            raise InputError(f"{where}: query {q.name} has self index {q.self_index} "
+                             f"outside the gallery")
+
+    def _check_labels(self) -> None:
+        n = len(self.gallery)
+        if self.gallery_labels is not None and len(self.gallery_labels) != n:
+            raise InputError(f"{self.label()}: {len(self.gallery_labels)} gallery labels "
+                             f"for {n} gallery images")
 
     def label(self) -> str:
         """Return the name used in messages: the file name, else the dataset name."""
@@ -177,23 +238,11 @@ class Dataset:
             raise InputError(f"{where}: {len(dups)} query names are repeated, "
                              f"e.g. {examples(dups)}")
         for q in self.queries:
-            for group, idx in q.relevance.items():
-                if group not in self.groups:
-                    raise InputError(f"{where}: query {q.name} uses unknown relevance group "
-                                     f"{group!r} (known: {', '.join(self.groups)})")
-                if len(idx) and (idx[0] < 0 or idx[-1] >= n):
-                    raise InputError(f"{where}: query {q.name} lists gallery index "
-                                     f"{int(idx[-1] if idx[-1] >= n else idx[0])} "
-                                     f"outside 0..{n - 1}")
-            if not -1 <= q.self_index < n:
-                raise InputError(f"{where}: query {q.name} has self index {q.self_index} "
-                                 f"outside the gallery")
+            self._check_query(q)
         if len(self.global_ignored) and (self.global_ignored[0] < 0
                                          or self.global_ignored[-1] >= n):
             raise InputError(f"{where}: an ignored gallery index is outside 0..{n - 1}")
-        if self.gallery_labels is not None and len(self.gallery_labels) != n:
-            raise InputError(f"{where}: {len(self.gallery_labels)} gallery labels "
-                             f"for {n} gallery images")
+        self._check_labels()
         if self.gallery_cameras is not None and len(self.gallery_cameras) != n:
             raise InputError(f"{where}: {len(self.gallery_cameras)} gallery cameras "
                              f"for {n} gallery images")

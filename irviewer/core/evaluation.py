@@ -205,16 +205,20 @@ class Evaluation:
                 retrieved = retrieved[retrieved < self.protocol.list_depth]
             new_ranks.append(retrieved.astype(np.int64))
             n_pos[q] = len(pos)
-        # Splice: the unchanged queries' ranks stay, the changed ones' are replaced.
-        owner = np.repeat(np.arange(n_q, dtype=np.int64), np.diff(p.offsets))
-        kept = ~np.isin(owner, changed)
+        # Splice: the unchanged queries' ranks stay where they are (each query's ranks are
+        # sorted), the changed ones' are replaced; no sort of the whole array.
         lengths = np.array([len(r) for r in new_ranks], dtype=np.int64)
-        all_owner = np.concatenate([owner[kept], np.repeat(changed, lengths)])
-        all_ranks = np.concatenate([p.ranks[kept], *new_ranks]).astype(np.int64)
-        order = np.lexsort((all_ranks, all_owner))
+        pieces: list[np.ndarray] = []
+        start = 0
+        for q, ranks in zip(changed.tolist(), new_ranks, strict=True):
+            pieces += [p.ranks[p.offsets[start]:p.offsets[q]], ranks]
+            start = q + 1
+        pieces.append(p.ranks[p.offsets[start]:])
+        counts = np.diff(p.offsets)
+        counts[changed] = lengths
         offsets = np.zeros(n_q + 1, dtype=np.int64)
-        offsets[1:] = np.cumsum(np.bincount(all_owner, minlength=n_q))
-        positives = PositiveRanks(all_ranks[order], offsets, n_pos)
+        offsets[1:] = np.cumsum(counts)
+        positives = PositiveRanks(np.concatenate(pieces).astype(np.int64), offsets, n_pos)
         sub_offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
         sub = PositiveRanks(np.concatenate([np.zeros(0, np.int64), *new_ranks]), sub_offsets,
                             n_pos[changed])
@@ -243,10 +247,10 @@ class Evaluation:
 
 def _check_same_layout(old: Dataset, new: Dataset) -> None:
     """InputError unless ``new`` has ``old``'s gallery and queries, in the same order."""
-    if new.gallery != old.gallery:
+    if new.gallery is not old.gallery and new.gallery != old.gallery:
         raise InputError(f"{new.label()}: the gallery differs from the one evaluated; "
                          "only the ground truth may change")
-    if [q.name for q in new.queries] != [q.name for q in old.queries]:
+    if new.query_names is not old.query_names and new.query_names != old.query_names:
         raise InputError(f"{new.label()}: the queries differ from the ones evaluated; "
                          "only the ground truth may change")
 

@@ -18,7 +18,7 @@ would build from the corrected labels.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Collection, Hashable
 from dataclasses import dataclass
 
 import numpy as np
@@ -44,10 +44,18 @@ class LabelIndex:
     sorted_labels: np.ndarray
 
     @classmethod
-    def of(cls, labels: np.ndarray) -> LabelIndex:
-        """Return the index of ``labels`` (one per gallery image)."""
+    def of(cls, labels: np.ndarray, only: Collection[Hashable] | None = None) -> LabelIndex:
+        """Return the index of ``labels`` (one per gallery image); with ``only``, of those
+        labels alone (a relabel needs two labels, not a sort of the whole gallery)."""
         labels = np.asarray(labels)
-        order = np.argsort(labels, kind="stable")
+        if only is None:
+            order = np.argsort(labels, kind="stable")
+        else:
+            wanted = np.zeros(len(labels), dtype=bool)
+            for label in only:
+                wanted |= labels == label
+            keep = np.flatnonzero(wanted)
+            order = keep[np.argsort(labels[keep], kind="stable")]
         return cls(order.astype(np.int64), labels[order])
 
     def members(self, label: Hashable) -> np.ndarray:

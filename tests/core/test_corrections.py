@@ -229,3 +229,20 @@ def test_commands_do_undo_and_say_what_they_do():
     assert remove.label == "delete correction relabel g1: → b"
     remove.undo(inst)
     assert inst.corrections == (Correction("", "g1", "b"),)
+
+
+def test_with_ground_truth_checks_what_changed_and_keeps_the_lookups():
+    ds = oxford()
+    names, index = ds.query_names, ds.gallery_index()
+    moved = ds.with_ground_truth({0: build_query("q0", "g0", {"good": [5]}, self_index=0)})
+    assert moved.query_names is names and moved.gallery_index() is index
+    assert moved.queries[0].group("good").tolist() == [5] and moved.queries[1] is ds.queries[1]
+    assert moved.group_table("good")[1].tolist() == [5, 4]
+    with pytest.raises(InputError, match=re.escape(
+            "ox: query 0 is q0, not other; only the ground truth may change")):
+        ds.with_ground_truth({0: build_query("other", "g0", {"good": [1]})})
+    with pytest.raises(InputError, match=re.escape("ox: query q0 lists gallery index 9 "
+                                                   "outside 0..5")):
+        ds.with_ground_truth({0: build_query("q0", "g0", {"good": [9]})})
+    with pytest.raises(InputError, match="unknown relevance group 'easy'"):
+        ds.with_ground_truth({0: build_query("q0", "g0", {"easy": [1]})})
