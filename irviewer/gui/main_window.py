@@ -178,7 +178,7 @@ class MainWindow(QMainWindow):
     # -- what is shown ---------------------------------------------------------------------
     def rescore(self) -> None:
         """Show the evaluation of the chosen method, protocol and conventions."""
-        if self.opened is None or not self.bar.method_box.currentText():
+        if self.opened is None or not self.bar.choice()[0]:
             return
         method, protocol, ap, self_match = self.bar.choice()
         self.bar.set_protocol_defaults(self.opened.evaluation(method, protocol).protocol)
@@ -254,7 +254,7 @@ class MainWindow(QMainWindow):
         return ViewState(
             method=method or None, protocol=protocol or None, ap=ap, self_match=self_match,
             selected_query=selected, filter_text=text, failures_only=failures,
-            ap_range=ap_range, top_k=self.results.depth, tile_size=self.results.grid.tile_size,
+            ap_range=ap_range, top_k=self.results.depth, tile_size=self.results.tile_size,
             show_ignored=self.results.show_ignored,
             sort_column=sort[0] if sort else None,
             sort_order=sort[1] if sort else "ascending",
@@ -264,9 +264,7 @@ class MainWindow(QMainWindow):
         """Show ``state`` (the data is open). Values that no longer apply (a protocol the
         dataset lacks, a query that is gone) are left as they are."""
         self.bar.set_choice(state.method, state.protocol, state.ap, state.self_match)
-        self.results.k_box.setValue(state.top_k)
-        self.results.grid.set_tile_size(state.tile_size)
-        self.results.ignored_box.setChecked(state.show_ignored)
+        self.results.set_view(state.top_k, state.tile_size, state.show_ignored)
         self.queries.set_filters(state.filter_text, state.failures_only, state.ap_range)
         if state.sort_column is not None:
             self.queries.sort_by(state.sort_column, state.sort_order)

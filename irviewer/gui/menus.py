@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 KEYS_HELP = (
     "↑ / ↓  previous / next query\nF  next failure (P@1 = 0)\nHome / End  first / last "
     "query\n+ / −  larger / smaller thumbnails\nI  show ignored items\nCtrl+O  open\n"
-    "Ctrl+Shift+O  add a descriptor file or ranking\nCtrl+F  filter queries\nEsc  clear "
+    "Ctrl+Shift+O  add a descriptor file or ranking\nCtrl+S / Ctrl+Shift+S  save the "
+    "session / as\nCtrl+F  filter queries\nEsc  clear "
     "the filter (in the filter box), else cancel opening\nIn the comparison: ← / →  "
     "previous / next result, Ctrl+0  fit")
 
@@ -65,7 +66,7 @@ def install(w: MainWindow) -> Menus:
     for text, keys, slot in (("Next &failure", "F", w.next_failure),
                              ("&Larger thumbnails", "+", lambda: w.results.zoom(16)),
                              ("&Smaller thumbnails", "-", lambda: w.results.zoom(-16)),
-                             ("Show &ignored items", "I", w.results.ignored_box.toggle)):
+                             ("Show &ignored items", "I", w.results.toggle_ignored)):
         action = QAction(text, w)
         action.setShortcut(QKeySequence(keys))
         action.triggered.connect(slot)
@@ -88,8 +89,8 @@ def escape(w: MainWindow) -> None:
     elsewhere it cancels opening (it never cancels from a place where it means something
     else)."""
     focus = QApplication.focusWidget()
-    if focus is w.queries.filter_edit:
-        w.queries.filter_edit.clear()
+    if w.queries.filter_has_focus():
+        w.queries.clear_filter_text()
     elif isinstance(focus, QLineEdit | QAbstractSpinBox) or (
             focus is not None and isinstance(focus.parent(), QAbstractSpinBox)):
         return

@@ -150,6 +150,14 @@ class QueryListPanel(QWidget):
                 return True
         return False
 
+    def filter_has_focus(self) -> bool:
+        """Return whether the keyboard is in the filter box."""
+        return self.filter_edit.hasFocus()
+
+    def clear_filter_text(self) -> None:
+        """Empty the filter box (Esc there)."""
+        self.filter_edit.clear()
+
     def focus_filter(self) -> None:
         """Put the cursor in the filter box, its text selected (Ctrl+F)."""
         self.filter_edit.setFocus()

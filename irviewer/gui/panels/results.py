@@ -123,6 +123,22 @@ class ResultsPanel(QWidget):
         """Return whether ignored items are shown where they ranked."""
         return self.ignored_box.isChecked()
 
+    @property
+    def tile_size(self) -> int:
+        """Return the ranked tiles' edge in pixels."""
+        return self.grid.tile_size
+
+    def set_view(self, depth: int, tile_size: int, show_ignored: bool) -> None:
+        """Set the list depth, the tile size and show-ignored (the depth and show-ignored
+        emit their signals when they change)."""
+        self.k_box.setValue(depth)
+        self.grid.set_tile_size(tile_size)
+        self.ignored_box.setChecked(show_ignored)
+
+    def toggle_ignored(self) -> None:
+        """Show or hide ignored items (the I key)."""
+        self.ignored_box.toggle()
+
     def set_hidden(self, hidden: bool) -> None:
         """Say (or stop saying) that the query shown is hidden by the list's filters."""
         self.hidden_note.setVisible(hidden)
