@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from irviewer.core.errors import InputError
+from irviewer.core.errors import InputError, window_text
 from irviewer.core.evaluation import Evaluation
 from irviewer.gui import menus
 from irviewer.gui.compare import CompareController, query_side
@@ -168,7 +168,8 @@ class MainWindow(QMainWindow):
         ds = opened.dataset
         self.statusBar().showMessage(
             f"{ds.label()}: {ds.n_queries:,} queries, {ds.n_gallery:,} gallery images, "
-            f"{', '.join(opened.methods)}" + (f" — {ds.notes[0]}" if ds.notes else ""))
+            f"{', '.join(opened.methods)}"
+            + (f" — {window_text(ds.notes[0])}" if ds.notes else ""))
         self.setWindowTitle(f"{ds.label()} — irviewer")
         self.bar.set_choices(list(opened.methods), list(opened.protocols))
         self.rescore()
@@ -195,7 +196,7 @@ class MainWindow(QMainWindow):
         """Say, above everything, when the shown method's rows were matched by position."""
         self.banner.setVisible(method.matched_by_position)
         if method.matched_by_position:
-            self.banner.setText("⚠ " + " ".join(method.notes or (
+            self.banner.setText("⚠ " + " ".join(window_text(n) for n in method.notes or (
                 f"{method.name}: its rows have no names and were matched to the images by "
                 "position; give its row names (File ▸ Open, Row names) to match by name.",)))
 

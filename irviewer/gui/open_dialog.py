@@ -22,23 +22,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from irviewer.core.errors import OPTION_LABELS
 from irviewer.core.protocols import PROTOCOLS
 from irviewer.formats.registry import readers
 from irviewer.session import OpenRequest, classify_paths
 
 DETECT = "detect from the files"
 
-#: The dialog's field labels by option name (the command line's flags in a window).
+#: The dialog's field labels by option name: the reader options' labels are the ones
+#: messages use ("give “Row names” in the Open dialog", :data:`OPTION_LABELS`).
 FIELD_LABELS = {
     "dataset": "Dataset",
     "methods": "Descriptors or rankings",
-    "images": "Images",
-    "row_names": "Row names",
-    "format": "Reader",
-    "protocol": "Protocol",
-    "instance_rule": "Instance rule",
-    "ignore_labels": "Ignore labels",
-    "distractors": "Distractors",
+    **{key: label for key, (_flag, label) in OPTION_LABELS.items()},
 }
 
 
@@ -142,7 +138,7 @@ class OpenDialog(QDialog):
         form.addRow(FIELD_LABELS["ignore_labels"] + ":", self.ignore_labels)
         form.addRow(FIELD_LABELS["distractors"] + ":", _path_row(self.distractors,
                                                                  distractors_button))
-        form.addRow("", self.keep_orphans)
+        form.addRow(FIELD_LABELS["keep_orphans"] + ":", self.keep_orphans)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Open
                                    | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self._accept)

@@ -172,7 +172,7 @@ class Sessions(QObject):
                     and self.ask_restore(backup)):
                 session = load_session(backup)
         except InputError as e:
-            self.host.show_error(str(e))
+            self.host.show_error(e.for_window())
             return
         self._pending = (path, session)
         self.host.open_request(open_request(session), sync=sync)
@@ -192,7 +192,7 @@ class Sessions(QObject):
         try:
             session = load_session(path)
         except InputError as e:
-            self.host.show_error(str(e))
+            self.host.show_error(e.for_window())
             return
         self._pending = (None, session)
         self.host.open_request(open_request(session))

@@ -316,3 +316,22 @@ def test_combo_boxes_show_their_whole_text(qtbot):
         # Offscreen the default policy happens to fit too; the cut boxes were seen on X11
         # when items changed after the first show, which only this policy follows.
         assert box.sizeAdjustPolicy() == QComboBox.SizeAdjustPolicy.AdjustToContents
+
+
+def test_an_error_in_the_window_names_the_open_dialogs_fields(qtbot, tmp_path):
+    import re
+
+    from irviewer.core.errors import OPTION_LABELS
+    from irviewer.gui.open_dialog import FIELD_LABELS
+    from tests.formats.test_oxford import NAMES, write_gt
+
+    gt = write_gt(tmp_path / "gt")
+    np.savez(tmp_path / "d.npz", features=np.ones((len(NAMES), 2), np.float32))  # no names
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.open_paths(gt, tmp_path / "d.npz", sync=True)
+    assert w.last_error is not None and "--" not in w.last_error
+    named = re.findall(r"“([^”]+)” in the Open dialog", w.last_error)
+    assert named == ["Images", "Row names"]
+    assert set(named) <= set(FIELD_LABELS.values())
+    assert {label for _flag, label in OPTION_LABELS.values()} <= set(FIELD_LABELS.values())
