@@ -335,3 +335,19 @@ def test_an_error_in_the_window_names_the_open_dialogs_fields(qtbot, tmp_path):
     assert named == ["Images", "Row names"]
     assert set(named) <= set(FIELD_LABELS.values())
     assert {label for _flag, label in OPTION_LABELS.values()} <= set(FIELD_LABELS.values())
+
+
+def test_a_names_less_descriptor_file_gets_the_banner(qtbot, tmp_path):
+    (tmp_path / "set.csv").write_text("image,instance,role\na1.jpg,a,both\na2.jpg,a,gallery\n"
+                                      "b1.jpg,b,both\nb2.jpg,b,gallery\n")
+    np.save(tmp_path / "d.npy", np.array([[1, 0], [0.9, 0.1], [0, 1], [0.1, 0.9]],
+                                         dtype=np.float32))
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.show()
+    w.open_paths(tmp_path / "set.csv", tmp_path / "d.npy", sync=True)
+    assert w.last_error is None, w.last_error
+    method = w.opened.methods["d.npy"]
+    assert method.matched_by_position
+    assert w.banner.isVisibleTo(w) and "by position" in w.banner.text()
+    assert "“Row names” in the Open dialog" in w.banner.text() and "--" not in w.banner.text()
