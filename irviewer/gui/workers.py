@@ -37,7 +37,7 @@ class _Runner(QObject):
             self.failed.emit(self.generation, e.for_window())  # options named by field
         except MemoryError:
             self.failed.emit(self.generation, "not enough memory to open this dataset; "
-                             "close other programs or use a smaller --top-k")
+                             "close other programs or open fewer methods at once")
         except Exception as e:  # a bug: shown, not swallowed
             self.failed.emit(self.generation, f"internal error (a bug, please report it): "
                              f"{type(e).__name__}: {e}")
