@@ -5,6 +5,8 @@ Run from the repository root (a script, not a test; pytest does not collect this
     python tests/benchmarks/bench_eval.py            # cases (a) and (b)
     python tests/benchmarks/bench_eval.py --large    # also (c): 70 x 1,000,000 x 2048 float16 map
     python tests/benchmarks/bench_eval.py --json OUT.json
+    python tests/benchmarks/bench_eval.py --process   # also (d): the whole `irviewer eval`
+    python tests/benchmarks/bench_eval.py --cases d   # only the cases named
 
 Cases, with synthetic descriptors shaped like the benchmarks (clustered instances, so that
 positives really rank high and the exact-rank counting sees realistic candidate counts):
@@ -14,6 +16,12 @@ positives really rank high and the exact-rank counting sees realistic candidate 
 (b) 3,368 x 19,732 x 2048 with Market-1501-like person ids (751 ids, 6 cameras, id 0
     distractors, id -1 junk images) and the market1501 protocol (mAP, CMC, mINP);
 (c) 70 x 1,000,000 x 2048 float16, memory-mapped from a file (built once in --workdir).
+
+(d) the whole process ``irviewer eval market/ -d desc.npz --json out.json`` on a
+    Market-1501-sized folder (3,368 files in query/, 19,732 in bounding_box_test/, named
+    PPPP_cCsS_FFFFFF_NN.jpg, each the same tiny JPEG) with 2048-d float32 descriptors in one
+    uncompressed .npz (queries, gallery, query_names, gallery_names as file names), built
+    once in --workdir; best of 3 runs, against the bare multiply of the file's arrays.
 
 ``eval_s`` is matching descriptors to the dataset by name (with the row checks), ranking
 and evaluation, i.e. everything after the files are read;
@@ -26,7 +34,10 @@ the case, sampled every 20 ms: mapped file pages are not counted.
 from __future__ import annotations
 
 import argparse
+import io
 import json
+import os
+import subprocess
 import sys
 import threading
 import time
@@ -183,6 +194,115 @@ def run_case(name: str, ds: Dataset, queries: np.ndarray, gallery: np.ndarray,
             "peak_mb": round(peak, 1)}
 
 
+MARKET_QUERIES, MARKET_GALLERY, MARKET_IDS = 3368, 19732, 751
+
+
+def market_folder(workdir: Path) -> tuple[Path, Path]:
+    """Return (folder, descriptor file) of a Market-1501-sized set, built once in ``workdir``.
+
+    The folder has ``query/`` and ``bounding_box_test/`` with Market names (2,798 gallery
+    images of id -1, 3,000 of id 0, the rest ids 1..751 on cameras 1..6); every file holds
+    the same tiny JPEG. The .npz (uncompressed) holds clustered 2048-d float32 vectors,
+    ``queries``/``gallery`` in file-name order and their file names.
+    """
+    from PIL import Image
+
+    root = workdir / "market1501-like"
+    npz = workdir / "market1501-like.npz"
+    if (root / "DONE").exists() and npz.exists():
+        return root, npz
+    print("  building the Market-1501-sized folder and .npz (once) ...", file=sys.stderr)
+    rng = np.random.default_rng(7)
+    jpeg = io.BytesIO()
+    Image.new("RGB", (16, 32), (120, 90, 60)).save(jpeg, format="JPEG")
+    blob = jpeg.getvalue()
+
+    def names(pids: np.ndarray, frame0: int) -> list[str]:
+        cams = rng.integers(1, 7, len(pids))
+        ids = [str(pid) if pid < 0 else f"{pid:04d}" for pid in pids.tolist()]  # -1_c..., 0001_c...
+        return [f"{pid}_c{cam}s{1 + i % 6}_{frame0 + i:06d}_0{i % 8}.jpg"
+                for i, (pid, cam) in enumerate(zip(ids, cams.tolist(), strict=True))]
+
+    g_pid = rng.integers(1, MARKET_IDS + 1, MARKET_GALLERY)
+    g_pid[:2798], g_pid[2798:5798] = -1, 0
+    q_pid = rng.integers(1, MARKET_IDS + 1, MARKET_QUERIES)
+    g_names, q_names = names(g_pid, 0), names(q_pid, 500_000)
+    g_order, q_order = np.argsort(g_names), np.argsort(q_names)
+    centers = rng.standard_normal((MARKET_IDS + 1, 2048), dtype=np.float32)
+    gallery = clustered(rng, centers, g_pid[g_order], noise=3.0)
+    gallery[g_pid[g_order] < 0] = rng.standard_normal((2798, 2048), dtype=np.float32)
+    queries = clustered(rng, centers, q_pid[q_order], noise=3.0)
+    for sub, listed in (("query", q_names), ("bounding_box_test", g_names)):
+        (root / sub).mkdir(parents=True, exist_ok=True)
+        for name in listed:
+            (root / sub / name).write_bytes(blob)
+    np.savez(npz, queries=queries, gallery=gallery,
+             query_names=np.array(q_names)[q_order], gallery_names=np.array(g_names)[g_order])
+    (root / "DONE").write_text("built by tests/benchmarks/bench_eval.py\n")
+    return root, npz
+
+
+def vm_hwm_mb(pid: int) -> float:
+    """Return the peak resident memory (VmHWM) of process ``pid`` in MiB, 0 when it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except (OSError, ValueError):
+        pass
+    return 0.0
+
+
+def timed_process(args: list[str]) -> tuple[float, float]:
+    """Return (seconds, peak resident MiB) of one ``python -m irviewer ARGS`` run.
+
+    The peak is the child's VmHWM, read from /proc every 10 ms until it exits (its
+    ``ru_maxrss`` would also count this parent's pages at the fork).
+    """
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    t = time.perf_counter()
+    child = subprocess.Popen([sys.executable, "-m", "irviewer", *args], cwd=ROOT, env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    hwm = 0.0
+    while child.poll() is None:
+        hwm = max(hwm, vm_hwm_mb(child.pid))
+        time.sleep(0.01)
+    elapsed = time.perf_counter() - t
+    err = child.stderr.read().decode() if child.stderr else ""
+    if child.returncode:
+        raise SystemExit(f"irviewer {' '.join(args)} failed ({child.returncode}): {err}")
+    return elapsed, hwm
+
+
+def eval_command(workdir: Path) -> list[str]:
+    """Return the arguments of ``irviewer eval`` on case (d)'s set (built if needed)."""
+    folder, npz = market_folder(workdir)
+    return ["eval", str(folder), "-d", str(npz), "--json", str(workdir / "eval-out.json")]
+
+
+def file_arrays(npz: Path) -> tuple[np.ndarray, np.ndarray]:
+    """Return the normalised queries and the gallery of the .npz, for the bare multiply."""
+    with np.load(npz) as archive:
+        return normalise_rows(archive["queries"]), archive["gallery"]
+
+
+def process_case(workdir: Path, repeats: int) -> dict[str, float]:
+    """Case (d): the whole ``irviewer eval`` process against the bare multiply of the same
+    arrays, interleaved (multiply, process, multiply, ...) and best of ``repeats`` each, so
+    both see the same machine load."""
+    command = eval_command(workdir)
+    q, g = file_arrays(market_folder(workdir)[1])
+    bare_gemm(q, g)
+    gemm = best = float("inf")
+    peak = 0.0
+    for _ in range(repeats):
+        gemm = min(gemm, bare_gemm(q, g))
+        elapsed, hwm = timed_process(command)
+        best, peak = min(best, elapsed), max(peak, hwm)
+    return {"eval_s": round(best, 4), "gemm_s": round(gemm, 4), "ratio": round(best / gemm, 3),
+            "peak_mb": round(peak, 1)}
+
+
 def large_case(workdir: Path, repeats: int) -> dict[str, float]:
     """Case (c): an rOxford-like 5,000 images followed by 995,000 distractors, float16 map.
 
@@ -214,22 +334,33 @@ def large_case(workdir: Path, repeats: int) -> dict[str, float]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--large", action="store_true", help="also run case (c), 4 GB map")
+    parser.add_argument("--process", action="store_true",
+                        help="also run case (d), the whole irviewer eval process")
+    parser.add_argument("--cases", default="ab", help="cases to run (default ab; --large "
+                        "and --process add c and d)")
     parser.add_argument("--json", type=Path, help="write the figures as JSON")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/irviewer-bench"))
     args = parser.parse_args()
+    cases = set(args.cases) | ({"c"} if args.large else set()) | ({"d"} if args.process
+                                                                   else set())
     rng = np.random.default_rng(0)
     results: dict[str, dict[str, float]] = {}
     ds, q, g = revisited_like(rng, 70, 5000, 2048)
-    results["a"] = run_case("(a) 70 x 5,000 x 2048", ds, q, g, args.repeats)
+    if "a" in cases:
+        results["a"] = run_case("(a) 70 x 5,000 x 2048", ds, q, g, args.repeats)
     del g
-    ds, q, g = market_like(rng)
-    results["b"] = run_case("(b) 3,368 x 19,732 x 2048", ds, q, g, args.repeats)
-    del g
-    if args.large:
+    if "b" in cases:
+        ds, q, g = market_like(rng)
+        results["b"] = run_case("(b) 3,368 x 19,732 x 2048", ds, q, g, args.repeats)
+        del g
+    if "c" in cases:
         results["c"] = large_case(args.workdir, max(2, args.repeats - 1))
+    if "d" in cases:
+        results["d"] = process_case(args.workdir, max(3, args.repeats))
     print(f"{'case':<6}{'eval s':>10}{'gemm s':>10}{'ratio':>8}{'peak MB':>10}  target")
-    targets = {"a": "ratio <= 1.5", "b": "ratio <= 1.5", "c": "ratio <= 1.3, peak <= 2048 MB"}
+    targets = {"a": "ratio <= 2.0", "b": "ratio <= 1.4", "c": "ratio <= 1.3, peak <= 2048 MB",
+               "d": "ratio <= 1.8 (whole process; peak = its resident MB)"}
     for case, r in results.items():
         print(f"{case:<6}{r['eval_s']:>10.3f}{r['gemm_s']:>10.3f}{r['ratio']:>8.2f}"
               f"{r['peak_mb']:>10.1f}  {targets[case]}")
