@@ -25,9 +25,14 @@ Box = tuple[float, float, float, float]
 
 
 def index_array(values: Iterable[int] | np.ndarray) -> np.ndarray:
-    """Return ``values`` as a sorted, de-duplicated, read-only int64 array of gallery indices."""
-    arr = np.unique(np.asarray(list(values) if not isinstance(values, np.ndarray) else values,
-                               dtype=np.int64))
+    """Return ``values`` as a sorted, de-duplicated, read-only int64 array of gallery indices
+    (a new array; input that is already strictly increasing is copied without sorting)."""
+    arr = np.asarray(list(values) if not isinstance(values, np.ndarray) else values,
+                     dtype=np.int64)
+    if arr.ndim == 1 and (len(arr) < 2 or bool((arr[1:] > arr[:-1]).all())):
+        arr = arr.copy()
+    else:
+        arr = np.unique(arr)
     arr.setflags(write=False)
     return arr
 

@@ -28,6 +28,7 @@ such a folder (``cuhk03-np/detected``), gets ``cuhk03`` (single-gallery-shot CMC
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,7 +44,13 @@ from irviewer.core.label_rules import (
     reid_groups,
     reid_junk,
 )
-from irviewer.formats.base import Reader, ReadOptions, by_stem, list_images
+from irviewer.formats.base import (
+    ImageFiles,
+    Reader,
+    ReadOptions,
+    list_image_names,
+    stems_of,
+)
 
 NAME = "reid"
 QUERY_DIR = "query"
@@ -59,16 +66,21 @@ CUHK03_NP_SUBSETS = ("detected", "labeled")
 
 @dataclass(frozen=True)
 class ReidFolder:
-    """The images of one folder (query or gallery) with the person id and camera of each."""
+    """The images of one folder (query or gallery) with the person id and camera of each.
 
-    files: tuple[Path, ...]
+    ``folder`` is the folder, ``file_names`` its image files in file-name order, ``names``
+    their image names (file stems)."""
+
+    folder: Path
+    file_names: tuple[str, ...]
+    names: tuple[str, ...]
     person_ids: np.ndarray  # int64
     cameras: np.ndarray  # int64
 
     @property
-    def names(self) -> list[str]:
-        """Return the image names (file stems), in file-name order."""
-        return [f.stem for f in self.files]
+    def files(self) -> tuple[Path, ...]:
+        """Return the image files, in file-name order."""
+        return tuple(self.folder / f for f in self.file_names)
 
 
 def parse_person_camera(file_name: str) -> tuple[int, int] | None:
@@ -118,14 +130,14 @@ def read_reid_folder(root: Path, sub: str) -> ReidFolder:
     if not folder.is_dir():
         raise InputError(f"{where}: the folder {sub}/ is missing; a re-identification set "
                          f"needs {QUERY_DIR}/ and {GALLERY_DIR}/")
-    files = list_images(folder, SUFFIXES, noun=f"{sub} folder")
+    files = list_image_names(folder, SUFFIXES, noun=f"{sub} folder")
     ids: list[int] = []
     cams: list[int] = []
     bad: list[str] = []
     for f in files:
-        parsed = parse_person_camera(f.name)
+        parsed = parse_person_camera(f)
         if parsed is None:
-            bad.append(f.name)
+            bad.append(f)
             continue
         ids.append(parsed[0])
         cams.append(parsed[1])
@@ -134,8 +146,8 @@ def read_reid_folder(root: Path, sub: str) -> ReidFolder:
         raise InputError(f"{where}/{sub}/: {what} not carry a person id and camera "
                          f"(PPPP_cC...), e.g. {examples(bad)}; Market-1501 names look like "
                          "0001_c1s1_001051_00.jpg, DukeMTMC-reID like 0001_c2_f0046182.jpg")
-    by_stem(files, f"{where}/{sub}/")
-    return ReidFolder(tuple(files), np.asarray(ids, dtype=np.int64),
+    names = stems_of(files, f"{where}/{sub}/")
+    return ReidFolder(folder, tuple(files), tuple(names), np.asarray(ids, dtype=np.int64),
                       np.asarray(cams, dtype=np.int64))
 
 
@@ -156,15 +168,18 @@ def read_reid(path: Path, options: ReadOptions | None = None) -> Dataset:
                          f"{QUERY_DIR}/ and {GALLERY_DIR}/")
     query_folder = read_reid_folder(root, QUERY_DIR)
     gallery_folder = read_reid_folder(root, GALLERY_DIR)
-    paths = {f.stem: f for f in (*query_folder.files, *gallery_folder.files)}
+    paths = ImageFiles(root, {name: f"{sub}/{f}" for sub, folder in
+                              ((QUERY_DIR, query_folder), (GALLERY_DIR, gallery_folder))
+                              for name, f in zip(folder.names, folder.file_names, strict=True)})
     return reid_dataset(root, NAME, query_folder.names, query_folder.person_ids,
                         query_folder.cameras, gallery_folder.names, gallery_folder.person_ids,
                         gallery_folder.cameras, paths, default_protocol(root))
 
 
-def reid_dataset(path: Path, format_name: str, query_names: list[str], query_ids: np.ndarray,
-                 query_cameras: np.ndarray, gallery_names: list[str], gallery_ids: np.ndarray,
-                 gallery_cameras: np.ndarray, image_paths: dict[str, Path],
+def reid_dataset(path: Path, format_name: str, query_names: Sequence[str],
+                 query_ids: np.ndarray, query_cameras: np.ndarray,
+                 gallery_names: Sequence[str], gallery_ids: np.ndarray,
+                 gallery_cameras: np.ndarray, image_paths: Mapping[str, Path],
                  protocol: str) -> Dataset:
     """Return the re-identification Dataset of these images (the folder reader's and the
     CSV manifest's with a ``camera`` column): groups by

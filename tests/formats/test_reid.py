@@ -3,6 +3,7 @@ conventions, a hand-checked mAP / CMC / mINP, and one sentence per malformed inp
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -248,14 +249,14 @@ def test_not_a_folder(tmp_path):
 def test_unreadable_folder(tmp_path, monkeypatch):
     root = market(tmp_path)
     gallery = root / "bounding_box_test"
-    real_iterdir = Path.iterdir
+    real_scandir = os.scandir
 
-    def iterdir(self):
-        if self == gallery:
+    def scandir(path):
+        if Path(path) == gallery:
             raise PermissionError(13, "Permission denied")
-        return real_iterdir(self)
+        return real_scandir(path)
 
-    monkeypatch.setattr(Path, "iterdir", iterdir)
+    monkeypatch.setattr(os, "scandir", scandir)
     with pytest.raises(InputError, match=re.escape(
             f"{gallery}: cannot list the bounding_box_test folder (Permission denied)")):
         read_reid(root)
