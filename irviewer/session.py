@@ -23,7 +23,7 @@ from pathlib import Path
 
 from irviewer.core.chance import chance_level
 from irviewer.core.dataset import Dataset
-from irviewer.core.descriptors import Descriptors, align, file_sha256
+from irviewer.core.descriptors import Descriptors, align, file_sha256, prefetch_sha256
 from irviewer.core.errors import InputError, Sentence, option
 from irviewer.core.evaluation import Evaluation, evaluate
 from irviewer.core.protocols import get_protocol
@@ -286,6 +286,8 @@ def iter_open(request: OpenRequest) -> Opening:
     if not sources:
         raise InputError(f"{Path(request.dataset).name}: give a descriptor file or a "
                          "precomputed ranking to inspect it with")
+    for source in sources:  # each file's hash, for the report, on another core meanwhile
+        prefetch_sha256(source.path)
     yield Step("reading the dataset")
     dataset, corrections = open_ground_truth(request)
     names = method_names(request.sources())

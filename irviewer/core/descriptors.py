@@ -19,8 +19,12 @@ computes anyway) with :func:`check_gallery_rows`, and the same sentence is raise
 from __future__ import annotations
 
 import hashlib
+import mmap
+import os
+import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,12 +35,14 @@ from irviewer.core.errors import InputError, counted, examples
 
 #: Extensions :func:`name_key` strips (compared case-insensitively).
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".ppm", ".pgm", ".bmp", ".tif", ".tiff", ".webp")
+_SUFFIX_SET = frozenset(IMAGE_SUFFIXES)
 #: Memory-mapped galleries with more rows than this are checked for NaN/zero rows chunk by
 #: chunk during ranking (the norms are computed there anyway) instead of in a pass at load.
 LAZY_CHECK_ROWS = 100_000
 #: Bytes of float64 per block when norms are computed here (bounded memory, also for a
-#: memory-mapped file).
-NORM_CHUNK_BYTES = 32 * 2**20
+#: memory-mapped file; small enough that the converted block is still in cache when its
+#: squares are summed, three times faster than 32 MiB blocks).
+NORM_CHUNK_BYTES = 4 * 2**20
 _HASH_BLOCK = 8 * 2**20
 
 
@@ -110,24 +116,94 @@ def name_key(name: str) -> str:
     ``oxford/all_souls_000013.jpg`` and ``all_souls_000013`` both give ``all_souls_000013``;
     ``v_bricks.e3.85`` stays as it is (``.85`` is not an image extension).
     """
-    base = str(name).replace("\\", "/").rsplit("/", 1)[-1]
+    base = str(name)
+    if "/" in base or "\\" in base:
+        base = base.replace("\\", "/").rsplit("/", 1)[-1]
     dot = base.rfind(".")
-    if dot > 0 and base[dot:].lower() in IMAGE_SUFFIXES:
+    if dot > 0 and base[dot:].lower() in _SUFFIX_SET:
         return base[:dot]
     return base
 
 
 def file_sha256(path: Path) -> str:
-    """Return the hex sha256 of a file's bytes, read in 8 MiB blocks (for a folder: of every
-    file under it, in path order)."""
+    """Return the hex sha256 of a file's bytes (for a folder: of every file under it, in path
+    order).
+
+    A file is hashed through a memory map in 8 MiB blocks (no copy of its bytes), or the
+    digest comes from :func:`prefetch_sha256` when one was started for the same file
+    (the same path, size, modification time and inode); errors reading the file are raised
+    here either way.
+    """
     p = Path(path)
-    files = sorted(f for f in p.rglob("*") if f.is_file()) if p.is_dir() else [p]
-    h = hashlib.sha256()
-    for f in files:
-        with f.open("rb") as stream:
-            for block in iter(lambda stream=stream: stream.read(_HASH_BLOCK), b""):
-                h.update(block)
-    return h.hexdigest()
+    if p.is_dir():
+        h = hashlib.sha256()
+        for f in sorted(f for f in p.rglob("*") if f.is_file()):
+            _hash_into(h, f)
+        return h.hexdigest()
+    return _digest(p, background=False).result()
+
+
+def prefetch_sha256(path: Path) -> None:
+    """Start hashing the file ``path`` in a background thread, so that a later
+    :func:`file_sha256` of it finds the digest ready; nothing for a folder or a missing file.
+
+    Opening a dataset hashes each method's file for the report; started first, the hash
+    (0.3 s for a 2048-d Market-1501 file) runs on another core while the dataset is read,
+    since hashlib releases the GIL.
+    """
+    p = Path(path)
+    try:
+        if p.is_file():
+            _digest(p, background=True)
+    except OSError:
+        pass  # file_sha256 reports it when the file is used
+
+
+_DIGESTS: dict[tuple[str, int, int, int], Future[str]] = {}
+_DIGESTS_LOCK = threading.Lock()
+
+
+def _digest(p: Path, background: bool) -> Future[str]:
+    """Return the future digest of file ``p``, started now (in a thread when ``background``)
+    unless one for the same file and version is known."""
+    st = p.stat()
+    key = (str(p.resolve()), st.st_size, st.st_mtime_ns, st.st_ino)
+    with _DIGESTS_LOCK:
+        future = _DIGESTS.get(key)
+        start = future is None
+        if future is None:
+            future = _DIGESTS[key] = Future()
+
+    def run() -> None:
+        try:
+            h = hashlib.sha256()
+            _hash_into(h, p)
+            future.set_result(h.hexdigest())
+        except BaseException as e:  # handed to whoever asks for the digest
+            with _DIGESTS_LOCK:
+                _DIGESTS.pop(key, None)
+            future.set_exception(e)
+
+    if start:
+        if background:
+            threading.Thread(target=run, name="sha256", daemon=True).start()
+        else:
+            run()
+    return future
+
+
+def _hash_into(h: hashlib._Hash, path: Path) -> None:
+    """Add the bytes of file ``path`` to ``h`` (memory-mapped, 8 MiB at a time)."""
+    with path.open("rb") as stream:
+        if os.fstat(stream.fileno()).st_size == 0:
+            return
+        with mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+            view = memoryview(mapped)
+            try:
+                for start in range(0, len(view), _HASH_BLOCK):
+                    h.update(view[start:start + _HASH_BLOCK])
+            finally:
+                view.release()
 
 
 def normalise_rows(x: np.ndarray) -> np.ndarray:

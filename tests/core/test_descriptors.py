@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from irviewer.core import descriptors as desc_module
+from irviewer.core import descriptors as descriptors_module
 from irviewer.core.dataset import Dataset, build_query
 from irviewer.core.descriptors import (
     AlignedDescriptors,
@@ -21,6 +22,7 @@ from irviewer.core.descriptors import (
     file_sha256,
     name_key,
     normalise_rows,
+    prefetch_sha256,
     row_norms,
 )
 from irviewer.core.errors import InputError
@@ -225,6 +227,32 @@ def test_file_sha256_hashes_the_bytes_in_blocks(tmp_path):
     data = np.random.default_rng(0).bytes(9 * 2**20 + 5)  # more than one 8 MiB block
     (tmp_path / "f.bin").write_bytes(data)
     assert file_sha256(tmp_path / "f.bin") == hashlib.sha256(data).hexdigest()
+    (tmp_path / "empty").write_bytes(b"")  # an empty file cannot be memory-mapped
+    assert file_sha256(tmp_path / "empty") == hashlib.sha256(b"").hexdigest()
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    (sub / "b").write_bytes(b"bb")
+    (sub / "a").write_bytes(b"a")
+    assert file_sha256(sub) == hashlib.sha256(b"abb").hexdigest()  # files in path order
+    with pytest.raises(FileNotFoundError):
+        file_sha256(tmp_path / "missing")
+
+
+def test_prefetched_digest_is_used_and_follows_changes(tmp_path, monkeypatch):
+    path = tmp_path / "f.bin"
+    path.write_bytes(b"first version")
+    calls = []
+    real = descriptors_module._hash_into
+    monkeypatch.setattr(descriptors_module, "_hash_into",
+                        lambda h, p: calls.append(p) or real(h, p))
+    prefetch_sha256(path)
+    prefetch_sha256(tmp_path / "missing")  # nothing, no error
+    assert file_sha256(path) == hashlib.sha256(b"first version").hexdigest()
+    assert file_sha256(path) == hashlib.sha256(b"first version").hexdigest()
+    assert calls == [path]  # hashed once, in the background
+    path.write_bytes(b"second, longer version")  # another size and time: hashed again
+    assert file_sha256(path) == hashlib.sha256(b"second, longer version").hexdigest()
+    assert calls == [path, path]
 
 
 # -- one sentence per bad input -----------------------------------------------------------
