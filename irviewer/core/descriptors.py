@@ -125,6 +125,22 @@ def name_key(name: str) -> str:
     return base
 
 
+def name_keys(names: Sequence[str]) -> list[str]:
+    """Return :func:`name_key` of every name, in order (a whole gallery at a time: names
+    without a directory skip the per-name call)."""
+    try:
+        joined = "\n".join(names)
+    except TypeError:  # not all str
+        return [name_key(n) for n in names]
+    if "/" in joined or "\\" in joined:
+        return [name_key(n) for n in names]
+    if "." not in joined:
+        return list(names)
+    suffixes = _SUFFIX_SET
+    return [n[:dot] if (dot := n.rfind(".")) > 0 and n[dot:].lower() in suffixes else n
+            for n in names]
+
+
 def file_sha256(path: Path) -> str:
     """Return the hex sha256 of a file's bytes (for a folder: of every file under it, in path
     order).
@@ -314,7 +330,7 @@ def align(descriptors: Descriptors, dataset: Dataset) -> AlignedDescriptors:
     tables = descriptors.tables
     if not tables:
         raise InputError(f"{where} holds no vectors")
-    keyed = [[name_key(n) for n in t.names] for t in tables]
+    keyed = [name_keys(t.names) for t in tables]
     for keys in keyed:
         if len(set(keys)) != len(keys):
             dups = [k for k, count in Counter(keys).items() if count > 1]
@@ -388,7 +404,7 @@ def _gallery_rows(where: str, table: DescriptorTable, keys: list[str],
     if tuple(table.names[:n_g]) == dataset.gallery:  # the common case: no key computing
         return None
     index = {k: r for r, k in enumerate(keys)}
-    wanted = [name_key(n) for n in dataset.gallery]
+    wanted = name_keys(dataset.gallery)
     missing = [n for n, k in zip(dataset.gallery, wanted, strict=True) if k not in index]
     if missing:
         raise InputError(f"{where}: {counted(len(missing), 'gallery image')} "

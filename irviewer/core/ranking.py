@@ -13,6 +13,15 @@ sorted gallery:
   Ranks are counted without sorting the row: rank = #(scores above) + #(equal scores earlier
   in the gallery).
 
+No score row is sorted whole. Each block of scores is cut at a per-query threshold low enough
+to keep every score that can matter (the top-K, and every score at or above the lowest item
+of interest), and only those *candidates* are sorted, once, by (query, descending score,
+gallery index); the top-K lists are read off the front and each item's rank is its position
+among them. The top-K part of the threshold comes from a sample of the row (a cheap partial
+selection) and is checked against the candidate count, falling back to an exact selection
+for a row where the sample misled. On Market-1501-sized blocks the candidates are a few per
+cent of the scores.
+
 Memory stays bounded: queries are processed in blocks and the gallery in chunks, so a
 memory-mapped 1,000,000 x 2048 float16 gallery is read chunk by chunk and never loaded whole.
 When the gallery fits in one chunk, ranks are counted from the very score values the top-K is
@@ -232,6 +241,8 @@ def iter_rank(aligned: AlignedDescriptors, dataset: Dataset, k: int = 200,
     multi = len(chunks) > 1
     widest = max(stop - start for start, stop in chunks)
     block_rows = query_block_rows or max(1, SCORE_BLOCK_BYTES // (4 * widest))
+    # Candidate keys pack (block row, score, column) into 63 bits.
+    block_rows = min(block_rows, 1 << (31 - _bits(widest)))
     blocks = list(_chunks(n_q, block_rows))
 
     offsets, items = items_of_interest(dataset)
@@ -261,9 +272,10 @@ def iter_rank(aligned: AlignedDescriptors, dataset: Dataset, k: int = 200,
             scores *= inv
             if len(local_ignored):
                 scores[:, local_ignored] = -np.inf
-            ordered = np.sort(scores, axis=1)
-            _merge_top(top_idx[qa:qb], top_val[qa:qb], scores, ordered, start)
-            state.count(scores, ordered, qa, qb, start, stop)
+            floor = state.floor(scores, qa, qb, start, stop)
+            candidates = _select(scores, top_val[qa:qb], floor)
+            _merge_top(top_idx[qa:qb], top_val[qa:qb], candidates, start, first=start == 0)
+            state.count(candidates, qa, qb, start, stop)
             done += 1
             yield Progress(done, total)
     item_ranks, item_scores = state.finish(lambda q: _row_from(aligned, inv_norms, ignored, q))
@@ -316,35 +328,126 @@ def _scores_of(aligned: AlignedDescriptors, inv_norms: np.ndarray, ignored: np.n
     return out
 
 
-def _merge_top(top_idx: np.ndarray, top_val: np.ndarray, scores: np.ndarray,
-               ordered: np.ndarray, offset: int) -> None:
-    """Merge a block's best scores into the running top-K lists, in place.
+def _bits(n: int) -> int:
+    """Return the number of bits that hold 0..n-1 (at least 1)."""
+    return max(1, (int(n) - 1).bit_length())
 
-    ``ordered`` is ``scores`` sorted along each row, so the K-th largest score of each row is
-    read off exactly; the scores reaching it (K, or more when ties straddle the K-th place)
-    are collected row by row and sorted once by (row, descending score). They arrive in
-    ascending column order, so the stable sort leaves equal scores in gallery order. The
-    running lists hold earlier gallery indices than the block, so a stable sort on the score
-    after concatenating (running, block) keeps that order across blocks too.
+
+#: Rows at most this many times longer than K are kept whole (no sampled threshold).
+_SMALL_ROW = 4
+
+
+@dataclass(frozen=True)
+class _Candidates:
+    """The scores of one block that can matter, sorted by (row, descending score, column).
+
+    ``keys`` pack (row, descending score, column) into int64 so that one sort orders them
+    and one ``searchsorted`` finds where any (row, score, column) would go; ``starts[r]`` is
+    where row ``r``'s candidates begin (``starts[-1]`` is their number).
     """
-    n_rows, k = top_idx.shape
-    n = scores.shape[1]
-    if n <= k:
-        part = np.broadcast_to(np.arange(n) + offset, scores.shape)
-        order = np.argsort(-scores, axis=1, kind="stable")
-        _merge_sorted(top_idx, top_val, np.take_along_axis(part, order, axis=1),
-                      np.take_along_axis(scores, order, axis=1))
+
+    keys: np.ndarray
+    cols: np.ndarray
+    values: np.ndarray
+    starts: np.ndarray
+    col_bits: int
+
+    def position(self, rows: np.ndarray, values: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """Return, per (row, score, column), how many of the row's candidates order before
+        it: higher scores, and equal scores at an earlier column."""
+        keys = _pack(rows, _descending_keys(values), cols, self.col_bits)
+        return np.searchsorted(self.keys, keys) - self.starts[rows]
+
+    def at_least(self, rows: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """Return, per (row, score), the position just after the row's candidates that are
+        at least that score (relative to the row's start)."""
+        keys = _pack(rows, _descending_keys(values) + 1, np.zeros(len(rows), np.int64),
+                     self.col_bits)
+        return np.searchsorted(self.keys, keys) - self.starts[rows]
+
+
+def _pack(rows: np.ndarray, descending: np.ndarray, cols: np.ndarray,
+          col_bits: int) -> np.ndarray:
+    return (rows << (32 + col_bits)) | (descending << col_bits) | cols
+
+
+def _descending_keys(values: np.ndarray) -> np.ndarray:
+    """Return int64 keys in [0, 2**32) that sort float32 ``values`` in descending order."""
+    return np.int64(0xFFFFFFFF) - _ordered_keys(values)
+
+
+def _select(scores: np.ndarray, running: np.ndarray, floor: np.ndarray) -> _Candidates:
+    """Return the block's candidates: per row, every score at or above a threshold that is
+    at most ``floor`` (the lowest score the item counts need) and at most the K-th best
+    score of the row merged with its running top-K list ``running`` (descending, -inf
+    padded), so that the new top-K lies among them.
+
+    The top-K part is the running list's K-th score when the list is full; otherwise a
+    sample's estimate of the row's K-th score (every 8th or 2nd column, its ``2K/step``-th
+    best score), checked afterwards: a row with fewer than K candidates above an estimate
+    is cut again at its exact K-th score.
+    """
+    n_rows, n = scores.shape
+    k = running.shape[1]
+    if k == 0:
+        return _candidates(scores, floor)
+    kept = running[:, k - 1]
+    estimated = np.full(n_rows, -np.inf, dtype=np.float32)
+    if n > _SMALL_ROW * k and not np.isfinite(kept).all():
+        step = 8 if n >= 32 * k else 2
+        sample = scores[:, ::step]
+        m = sample.shape[1]
+        j = min(m, -(-2 * k * m // n))
+        estimated = np.partition(sample, m - j, axis=1)[:, m - j]
+    top = np.maximum(kept, estimated)
+    threshold = np.minimum(top, floor)
+    found = _candidates(scores, threshold)
+    short = (threshold > kept) & (np.diff(found.starts) < min(k, n))
+    if short.any():  # the sample misled: cut these rows at their exact K-th score
+        exact_kth = np.partition(scores[short], n - k, axis=1)[:, n - k]
+        threshold[short] = np.minimum(threshold[short], exact_kth)
+        found = _candidates(scores, threshold)
+    return found
+
+
+def _candidates(scores: np.ndarray, threshold: np.ndarray) -> _Candidates:
+    """Return every score at or above its row's ``threshold``, sorted (see _Candidates)."""
+    n_rows, n = scores.shape
+    flat = np.flatnonzero(scores >= threshold[:, None])
+    rows = flat // n
+    cols = flat - rows * n
+    col_bits = _bits(n)
+    keys = _pack(rows, _descending_keys(scores.reshape(-1)[flat]), cols, col_bits)
+    keys.sort()
+    rows = keys >> (32 + col_bits)
+    cols = keys & ((1 << col_bits) - 1)
+    starts = np.zeros(n_rows + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=n_rows), out=starts[1:])
+    return _Candidates(keys, cols, scores[rows, cols], starts, col_bits)
+
+
+def _merge_top(top_idx: np.ndarray, top_val: np.ndarray, found: _Candidates, offset: int,
+               first: bool) -> None:
+    """Merge a block's best candidates into the running top-K lists, in place.
+
+    The candidates are sorted by descending score with equal scores in gallery order, so
+    each row's first K are its block top-K. The running lists hold earlier gallery indices
+    than the block, so a stable sort on the score after concatenating (running, block) keeps
+    that order across blocks too; the first block is the running list.
+    """
+    k = top_idx.shape[1]
+    if k == 0 or not len(found.cols):
         return
-    kth = ordered[:, n - k]
-    found = [np.flatnonzero(scores[r] >= kth[r]) for r in range(n_rows)]
-    rows = np.repeat(np.arange(n_rows, dtype=np.int64), [len(f) for f in found])
-    cols = np.concatenate(found)
-    vals = scores[rows, cols]
-    desc = np.int64(0xFFFFFFFF) - _ordered_keys(vals)
-    order = np.argsort((rows << 32) | desc, kind="stable")
-    starts = np.searchsorted(rows[order], np.arange(n_rows))
-    take = order[starts[:, None] + np.arange(k)]
-    _merge_sorted(top_idx, top_val, cols[take] + offset, vals[take])
+    take = found.starts[:-1, None] + np.arange(k)
+    valid = take < found.starts[1:, None]
+    take = np.where(valid, take, 0)
+    idx = np.where(valid, found.cols[take] + offset, -1)
+    val = np.where(valid, found.values[take], np.float32(-np.inf)).astype(np.float32)
+    if first:
+        top_idx[:] = idx
+        top_val[:] = val
+    else:
+        _merge_sorted(top_idx, top_val, idx, val)
 
 
 def _merge_sorted(top_idx: np.ndarray, top_val: np.ndarray, idx: np.ndarray,
@@ -369,9 +472,10 @@ class _CountState:
     """Counts, block by block, how many scores lie above each item of interest.
 
     With one gallery chunk the item scores are exact before counting: rank = #(scores
-    above) + #(equal scores at an earlier gallery index). With several chunks each item's
-    score is estimated first; every chunk counts the scores above the estimate's band and
-    keeps the few scores inside the band, which are resolved once the exact score is known.
+    above) + #(equal scores at an earlier gallery index), the item's position among its
+    row's candidates. With several chunks each item's score is estimated first; every chunk
+    counts the scores above the estimate's band and keeps the few scores inside the band,
+    which are resolved once the exact score is known.
     """
 
     def __init__(self, offsets: np.ndarray, items: np.ndarray, item_query: np.ndarray,
@@ -379,7 +483,6 @@ class _CountState:
         self.offsets, self.items, self.item_query, self.multi = offsets, items, item_query, multi
         n = len(items)
         self.above = np.zeros(n, dtype=np.int64)
-        self.ties = np.zeros(n, dtype=np.int64)
         self.exact = np.full(n, np.nan, dtype=np.float32)
         self.estimate_val = np.zeros(n, dtype=np.float32)
         self.band: dict[int, list[tuple[np.ndarray, bool]]] = {}
@@ -397,53 +500,64 @@ class _CountState:
             q = aligned.queries[self.item_query[a:a + step]]
             self.estimate_val[a:a + step] = np.einsum("ij,ij->i", q, vec) / norms
 
-    def count(self, scores: np.ndarray, ordered: np.ndarray, qa: int, qb: int, start: int,
-              stop: int) -> None:
-        """Add the block of queries qa..qb x gallery start..stop to the counts.
-
-        ``ordered`` is ``scores`` sorted along each row. An item whose own image is in this
-        chunk is counted exactly (its score is known): scores above it, and equal scores at
-        an earlier gallery index. For any other item the chunk counts the scores above its
-        estimate's band and keeps the few inside the band, with whether the chunk lies before
-        the item in gallery order (then an equal score ranks first) or after it.
-        """
-        ia, ib = self.offsets[qa], self.offsets[qb]
-        if ia == ib:
-            return
+    def _bounds(self, qa: int, qb: int, start: int,
+                stop: int) -> tuple[int, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Return (ia, ib, block rows, inside, lo, hi) of the items of queries qa..qb: lo/hi
+        is the exact score for an item in this chunk, else its estimate's band."""
+        ia, ib = int(self.offsets[qa]), int(self.offsets[qb])
         items = self.items[ia:ib]
         rows = self.item_query[ia:ib] - qa
         inside = (items >= start) & (items < stop)
-        self.exact[ia:ib][inside] = scores[rows[inside], items[inside] - start]
         if self.multi:
             lo = self.estimate_val[ia:ib] - np.float32(BAND)
             hi = self.estimate_val[ia:ib] + np.float32(BAND)
             lo[inside] = hi[inside] = self.exact[ia:ib][inside]
         else:
             lo = hi = self.exact[ia:ib]
-        n = scores.shape[1]
-        bounds = np.searchsorted(rows, np.arange(qb - qa + 1))
-        left = np.empty(len(items), dtype=np.int64)
-        right = np.empty(len(items), dtype=np.int64)
-        for r in np.flatnonzero(np.diff(bounds)):
-            a, b = bounds[r], bounds[r + 1]
-            left[a:b] = np.searchsorted(ordered[r], lo[a:b], side="left")
-            right[a:b] = np.searchsorted(ordered[r], hi[a:b], side="right")
-        self.above[ia:ib] += n - right
-        in_band = right - left
-        # Items in this chunk: equal scores other than the item itself are ties, broken by
-        # gallery index.
-        for j in np.flatnonzero(inside & (in_band > 1)):
-            same = np.flatnonzero(scores[rows[j]] == lo[j]) + start
-            self.ties[ia + j] += int(np.count_nonzero(same < items[j]))
+        return ia, ib, rows, inside, lo, hi
+
+    def floor(self, scores: np.ndarray, qa: int, qb: int, start: int,
+              stop: int) -> np.ndarray:
+        """Record the exact scores of the items in this chunk and return, per row of the
+        block, the lowest score the counting needs to see (inf for a row without items)."""
+        out = np.full(qb - qa, np.inf, dtype=np.float32)
+        ia, ib = int(self.offsets[qa]), int(self.offsets[qb])
+        if ia == ib:
+            return out
+        items = self.items[ia:ib]
+        rows = self.item_query[ia:ib] - qa
+        inside = (items >= start) & (items < stop)
+        self.exact[ia:ib][inside] = scores[rows[inside], items[inside] - start]
+        _, _, _, _, lo, _ = self._bounds(qa, qb, start, stop)
+        np.minimum.at(out, rows, lo)
+        return out
+
+    def count(self, found: _Candidates, qa: int, qb: int, start: int, stop: int) -> None:
+        """Add the block of queries qa..qb x gallery start..stop to the counts.
+
+        An item whose own image is in this chunk is counted exactly (its score is known):
+        its position among the row's candidates counts the scores above it and the equal
+        scores at an earlier gallery index. For any other item the chunk counts the scores
+        above its estimate's band and keeps the few inside the band, with whether the chunk
+        lies before the item in gallery order (then an equal score ranks first) or after it.
+        """
+        ia, ib, rows, inside, lo, hi = self._bounds(qa, qb, start, stop)
+        if ia == ib:
+            return
+        items = self.items[ia:ib]
+        cols = np.where(inside, items - start, 0)
+        before = found.position(rows, hi, cols)
+        self.above[ia:ib] += before
         if self.multi:
-            for j in np.flatnonzero(~inside & (in_band > 0)):
-                earlier = stop <= items[j]
+            after = found.at_least(rows, lo)
+            for j in np.flatnonzero(~inside & (after > before)):
+                a = found.starts[rows[j]]
                 self.band.setdefault(int(ia + j), []).append(
-                    (ordered[rows[j], left[j]:right[j]].copy(), earlier))
+                    (found.values[a + before[j]:a + after[j]].copy(), stop <= items[j]))
 
     def finish(self, full_row: Callable[[int], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         """Return (ranks, scores) of all items: counts above plus the exactly resolved band."""
-        ranks = self.above + self.ties
+        ranks = self.above.copy()
         exact = self.exact
         if not self.multi:
             return ranks, exact

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from irviewer.core import descriptors as desc_module
-from irviewer.core import descriptors as descriptors_module
 from irviewer.core.dataset import Dataset, build_query
 from irviewer.core.descriptors import (
     AlignedDescriptors,
@@ -21,6 +22,7 @@ from irviewer.core.descriptors import (
     check_gallery_rows,
     file_sha256,
     name_key,
+    name_keys,
     normalise_rows,
     prefetch_sha256,
     row_norms,
@@ -96,6 +98,13 @@ def test_name_key():
     assert name_key("C:\\data\\all_souls_000013.JPEG") == "all_souls_000013"
     assert name_key("v_bricks.e3.85") == "v_bricks.e3.85"  # not an image extension
     assert name_key(".jpg") == ".jpg"  # a name that is only an extension stays
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet="ab./\\JPGjpng", max_size=9), max_size=8))
+def test_name_keys_equal_name_key_of_each(names):
+    assert name_keys(names) == [name_key(n) for n in names]
+    assert name_keys(["x.jpg", 3]) == ["x", "3"]  # not all str: one by one
 
 
 def test_query_id_row_wins_over_the_image_row():
@@ -242,8 +251,8 @@ def test_prefetched_digest_is_used_and_follows_changes(tmp_path, monkeypatch):
     path = tmp_path / "f.bin"
     path.write_bytes(b"first version")
     calls = []
-    real = descriptors_module._hash_into
-    monkeypatch.setattr(descriptors_module, "_hash_into",
+    real = desc_module._hash_into
+    monkeypatch.setattr(desc_module, "_hash_into",
                         lambda h, p: calls.append(p) or real(h, p))
     prefetch_sha256(path)
     prefetch_sha256(tmp_path / "missing")  # nothing, no error

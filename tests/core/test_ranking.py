@@ -64,6 +64,28 @@ def test_property_matches_brute_force(seed, n_g, k, chunk, block):
     check_against_brute_force(seed, n_q=5, n_g=n_g, k=k, chunk=chunk, block=block)
 
 
+@pytest.mark.parametrize(("n_g", "k", "chunk"), [(700, 5, None), (700, 5, 300), (400, 40, None)])
+def test_long_rows_cut_at_a_sampled_threshold_match_brute_force(n_g, k, chunk):
+    """Rows much longer than K take the sampled-threshold path (every 8th or 2nd column)."""
+    check_against_brute_force(6, n_q=9, n_g=n_g, k=k, chunk=chunk, block=4, n_ignored=30)
+
+
+def test_a_misleading_sample_falls_back_to_the_exact_kth_score():
+    """The only high scores sit on sampled columns (every 8th), so the sample's estimate of
+    the K-th score is too high (4 scores reach it, not K); the row is cut again at its exact
+    K-th score."""
+    rng = np.random.default_rng(7)
+    n_g, k, dim = 640, 10, 16
+    qv = sign_vectors(rng, 2, dim)
+    gv = sign_vectors(rng, n_g, dim)
+    gv[0:32:8] = qv[0]  # columns 0, 8, 16, 24: the first query itself (score 1)
+    ds = random_dataset(rng, 2, n_g, max_per_group=0)
+    r = rank(aligned(qv, gv), ds, k=k)
+    s = exact_scores(qv, gv)
+    for qi in range(2):
+        np.testing.assert_array_equal(r.top_indices[qi], brute_force_order(s[qi])[:k])
+
+
 def test_gaussian_data_top_k_and_ranks_agree_with_score_row():
     """Real-valued data: the stored lists and ranks equal a full stable sort of the row."""
     rng = np.random.default_rng(4)
