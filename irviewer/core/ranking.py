@@ -274,7 +274,7 @@ def iter_rank(aligned: AlignedDescriptors, dataset: Dataset, k: int = 200,
                 scores[:, local_ignored] = -np.inf
             floor = state.floor(scores, qa, qb, start, stop)
             candidates = _select(scores, top_val[qa:qb], floor)
-            _merge_top(top_idx[qa:qb], top_val[qa:qb], candidates, start, first=start == 0)
+            _merge_top(top_idx[qa:qb], top_val[qa:qb], candidates, start, start == 0)
             state.count(candidates, qa, qb, start, stop)
             done += 1
             yield Progress(done, total)
