@@ -11,7 +11,6 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QPoint, QSettings, Qt
 from PySide6.QtWidgets import (
-    QLabel,
     QMainWindow,
     QMenu,
     QMessageBox,
@@ -32,7 +31,7 @@ from irviewer.gui.panels.results import DEPTH_RANGE, ResultsPanel
 from irviewer.gui.persistence import Sessions
 from irviewer.gui.thumbnails import ThumbnailCache
 from irviewer.gui.tile_menu import TileMenuHook, tile_menu
-from irviewer.session import Method, Opened, OpenRequest
+from irviewer.session import Opened, OpenRequest
 from irviewer.view.result_list import (
     ResultTile,
     ignored_reasons,
@@ -77,16 +76,9 @@ class MainWindow(QMainWindow):
         self.split.setChildrenCollapsible(False)
         for panel, width in ((self.queries, 360), (self.results, 440), (self.plots, 280)):
             panel.setMinimumWidth(width)
-        self.banner = QLabel()  # rows matched by position: said, every time (#14)
-        self.banner.setWordWrap(True)
-        self.banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.banner.setStyleSheet("QLabel { background: #FFF3CD; color: #5C4400; "
-                                  "border: 1px solid #E69F00; padding: 4px; }")
-        self.banner.setVisible(False)
         central = QWidget()
         layout = QVBoxLayout(central)
         layout.addWidget(self.bar)
-        layout.addWidget(self.banner)
         layout.addWidget(self.split, 1)
         self.setCentralWidget(central)
         self.statusBar().showMessage("Ready")
@@ -185,20 +177,14 @@ class MainWindow(QMainWindow):
         self.bar.set_protocol_defaults(self.opened.evaluation(method, protocol).protocol)
         ev = self.opened.evaluation(method, protocol, ap=ap, self_match=self_match)
         self.evaluation = ev
-        self._show_banner(self.opened.methods[method])
+        shown = self.opened.methods[method]  # rows matched by position: said, every time
+        self.bar.set_banner(" ".join(window_text(n) for n in shown.notes)
+                            if shown.matched_by_position else None)
         self.queries.set_evaluation(ev)
         self.plots.show_evaluation(ev)
         self.bar.show_summary(summary(ev))
         self.results.set_legend(ignored_reasons(ev), own_badges(ev.protocol))
         self._refresh_query()
-
-    def _show_banner(self, method: Method) -> None:
-        """Say, above everything, when the shown method's rows were matched by position."""
-        self.banner.setVisible(method.matched_by_position)
-        if method.matched_by_position:
-            self.banner.setText("⚠ " + " ".join(window_text(n) for n in method.notes or (
-                f"{method.name}: its rows have no names and were matched to the images by "
-                "position; give its row names (File ▸ Open, Row names) to match by name.",)))
 
     def show_query(self, q: int) -> None:
         """Show query ``q``: image and box, ranked tiles, missed positives, its curves."""

@@ -256,16 +256,16 @@ def test_dropping_files_that_are_already_open_says_so(window):
 def test_rows_matched_by_position_are_said_in_a_banner(window):
     from dataclasses import replace
 
-    assert not window.banner.isVisibleTo(window)
+    assert not window.bar.banner.isVisibleTo(window)
     sentence = ("weak.npz: 176 rows without names were matched by position (gallery in the "
                 "dataset's order, then queries); give Row names to match them by name")
     weak = window.opened.methods["weak.npz"]
     window.opened.methods["weak.npz"] = replace(weak, matched_by_position=True,
                                                 notes=(sentence,))
     window.bar.method_box.setCurrentText("weak.npz")
-    assert window.banner.isVisibleTo(window) and sentence in window.banner.text()
+    assert window.bar.banner.isVisibleTo(window) and sentence in window.bar.banner.text()
     window.bar.method_box.setCurrentText("strong.npz")
-    assert not window.banner.isVisibleTo(window)
+    assert not window.bar.banner.isVisibleTo(window)
 
 
 def test_the_open_dialog_has_every_reader_option(qtbot, tmp_path):
@@ -349,5 +349,6 @@ def test_a_names_less_descriptor_file_gets_the_banner(qtbot, tmp_path):
     assert w.last_error is None, w.last_error
     method = w.opened.methods["d.npy"]
     assert method.matched_by_position
-    assert w.banner.isVisibleTo(w) and "by position" in w.banner.text()
-    assert "“Row names” in the Open dialog" in w.banner.text() and "--" not in w.banner.text()
+    assert w.bar.banner.isVisibleTo(w) and "by position" in w.bar.banner.text()
+    banner = w.bar.banner.text()
+    assert "“Row names” in the Open dialog" in banner and "--" not in banner

@@ -14,7 +14,8 @@ SELF_CHOICES = (("", None), ("own image removed", "remove"), ("own image kept", 
 
 
 class MethodBar(QWidget):
-    """Method, protocol, AP rule and self-match rule boxes over the summary line.
+    """Method, protocol, AP rule and self-match rule boxes over the summary line and, when
+    there is something to warn about the method shown, a banner.
 
     Emits ``changed()`` when the user picks another method, protocol or convention (not
     while :meth:`set_choices` or :meth:`set_choice` fill them)."""
@@ -49,10 +50,17 @@ class MethodBar(QWidget):
         self.summary = QLabel("Open a dataset (Ctrl+O) or drop its files here")
         self.summary.setTextFormat(Qt.TextFormat.RichText)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.banner = QLabel()
+        self.banner.setWordWrap(True)
+        self.banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.banner.setStyleSheet("QLabel { background: #FFF3CD; color: #5C4400; "
+                                  "border: 1px solid #E69F00; padding: 4px; }")
+        self.banner.setVisible(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(top)
         layout.addWidget(self.summary)
+        layout.addWidget(self.banner)
         self._filling = False
 
     def set_choices(self, methods: list[str], protocols: list[str]) -> None:
@@ -92,6 +100,12 @@ class MethodBar(QWidget):
     def show_summary(self, summary: Summary) -> None:
         """Show the evaluation's summary line."""
         self.summary.setText(summary.html())
+
+    def set_banner(self, text: str | None) -> None:
+        """Show ``text`` as a warning banner under the summary (None: no banner); the window
+        says there that the shown method's rows were matched by position."""
+        self.banner.setVisible(text is not None)
+        self.banner.setText(f"⚠ {text}" if text else "")
 
     def _on_change(self, _index: int) -> None:
         if not self._filling:
