@@ -7,6 +7,7 @@ corrections), undo and redo restore the exact per-query values, and the copy
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -271,3 +272,17 @@ def test_opening_applies_the_file_it_is_given_and_the_window_finds_the_default(c
     for key, ev in opened.cached().items():
         assert_same(ev, evaluate(opened.dataset, opened.methods[key[0]].ranking, ev.protocol))
     assert plain.evaluations["holidays"].summary != opened.evaluations["holidays"].summary
+
+
+def test_a_cuhk03_copy_must_be_named_so_that_it_scores_as_cuhk03(cases, tmp_path):
+    from dataclasses import replace
+
+    published = read_dataset(cases["reid"].dataset)
+    cuhk03 = replace(published, protocols=("cuhk03",))
+    with pytest.raises(InputError, match=re.escape(
+            "fixed.csv: a manifest with cameras is scored with the market1501 protocol unless "
+            "its name contains cuhk03, but market is scored with cuhk03; name the file so the "
+            "copy scores the same (e.g. cuhk03_fixed.csv for cuhk03)")):
+        write_corrected(cuhk03, tmp_path / "fixed.csv")
+    write_corrected(cuhk03, tmp_path / "cuhk03_fixed.csv")
+    assert read_dataset(tmp_path / "cuhk03_fixed.csv").protocols == ("cuhk03",)

@@ -53,6 +53,13 @@ def write_corrected(dataset: Dataset, out: Path) -> tuple[str, list[str]]:
     if suffixes is not None and out.suffix.lower() not in suffixes:
         raise InputError(f"{out.name}: {what} is read back by its suffix; name it "
                          f"{' or '.join('*' + s for s in suffixes)}")
+    if dataset.gallery_cameras is not None and dataset.protocols != (
+            reid.default_protocol(out),):
+        raise InputError(f"{out.name}: a manifest with cameras is scored with the "
+                         f"{reid.default_protocol(out)} protocol unless its name contains "
+                         f"cuhk03, but {where} is scored with {', '.join(dataset.protocols)}; "
+                         "name the file so the copy scores the same (e.g. cuhk03_fixed.csv "
+                         "for cuhk03)")
     beyond = beyond_labels(dataset)
     if beyond:
         raise InputError(f"{where}: {counted(len(beyond), 'query has', 'queries have')} pair "
