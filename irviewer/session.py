@@ -451,6 +451,7 @@ class Dropped:
     descriptors: tuple[Path, ...] = ()
     rankings: tuple[Path, ...] = ()
     sessions: tuple[Path, ...] = ()
+    images: tuple[Path, ...] = ()  # photos to search the gallery with (issue #13)
 
 
 RANKING_SUFFIXES = (".results", ".run", ".trec")
@@ -459,14 +460,17 @@ RANKING_SUFFIXES = (".results", ".run", ".trec")
 def classify_paths(paths: list[Path] | tuple[Path, ...]) -> Dropped:
     """Return ``paths`` sorted by role: ``.irv`` session files; precomputed rankings (an
     archive with ``indices``, ``.results``, a TREC run); descriptor files (``.npz``,
-    ``.npy``, ``.fvecs``, ``.mat``, ``.h5``, an hpatches-benchmark descriptor folder); and
-    anything else as a dataset (a manifest, a gt_files folder, a pickle, ...)."""
+    ``.npy``, ``.fvecs``, ``.mat``, ``.h5``, an hpatches-benchmark descriptor folder); image
+    files (``.jpg``, ``.png``, ... :data:`irviewer.formats.base.IMAGE_SUFFIXES`: photos to
+    search the gallery with); and anything else as a dataset (a manifest, a gt_files
+    folder, a pickle, ...)."""
+    from irviewer.formats.base import IMAGE_SUFFIXES
     from irviewer.formats.descriptor_files import SUFFIXES
     from irviewer.formats.hpatches import is_descriptor_folder
     from irviewer.formats.rankings import sniff_ranking
 
     roles: dict[str, list[Path]] = {"datasets": [], "descriptors": [], "rankings": [],
-                                    "sessions": []}
+                                    "sessions": [], "images": []}
     for raw in paths:
         p = Path(raw)
         suffix = p.suffix.lower()
@@ -476,6 +480,8 @@ def classify_paths(paths: list[Path] | tuple[Path, ...]) -> Dropped:
             roles["rankings"].append(p)
         elif (suffix in SUFFIXES and p.is_file()) or (p.is_dir() and is_descriptor_folder(p)):
             roles["descriptors"].append(p)
+        elif suffix in IMAGE_SUFFIXES and not p.is_dir():
+            roles["images"].append(p)
         else:
             roles["datasets"].append(p)
     return Dropped(**{k: tuple(v) for k, v in roles.items()})

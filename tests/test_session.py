@@ -146,3 +146,13 @@ def test_dropped_files_are_sorted_by_role(tmp_path):
     assert roles.rankings == (tmp_path / "r.npz", tmp_path / "run.txt", tmp_path / "x.results")
     assert roles.datasets == (tmp_path / "set.csv", tmp_path / "gt_files")
     assert roles.sessions == (tmp_path / "s.irv",)
+
+
+def test_dropped_images_are_photos_to_search(tmp_path):
+    """An image file dropped on the window is a visitor's photo (issue #13), whatever the
+    case of its suffix; a folder named like an image stays a dataset."""
+    (tmp_path / "photos.jpg").mkdir()
+    paths = [tmp_path / n for n in ("visit.JPG", "b.png", "c.webp", "photos.jpg", "set.csv")]
+    roles = classify_paths(paths)
+    assert roles.images == (tmp_path / "visit.JPG", tmp_path / "b.png", tmp_path / "c.webp")
+    assert roles.datasets == (tmp_path / "photos.jpg", tmp_path / "set.csv")

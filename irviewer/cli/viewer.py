@@ -27,6 +27,9 @@ def build_viewer_parser() -> argparse.ArgumentParser:
     parser.add_argument("--screenshot", type=Path, metavar="PATH",
                         help="render the window offscreen to a PNG and exit")
     parser.add_argument("--select", metavar="QUERY", help="query to show (with --screenshot)")
+    parser.add_argument("--present", action="store_true",
+                        help="start in presentation mode: full screen, the query and its "
+                        "best matches large (Esc returns to the inspector)")
     parser.add_argument("--results", type=int, default=50, metavar="N",
                         help="results shown per query (10 to 200)")
     parser.add_argument("--top-k", dest="results", type=int, default=argparse.SUPPRESS,

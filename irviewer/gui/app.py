@@ -32,17 +32,23 @@ def request_from_args(args: argparse.Namespace) -> OpenRequest:
                        args.format, read_options(args), protocol=args.protocol)
 
 
-def screenshot(window: MainWindow, path: Path, select: str | None = None) -> bool:
+def screenshot(window: MainWindow, path: Path, select: str | None = None,
+               present: bool = False) -> bool:
     """Show ``window`` (offscreen under the offscreen platform), select ``select``, load
-    every visible thumbnail, render the window to the PNG ``path``; return True if written."""
+    every visible thumbnail, render the window (``present``: presentation mode) to the PNG
+    ``path``; return True if written."""
     app = application()
     window.show()
     if select:
         window.select_query(select)
     app.processEvents()
     window.cache.load_now(window.visible_thumbnails())
+    if present:
+        window.presentation.enter()
+        window.presentation.view.load_now()
     app.processEvents()
-    return window.grab().save(str(path))
+    shown = window.presentation.view if present else window
+    return shown.grab().save(str(path))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -64,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.screenshot is None:
         window.show()
+        if args.present:
+            window.presentation.enter_when_opened()
         start(sync=False)
         return app.exec()
     start(sync=True)
@@ -71,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"irviewer: error: {window.last_error}", file=sys.stderr)
         window.close()
         return 2
-    ok = screenshot(window, args.screenshot, args.select)
+    ok = screenshot(window, args.screenshot, args.select, args.present)
     window.close()
     if not ok:
         print(f"irviewer: error: {args.screenshot}: cannot write the PNG", file=sys.stderr)

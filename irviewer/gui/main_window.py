@@ -29,6 +29,8 @@ from irviewer.gui.panels.plots import PlotsPanel
 from irviewer.gui.panels.query_list import QueryListPanel
 from irviewer.gui.panels.results import DEPTH_RANGE, ResultsPanel
 from irviewer.gui.persistence import Sessions
+from irviewer.gui.photo_search import PhotoSearch
+from irviewer.gui.presentation import Presentation
 from irviewer.gui.thumbnails import ThumbnailCache
 from irviewer.gui.tile_menu import TileMenuHook, tile_menu
 from irviewer.session import Opened, OpenRequest
@@ -101,6 +103,8 @@ class MainWindow(QMainWindow):
         self.opening.message.connect(self.show_message)
         self.opening.session_dropped.connect(lambda path, sync: self.open_session(path, sync))
         self.menus = menus.install(self)
+        self.presentation = Presentation(self)  # F11, View ▸ Presentation (#13)
+        self.photo_search = PhotoSearch(self, self.presentation)  # a visitor's photo (#13)
 
     # -- opening -------------------------------------------------------------------------
     def open_request(self, request: OpenRequest, sync: bool = False) -> None:
@@ -273,7 +277,8 @@ class MainWindow(QMainWindow):
         self.opening.drag_enter(event)
 
     def dropEvent(self, event) -> None:  # noqa: N802
-        self.opening.drop(event)
+        if not self.photo_search.drop(event):  # an image is a photo to search
+            self.opening.drop(event)
 
     def closeEvent(self, event) -> None:  # noqa: N802
         if not self.sessions.close():

@@ -4,7 +4,7 @@ badge shape for every state so colour is never the only cue."""
 from __future__ import annotations
 
 from irviewer.core.evaluation import IGNORED, NEGATIVE, POSITIVE
-from irviewer.view.result_list import SAME_CAMERA
+from irviewer.view.result_list import SAME_CAMERA, UNJUDGED
 
 __all__ = ["RELEVANCE", "SAME_CAMERA", "legend_html"]
 
@@ -14,6 +14,7 @@ RELEVANCE = {
     NEGATIVE: ("#D55E00", "✗", "not relevant"),
     IGNORED: ("#999999", "–", "ignored"),
     SAME_CAMERA: ("#CC79A7", "=", "ignored: same person, same camera"),
+    UNJUDGED: ("#8A8F98", "?", "not judged: no ground truth"),
 }
 QUERY_BOX = "#0072B2"
 MEAN_CURVE = "#999999"

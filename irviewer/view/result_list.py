@@ -23,7 +23,10 @@ from irviewer.core.protocols import Protocol
 #: Badge kinds: the core's relevance codes, plus one display state for an ignored item whose
 #: ignoring group has a badge of its own (re-identification's same person, same camera).
 SAME_CAMERA = 3
-BADGES = (NEGATIVE, POSITIVE, IGNORED, SAME_CAMERA)
+#: A result with no ground truth to judge it by: a visitor's photo searched against the
+#: gallery before anyone says which painting it shows (issue #13).
+UNJUDGED = 4
+BADGES = (NEGATIVE, POSITIVE, IGNORED, SAME_CAMERA, UNJUDGED)
 
 #: Ignored relevance groups that get their own badge instead of the plain "ignored" one.
 OWN_BADGE_GROUPS = {"same_camera": SAME_CAMERA}
@@ -126,6 +129,8 @@ def relevance_words(tile: ResultTile) -> str:
         return "relevant"
     if tile.relevance == NEGATIVE:
         return "not relevant"
+    if tile.relevance == UNJUDGED:
+        return "not judged: no ground truth"
     return f"ignored: {GROUP_WORDS.get(tile.ignored_by or '', tile.ignored_by or '')}"
 
 

@@ -1,0 +1,208 @@
+"""What presentation mode shows (issue #13), Qt-free: one *slide* per query — the query large
+with its title and artist, its top N matches — and the same for a visitor's photo searched
+against the gallery. A slide is built from the inspector's own view model
+(:func:`~irviewer.view.result_list.result_list`, :func:`~irviewer.view.result_list.query_header`),
+so a tile shows the same thing in both places; the presentation only leaves things out.
+
+A photo has no ground truth: its matches are :data:`~irviewer.view.result_list.UNJUDGED`
+until the user says which painting it shows; then a match is relevant when its instance
+label is that painting's (the instance sets' rule, CLICIDE: same instance label).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from irviewer.core.dataset import Dataset
+from irviewer.core.errors import InputError
+from irviewer.core.evaluation import NEGATIVE, POSITIVE, Evaluation
+from irviewer.search import method_extractor
+from irviewer.session import Opened
+from irviewer.view.result_list import (
+    UNJUDGED,
+    QueryHeader,
+    ResultList,
+    ResultTile,
+    query_header,
+    result_list,
+)
+
+#: How many matches a slide shows unless the user's setting says otherwise.
+DEFAULT_TOP_N = 5
+TOP_N_RANGE = (1, 10)
+#: Seconds between slides in the slideshow unless the user's setting says otherwise.
+DEFAULT_INTERVAL_S = 8
+INTERVAL_RANGE_S = (1, 600)
+
+#: The separator of the demo's titles ("Mona Lisa, c. 1503–19 — Leonardo da Vinci").
+TITLE_ARTIST_SEPARATOR = " — "
+
+
+@dataclass(frozen=True)
+class Caption:
+    """How a painting is named on a slide: the work (``title``, never empty: the file stem
+    when the dataset has no title), the ``artist`` ("" when unknown) and the image name."""
+
+    title: str
+    artist: str
+    name: str
+
+
+def caption(title: str, name: str) -> Caption:
+    """Return the caption of an image titled ``title`` (the dataset's ``title`` column) and
+    named ``name``: "Work — Artist" is split at its last " — " into work and artist (the
+    demo's titles); a title without the separator is the work alone; no title gives the
+    file's stem ("leonardo_mona-lisa_d2")."""
+    title = title.strip()
+    if not title:
+        return Caption(Path(name).stem, "", name)
+    work, sep, artist = title.rpartition(TITLE_ARTIST_SEPARATOR)
+    if not sep or not work.strip() or not artist.strip():
+        return Caption(title, "", name)
+    return Caption(work.strip(), artist.strip(), name)
+
+
+@dataclass(frozen=True)
+class Slide:
+    """One screen of presentation mode.
+
+    Attributes:
+        query: the query's position in the dataset, or None for a visitor's photo.
+        query_caption: how the query (or "Your photo") is named.
+        query_path: its image file (None when unknown); ``query_box`` the benchmark's box.
+        metrics: the query's numbers in plain words ("AP 83.1 · P@1 100 · 4 positives"),
+            shown only when the user asks for metrics; "" for an unjudged photo.
+        tiles: the top matches, best first, exactly as the inspector's result list has them.
+        captions: one caption per tile.
+        judged: False when the tiles carry no relevance (a photo nobody has identified):
+            then no relevance frame is drawn whatever the R key says.
+    """
+
+    query: int | None
+    query_caption: Caption
+    query_path: Path | None
+    query_box: tuple[float, float, float, float] | None
+    metrics: str
+    tiles: tuple[ResultTile, ...]
+    captions: tuple[Caption, ...]
+    judged: bool
+
+
+def plain(rich: str) -> str:
+    """Return rich text (the inspector's header) as plain words: tags dropped, ``&nbsp;``
+    runs as " · "."""
+    text = re.sub(r"(?:\s*&nbsp;\s*)+", " · ", rich)
+    return re.sub(r"<[^>]+>", "", text).strip()
+
+
+def query_slide(evaluation: Evaluation, q: int, top_n: int = DEFAULT_TOP_N) -> Slide:
+    """Return query ``q``'s slide: its header and its first ``top_n`` ranked results (the
+    protocol's ignored items left out, as the inspector lists them by default)."""
+    header = query_header(evaluation, q)
+    result = result_list(evaluation, q, top_n, show_ignored=False)
+    return _slide(header, result, judged=True)
+
+
+def _slide(header: QueryHeader, result: ResultList, judged: bool) -> Slide:
+    return Slide(
+        query=header.query if header.query >= 0 else None,
+        query_caption=caption(header.title, header.image),
+        query_path=header.path, query_box=header.box, metrics=plain(header.metrics),
+        tiles=result.tiles, captions=tuple(caption(t.title, t.name) for t in result.tiles),
+        judged=judged)
+
+
+def photo_result(dataset: Dataset, photo: Path, matches: list | tuple,
+                 instance: str | None = None) -> tuple[QueryHeader, ResultList]:
+    """Return the header and result list of a visitor's ``photo`` searched against the
+    gallery (``matches`` best first: :class:`irviewer.search.Match`).
+
+    Without ``instance`` nobody has said which painting the photo shows: every match is
+    UNJUDGED and the header says so. With it, a match is relevant when its instance label
+    is ``instance`` and not relevant otherwise (no AP: the gallery is not searched
+    exhaustively for the other views)."""
+    tiles = []
+    for m in matches:
+        code = UNJUDGED if instance is None else (
+            POSITIVE if m.instance == instance else NEGATIVE)
+        tiles.append(ResultTile(int(m.gallery_index), m.item, m.title,
+                                dataset.image_paths.get(m.item), int(m.rank), int(m.rank),
+                                float(m.score), code, code))
+    if instance is None:
+        title, words = "Your photo", ("No ground truth: the matches are not coloured until "
+                                      "you say which painting the photo shows")
+    else:
+        shown = instance_titles(dataset).get(instance, instance)
+        title = f"Your photo of {shown}"
+        right = sum(t.relevance == POSITIVE for t in tiles)
+        first = "right" if tiles and tiles[0].relevance == POSITIVE else "wrong"
+        words = (f"First match {first} &nbsp; {right} of the top {len(tiles)} are this "
+                 "painting")
+    header = QueryHeader(-1, Path(photo).name, title, str(photo), Path(photo), None, words)
+    result = ResultList(-1, len(tiles), False, tuple(tiles), len(tiles), False, (), None)
+    return header, result
+
+
+def photo_slide(dataset: Dataset, photo: Path, matches: list | tuple,
+                instance: str | None = None) -> Slide:
+    """Return the slide of a visitor's photo (see :func:`photo_result`); its caption is the
+    painting the user named, or "Your photo"."""
+    header, result = photo_result(dataset, photo, matches, instance)
+    slide = _slide(header, result, judged=instance is not None)
+    named = (caption(instance_titles(dataset).get(instance, instance), instance)
+             if instance is not None else Caption("Your photo", "", header.name))
+    return Slide(None, named, slide.query_path, None,
+                 slide.metrics if instance is not None else "", slide.tiles, slide.captions,
+                 slide.judged)
+
+
+def instance_titles(dataset: Dataset) -> dict[str, str]:
+    """Return instance label -> display title (the first titled gallery image of that
+    instance; the label itself when none is titled), in label order: the choices of the
+    "This is…" picker."""
+    labels = dataset.gallery_labels
+    if labels is None:
+        return {}
+    out: dict[str, str] = {}
+    for name, label in zip(dataset.gallery, labels, strict=True):
+        label = str(label)
+        if label and (label not in out or out[label] == label):
+            out[label] = dataset.titles.get(name, "") or out.get(label, "") or label
+    return dict(sorted(out.items()))
+
+
+def neighbour(order: list[int], current: int | None, step: int) -> int | None:
+    """Return the query ``step`` places from ``current`` in ``order`` (the inspector's list
+    as sorted and filtered), wrapping round at either end (a slideshow loops); the first
+    (step > 0) or last query when ``current`` is not in the list; None for an empty list."""
+    if not order:
+        return None
+    if current not in order:
+        return order[0] if step >= 0 else order[-1]
+    return order[(order.index(current) + step) % len(order)]
+
+
+def searchable_methods(opened: Opened) -> list[str]:
+    """Return the methods of ``opened`` a photo can be searched with: descriptor files that
+    name the extractor that made them (:func:`irviewer.search.method_extractor`)."""
+    out = []
+    for name, method in opened.methods.items():
+        try:
+            if method_extractor(method) is not None:
+                out.append(name)
+        except InputError:  # a bad extractor member: not searchable, said when tried
+            continue
+    return out
+
+
+def no_search_sentence(method: str, searchable: list[str]) -> str:
+    """Return the sentence said when ``method`` cannot search by photo: which methods can
+    (or that none of the open ones can, and how a descriptor file says its extractor)."""
+    if searchable:
+        return (f"{method} cannot search with a photo (its descriptor file names no "
+                f"extractor); choose {' or '.join(searchable)} in the Method box")
+    return (f"{method} cannot search with a photo, nor can any open method: a descriptor "
+            "file must name the extractor that made it (an 'extractor' member in the .npz, "
+            "see docs/search.md)")

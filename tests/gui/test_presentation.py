@@ -1,0 +1,252 @@
+"""Presentation mode and search with a photo in the window (issue #13), offscreen: F11 and
+--present enter, the keys walk the inspector's list, Esc returns on the same query, M and R
+change what is painted, the slideshow moves on, a dropped photo is searched in a worker and
+its painting comes first, a method without an extractor and a broken photo are one
+sentence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image, ImageEnhance
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QColor, QDropEvent
+from PySide6.QtWidgets import QMessageBox
+
+from irviewer.cli.viewer import build_viewer_parser
+from irviewer.core.evaluation import NEGATIVE, POSITIVE
+from irviewer.gui.main_window import MainWindow
+from irviewer.gui.models import TITLE
+from irviewer.session import demo_paths, demo_request
+from irviewer.view.result_list import UNJUDGED
+
+GREEN = QColor("#009E73")
+
+
+@pytest.fixture
+def window(qtbot):
+    w = MainWindow(top_k=20)
+    qtbot.addWidget(w)
+    qtbot.addWidget(w.presentation.view)
+    w.show()
+    w.open_paths(*demo_paths(), sync=True)
+    return w
+
+
+@pytest.fixture
+def visitor_photo(tmp_path) -> Path:
+    """A demo gallery view of the Mona Lisa, cropped, darkened and recompressed: a photo the
+    gallery has never seen as such."""
+    gallery = Path(demo_paths()[0]).parent / "images"
+    image = Image.open(gallery / "leonardo_mona-lisa_g1.jpg").convert("RGB")
+    w, h = image.size
+    image = image.crop((w // 12, h // 14, w - w // 10, h - h // 16)).resize((300, 420))
+    image = ImageEnhance.Brightness(image).enhance(0.8)
+    path = tmp_path / "visit.jpg"
+    image.save(path, quality=60)
+    return path
+
+
+def enter(window, qtbot):
+    window.presentation.enter()
+    view = window.presentation.view
+    view.resize(1280, 720)
+    qtbot.waitUntil(view.isVisible)
+    view.load_now()
+    return view
+
+
+def colour_count(view, colour: QColor) -> int:
+    image = view.grab().toImage()
+    step = 3
+    return sum(image.pixelColor(x, y) == colour for x in range(0, image.width(), step)
+               for y in range(0, image.height(), step))
+
+
+def test_f11_enters_on_the_query_shown_and_the_keys_walk_the_list(window, qtbot):
+    assert window.presentation.enter_action.shortcut().toString() == "F11"
+    window.queries.jump(4)
+    start = window.current
+    window.presentation.enter_action.trigger()
+    view = window.presentation.view
+    assert view.isVisible() and view.slide.query == start
+    assert [t.index for t in view.slide.tiles] == [
+        t.index for t in window.results.grid.tiles[:5]]  # the same view model, cut to 5
+    order = window.presentation.order()
+    at = order.index(start)
+    qtbot.keyClick(view, Qt.Key.Key_Right)
+    assert view.slide.query == window.current == order[at + 1]
+    qtbot.keyClick(view, Qt.Key.Key_PageDown)  # what a clicker sends
+    assert window.current == order[at + 2]
+    qtbot.keyClick(view, Qt.Key.Key_PageUp)
+    qtbot.keyClick(view, Qt.Key.Key_Left)
+    qtbot.keyClick(view, Qt.Key.Key_Left)
+    assert window.current == order[at - 1]
+    qtbot.keyClick(view, Qt.Key.Key_Escape)
+    assert not view.isVisible()
+    assert window.queries.current_query() == order[at - 1]  # back on the same query
+    assert window.results.grid.tiles[0].index == view.slide.tiles[0].index
+
+
+def test_the_keys_follow_the_inspectors_filter(window, qtbot):
+    window.queries.failures.setChecked(True)  # the demo's two P@1 failures
+    failures = window.presentation.order()
+    assert len(failures) == 2
+    view = enter(window, qtbot)
+    seen = []
+    for _ in range(3):
+        qtbot.keyClick(view, Qt.Key.Key_Right)
+        seen.append(view.slide.query)
+    # the query shown was hidden by the filter: the first listed comes next, then only
+    # the listed ones, wrapping round
+    assert seen == [failures[0], failures[1], failures[0]]
+    for q in seen:
+        assert window.evaluation.per_query["P@1"][q] == 0
+
+
+def test_m_and_r_toggle_the_numbers_and_the_frames(window, qtbot):
+    view = enter(window, qtbot)
+    assert view.show_frames and not view.show_metrics  # no numbers by default
+    framed = colour_count(view, GREEN)
+    assert framed > 200  # the relevant matches' frames
+    quiet = view.grab().toImage()
+    qtbot.keyClick(view, Qt.Key.Key_R)
+    assert not view.show_frames
+    assert colour_count(view, GREEN) < framed / 20
+    qtbot.keyClick(view, Qt.Key.Key_R)
+    assert colour_count(view, GREEN) == framed
+    qtbot.keyClick(view, Qt.Key.Key_M)
+    assert view.show_metrics
+    assert view.grab().toImage() != quiet  # the numbers are painted
+    qtbot.keyClick(view, Qt.Key.Key_M)
+    assert view.grab().toImage() == quiet
+
+
+def test_the_slideshow_moves_on_by_itself(window, qtbot):
+    view = enter(window, qtbot)
+    view.set_interval(0.05)
+    start = window.current
+    qtbot.keyClick(view, Qt.Key.Key_S)
+    assert view.slideshow
+    qtbot.waitUntil(lambda: window.current != start, timeout=3000)
+    assert view.slide.query == window.current
+    qtbot.keyClick(view, Qt.Key.Key_S)
+    assert not view.slideshow
+    qtbot.keyClick(view, Qt.Key.Key_Escape)
+    assert not view.slideshow  # leaving stops it
+
+
+def test_present_on_the_command_line_enters_once_the_data_is_shown(qtbot):
+    args = build_viewer_parser().parse_args(["--present"])
+    assert args.present
+    w = MainWindow(top_k=20)
+    qtbot.addWidget(w)
+    qtbot.addWidget(w.presentation.view)
+    w.show()
+    w.presentation.enter_when_opened()
+    assert not w.presentation.view.isVisible()
+    w.open_paths(*demo_paths(), sync=True)
+    assert w.presentation.view.isVisible()
+    assert w.presentation.view.slide.query == w.current
+
+
+def drop(window, paths: list[Path]) -> None:
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    event = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime,
+                       Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier)
+    window.dropEvent(event)
+
+
+def test_a_dropped_photo_is_searched_and_its_painting_comes_first(window, qtbot,
+                                                                   visitor_photo):
+    drop(window, [visitor_photo])
+    search = window.photo_search
+    qtbot.waitUntil(lambda: search.photo is not None, timeout=20000)
+    tiles = window.results.grid.tiles
+    assert tiles[0].name.startswith("images/leonardo_mona-lisa")
+    assert {t.relevance for t in tiles} == {UNJUDGED}  # no ground truth: no colours
+    assert search.bar.isVisible() and "visit.jpg" in search.bar.label.text()
+    assert not window.plots.isEnabled()  # the curves shown are not the photo's
+    label = "leonardo_mona-lisa"
+    search.bar.picker.setCurrentIndex(search.bar.picker.findData(label))
+    search.bar.picker.activated.emit(search.bar.picker.currentIndex())
+    tiles = window.results.grid.tiles
+    assert tiles[0].relevance == POSITIVE
+    labels = [str(x) for x in window.opened.dataset.gallery_labels]
+    assert [t.relevance for t in tiles] == [
+        POSITIVE if labels[t.index] == label else NEGATIVE for t in tiles]
+    search.bar.back.click()  # back to the query that was shown
+    assert not search.bar.isVisible() and window.plots.isEnabled()
+    assert window.results.grid.tiles[0].relevance != UNJUDGED
+
+
+def test_a_photo_in_presentation_mode_is_a_slide(window, qtbot, visitor_photo):
+    view = enter(window, qtbot)
+    view.photo_dropped.emit(visitor_photo)  # what a drop on the slide sends
+    qtbot.waitUntil(lambda: view.slide.query is None, timeout=20000)
+    assert not view.slide.judged and view.picker.isVisible()
+    assert view.slide.tiles[0].name.startswith("images/leonardo_mona-lisa")
+    view.load_now()
+    assert colour_count(view, GREEN) == 0  # no frames without ground truth
+    view.picker.setCurrentIndex(view.picker.findData("leonardo_mona-lisa"))
+    view.picker.activated.emit(view.picker.currentIndex())
+    assert view.slide.judged and colour_count(view, GREEN) > 200
+    qtbot.keyClick(view, Qt.Key.Key_Right)  # back to the queries
+    assert view.slide.query is not None and not view.picker.isVisible()
+
+
+def dialogs(qapp) -> list[QMessageBox]:
+    return [w for w in qapp.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible()]
+
+
+def test_a_method_without_an_extractor_says_which_can(window, qtbot, qapp, visitor_photo):
+    window.open_request(demo_request(), sync=True)  # strong.npz and weak.npz
+    window.bar.method_box.setCurrentText("weak.npz")
+    window.photo_search.search(visitor_photo, sync=True)
+    assert window.photo_search.last_error == (
+        "weak.npz cannot search with a photo (its descriptor file names no extractor); "
+        "choose strong.npz in the Method box")
+    boxes = dialogs(qapp)
+    assert len(boxes) == 1 and boxes[0].text() == window.photo_search.last_error
+    boxes[0].close()
+    assert window.photo_search.photo is None
+
+
+@pytest.mark.parametrize("content", [b"these are notes, not a photo",
+                                     "truncated"])
+def test_a_broken_photo_is_one_sentence_in_a_dialog(window, qtbot, qapp, tmp_path,
+                                                    visitor_photo, content):
+    bad = tmp_path / "bad.jpg"
+    if content == "truncated":
+        data = visitor_photo.read_bytes()
+        bad.write_bytes(data[: len(data) // 3])
+    else:
+        bad.write_bytes(content)
+    window.photo_search.search(bad, sync=True)
+    window.photo_search.signals.failed.emit(0, "")  # a stale failure is not said
+    qapp.processEvents()
+    message = window.photo_search.last_error
+    assert message is not None and message.startswith("bad.jpg: ") and "\n" not in message
+    boxes = dialogs(qapp)
+    assert [b.text() for b in boxes] == [message]
+    boxes[0].close()
+    assert window.photo_search.photo is None and not window.photo_search.bar.isVisible()
+
+
+def test_a_decompression_bomb_is_refused(window, qtbot, qapp, tmp_path, monkeypatch):
+    monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 100 * 100)
+    big = tmp_path / "bomb.png"
+    Image.fromarray(np.zeros((200, 200, 3), dtype=np.uint8) + 90).save(big)
+    window.photo_search.search(big, sync=True)
+    assert "decompression" in window.photo_search.last_error
+    for box in dialogs(qapp):
+        box.close()
+
+
+def test_the_query_list_shows_the_demos_titles(window):
+    assert not window.queries.table.isColumnHidden(TITLE)
+    assert window.bar.method_box.width() >= window.bar.method_box.fontMetrics(
+    ).horizontalAdvance("strong.npz")

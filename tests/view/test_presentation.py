@@ -1,0 +1,118 @@
+"""Presentation mode's view model (issue #13), Qt-free: captions from the demo's titles,
+slides built from the inspector's result list, a photo's matches judged only when the user
+names the painting, and moving between queries in the list's order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from irviewer.core.evaluation import NEGATIVE, POSITIVE
+from irviewer.search import Match
+from irviewer.session import demo_request, open_now
+from irviewer.view.presentation import (
+    Caption,
+    caption,
+    instance_titles,
+    neighbour,
+    no_search_sentence,
+    photo_result,
+    photo_slide,
+    plain,
+    query_slide,
+    searchable_methods,
+)
+from irviewer.view.result_list import UNJUDGED, result_list
+
+
+@pytest.fixture(scope="module")
+def demo():
+    return open_now(demo_request())
+
+
+@pytest.mark.parametrize(("title", "name", "expected"), [
+    ("Mona Lisa, c. 1503–19 — Leonardo da Vinci", "images/x_d2.jpg",
+     Caption("Mona Lisa, c. 1503–19", "Leonardo da Vinci", "images/x_d2.jpg")),
+    ("A — B — Someone", "n", Caption("A — B", "Someone", "n")),  # the last dash parts
+    ("Untitled", "n", Caption("Untitled", "", "n")),
+    ("— Nobody", "n", Caption("— Nobody", "", "n")),
+    ("", "images/leonardo_mona-lisa_d2.jpg",
+     Caption("leonardo_mona-lisa_d2", "", "images/leonardo_mona-lisa_d2.jpg")),
+])
+def test_captions_split_work_and_artist(title, name, expected):
+    assert caption(title, name) == expected
+
+
+def test_plain_words_from_the_inspectors_header():
+    assert plain("AP <b>83.1</b> &nbsp; P@1 <b>100</b> &nbsp; 4 positives") == (
+        "AP 83.1 · P@1 100 · 4 positives")
+
+
+def test_a_query_slide_is_the_inspectors_result_list_cut_to_n(demo):
+    ev = demo.evaluation(demo.first.name, next(iter(demo.protocols)))
+    slide = query_slide(ev, 3, top_n=5)
+    assert slide.tiles == result_list(ev, 3, 5, False).tiles
+    assert len(slide.tiles) == 5 and slide.judged and slide.query == 3
+    assert slide.query_caption.artist  # the demo's titles name the artist
+    assert slide.metrics.startswith("AP ") and "<" not in slide.metrics
+
+
+def _matches(demo, instance_of_first: str) -> list[Match]:
+    ds = demo.dataset
+    labels = [str(x) for x in ds.gallery_labels]
+    first = labels.index(instance_of_first)
+    other = next(i for i, x in enumerate(labels) if x != instance_of_first)
+    return [Match(1, first, ds.gallery[first], labels[first], "", 0.5),
+            Match(2, other, ds.gallery[other], labels[other], "", 0.4)]
+
+
+def test_a_photos_matches_are_unjudged_until_the_painting_is_named(demo):
+    ds = demo.dataset
+    label = str(ds.gallery_labels[0])
+    matches = _matches(demo, label)
+    header, result = photo_result(ds, Path("visit.jpg"), matches)
+    assert [t.relevance for t in result.tiles] == [UNJUDGED, UNJUDGED]
+    assert header.title == "Your photo" and "No ground truth" in header.metrics
+    assert result.tiles[0].path == ds.image_paths[ds.gallery[0]]
+    header, result = photo_result(ds, Path("visit.jpg"), matches, instance=label)
+    assert [t.relevance for t in result.tiles] == [POSITIVE, NEGATIVE]
+    assert "First match right" in header.metrics
+    assert "1 of the top 2 are this painting" in header.metrics
+    assert not photo_slide(ds, Path("visit.jpg"), matches).judged
+    named = photo_slide(ds, Path("visit.jpg"), matches, instance=label)
+    assert named.judged and named.query_caption.title == caption(
+        instance_titles(ds)[label], label).title
+
+
+def test_the_picker_lists_each_painting_once_by_title(demo):
+    titles = instance_titles(demo.dataset)
+    assert len(titles) == 22
+    assert titles["leonardo_mona-lisa"] == "Mona Lisa, c. 1503–19 — Leonardo da Vinci"
+
+
+def test_which_methods_can_search(demo):
+    assert searchable_methods(demo) == ["strong.npz"]
+    sentence = no_search_sentence("weak.npz", ["strong.npz"])
+    assert "weak.npz cannot search" in sentence and "choose strong.npz" in sentence
+    assert "nor can any open method" in no_search_sentence("weak.npz", [])
+
+
+@given(st.lists(st.integers(0, 50), min_size=1, max_size=20, unique=True),
+       st.integers(-3, 3))
+def test_neighbour_walks_the_list_and_wraps(order, step):
+    for i, q in enumerate(order):
+        assert neighbour(order, q, step) == order[(i + step) % len(order)]
+    # moving forward n times from any query comes back to it
+    q = order[0]
+    for _ in range(len(order)):
+        q = neighbour(order, q, 1)
+    assert q == order[0]
+
+
+def test_neighbour_from_outside_the_list():
+    assert neighbour([4, 7, 9], 1, 1) == 4
+    assert neighbour([4, 7, 9], 1, -1) == 9
+    assert neighbour([], 1, 1) is None
