@@ -26,7 +26,8 @@ suspect is reported when its score is at least ``min_score`` (0.5; hubs excepted
   the positives (above half of them) is full evidence; l = share of
   the item's nearest gallery images (min(k, positives) of them) that are positives of the
   query (same label where labels are per image); l = 1 without vectors.
-* ``positive_looks_negative``: sqrt(b * u * c). b = (negatives ranked above it) / (negatives);
+* ``positive_looks_negative``: sqrt(b * u * c). b = min(1, 2 (negatives ranked above it) /
+  (negatives)): ranked below half of the negatives (or more) is full evidence;
   u = log(1 + r) / log(n), r = how many gallery images are more like the item than its most
   similar other positive, n the gallery size (u = 1 with no other positive or no vectors);
   c as below (a view far from everything is hard, not mislabelled).

@@ -76,7 +76,8 @@ class PairEvidence:
     method: ``neg_q``, ``neg_g``, ``neg_a`` (smallest a = min(1, 2 outranked /
     (positives + 1))), ``neg_outranked`` (smallest count), ``neg_same`` (the count is the same
     under every method). Positives ranked below at least ``min_score`` of
-    the negatives (squared) under every method: ``pos_q``, ``pos_g``, ``pos_b`` (smallest share)."""
+    the negatives (squared) under every method: ``pos_q``, ``pos_g``, ``pos_b`` (smallest
+    b = min(1, 2 negatives above / negatives))."""
 
     neg_q: np.ndarray
     neg_g: np.ndarray

@@ -41,7 +41,8 @@ def ranking_evidence(ctx: Context) -> None:
         count_tables.append((keys[order], (npos - above)[keep][order]))
         starts = np.searchsorted(v.pos_q, v.pos_q)
         before = np.arange(len(v.pos_q)) - starts  # positives ranked above this one
-        b = np.where(retrieved, (v.pos_rank - before) / v.n_neg[v.pos_q], 1.0)
+        share = (v.pos_rank - before) / v.n_neg[v.pos_q]
+        b = np.where(retrieved, np.minimum(1.0, 2.0 * share), 1.0)
         keep = b >= floor
         keys = v.pos_q[keep] * n_g + v.pos_g[keep]
         order = np.argsort(keys)
@@ -59,7 +60,7 @@ def ranking_evidence(ctx: Context) -> None:
 
 def neighbour_pass(ctx: Context) -> None:
     """Find, under every method with vectors, the nearest gallery images of every item the
-    ranking evidence points at (the whole gallery for image-label sets when that is cheap),
+    ranking evidence points at (the whole gallery when that is cheap),
     plus a random reference sample; for positives, also count the gallery images more like
     the item than its most similar other positive. One blocked pass per method."""
     ev, opts = ctx.evidence, ctx.options
@@ -73,7 +74,7 @@ def neighbour_pass(ctx: Context) -> None:
     for g, s in zip((*ev.neg_g.tolist(), *ev.pos_g.tolist()),
                     (*ev.neg_a.tolist(), *ev.pos_b.tolist()), strict=True):
         strength[g] = max(strength.get(g, 0.0), s)
-    if ctx.labels is not None and len(active) ** 2 * dim * len(views) <= opts.full_neighbour_flops:
+    if len(active) ** 2 * dim * len(views) <= opts.full_neighbour_flops:
         items = active
     else:
         items = np.array(sorted(strength, key=lambda g: (-strength[g], g))

@@ -45,6 +45,7 @@ from tests.core.audit_synth import write_synth_set  # noqa: E402
 SAMPLES = ROOT.parent / "shared" / "samples"
 GT = SAMPLES / "oxford5k-gt"
 FC7 = SAMPLES / "oxford5k-lopq-fc7-features"
+ROXFORD = SAMPLES / "revisited-oxford-paris-gnd" / "gnd_roxford5k.pkl"
 
 
 def baseline_pairs(opened, protocol_name: str) -> list[tuple[float, int, int]]:  # type: ignore[no-untyped-def]
@@ -130,7 +131,8 @@ def oxford(seed: int, untouched: int) -> None:
         first, second = oxford_methods(tmp)
         landmarks = ("all_souls", "ashmolean", "radcliffe_camera")
         gt_dir = tmp / "gt"
-        injected_pairs = _inject(tmp, rng, landmarks, 3, 3)
+        taken, given = _inject(tmp, rng, landmarks, 3, 3)
+        injected_pairs = taken | given
         n = len(injected_pairs)
         print(f"(b) Oxford5k, real gt_files and fc7 descriptors; landmarks "
               f"{', '.join(landmarks)}: 3 images out of and 3 into the good lists of all "
@@ -147,12 +149,17 @@ def oxford(seed: int, untouched: int) -> None:
                     for _, q, g in baseline_pairs(opened, "oxford")]
             print(f"    methods: {maps}")
             for name, found in (("audit", pairs), ("baseline", base)):
-                cells = [f"recall@{m}N {len(set(found[:m * n]) & injected_pairs) / n:.2f}"
-                         for m in (2, 3)]
+                cells = []
+                for m in (2, 3):
+                    first_m = set(found[:m * n])
+                    cells.append(f"recall@{m}N {len(first_m & injected_pairs) / n:.2f} "
+                                 f"(out of good {len(first_m & taken)}/{len(taken)}, "
+                                 f"into good {len(first_m & given)}/{len(given)})")
                 print(f"      {name:9s} " + ", ".join(cells))
+        opened = open_now(OpenRequest(GT, descriptors=(first, second)))
+        result = audit(opened.dataset, {k: m.ranking for k, m in opened.methods.items()})
+        cross_check(opened, result)
         if untouched:
-            opened = open_now(OpenRequest(GT, descriptors=(first, second)))
-            result = audit(opened.dataset, {k: m.ranking for k, m in opened.methods.items()})
             print(f"    untouched Oxford5k, both methods: {len(result.suspects)} suspects; "
                   f"the first {untouched}:")
             for i, x in enumerate(result.suspects[:untouched], 1):
@@ -160,12 +167,60 @@ def oxford(seed: int, untouched: int) -> None:
                       f"{x.labelled}->{x.suggested}: {x.evidence}")
 
 
+def cross_check(opened, result, first: int = 50) -> None:  # type: ignore[no-untyped-def]
+    """Print how many of the first pair suspects (audit and baseline) on the untouched
+    Oxford5k the revisited re-annotation (Radenovic et al. 2018) labels the other way: an
+    Oxford negative that rOxford calls easy/hard, an Oxford good/ok that rOxford calls
+    negative. Pairs rOxford does not judge (its junk, images it dropped) are counted apart."""
+    if not ROXFORD.is_file():
+        print("    (rOxford cross-check skipped: the revisited gnd sample is not present)")
+        return
+    from irviewer.formats.registry import read_dataset
+
+    rox = read_dataset(ROXFORD, None)
+    index = rox.gallery_index()
+    by_image = {q.image: q for q in rox.queries}
+    ds = opened.dataset
+
+    def verdict(query_name: str, item: str, oxford_positive: bool) -> str:
+        q = by_image.get(ds.queries[ds.query_by_name(query_name)].image)
+        g = index.get(item)
+        if q is None or g is None:
+            return "unjudged"
+        groups = [n for n in ("easy", "hard", "junk") if g in set(q.group(n).tolist())]
+        if groups == ["junk"]:
+            return "unjudged"
+        rox_positive = bool(groups)
+        return "other way" if rox_positive != oxford_positive else "same way"
+
+    pos_groups = ("good", "ok")
+    audit_pairs = [(x.query, x.item, x.labelled in pos_groups) for x in result.suspects
+                   if x.query is not None and x.kind != "query_ground_truth"][:first]
+    base = []
+    for _, q, g in baseline_pairs(opened, "oxford"):
+        query = ds.queries[q]
+        pos = any(g in set(query.group(n).tolist()) for n in pos_groups)
+        base.append((query.name, ds.gallery[g], pos))
+        if len(base) == first:
+            break
+    for name, pairs in (("audit", audit_pairs), ("baseline", base)):
+        verdicts = [verdict(*p) for p in pairs]
+        print(f"    untouched Oxford5k, first {len(pairs)} pair suspects of the {name}: "
+              f"rOxford labels {verdicts.count('other way')} the other way, "
+              f"{verdicts.count('same way')} the same way, {verdicts.count('unjudged')} "
+              "unjudged (its junk or not in it)")
+
+
 def _inject(tmp: Path, rng: np.random.Generator, landmarks: tuple[str, ...], n_out: int,
-            n_in: int) -> set[tuple[str, str]]:
+            n_in: int) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+    """Copy the gt_files with ``n_out`` good images of each landmark taken out of the good/ok
+    lists of all five of its queries (they become negatives) and ``n_in`` images listed for
+    none of them put into its good lists; return the (query, image) pairs taken and given."""
     out_dir = tmp / "gt"
     shutil.copytree(GT, out_dir)
     everything = sorted({line for f in GT.glob("*_good.txt") for line in f.read_text().split()})
-    injected: set[tuple[str, str]] = set()
+    taken_pairs: set[tuple[str, str]] = set()
+    given_pairs: set[tuple[str, str]] = set()
     for lm in landmarks:
         qs = [f"{lm}_{i}" for i in range(1, 6)]
         lists = {q: {g: (out_dir / f"{q}_{g}.txt").read_text().split()
@@ -181,8 +236,9 @@ def _inject(tmp: Path, rng: np.random.Generator, landmarks: tuple[str, ...], n_o
             (out_dir / f"{q}_good.txt").write_text("".join(f"{x}\n" for x in good))
             ok = [x for x in lists[q]["ok"] if x not in taken]
             (out_dir / f"{q}_ok.txt").write_text("".join(f"{x}\n" for x in ok))
-            injected |= {(q, x) for x in taken + given}
-    return injected
+            taken_pairs |= {(q, x) for x in taken}
+            given_pairs |= {(q, x) for x in given}
+    return taken_pairs, given_pairs
 
 
 def main() -> None:
