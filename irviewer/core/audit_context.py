@@ -77,7 +77,8 @@ class PairEvidence:
     (positives + 1))), ``neg_outranked`` (smallest count), ``neg_same`` (the count is the same
     under every method). Positives ranked below at least ``min_score`` of
     the negatives (squared) under every method: ``pos_q``, ``pos_g``, ``pos_b`` (smallest
-    b = min(1, 2 negatives above / negatives))."""
+    b = min(1, 2 negatives above / negatives)) and ``pos_share`` (the smallest share of
+    negatives above it, for the evidence sentence)."""
 
     neg_q: np.ndarray
     neg_g: np.ndarray
@@ -87,6 +88,7 @@ class PairEvidence:
     pos_q: np.ndarray
     pos_g: np.ndarray
     pos_b: np.ndarray
+    pos_share: np.ndarray
 
 
 @dataclass(frozen=True)

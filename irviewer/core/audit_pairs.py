@@ -25,7 +25,7 @@ def ranking_evidence(ctx: Context) -> None:
     """Collect, under every method, the negatives that outrank most of their query's positives
     and the positives ranked below most negatives (:class:`PairEvidence`)."""
     n_g, floor = ctx.n_g, ctx.options.min_score ** 2
-    neg_tables, count_tables, pos_tables = [], [], []
+    neg_tables, count_tables, pos_tables, share_tables = [], [], [], []
     for v in ctx.views:
         stride = n_g + 2
         retrieved = v.pos_rank >= 0
@@ -47,15 +47,18 @@ def ranking_evidence(ctx: Context) -> None:
         keys = v.pos_q[keep] * n_g + v.pos_g[keep]
         order = np.argsort(keys)
         pos_tables.append((keys[order], np.clip(b[keep][order], 0.0, 1.0)))
+        share_tables.append((keys[order], np.where(retrieved, share, 1.0)[keep][order]))
     nk, na = intersect(neg_tables)
     _, counts = intersect(count_tables)
     pk, pb = intersect(pos_tables)
+    _, shares = intersect(share_tables)
     counts = counts.astype(np.int64)
     ctx.evidence = PairEvidence(
         nk // n_g, nk % n_g, na.min(axis=1) if len(nk) else np.zeros(0),
         counts.min(axis=1) if len(nk) else np.zeros(0, np.int64),
         (counts == counts[:, :1]).all(axis=1) if len(nk) else np.zeros(0, bool),
-        pk // n_g, pk % n_g, pb.min(axis=1) if len(pk) else np.zeros(0))
+        pk // n_g, pk % n_g, pb.min(axis=1) if len(pk) else np.zeros(0),
+        shares.min(axis=1) if len(pk) else np.zeros(0))
 
 
 def neighbour_pass(ctx: Context) -> None:
@@ -222,7 +225,7 @@ def positives_looking_negative(ctx: Context) -> None:
         group = ctx.group_of(q, g)
         evidence = (f"labelled {group} for {query.name} but ranks "
                     f"{rank_phrase([r for _, r in ranks])} {under(ctx.n_methods)}, below "
-                    f"{100 * b:.0f}% of its negatives")
+                    f"{100 * float(ev.pos_share[j]):.0f}% of its negatives")
         if closer >= 0:
             evidence += (f", and {closer:,} gallery images are more like it than its most "
                          "similar other positive")
