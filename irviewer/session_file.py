@@ -73,6 +73,8 @@ class SessionFile:
         show_ignored, filter_text, failures_only: the query list's filters.
         ap_range: the AP filter as fractions ``(low, high)`` within 0..1, or None.
         window: opaque strings (base64 geometry and splitter states), kept as they are.
+        corrections: the dataset's label-corrections file (``<dataset>.corrections.csv`` or
+            one the user chose), or None; it need not exist yet.
 
     Equality compares every field; ``options`` and ``window`` are dicts, so a session is
     not hashable. Construction checks the values (``InputError`` without a file name).
@@ -96,9 +98,12 @@ class SessionFile:
     failures_only: bool = False
     ap_range: tuple[float, float] | None = None
     window: dict[str, str] = field(default_factory=dict)
+    corrections: Path | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "dataset", Path(self.dataset))
+        if self.corrections is not None:
+            object.__setattr__(self, "corrections", Path(self.corrections))
         object.__setattr__(self, "descriptors", tuple(Path(p) for p in self.descriptors))
         object.__setattr__(self, "rankings", tuple(Path(p) for p in self.rankings))
         if self.images is not None:
@@ -203,6 +208,8 @@ def session_to_json(session: SessionFile, folder: Path) -> dict[str, Any]:
         "failures_only": session.failures_only,
         "ap_range": None if session.ap_range is None else list(session.ap_range),
         "window": dict(session.window),
+        "corrections": (None if session.corrections is None
+                        else _store_path(session.corrections, folder)),
     }
 
 
@@ -376,6 +383,8 @@ def load_session(path: Path) -> SessionFile:
         failures_only=r.boolean("failures_only", False),
         ap_range=ap_range,
         window=dict(window),
+        corrections=None if data.get("corrections") is None else a_path(
+            "corrections", data["corrections"], "", check=False),
     )
     try:
         return SessionFile(**fields)
@@ -431,9 +440,10 @@ def options_json(options: ReadOptions) -> dict[str, Any]:
 
 
 def open_request(session: SessionFile, k: int = 200) -> OpenRequest:
-    """Return what opening ``session`` must read: its dataset, methods, reader and options."""
+    """Return what opening ``session`` must read: its dataset, methods, reader and options,
+    and its corrections file."""
     return OpenRequest(session.dataset, session.descriptors, session.rankings, session.format,
-                       read_options(session), k)
+                       read_options(session), k, corrections=session.corrections)
 
 
 def session_label(session: SessionFile) -> str:

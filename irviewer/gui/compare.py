@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QRectF, Qt, QThreadPool, Signal
+from PySide6.QtCore import QObject, QPoint, QRectF, Qt, QThreadPool, Signal
 from PySide6.QtGui import QColor, QImage, QKeySequence, QPainter, QPen, QPixmap, QShortcut
 from PySide6.QtWidgets import (
     QDialog,
@@ -113,9 +113,13 @@ class ZoomView(QGraphicsView):
 
 
 class CompareWindow(QDialog):
-    """Query and one match side by side; ``step(±1)`` asks for the neighbouring result."""
+    """Query and one match side by side; ``step(±1)`` asks for the neighbouring result,
+    ``relation_key(key)`` for the keys 1–4 (a correction of the match) and
+    ``menu_requested(global point)`` for a right-click (the match's correction menu)."""
 
     step = Signal(int)
+    relation_key = Signal(str)
+    menu_requested = Signal(QPoint)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -154,6 +158,11 @@ class CompareWindow(QDialog):
         for keys, slot in (("Left", lambda: self.step.emit(-1)),
                            ("Right", lambda: self.step.emit(1)), ("Ctrl+0", self.fit)):
             QShortcut(QKeySequence(keys), self, activated=slot)
+        for key in ("1", "2", "3", "4"):
+            QShortcut(QKeySequence(key), self, activated=lambda k=key: self.relation_key.emit(k))
+
+    def contextMenuEvent(self, event) -> None:  # noqa: N802
+        self.menu_requested.emit(event.globalPos())
 
     def show_pair(self, query: Side, match: Side, sync: bool = False) -> None:
         """Show ``query`` beside ``match``; images decode in the background (``sync`` for
@@ -210,7 +219,12 @@ def match_side(tile: ResultTile) -> Side:
 class CompareController(QObject):
     """Keeps the comparison window on the shown query: ``show_tile(tiles, at)`` opens it on
     ``tiles[at]``, ←/→ step through ``tiles``, and a newly shown query moves it to that
-    query's first result while it is open."""
+    query's first result while it is open (the same query shown again, after a correction,
+    keeps the match). ``relation_key(tiles, at, key)`` and ``menu_requested(tiles, at,
+    point)`` pass the window's correction requests on with the match shown."""
+
+    relation_key = Signal(object, int, str)
+    menu_requested = Signal(object, int, QPoint)
 
     def __init__(self, parent: QWidget) -> None:
         super().__init__(parent)
@@ -220,10 +234,18 @@ class CompareController(QObject):
         self.tiles: tuple[ResultTile, ...] = ()
         self.at: int | None = None
 
-    def set_query(self, query: Side, tiles: tuple[ResultTile, ...]) -> None:
-        """A new query is shown; an open comparison follows it to its first result."""
+    def set_query(self, query: Side, tiles: tuple[ResultTile, ...],
+                  missed: tuple[ResultTile, ...] = ()) -> None:
+        """A query is shown; an open comparison follows a new query to its first result,
+        and shows the same match again (as now scored) when the query is the same."""
+        same = self.query is not None and self.query.name == query.name
         self.query = query
-        if self.window is not None and self.window.isVisible():
+        if self.window is None or not self.window.isVisible():
+            return
+        if same and self.at is not None:
+            now = {t.index: t for t in (*missed, *tiles)}
+            self.show_tile(tuple(now.get(t.index, t) for t in self.tiles), self.at)
+        else:
             self.show_tile(tiles, 0 if tiles else None)
 
     def show_tile(self, tiles: tuple[ResultTile, ...], at: int | None,
@@ -234,6 +256,10 @@ class CompareController(QObject):
         if self.window is None:
             self.window = CompareWindow(self.parent_widget)
             self.window.step.connect(self.step)
+            self.window.relation_key.connect(
+                lambda key: self.relation_key.emit(self.tiles, self.at, key))
+            self.window.menu_requested.connect(
+                lambda pos: self.menu_requested.emit(self.tiles, self.at, pos))
         self.tiles, self.at = tuple(tiles), at
         self.window.show_pair(self.query, match_side(self.tiles[at]), sync=sync)
         self.window.show()

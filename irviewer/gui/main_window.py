@@ -23,6 +23,7 @@ from irviewer.core.errors import InputError, window_text
 from irviewer.core.evaluation import Evaluation
 from irviewer.gui import menus
 from irviewer.gui.compare import CompareController, query_side
+from irviewer.gui.corrections_ui import CorrectionsUI
 from irviewer.gui.opening import OpeningController
 from irviewer.gui.panels.method_bar import MethodBar
 from irviewer.gui.panels.plots import PlotsPanel
@@ -98,6 +99,8 @@ class MainWindow(QMainWindow):
         self.results.tile_clicked.connect(self.comparison.show_tile)
         self.results.tile_menu_requested.connect(self._tile_menu)
         self.tile_menu_hooks: list[TileMenuHook] = []  # features add entries here
+        self.corrections = CorrectionsUI(self)
+        layout.insertWidget(1, self.corrections.line)
         self.opening.opened.connect(self.set_opened)
         self.opening.failed.connect(self.show_error)
         self.opening.message.connect(self.show_message)
@@ -111,7 +114,7 @@ class MainWindow(QMainWindow):
         """Read, rank and score ``request`` in the background (``sync`` for tests and
         screenshots); the window keeps showing what it showed until the result arrives."""
         self.last_error = None
-        self.opening.open_request(request, sync=sync)
+        self.opening.open_request(self.corrections.take_request(request), sync=sync)
 
     def open_paths(self, dataset: Path, *methods: Path, sync: bool = False) -> None:
         """Open ``dataset`` with the descriptor files and rankings in ``methods``."""
@@ -168,6 +171,7 @@ class MainWindow(QMainWindow):
             + (f" — {window_text(ds.notes[0])}" if ds.notes else ""))
         self.setWindowTitle(f"{ds.label()} — irviewer")
         self.bar.set_choices(list(opened.methods), list(opened.protocols))
+        self.corrections.attach(opened)
         self.rescore()
         self.queries.jump(0)
         self.sessions.after_open()
@@ -187,7 +191,9 @@ class MainWindow(QMainWindow):
         self.queries.set_evaluation(ev)
         self.plots.show_evaluation(ev)
         self.bar.show_summary(summary(ev))
-        self.results.set_legend(ignored_reasons(ev), own_badges(ev.protocol))
+        self.corrections.show_evaluation(ev)
+        self.results.set_legend(ignored_reasons(ev), own_badges(ev.protocol),
+                                self.corrections.legend())
         self._refresh_query()
 
     def show_query(self, q: int) -> None:
@@ -198,8 +204,9 @@ class MainWindow(QMainWindow):
         result = result_list(ev, q, self.results.depth, self.results.show_ignored)
         header = query_header(ev, q)
         self.results.show_result(header, result)
+        self.results.set_marked(self.corrections.marked(q))
         self.plots.show_query(ev, q)
-        self.comparison.set_query(query_side(header), result.tiles)
+        self.comparison.set_query(query_side(header), result.tiles, result.missed)
 
     def tile_menu(self, tiles: tuple[ResultTile, ...], at: int) -> QMenu:
         """Return the context menu of ``tiles[at]`` (with every hook's entries)."""

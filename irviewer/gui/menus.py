@@ -18,8 +18,10 @@ KEYS_HELP = (
     "query\n+ / −  larger / smaller thumbnails\nI  show ignored items\nCtrl+O  open\n"
     "Ctrl+Shift+O  add a descriptor file or ranking\nCtrl+S / Ctrl+Shift+S  save the "
     "session / as\nCtrl+F  filter queries\nEsc  clear "
-    "the filter (in the filter box), else cancel opening\nIn the comparison: ← / →  "
-    "previous / next result, Ctrl+0  fit")
+    "the filter (in the filter box), else cancel opening\n1–4  set the relation of the "
+    "result under the mouse (or the one clicked) to the query\nCtrl+Z / Ctrl+Shift+Z  "
+    "undo / redo a correction\nIn the comparison: ← / →  previous / next result, 1–4  set "
+    "its relation, Ctrl+0  fit")
 
 
 @dataclass
@@ -71,6 +73,7 @@ def install(w: MainWindow) -> Menus:
         action.setShortcut(QKeySequence(keys))
         action.triggered.connect(slot)
         view.addAction(action)
+    w.corrections.install_menus(file_menu, view)
     help_menu = bar.addMenu("&Help")
     keys_action = QAction("&Keyboard shortcuts", w)
     keys_action.triggered.connect(

@@ -67,7 +67,7 @@ def session_of(request: OpenRequest, methods: list[str], view: ViewState,
         self_match=view.self_match, selected_query=view.selected_query, top_k=view.top_k,
         tile_size=view.tile_size, show_ignored=view.show_ignored,
         filter_text=view.filter_text, failures_only=view.failures_only,
-        ap_range=view.ap_range, window=window)
+        ap_range=view.ap_range, window=window, corrections=request.corrections)
 
 
 def view_of(session: SessionFile, methods: list[str]) -> ViewState:

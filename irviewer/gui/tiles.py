@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import QPoint, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter, QPen, QPolygon
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from irviewer.gui.theme import RELEVANCE
@@ -23,7 +23,8 @@ class TileGrid(QWidget):
     """Paints :class:`~irviewer.view.result_list.ResultTile` s in rows; emits
     ``clicked(gallery index)`` on a left click and ``menu_requested(tile position, global
     point)`` on a right click (the context menu); hover shows the tile's tooltip (name,
-    title, rank, score)."""
+    title, rank, score) and sets ``hovered`` (its gallery index). Tiles whose gallery index
+    is in ``marked`` carry the corrected mark."""
 
     clicked = Signal(int)
     menu_requested = Signal(int, QPoint)
@@ -33,6 +34,8 @@ class TileGrid(QWidget):
         super().__init__()
         self.cache, self.tile_size = cache, tile_size
         self.tiles: list[ResultTile] = []
+        self.marked: frozenset[int] = frozenset()
+        self.hovered: int | None = None
         self.setMouseTracking(True)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Minimum)
         cache.ready.connect(self._on_ready)
@@ -41,6 +44,12 @@ class TileGrid(QWidget):
         """Show ``tiles`` (thumbnails load in the background)."""
         self.tiles = list(tiles)
         self._fit_height()
+
+    def set_marked(self, marked: frozenset[int]) -> None:
+        """Mark the tiles of these gallery indices as corrected."""
+        if marked != self.marked:
+            self.marked = marked
+            self.update()
 
     def set_tile_size(self, size: int) -> None:
         """Change the tile size (the +/- keys)."""
@@ -116,6 +125,8 @@ class TileGrid(QWidget):
             bold.setBold(True)
             painter.setFont(bold)
             painter.drawText(badge, int(Qt.AlignmentFlag.AlignCenter), glyph)
+            if tile.index in self.marked:
+                paint_corrected_mark(painter, rect)
             painter.setPen(QColor("#222222"))
             painter.setFont(small)
             rank = f"#{tile.rank}" if tile.rank is not None else "ignored"
@@ -149,8 +160,13 @@ class TileGrid(QWidget):
         if i is not None:
             self.menu_requested.emit(i, event.globalPos())
 
+    def leaveEvent(self, event) -> None:  # noqa: N802
+        self.hovered = None
+        super().leaveEvent(event)
+
     def mouseMoveEvent(self, event) -> None:  # noqa: N802
         i = self.tile_at(event.position().toPoint())
+        self.hovered = self.tiles[i].index if i is not None else None
         if i is None:
             QToolTip.hideText()
             return
@@ -159,3 +175,28 @@ class TileGrid(QWidget):
     def _on_ready(self, name: str) -> None:
         if any(t.name == name for t in self.tiles):
             self.update()
+
+
+#: The corrected mark: a folded top-right corner, dark, with a white pencil glyph.
+MARK_FILL = "#1a1a1a"
+
+
+def paint_corrected_mark(painter: QPainter, rect: QRect) -> None:
+    """Paint the corrected mark on the tile ``rect``: its top-right corner folded over as a
+    dark triangle carrying a white ✎ (a shape, not only a colour)."""
+    size = max(28, rect.width() // 4)
+    right, top = rect.right() + 1, rect.top()
+    corner = QPolygon([QPoint(right - size, top), QPoint(right, top),
+                       QPoint(right, top + size)])
+    painter.save()
+    painter.setPen(QPen(QColor("white"), 1.5))
+    painter.setBrush(QColor(MARK_FILL))
+    painter.drawPolygon(corner)
+    painter.setPen(QColor("white"))
+    font = QFont(painter.font())
+    font.setBold(True)
+    font.setPixelSize(max(11, size // 2 - 2))
+    painter.setFont(font)
+    glyph = QRect(right - size // 2 - 2, top + 1, size // 2, size // 2)
+    painter.drawText(glyph, int(Qt.AlignmentFlag.AlignCenter), "✎")
+    painter.restore()

@@ -143,9 +143,10 @@ class ResultsPanel(QWidget):
         """Say (or stop saying) that the query shown is hidden by the list's filters."""
         self.hidden_note.setVisible(hidden)
 
-    def set_legend(self, ignored: list[str], badges: tuple[int, ...]) -> None:
+    def set_legend(self, ignored: list[str], badges: tuple[int, ...],
+                   extra: tuple[str, ...] = ()) -> None:
         """Show the legend for a protocol that ignores ``ignored`` (in words)."""
-        self.legend.setText(legend_html(ignored, badges))
+        self.legend.setText(" &nbsp;&nbsp; ".join((legend_html(ignored, badges), *extra)))
 
     def show_result(self, header: QueryHeader, result: ResultList) -> None:
         """Paint one query's header, ranked tiles and missed positives."""
@@ -165,6 +166,19 @@ class ResultsPanel(QWidget):
     def zoom(self, step: int) -> None:
         """Make the ranked tiles ``step`` pixels larger (smaller when negative)."""
         self.grid.set_tile_size(self.grid.tile_size + step)
+
+    def hovered_tile(self) -> tuple[tuple[ResultTile, ...], int] | None:
+        """Return (the strip, the position in it) of the tile under the mouse, or None."""
+        for grid in (self.grid, self.missed):
+            if grid.hovered is not None and grid.underMouse():
+                at = next(i for i, t in enumerate(grid.tiles) if t.index == grid.hovered)
+                return tuple(grid.tiles), at
+        return None
+
+    def set_marked(self, marked: frozenset[int]) -> None:
+        """Mark the tiles of these gallery indices (ranked and missed) as corrected."""
+        self.grid.set_marked(marked)
+        self.missed.set_marked(marked)
 
     def _clicked(self, grid: TileGrid, gallery_index: int) -> None:
         at = next(i for i, t in enumerate(grid.tiles) if t.index == gallery_index)
