@@ -17,7 +17,7 @@ import getpass
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QObject, QSettings, Signal
+from PySide6.QtCore import QObject, QRunnable, QSettings, QThreadPool, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 from PySide6.QtWidgets import QInputDialog, QWidget
 
@@ -68,6 +68,26 @@ class CorrectionUndo(QUndoCommand):
         self.controller.run(self.command, undo=True)
 
 
+class _SaveSignals(QObject):
+    failed = Signal(str)
+
+
+class _SaveJob(QRunnable):
+    """Write one snapshot of the corrections (an immutable tuple) to the file, atomically."""
+
+    def __init__(self, path: Path, corrections: tuple[Correction, ...],
+                 signals: _SaveSignals) -> None:
+        super().__init__()
+        self.path, self.corrections, self.signals = path, corrections, signals
+
+    def run(self) -> None:
+        try:
+            write_corrections(self.path, self.corrections)
+        except OSError as e:
+            self.signals.failed.emit(f"Could not save the corrections to {self.path}: "
+                                     f"{e.strerror}")
+
+
 class CorrectionsController(QObject):
     """Corrections of the open dataset, undoable, autosaved.
 
@@ -89,7 +109,11 @@ class CorrectionsController(QObject):
         self.state: CorrectionState | None = None
         self.path: Path | None = None
         self.chosen: Path | None = None  # File ▸ Corrections file…, kept in the session
-        self.write_error: str | None = None
+        # One writer thread: saves run in order, off the GUI thread, each atomic.
+        self.saver = QThreadPool(self)
+        self.saver.setMaxThreadCount(1)
+        self._save_signals = _SaveSignals()
+        self._save_signals.failed.connect(self.error)
 
     # -- opening -------------------------------------------------------------------------
     def attach(self, opened: Opened, chosen: Path | None = None) -> None:
@@ -182,14 +206,13 @@ class CorrectionsController(QObject):
 
     # -- the file and the author -----------------------------------------------------------
     def _save(self) -> None:
+        """Write the corrections to the file (in the writer thread, in order)."""
         assert self.state is not None and self.path is not None
-        try:
-            write_corrections(self.path, self.state.log.saved())
-        except OSError as e:
-            self.write_error = f"Could not save the corrections to {self.path}: {e.strerror}"
-            self.error.emit(self.write_error)
-        else:
-            self.write_error = None
+        self.saver.start(_SaveJob(self.path, self.state.log.saved(), self._save_signals))
+
+    def wait_saved(self) -> None:
+        """Block until every correction made is in the file (closing, tests)."""
+        self.saver.waitForDone()
 
     def author(self) -> str:
         """Return the corrections' author: from the settings, asked once (the login name

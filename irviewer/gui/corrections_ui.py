@@ -71,7 +71,7 @@ class CorrectionsUI(QObject):
         self.panel.jump.connect(self.jump)
         self.panel.remove.connect(self.controller.remove)
         self.line.published_toggled.connect(self.controller.show_published)
-        self.controller.changed.connect(lambda _queries: window.rescore())
+        self.controller.changed.connect(lambda queries: window.rescore(queries))
         self.controller.error.connect(self.show_error)
         self.controller.message.connect(window.show_message)
         for key in CHOICE_KEYS:

@@ -177,8 +177,9 @@ class MainWindow(QMainWindow):
         self.sessions.after_open()
 
     # -- what is shown ---------------------------------------------------------------------
-    def rescore(self) -> None:
-        """Show the evaluation of the chosen method, protocol and conventions."""
+    def rescore(self, changed=None) -> None:
+        """Show the evaluation of the chosen method, protocol and conventions (``changed``:
+        only those queries' rows changed, after a label correction)."""
         if self.opened is None or not self.bar.choice()[0]:
             return
         method, protocol, ap, self_match = self.bar.choice()
@@ -188,7 +189,10 @@ class MainWindow(QMainWindow):
         shown = self.opened.methods[method]  # rows matched by position: said, every time
         self.bar.set_banner(" ".join(window_text(n) for n in shown.notes)
                             if shown.matched_by_position else None)
-        self.queries.set_evaluation(ev)
+        if changed is None:
+            self.queries.set_evaluation(ev)
+        else:
+            self.queries.update_queries(ev, changed)
         self.plots.show_evaluation(ev)
         self.bar.show_summary(summary(ev))
         self.corrections.show_evaluation(ev)
@@ -292,6 +296,7 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self.opening.wait()
+        self.corrections.controller.wait_saved()
         for child in self.findChildren(QWidget):
             if child.isWindow() and child.isVisible():  # the comparison, message boxes
                 child.close()

@@ -75,6 +75,27 @@ class QueryTableModel(QAbstractTableModel):
             self._order_list = None
         self.endResetModel()
 
+    def update_queries(self, evaluation: Evaluation, queries: np.ndarray) -> bool:
+        """Show the new values of the queries at positions ``queries`` only (a label
+        correction re-scored them): their rows change in place, and the rows are sorted
+        again when the sort is by a value. Returns whether rows moved."""
+        q = np.asarray(queries, dtype=np.int64)
+        if not len(q) or len(evaluation.dataset.queries) != len(self._names):
+            return False
+        pq = evaluation.per_query
+        first = pq["first_positive_rank"][q].astype(float)
+        first[first < 0] = np.nan
+        self._values[q] = np.column_stack([pq["AP"][q], pq["P@1"][q], pq["n_positives"][q],
+                                           first + 1])
+        if self._sorted_by is not None and 0 < self._sorted_by[0] < TITLE:
+            self.sort(*self._sorted_by)
+            return True
+        rows = np.empty(len(self._order), dtype=np.int64)
+        rows[self._order] = np.arange(len(self._order))
+        for row in rows[q].tolist():
+            self.dataChanged.emit(self.index(row, 1), self.index(row, len(COLUMNS) - 1))
+        return False
+
     @property
     def has_titles(self) -> bool:
         """Return whether any query has a title (the Title column is worth showing)."""

@@ -214,8 +214,7 @@ class CorrectionState:
         self.opened = opened
         self.log = log if log is not None else CorrectionLog(opened.dataset)
         self.showing_published = False
-        self.version = 0  # counts changes of the shown ground truth
-        self._published_cache: tuple[Evaluation, int, Evaluation] | None = None
+        self._published: dict[tuple[int, object], Evaluation] = {}
         if self.log.dataset is not opened.dataset:  # a log loaded after opening
             opened.update_ground_truth(self.log.dataset, self.log.changed_queries().tolist())
 
@@ -246,14 +245,16 @@ class CorrectionState:
 
     def published_evaluation(self, evaluation: Evaluation) -> Evaluation:
         """Return ``evaluation`` (of the shown ground truth) scored on the published ground
-        truth: only the corrected queries are re-scored."""
+        truth: only the corrected queries are re-scored, once per ranking and protocol (the
+        published ground truth never changes)."""
         if self.showing_published:
             return evaluation
-        cached = self._published_cache
-        if cached is None or cached[0] is not evaluation or cached[1] != self.version:
-            cached = self._published_cache = (evaluation, self.version, evaluation.with_queries(
-                self.published, self.log.changed_queries().tolist()))
-        return cached[2]
+        key = (id(evaluation.ranking), evaluation.protocol)
+        found = self._published.get(key)
+        if found is None or found.ranking is not evaluation.ranking:
+            found = self._published[key] = evaluation.with_queries(
+                self.published, self.log.changed_queries().tolist())
+        return found
 
     def corrected_evaluation(self, evaluation: Evaluation) -> Evaluation:
         """Return ``evaluation`` scored on the corrected ground truth."""
@@ -270,7 +271,6 @@ class CorrectionState:
     def _rescore(self, changed: np.ndarray) -> np.ndarray:
         shown = self.published if self.showing_published else self.log.dataset
         changed = np.asarray(changed, dtype=np.int64)
-        self.version += 1
         self.opened.update_ground_truth(shown, changed.tolist())
         return changed
 

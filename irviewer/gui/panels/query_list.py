@@ -109,6 +109,14 @@ class QueryListPanel(QWidget):
             self.proxy.refresh()
         self.table.setColumnHidden(TITLE, not self.model.has_titles)
 
+    def update_queries(self, evaluation: Evaluation, queries) -> None:
+        """Show the re-scored values of ``queries`` only (after a label correction); the
+        filters are applied again when rows moved or a value filter is on."""
+        moved = self.model.update_queries(evaluation, queries)
+        if moved or self.proxy.failures_only or self.proxy.ap_range is not None:
+            self.proxy.refresh()
+            self._count()
+
     def current_query(self) -> int | None:
         """Return the query position of the current row, or None."""
         index = self.table.currentIndex()
