@@ -193,7 +193,7 @@ class MainWindow(QMainWindow):
             self.queries.set_evaluation(ev)
         else:
             self.queries.update_queries(ev, changed)
-        self.plots.show_evaluation(ev)
+        self.plots.show_evaluation(ev, changed)
         self.bar.show_summary(summary(ev))
         self.corrections.show_evaluation(ev)
         self.results.set_legend(ignored_reasons(ev), own_badges(ev.protocol),

@@ -11,6 +11,7 @@ from irviewer.core.curves import ap_histogram, cmc_curve, mean_precision_at, que
 from irviewer.core.evaluation import Evaluation
 from irviewer.gui.overview import Overview
 from irviewer.gui.plots import PR_LEGEND, PRPlot
+from irviewer.view.mean_pr import MeanPR
 
 CURVE_DEPTH = 50  # the P@k and CMC curves run from 1 to this k
 
@@ -24,6 +25,7 @@ class PlotsPanel(QSplitter):
     def __init__(self) -> None:
         super().__init__(Qt.Orientation.Vertical)
         self.plot = PRPlot()
+        self.mean_pr = MeanPR()
         self.pr_legend = QLabel(PR_LEGEND)
         self.pr_legend.setWordWrap(True)
         pr = QWidget()
@@ -41,8 +43,10 @@ class PlotsPanel(QSplitter):
         self.addWidget(self.overview)
         self.setSizes([440, 360])
 
-    def show_evaluation(self, evaluation: Evaluation) -> None:
-        """Show the dataset's curves under ``evaluation``."""
+    def show_evaluation(self, evaluation: Evaluation, changed=None) -> None:
+        """Show the dataset's curves under ``evaluation`` (``changed``: the queries a label
+        correction re-scored, the only ones the mean PR curve is recomputed for)."""
+        self.mean_pr.update(evaluation, changed)
         edges, counts = ap_histogram(evaluation)
         ks, precision = mean_precision_at(evaluation, CURVE_DEPTH)
         self.overview.set_dataset_curves(edges, counts, ks, precision,
@@ -52,7 +56,7 @@ class PlotsPanel(QSplitter):
         """Show query ``q``'s PR curve, its AP bin and its P@k curve."""
         recall, precision = evaluation.pr_curve(q)
         ax, ay = evaluation.ap_curve(q)
-        levels, mean = evaluation.mean_pr()
+        levels, mean = self.mean_pr.curve(evaluation)
         self.plot.set_curves(recall, precision, ax, ay, levels, mean)
         ap = float(evaluation.per_query["AP"][q])
         self.overview.set_query(ap, *query_precision_at(evaluation, q, CURVE_DEPTH))

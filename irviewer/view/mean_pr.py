@@ -1,0 +1,75 @@
+"""The mean interpolated precision-recall curve of the evaluation shown, kept up to date
+cheaply (Qt-free): computed once per evaluation rather than on every query click, and after a
+label correction updated from the re-scored queries only.
+
+The curve is :meth:`irviewer.core.evaluation.Evaluation.mean_pr`: the mean over the
+evaluated queries (those with a positive) of each query's interpolated precision at the 11
+TREC recall levels (:func:`irviewer.core.metrics.mean_interpolated_pr`, TREC's
+interpolated precision as in Manning et al., *Introduction to Information Retrieval*,
+section 8.4). An update keeps the sum of the per-query curves: the re-scored queries' old
+curves are taken out and their new ones put in, so it equals the full mean up to float
+rounding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from irviewer.core import metrics
+from irviewer.core.evaluation import Evaluation
+
+LEVELS = np.linspace(0.0, 1.0, 11)
+
+
+def _subset_sum(evaluation: Evaluation, queries: np.ndarray) -> tuple[np.ndarray, int]:
+    """Return (sum of the interpolated curves, number evaluated) over ``queries``."""
+    p = evaluation.positives
+    parts = [p.of(int(q)) for q in queries]
+    offsets = np.zeros(len(parts) + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([len(r) for r in parts])
+    n = np.asarray(p.n_positives)[queries]
+    k = int((n > 0).sum())
+    if not k:
+        return np.zeros(len(LEVELS)), 0
+    ranks = np.concatenate([np.zeros(0, np.int64), *parts]).astype(np.int64)
+    return metrics.mean_interpolated_pr(ranks, offsets, n, LEVELS) * k, k
+
+
+class MeanPR:
+    """The mean interpolated PR curve of one evaluation at a time (see the module)."""
+
+    def __init__(self) -> None:
+        self.evaluation: Evaluation | None = None
+        self.sums = np.zeros(len(LEVELS))
+        self.count = 0
+
+    def update(self, evaluation: Evaluation, changed: Sequence[int] | None = None) -> None:
+        """Follow ``evaluation``. ``changed``: it is the one followed with only those queries
+        re-scored (same ranking and protocol), so only they are recomputed."""
+        if evaluation is self.evaluation:
+            return
+        old = self.evaluation
+        if (changed is not None and old is not None and old.ranking is evaluation.ranking
+                and old.protocol == evaluation.protocol
+                and len(old.positives.n_positives) == len(evaluation.positives.n_positives)):
+            q = np.unique(np.asarray(list(changed), dtype=np.int64))
+            before, k_before = _subset_sum(old, q)
+            after, k_after = _subset_sum(evaluation, q)
+            self.sums = self.sums - before + after
+            self.count += k_after - k_before
+        else:
+            p = evaluation.positives
+            self.count = int((np.asarray(p.n_positives) > 0).sum())
+            mean = evaluation.mean_pr(LEVELS)[1]
+            self.sums = mean * self.count if self.count else np.zeros(len(LEVELS))
+        self.evaluation = evaluation
+
+    def curve(self, evaluation: Evaluation) -> tuple[np.ndarray, np.ndarray]:
+        """Return (recall levels, mean interpolated precision) of ``evaluation`` (all nan
+        when no query is evaluated)."""
+        self.update(evaluation)
+        if not self.count:
+            return LEVELS, np.full(len(LEVELS), np.nan)
+        return LEVELS, self.sums / self.count
