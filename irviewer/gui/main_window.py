@@ -23,6 +23,7 @@ from irviewer.core.errors import InputError, window_text
 from irviewer.core.evaluation import Evaluation
 from irviewer.gui import menus
 from irviewer.gui.compare import CompareController, query_side
+from irviewer.gui.compare_mode import CompareMode
 from irviewer.gui.corrections_ui import CorrectionsUI
 from irviewer.gui.opening import OpeningController
 from irviewer.gui.panels.method_bar import MethodBar
@@ -105,6 +106,7 @@ class MainWindow(QMainWindow):
         self.opening.failed.connect(self.show_error)
         self.opening.message.connect(self.show_message)
         self.opening.session_dropped.connect(lambda path, sync: self.open_session(path, sync))
+        self.compare_mode = CompareMode(self)  # "Compare with" (#12)
         self.menus = menus.install(self)
         self.presentation = Presentation(self)  # F11, View ▸ Presentation (#13)
         self.photo_search = PhotoSearch(self, self.presentation)  # a visitor's photo (#13)
@@ -198,6 +200,7 @@ class MainWindow(QMainWindow):
         self.corrections.show_evaluation(ev)
         self.results.set_legend(ignored_reasons(ev), own_badges(ev.protocol),
                                 self.corrections.legend())
+        self.compare_mode.rescore()
         self._refresh_query()
 
     def show_query(self, q: int) -> None:
@@ -211,6 +214,7 @@ class MainWindow(QMainWindow):
         self.results.set_marked(self.corrections.marked(q))
         self.plots.show_query(ev, q)
         self.comparison.set_query(query_side(header), result.tiles, result.missed)
+        self.compare_mode.show_query(q)
 
     def tile_menu(self, tiles: tuple[ResultTile, ...], at: int) -> QMenu:
         """Return the context menu of ``tiles[at]`` (with every hook's entries)."""
@@ -297,6 +301,7 @@ class MainWindow(QMainWindow):
             return
         self.opening.wait()
         self.corrections.controller.wait_saved()
+        self.compare_mode.wait()
         for child in self.findChildren(QWidget):
             if child.isWindow() and child.isVisible():  # the comparison, message boxes
                 child.close()

@@ -7,19 +7,26 @@ import math
 
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtGui import QColor
 
 from irviewer.core.curves import in_ap_range
 from irviewer.core.evaluation import Evaluation
 from irviewer.view.result_list import titles
 
-COLUMNS = ("Query", "AP", "P@1", "Pos.", "1st", "Title")
+COLUMNS = ("Query", "AP", "P@1", "Pos.", "1st", "Title", "AP ⇄", "ΔAP")
 HEADER_TIPS = ("The query's name", "Average precision (%) under the protocol's convention",
                "Precision at 1 (%): is the first result relevant?",
                "Number of positives (relevant gallery images) of the query",
                "1st: the rank of the first relevant result",
-               "The query's title, where the dataset gives one")
+               "The query's title, where the dataset gives one",
+               "Compare mode: AP (%) under the method compared with the shown one",
+               "Compare mode: AP under the compared method − AP under the shown one "
+               "(percent points); sorted ascending, the largest losses come first")
 TITLE = COLUMNS.index("Title")
+OTHER_AP, DELTA = COLUMNS.index("AP ⇄"), COLUMNS.index("ΔAP")
+COMPARE_COLUMNS = (OTHER_AP, DELTA)
 SORT_ROLE = Qt.ItemDataRole.UserRole
+GAIN, LOSS = "#0b6e4f", "#b33c00"  # ΔAP text: better / worse (the sign says it too)
 
 
 class QueryTableModel(QAbstractTableModel):
@@ -35,6 +42,8 @@ class QueryTableModel(QAbstractTableModel):
         self._files: list[str] = []
         self._titles: list[str] = []
         self._values: np.ndarray = np.zeros((0, 4))
+        self._compare: np.ndarray = np.zeros((0, 2))  # compare mode: other AP, ΔAP
+        self.compared_with = ""
         self._order: np.ndarray = np.zeros(0, dtype=np.int64)
         self._sorted_by: tuple[int, Qt.SortOrder] | None = None
         self._names_array: np.ndarray | None = None
@@ -56,6 +65,7 @@ class QueryTableModel(QAbstractTableModel):
         values = np.column_stack([pq["AP"], pq["P@1"], pq["n_positives"], first + 1])
         if names == self._names and len(names):
             self._values = values
+            self._compare = np.full((len(names), 2), np.nan)
             self._titles, self._files = query_titles, files
             self._names_array = None
             if self._sorted_by is not None:
@@ -68,6 +78,7 @@ class QueryTableModel(QAbstractTableModel):
         self._titles, self._files = query_titles, files
         self._names_array = None
         self._values = values
+        self._compare = np.full((len(names), 2), np.nan)
         self._order = np.arange(len(self._names), dtype=np.int64)
         self._order_list = None
         if self._sorted_by is not None:
@@ -96,6 +107,26 @@ class QueryTableModel(QAbstractTableModel):
             self.dataChanged.emit(self.index(row, 1), self.index(row, len(COLUMNS) - 1))
         return False
 
+    def set_compared(self, name: str, other_ap: np.ndarray | None,
+                     delta: np.ndarray | None) -> None:
+        """Show the compared method's AP and ΔAP per query position (None: compare mode off;
+        the two columns then read "—"). Rows re-sort when sorted by those columns."""
+        n = len(self._names)
+        self.compared_with = name
+        self._compare = (np.full((n, 2), np.nan) if other_ap is None or delta is None
+                         else np.column_stack([other_ap, delta]))
+        if self._sorted_by is not None and self._sorted_by[0] in COMPARE_COLUMNS:
+            self.sort(*self._sorted_by)
+        if n:
+            self.dataChanged.emit(self.index(0, OTHER_AP), self.index(n - 1, DELTA))
+        self.headerDataChanged.emit(Qt.Orientation.Horizontal, OTHER_AP, OTHER_AP)
+
+    def column_values(self, column: int) -> np.ndarray:
+        """Return a numeric column by query position (AP, P@1, Pos., 1st, AP ⇄, ΔAP)."""
+        if column in COMPARE_COLUMNS:
+            return self._compare[:, column - OTHER_AP]
+        return self._values[:, column - 1]
+
     @property
     def has_titles(self) -> bool:
         """Return whether any query has a title (the Title column is worth showing)."""
@@ -119,7 +150,7 @@ class QueryTableModel(QAbstractTableModel):
             keys = np.array(self._names if column == 0 else self._titles)
             idx = np.argsort(keys, kind="stable")
             return idx[::-1].copy() if order == Qt.SortOrder.DescendingOrder else idx
-        values = self._values[:, column - 1]
+        values = self.column_values(column)
         missing = np.isnan(values)
         key = np.where(missing, 0.0, values)
         key = -key if order == Qt.SortOrder.DescendingOrder else key
@@ -151,6 +182,8 @@ class QueryTableModel(QAbstractTableModel):
         if orientation != Qt.Orientation.Horizontal:
             return None
         if role == Qt.ItemDataRole.DisplayRole:
+            if section == OTHER_AP and self.compared_with:
+                return f"AP {self.compared_with[:10]}"
             return COLUMNS[section]
         if role == Qt.ItemDataRole.ToolTipRole:
             return HEADER_TIPS[section]
@@ -166,13 +199,17 @@ class QueryTableModel(QAbstractTableModel):
             if role == Qt.ItemDataRole.ToolTipRole:  # the title and the whole file name
                 return "\n".join(t for t in (self._titles[row], self._files[row]) if t)
             return None
-        value = float(self._values[row, col - 1])
+        value = float(self.column_values(col)[row])
         if role == SORT_ROLE:
             return -1.0 if math.isnan(value) else value
         if role == Qt.ItemDataRole.DisplayRole:
             if math.isnan(value):
                 return "—"
-            return f"{100 * value:.1f}" if col in (1, 2) else f"{int(value)}"
+            if col == DELTA:
+                return f"{100 * value:+.1f}"
+            return f"{100 * value:.1f}" if col in (1, 2, OTHER_AP) else f"{int(value)}"
+        if role == Qt.ItemDataRole.ForegroundRole and col == DELTA and value != 0:
+            return QColor(GAIN if value > 0 else LOSS)
         if role == Qt.ItemDataRole.TextAlignmentRole and col > 0:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
@@ -217,6 +254,7 @@ class QueryFilter(QSortFilterProxyModel):
         self.text = ""
         self.failures_only = False
         self.ap_range: tuple[float, float] | None = None
+        self.change = 0  # compare mode: +1 only queries that got better, -1 worse, 0 all
         self._accept: list[bool] | None = None  # per query position; None: all
         self._source: QueryTableModel | None = None
 
@@ -238,6 +276,11 @@ class QueryFilter(QSortFilterProxyModel):
         low <= AP < high, <= 1 for the last bin); None for all."""
         self._change(lambda: setattr(self, "ap_range", ap_range))
 
+    def set_change(self, change: int) -> None:
+        """Compare mode: show only queries whose ΔAP is > 0 (``change`` 1) or < 0 (-1); 0
+        for all."""
+        self._change(lambda: setattr(self, "change", change))
+
     def refresh(self) -> None:
         """Re-apply the filters to new values (the source model was reset)."""
         self._change(lambda: None)
@@ -249,7 +292,8 @@ class QueryFilter(QSortFilterProxyModel):
         """Return whether each query position passes every filter (None: all pass)."""
         model = self.sourceModel()
         if not isinstance(model, QueryTableModel) or not (
-                self.text or self.failures_only or self.ap_range is not None):
+                self.text or self.failures_only or self.ap_range is not None
+                or self.change):
             return None
         names, ap, p1 = model.columns_by_query()
         keep = np.ones(len(ap), dtype=bool)
@@ -259,6 +303,9 @@ class QueryFilter(QSortFilterProxyModel):
             keep &= p1 == 0
         if self.ap_range is not None:
             keep &= in_ap_range(ap, *self.ap_range)
+        if self.change:
+            delta = model.column_values(DELTA)
+            keep &= delta > 0 if self.change > 0 else delta < 0
         return keep.tolist()
 
     def _change(self, apply) -> None:

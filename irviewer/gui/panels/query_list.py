@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from irviewer.core.evaluation import Evaluation
-from irviewer.gui.models import TITLE, QueryFilter, QueryTableModel
+from irviewer.gui.models import COMPARE_COLUMNS, TITLE, QueryFilter, QueryTableModel
 
 
 class QueryListPanel(QWidget):
@@ -60,6 +60,8 @@ class QueryListPanel(QWidget):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(TITLE, QHeaderView.ResizeMode.Stretch)
         self.table.setColumnHidden(TITLE, True)
+        for column in COMPARE_COLUMNS:  # compare mode shows them
+            self.table.setColumnHidden(column, True)
         self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.table.selectionModel().currentRowChanged.connect(self._follow)
         self.table.selectionModel().selectionChanged.connect(self._follow)
@@ -72,6 +74,18 @@ class QueryListPanel(QWidget):
         self.filter_edit.textChanged.connect(self._on_filter)
         self.failures = QCheckBox("Failures only (P@1 = 0)")
         self.failures.toggled.connect(self._on_failures)
+        self.better = QCheckBox("Got better")
+        self.worse = QCheckBox("Got worse")
+        for box, sign, other in ((self.better, 1, self.worse), (self.worse, -1, self.better)):
+            box.setToolTip("Compare mode: only the queries whose AP the compared method "
+                           + ("raises (ΔAP > 0)" if sign > 0 else "lowers (ΔAP < 0)"))
+            box.setVisible(False)
+            box.toggled.connect(lambda on, s=sign, o=other: self._on_change_filter(on, s, o))
+        failures_row = QHBoxLayout()
+        failures_row.addWidget(self.failures)
+        failures_row.addWidget(self.better)
+        failures_row.addWidget(self.worse)
+        failures_row.addStretch(1)
         self.ap_low, self.ap_high = QDoubleSpinBox(), QDoubleSpinBox()
         for spin, value in ((self.ap_low, 0.0), (self.ap_high, 100.0)):
             spin.setRange(0.0, 100.0)
@@ -93,7 +107,7 @@ class QueryListPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.filter_edit)
-        layout.addWidget(self.failures)
+        layout.addLayout(failures_row)
         layout.addLayout(ap_row)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.count)
@@ -116,6 +130,21 @@ class QueryListPanel(QWidget):
         if moved or self.proxy.failures_only or self.proxy.ap_range is not None:
             self.proxy.refresh()
             self._count()
+
+    def set_compared(self, name: str, other_ap, delta) -> None:  # type: ignore[no-untyped-def]
+        """Compare mode: show the compared method's AP and ΔAP columns and the better/worse
+        filters (``other_ap`` None: compare mode off, columns and filters gone)."""
+        on = other_ap is not None
+        if not on:
+            for box in (self.better, self.worse):
+                box.setChecked(False)
+        with self._rows_changing():
+            self.model.set_compared(name, other_ap, delta)
+            self.proxy.refresh()
+        for column in COMPARE_COLUMNS:
+            self.table.setColumnHidden(column, not on)
+        for box in (self.better, self.worse):
+            box.setVisible(on)
 
     def current_query(self) -> int | None:
         """Return the query position of the current row, or None."""
@@ -250,6 +279,14 @@ class QueryListPanel(QWidget):
     def _on_filter(self, text: str) -> None:
         with self._rows_changing():
             self.proxy.set_text(text)
+
+    def _on_change_filter(self, on: bool, sign: int, other: QCheckBox) -> None:
+        if on and other.isChecked():
+            other.blockSignals(True)  # one direction at a time
+            other.setChecked(False)
+            other.blockSignals(False)
+        with self._rows_changing():
+            self.proxy.set_change(sign if on else 0)
 
     def _on_failures(self, on: bool) -> None:
         with self._rows_changing():

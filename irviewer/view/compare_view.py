@@ -1,0 +1,136 @@
+"""Compare mode's view models (Qt-free): the other method's AP and the ΔAP per query as the
+query table shows them, the summary line of a paired comparison, and each result's rank
+under the other method ("↑12", "↓3", "not in top K").
+
+The window's shown method (Method) is the baseline and "Compare with" names the method
+compared with it, as in ``irviewer compare`` (its first method is the baseline): deltas
+are compared − shown, so a loss is a query the compared method makes worse. Every number
+comes from :mod:`irviewer.core.paired` (Smucker, Allan & Carterette, CIKM 2007 for the
+tests; Efron & Tibshirani 1993 for the interval).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from irviewer.core.evaluation import IGNORED, Evaluation
+from irviewer.core.paired import PairedComparison, compare_evaluations
+from irviewer.view.result_list import ResultTile
+
+#: Colours of a gain, a loss and a tie (Okabe-Ito bluish green, vermillion, grey).
+GAIN_COLOUR, LOSS_COLOUR, TIE_COLOUR = "#009E73", "#D55E00", "#999999"
+#: The marks' arrows: the other method ranks the item higher (a smaller rank) or lower.
+HIGHER, LOWER, SAME = "↑", "↓", "="
+
+
+def paired_columns(comparison: PairedComparison, dataset) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
+    """Return (compared method's AP, ΔAP = compared − shown), one value per query position
+    of ``dataset`` (the shown method's), nan where a query is not evaluated by both.
+
+    The deltas are the core's (:attr:`PairedComparison.deltas`), placed by query name.
+    """
+    where = {q.name: i for i, q in enumerate(dataset.queries)}
+    other = np.full(dataset.n_queries, np.nan)
+    delta = np.full(dataset.n_queries, np.nan)
+    at = np.array([where[name] for name in comparison.queries], dtype=np.int64)
+    other[at] = comparison.method_values
+    delta[at] = comparison.deltas
+    return other, delta
+
+
+def compare_shown(shown: str, shown_ev: Evaluation, other: str, other_ev: Evaluation,
+                  **options: int) -> PairedComparison:
+    """Return the paired AP comparison with ``shown`` as the baseline (InputError when the
+    two evaluate no query in common)."""
+    return compare_evaluations(shown, shown_ev, other, other_ev, "AP", **options)
+
+
+@dataclass(frozen=True)
+class PairedStatistics:
+    """The slow part of a comparison (seconds at thousands of queries): the bootstrap
+    interval and both p-values."""
+
+    ci95: tuple[float, float]
+    t_p: float
+    randomization_p: float
+    permutations: int | str
+
+
+def paired_statistics(comparison: PairedComparison) -> PairedStatistics:
+    """Compute the interval and the two tests of ``comparison`` (run off the GUI thread)."""
+    r = comparison.randomization
+    return PairedStatistics(comparison.ci95, comparison.paired_t.p_value, r.p_value,
+                            r.permutations)
+
+
+def _p(p: float) -> str:
+    if math.isnan(p):
+        return "n/a"
+    return "p &lt; 0.0001" if p < 1e-4 else f"p = {p:.4f}"
+
+
+def compare_summary_html(c: PairedComparison, stats: PairedStatistics | None) -> str:
+    """Return the summary bar's comparison line (rich text); the interval and p-values read
+    "…" while ``stats`` is None (still being computed)."""
+    pending = "…"
+    if stats is None:
+        interval, t_p, r_p = pending, f"p {pending}", f"p {pending}"
+        kind = ""
+    else:
+        lo, hi = stats.ci95
+        interval = f"[{100 * lo:+.2f}, {100 * hi:+.2f}]"
+        t_p, r_p = _p(stats.t_p), _p(stats.randomization_p)
+        kind = (" exact" if stats.permutations == "exact"
+                else f", {stats.permutations:,} sign flips")
+    return (f"<b>{c.method}</b> vs <b>{c.baseline}</b> on {c.n:,} queries: "
+            f"mAP {100 * c.mean_method:.2f} vs {100 * c.mean_baseline:.2f}, "
+            f'<span style="font-size:large"><b>ΔmAP {100 * c.mean_delta:+.2f}</b></span> '
+            f"95 % CI {interval} &nbsp;·&nbsp; "
+            f"<b>{c.wins}</b> better, <b>{c.losses}</b> worse, <b>{c.ties}</b> tied "
+            f"&nbsp;·&nbsp; paired t {t_p}, randomization {r_p}{kind}")
+
+
+@dataclass(frozen=True)
+class RankMark:
+    """A tile's rank under the other method: ``text`` ("↑12", "↓3", "=4", "not in top 50";
+    "" for an ignored item, ignored under both), ``other_rank`` (None when not in the other
+    list) and the hover sentence."""
+
+    text: str
+    other_rank: int | None
+    tooltip: str
+
+
+def other_ranks(other_ev: Evaluation, q: int) -> dict[int, int]:
+    """Return gallery index → rank after the protocol's removals (1-based, the rank the
+    metrics use) over the other method's whole stored list for query ``q``."""
+    top = other_ev.ranking.top_indices[q]
+    top = top[top >= 0]
+    kept = top[other_ev.relevance(q, top) != IGNORED]
+    return {int(g): r + 1 for r, g in enumerate(kept)}
+
+
+def rank_marks(tiles: tuple[ResultTile, ...] | list[ResultTile], other_ev: Evaluation,
+               q: int, other_name: str) -> tuple[RankMark, ...]:
+    """Return each tile's mark: its rank under ``other_ev`` with an arrow saying whether the
+    other method ranks it higher (↑, a smaller rank), lower (↓) or the same (=); "not in
+    top K" when the other method's stored list (K ranked items) does not hold it."""
+    ranks = other_ranks(other_ev, q)
+    k = len(ranks)
+    marks = []
+    for t in tiles:
+        if t.rank is None:
+            marks.append(RankMark("", None, "ignored under both methods"))
+            continue
+        r = ranks.get(t.index)
+        if r is None:
+            marks.append(RankMark(f"not in top {k}", None,
+                                  f"{other_name} does not rank it in its top {k}"))
+            continue
+        arrow = HIGHER if r < t.rank else LOWER if r > t.rank else SAME
+        marks.append(RankMark(f"{arrow}{r}", r, f"rank {r} under {other_name} "
+                              f"(here {t.rank})"))
+    return tuple(marks)
