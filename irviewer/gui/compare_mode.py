@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
-from PySide6.QtWidgets import QComboBox, QLabel
+from PySide6.QtWidgets import QComboBox, QLabel, QSplitter
 
 from irviewer.core.errors import InputError
 from irviewer.core.evaluation import Evaluation
@@ -83,7 +83,13 @@ class CompareMode(QObject):
         self.scatter.query_clicked.connect(self._select)
         self.strips = CompareStrips(window.cache)
         self.strips.setVisible(False)
-        window.split.insertWidget(2, self.strips)
+        # Beside the results, in a splitter of their own: the window's three panes (and the
+        # sessions' splitter sizes) stay as they are.
+        self.middle = QSplitter()
+        self.middle.setChildrenCollapsible(False)
+        window.split.replaceWidget(1, self.middle)
+        self.middle.addWidget(window.results)
+        self.middle.addWidget(self.strips)
         self.other: Evaluation | None = None
         self.comparison: PairedComparison | None = None
         self.statistics: PairedStatistics | None = None
@@ -153,11 +159,7 @@ class CompareMode(QObject):
         else:
             self.pool.start(_Job(self.generation, c, self.statistics_ready))
         self._show_line()
-        if not self.strips.isVisible():
-            self.strips.setVisible(True)
-            sizes = w.split.sizes()
-            sizes[1] = max(w.results.minimumWidth(), sizes[1] - self.strips.minimumWidth())
-            w.split.setSizes(sizes)
+        self.strips.setVisible(True)
         if from_box and w.current is not None:  # else the window shows the query next
             self.show_query(w.current)
 
