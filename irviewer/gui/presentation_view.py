@@ -30,6 +30,8 @@ from irviewer.view.presentation import (
 
 #: Longest side the presentation decodes images at (sharp on a 1920 × 1080 screen).
 DECODE_SIZE = 1280
+#: The pointer hides after resting this long (milliseconds).
+CURSOR_REST_MS = 2000
 BACKGROUND = "#121212"
 TEXT = "#F2EFE9"
 DIM = "#9A968F"
@@ -89,6 +91,13 @@ class PresentationView(QWidget):
             "padding: 6px 12px; font-size: 16px; }")
         self.picker.activated.connect(self._picked)
         self.picker.setVisible(False)
+        # The pointer hides when it rests (nobody wants an arrow over the Mona Lisa) and
+        # comes back when the mouse moves.
+        self.setMouseTracking(True)
+        self.rest = QTimer(self)
+        self.rest.setSingleShot(True)
+        self.rest.setInterval(CURSOR_REST_MS)
+        self.rest.timeout.connect(lambda: self.setCursor(Qt.CursorShape.BlankCursor))
 
     # -- what is shown ---------------------------------------------------------------------
     def show_slide(self, slide: Slide, position: str = "",
@@ -184,6 +193,15 @@ class PresentationView(QWidget):
         if images:
             event.acceptProposedAction()
             self.photo_dropped.emit(images[0])
+
+    def showEvent(self, event) -> None:  # noqa: N802
+        self.rest.start()
+        super().showEvent(event)
+
+    def mouseMoveEvent(self, event) -> None:  # noqa: N802
+        self.unsetCursor()
+        self.rest.start()
+        super().mouseMoveEvent(event)
 
     def resizeEvent(self, event) -> None:  # noqa: N802
         self._place_picker()

@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from PIL import Image, ImageEnhance
-from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
-from PySide6.QtGui import QColor, QDropEvent
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtCore import QEvent, QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QColor, QDropEvent, QMouseEvent
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from irviewer.cli.viewer import build_viewer_parser
 from irviewer.core.evaluation import NEGATIVE, POSITIVE
@@ -250,3 +250,15 @@ def test_the_query_list_shows_the_demos_titles(window):
     assert not window.queries.table.isColumnHidden(TITLE)
     assert window.bar.method_box.width() >= window.bar.method_box.fontMetrics(
     ).horizontalAdvance("strong.npz")
+
+
+def test_the_pointer_hides_when_it_rests_and_comes_back_when_moved(window, qtbot):
+    view = enter(window, qtbot)
+    view.rest.setInterval(20)
+    view.rest.start()
+    qtbot.waitUntil(lambda: view.cursor().shape() == Qt.CursorShape.BlankCursor)
+    at = QPointF(view.rect().center())
+    QApplication.sendEvent(view, QMouseEvent(
+        QEvent.Type.MouseMove, at, view.mapToGlobal(at), Qt.MouseButton.NoButton,
+        Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier))
+    assert view.cursor().shape() != Qt.CursorShape.BlankCursor
