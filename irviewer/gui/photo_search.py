@@ -121,6 +121,7 @@ class PhotoSearch(QObject):
         layout = window.centralWidget().layout()
         layout.insertWidget(layout.indexOf(window.split), self.bar)
         window.queries.query_selected.connect(lambda _q: self._leave_photo())
+        presentation.query_shown.connect(lambda _q: self._leave_photo())
         presentation.view.photo_requested.connect(self.choose)
         presentation.view.photo_dropped.connect(self.search)
         presentation.view.instance_chosen.connect(self.set_instance)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QSpinBox
 
@@ -20,7 +20,10 @@ if TYPE_CHECKING:
 
 class Presentation(QObject):
     """Presentation mode for a :class:`MainWindow`: enters on the query shown, moves in the
-    query list's order and filter, returns to the inspector on the query last shown."""
+    query list's order and filter, returns to the inspector on the query (or the photo) last
+    shown. ``query_shown(q)`` when a dataset query's slide replaces whatever was shown."""
+
+    query_shown = Signal(int)
 
     def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
@@ -106,6 +109,7 @@ class Presentation(QObject):
         order = self.order()
         position = f"{order.index(q) + 1} / {len(order)}" if q in order else ""
         self.view.show_slide(query_slide(w.evaluation, q, self.top_n), position)
+        self.query_shown.emit(q)
 
     def show_photo(self, slide: Slide, instances: dict[str, str],
                    instance: str | None) -> None:
@@ -117,11 +121,11 @@ class Presentation(QObject):
         self.view.setFocus()
 
     def leave(self) -> None:
-        """Back to the inspector, on the query last shown."""
+        """Back to the inspector, on the query (or the photo) last shown."""
         self.view.set_slideshow(False)
         self.view.hide()
         w = self.window
-        if w.current is not None and w.evaluation is not None:
+        if self.photo_slide is None and w.current is not None and w.evaluation is not None:
             w.show_query(w.current)
         w.activateWindow()
 

@@ -194,8 +194,15 @@ def test_a_photo_in_presentation_mode_is_a_slide(window, qtbot, visitor_photo):
     view.picker.setCurrentIndex(view.picker.findData("leonardo_mona-lisa"))
     view.picker.activated.emit(view.picker.currentIndex())
     assert view.slide.judged and colour_count(view, GREEN) > 200
-    qtbot.keyClick(view, Qt.Key.Key_Right)  # back to the queries
+    qtbot.keyClick(view, Qt.Key.Key_Escape)  # the inspector shows the photo too
+    assert window.photo_search.bar.isVisible()
+    assert window.results.grid.tiles[0].relevance == POSITIVE
+    window.presentation.view.showFullScreen()
+    qtbot.keyClick(view, Qt.Key.Key_Right)  # back to the queries, in both places
     assert view.slide.query is not None and not view.picker.isVisible()
+    assert not window.photo_search.bar.isVisible()
+    qtbot.keyClick(view, Qt.Key.Key_Escape)
+    assert window.results.grid.tiles[0].relevance != UNJUDGED
 
 
 def dialogs(qapp) -> list[QMessageBox]:
