@@ -32,10 +32,10 @@ from irviewer.core.evaluation import IGNORED, NEGATIVE, POSITIVE
 from irviewer.gui.theme import QUERY_BOX, RELEVANCE
 from irviewer.gui.thumbnails import BROKEN, decode_with_width
 from irviewer.view.figure import FigureLayout, Rect
+from irviewer.view.figure_request import FORMATS
 
 #: Raster resolution of PNG export and of images embedded in PDF / SVG.
 DPI = 300
-FORMATS = (".pdf", ".svg", ".png")
 TILE_BACKGROUND = "#f4f2ee"
 TEXT = "#222222"
 MUTED = "#555555"

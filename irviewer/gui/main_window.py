@@ -25,6 +25,7 @@ from irviewer.gui import menus
 from irviewer.gui.compare import CompareController, query_side
 from irviewer.gui.compare_mode import CompareMode
 from irviewer.gui.corrections_ui import CorrectionsUI
+from irviewer.gui.export_figure_dialog import FigureExporter
 from irviewer.gui.opening import OpeningController
 from irviewer.gui.panels.method_bar import MethodBar
 from irviewer.gui.panels.plots import PlotsPanel
@@ -108,6 +109,7 @@ class MainWindow(QMainWindow):
         self.opening.session_dropped.connect(lambda path, sync: self.open_session(path, sync))
         self.compare_mode = CompareMode(self)  # "Compare with" (#12)
         self.menus = menus.install(self)
+        self.figures = FigureExporter(self)  # File ▸ Export figure…
         self.presentation = Presentation(self)  # F11, View ▸ Presentation (#13)
         self.photo_search = PhotoSearch(self, self.presentation)  # a visitor's photo (#13)
 
@@ -302,6 +304,7 @@ class MainWindow(QMainWindow):
         self.opening.wait()
         self.corrections.controller.wait_saved()
         self.compare_mode.wait()
+        self.figures.wait()
         for child in self.findChildren(QWidget):
             if child.isWindow() and child.isVisible():  # the comparison, message boxes
                 child.close()
