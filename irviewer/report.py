@@ -4,7 +4,9 @@ table printed for people, and the per-query CSV. Qt-free; the window's exports u
 from __future__ import annotations
 
 import csv
+import json
 import math
+import uuid
 from pathlib import Path
 
 import numpy as np
@@ -57,20 +59,17 @@ def build_report(dataset, source: dict, evaluations,  # type: ignore[no-untyped-
     from irviewer.core.protocols import conventions
 
     out_evals = []
+    names = [q.name for q in dataset.queries]
     for ev in evaluations:
+        skipped = (np.asarray(ev.positives.n_positives) == 0).tolist()
+        columns = {key: _json_column(key, values, skipped)
+                   for key, values in ev.per_query.items()}
         queries = []
-        for i, q in enumerate(dataset.queries):
-            entry: dict[str, object] = {"name": q.name}
-            skipped = ev.positives.n_positives[i] == 0
-            for key, values in ev.per_query.items():
-                value = values[i]
-                if key == "first_positive_rank":
-                    entry[key] = None if value < 0 else int(value) + 1
-                elif key == "n_positives":
-                    entry[key] = int(value)
-                else:
-                    entry[key] = None if skipped else json_number(value)
-            if skipped:
+        for i, name in enumerate(names):
+            entry: dict[str, object] = {"name": name}
+            for key, column in columns.items():
+                entry[key] = column[i]
+            if skipped[i]:
                 entry["skipped"] = SKIP_REASON
             queries.append(entry)
         out_evals.append({
@@ -91,6 +90,45 @@ def build_report(dataset, source: dict, evaluations,  # type: ignore[no-untyped-
         **({"corrections": source["corrections"]} if "corrections" in source else {}),
         "evaluations": out_evals,
     }
+
+
+def _json_column(key: str, values: np.ndarray, skipped: list[bool]) -> list[object]:
+    """Return one per-query array as JSON values: ``first_positive_rank`` 1-based (null when
+    none), ``n_positives`` as it is, any other value null for a skipped query or nan (what
+    :func:`json_number` gives, for a whole column at once)."""
+    listed = np.asarray(values).tolist()
+    if key == "first_positive_rank":
+        return [None if v < 0 else int(v) + 1 for v in listed]
+    if key == "n_positives":
+        return [int(v) for v in listed]
+    return [None if gone else json_number(v) for v, gone in zip(listed, skipped, strict=True)]
+
+
+def report_json(report: dict) -> str:
+    """Return the report as JSON text (a trailing newline; nan never appears): indented
+    one space per level like ``json.dumps(report, indent=1)``, except that each per-query
+    entry is written on one line.
+
+    The content is the same document (``json.loads`` gives equal objects); one line per
+    query keeps the file readable and lets the C encoder write 3,368 Market-1501 queries
+    in a few milliseconds instead of half a second.
+    """
+    marks = {}
+    skeleton = dict(report)
+    skeleton["evaluations"] = []
+    token = uuid.uuid4().hex  # a placeholder no report text contains
+    for i, ev in enumerate(report["evaluations"]):
+        mark = f"\u0000queries {i} {token}\u0000"
+        marks[json.dumps(mark)] = ev["queries"]
+        skeleton["evaluations"].append({**ev, "queries": mark})
+    text = json.dumps(skeleton, indent=1, allow_nan=False)
+    for quoted, entries in marks.items():
+        at = text.index(quoted)
+        indent = " " * (at - text.rindex("\n", 0, at) - 1 - len('"queries": '))
+        inner = ",\n".join(f"{indent} {json.dumps(e, allow_nan=False)}" for e in entries)
+        listing = f"[\n{inner}\n{indent}]" if entries else "[]"
+        text = text.replace(quoted, listing, 1)
+    return text + "\n"
 
 
 def format_table(report: dict, dataset) -> str:  # type: ignore[no-untyped-def]

@@ -4,7 +4,6 @@ name of its convention."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from irviewer.report import (
     corrections_record,
     format_table,
     method_record,
+    report_json,
     write_per_query_csv,
 )
 
@@ -122,7 +122,7 @@ def run_eval(args: argparse.Namespace) -> int:
                 print(f"note: {note}", file=sys.stderr)
             write_qrels(Path(f"{stem}.qrels"), ev)
     if args.json is not None:
-        atomic_write_text(args.json, json.dumps(report, indent=1, allow_nan=False) + "\n")
+        atomic_write_text(args.json, report_json(report))
     if args.per_query is not None:
         write_per_query_csv(args.per_query, report)
     return 0
