@@ -21,16 +21,16 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import Qt  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 
-from irviewer.core.dataset import Dataset, build_query  # noqa: E402
-from irviewer.core.descriptors import AlignedDescriptors, normalise_rows  # noqa: E402
-from irviewer.core.evaluation import evaluate  # noqa: E402
-from irviewer.core.protocols import get_protocol  # noqa: E402
-from irviewer.core.ranking import rank  # noqa: E402
-from irviewer.gui.panels.query_list import QueryListPanel  # noqa: E402
-from irviewer.view.compare_view import compare_shown, paired_columns  # noqa: E402
+from irviewer.core.dataset import Dataset, build_query
+from irviewer.core.descriptors import AlignedDescriptors, normalise_rows
+from irviewer.core.evaluation import evaluate
+from irviewer.core.protocols import get_protocol
+from irviewer.core.ranking import rank
+from irviewer.gui.panels.query_list import QueryListPanel
+from irviewer.view.compare_view import compare_shown, paired_columns
 
 
 def evaluations(n_q: int = 20_000, n_g: int = 300):  # type: ignore[no-untyped-def]
