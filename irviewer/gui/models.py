@@ -86,10 +86,12 @@ class QueryTableModel(QAbstractTableModel):
             self._order_list = None
         self.endResetModel()
 
-    def update_queries(self, evaluation: Evaluation, queries: np.ndarray) -> bool:
+    def update_queries(self, evaluation: Evaluation, queries: np.ndarray,
+                       notify: bool = True) -> bool:
         """Show the new values of the queries at positions ``queries`` only (a label
-        correction re-scored them): their rows change in place, and the rows are sorted
-        again when the sort is by a value. Returns whether rows moved."""
+        correction re-scored them): their rows change in place (``dataChanged`` for those
+        rows unless ``notify`` is False: the caller repaints), and the rows are sorted again
+        when the sort is by a value. Returns whether rows moved."""
         q = np.asarray(queries, dtype=np.int64)
         if not len(q) or len(evaluation.dataset.queries) != len(self._names):
             return False
@@ -101,6 +103,8 @@ class QueryTableModel(QAbstractTableModel):
         if self._sorted_by is not None and 0 < self._sorted_by[0] < TITLE:
             self.sort(*self._sorted_by)
             return True
+        if not notify:
+            return False
         rows = np.empty(len(self._order), dtype=np.int64)
         rows[self._order] = np.arange(len(self._order))
         for row in rows[q].tolist():

@@ -129,10 +129,14 @@ class QueryListPanel(QWidget):
     def update_queries(self, evaluation: Evaluation, queries) -> None:
         """Show the re-scored values of ``queries`` only (after a label correction); the
         filters are applied again when rows moved or a value filter is on."""
-        moved = self.model.update_queries(evaluation, queries)
+        # Repainted rather than announced with dataChanged: the value columns resize to
+        # their contents, and any dataChanged makes the header measure 1,000 rows in every
+        # role again (0.4 s on a 20,000-query table); the numbers' widths do not change.
+        moved = self.model.update_queries(evaluation, queries, notify=False)
         if moved or self.proxy.failures_only or self.proxy.ap_range is not None:
             self.proxy.refresh()
             self._count()
+        self.table.viewport().update()
 
     def set_compared(self, name: str, other_ap, delta) -> None:  # type: ignore[no-untyped-def]
         """Compare mode: show the compared method's AP and ΔAP columns and the better/worse
