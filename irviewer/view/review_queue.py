@@ -1,0 +1,174 @@
+"""The review queue (Qt-free): which of the audit's suspects are shown, which are reviewed,
+the counts and the kind filter, and the words the Review suspects panel paints.
+
+The suspects come from :func:`irviewer.core.audit.iter_audit`, most suspicious first; the
+queue keeps that order. A suspect is *accepted* while the corrections log holds its
+suggested correction (so undoing the correction makes it open again), *checked* when a
+person said the label stands (:class:`~irviewer.formats.reviewed_file.Reviewed`, kept in
+the reviewed file), else *open*. Suspects checked in an earlier session are left out of the
+queue: a question answered is never asked again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from irviewer.core.audit import DUPLICATE, HUB, KINDS, LABEL, NEG_POS, POS_NEG, QUERY, Suspect
+from irviewer.core.corrections import Correction
+from irviewer.core.errors import counted
+from irviewer.formats.reviewed_file import Reviewed
+
+OPEN, ACCEPTED, CHECKED = "open", "accepted", "checked"
+
+#: Each kind as the panel names it.
+KIND_WORDS = {
+    NEG_POS: "negative looks positive",
+    POS_NEG: "positive looks negative",
+    LABEL: "image label disagrees",
+    DUPLICATE: "near-duplicate conflict",
+    QUERY: "query ground truth",
+    HUB: "hub (informational)",
+}
+
+#: The mark of a reviewed row, painted in the queue's first column (a shape, not a colour).
+STATE_MARKS = {OPEN: "", ACCEPTED: "✓ fixed", CHECKED: "● stands"}
+
+
+def suspect_key(suspect: Suspect) -> tuple[str, str, str]:
+    """Return the question ``suspect`` asks: (kind, query or "", item)."""
+    return suspect.kind, suspect.query or "", suspect.item
+
+
+def fix_words(suspect: Suspect) -> str:
+    """Return the suggested fix as the queue shows it: ``negative → good``, ``relabel 12 →
+    40``, or ``look at it`` when there is no single fix."""
+    if suspect.correction is None or suspect.suggested is None:
+        return "look at it" if suspect.kind != HUB else "—"
+    change = f"{suspect.labelled} → {suspect.suggested}"
+    return f"relabel {change}" if suspect.correction.is_relabel else change
+
+
+def ranks_words(suspect: Suspect, query_name: str | None) -> str:
+    """Return the item's rank under each method for the query the evidence is shown for
+    ("rank 2 under A.npz, 3 under B.npz for L001_q0"); "" without ranks."""
+    if not suspect.ranks:
+        return ""
+    parts = [f"{'unranked' if r is None else r} under {m}" for m, r in suspect.ranks]
+    where = f" for {query_name}" if query_name else ""
+    return "rank " + ", ".join(parts) + where
+
+
+@dataclass(frozen=True)
+class ReviewedCount:
+    """How many of the shown kind's suspects are reviewed (accepted or checked)."""
+
+    reviewed: int
+    total: int
+
+    def text(self) -> str:
+        """Return "12 of 40 reviewed"."""
+        return f"{self.reviewed} of {self.total} reviewed"
+
+
+class ReviewQueue:
+    """The audit's suspects as a queue to work through.
+
+    ``suspects`` most suspicious first; ``reviewed`` the records of the reviewed file
+    (their questions are left out); ``corrections`` the log's corrections now (see
+    :meth:`set_corrections`).
+    """
+
+    def __init__(self, suspects: Sequence[Suspect] = (), reviewed: Iterable[Reviewed] = (),
+                 corrections: Iterable[Correction] = ()) -> None:
+        before = {r.key for r in reviewed}
+        self.suspects = tuple(s for s in suspects if suspect_key(s) not in before)
+        self.skipped = len(suspects) - len(self.suspects)
+        self.checked: dict[tuple[str, str, str], Reviewed] = {}
+        self.kind: str | None = None
+        self.hide_reviewed = False
+        self._fixes: set[tuple[str, str, str]] = set()
+        self.set_corrections(corrections)
+
+    # -- state ---------------------------------------------------------------------------
+    def set_corrections(self, corrections: Iterable[Correction]) -> None:
+        """Take the corrections log's corrections now (after a correction, undo or redo):
+        a suspect whose suggested correction is among them is accepted."""
+        self._fixes = {(c.query, c.item, c.label) for c in corrections}
+
+    def state(self, position: int) -> str:
+        """Return ``open``, ``accepted`` or ``checked`` for the suspect at ``position``."""
+        s = self.suspects[position]
+        c = s.correction
+        if c is not None and (c.query, c.item, c.label) in self._fixes:
+            return ACCEPTED
+        return CHECKED if suspect_key(s) in self.checked else OPEN
+
+    def can_accept(self, position: int) -> bool:
+        """Return True when the suspect at ``position`` has a fix and is not accepted."""
+        return (self.suspects[position].correction is not None
+                and self.state(position) != ACCEPTED)
+
+    def toggle_checked(self, position: int, author: str = "", time: str = "") -> bool:
+        """Mark the suspect at ``position`` "checked, the label stands", or unmark it when it
+        is; return True when it is checked now. An accepted suspect is not checked."""
+        s = self.suspects[position]
+        key = suspect_key(s)
+        if key in self.checked:
+            del self.checked[key]
+            return False
+        if self.state(position) == ACCEPTED:
+            return False
+        self.checked[key] = Reviewed(s.kind, s.query or "", s.item, s.labelled, author, time)
+        return True
+
+    def records(self, earlier: Iterable[Reviewed] = ()) -> tuple[Reviewed, ...]:
+        """Return the reviewed file's rows: ``earlier`` (read from it), then this session's
+        checks, one row per question."""
+        out = {r.key: r for r in earlier}
+        out.update(self.checked)
+        return tuple(out.values())
+
+    # -- what is shown ---------------------------------------------------------------------
+    def set_kind(self, kind: str | None) -> None:
+        """Show only ``kind`` (None: every kind)."""
+        if kind is not None and kind not in KINDS:
+            raise ValueError(f"unknown kind {kind!r}")
+        self.kind = kind
+
+    def kinds(self) -> tuple[tuple[str, int], ...]:
+        """Return (kind, how many suspects) for each kind in the queue, in :data:`KINDS`
+        order (the filter's choices)."""
+        counts = {k: 0 for k in KINDS}
+        for s in self.suspects:
+            counts[s.kind] += 1
+        return tuple((k, n) for k, n in counts.items() if n)
+
+    def of_kind(self) -> list[int]:
+        """Return the positions of the suspects of the chosen kind (all without one)."""
+        return [i for i, s in enumerate(self.suspects) if self.kind in (None, s.kind)]
+
+    def rows(self) -> tuple[int, ...]:
+        """Return the positions shown: the chosen kind, reviewed ones hidden when asked."""
+        return tuple(i for i in self.of_kind()
+                     if not (self.hide_reviewed and self.state(i) != OPEN))
+
+    def count(self) -> ReviewedCount:
+        """Return how many of the chosen kind's suspects are reviewed."""
+        positions = self.of_kind()
+        done = sum(1 for i in positions if self.state(i) != OPEN)
+        return ReviewedCount(done, len(positions))
+
+    def next_open(self, position: int) -> int | None:
+        """Return the first shown open suspect after ``position`` (wrapping round), else
+        None: where the selection goes after a suspect is answered."""
+        rows = self.rows()
+        after = [i for i in rows if i > position] + [i for i in rows if i <= position]
+        return next((i for i in after if self.state(i) == OPEN and i != position), None)
+
+    def note(self) -> str:
+        """Return what the panel says under the queue about questions answered before."""
+        if not self.skipped:
+            return ""
+        return (f"{counted(self.skipped, 'suspect')} checked before (in the reviewed file) "
+                "not asked again")
