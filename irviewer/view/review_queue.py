@@ -13,11 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from html import escape
 
 from irviewer.core.audit import DUPLICATE, HUB, KINDS, LABEL, NEG_POS, POS_NEG, QUERY, Suspect
 from irviewer.core.corrections import Correction
+from irviewer.core.dataset import Dataset
 from irviewer.core.errors import counted
+from irviewer.core.evaluation import Evaluation
 from irviewer.formats.reviewed_file import Reviewed
+from irviewer.view.result_list import ResultTile, result_list
 
 OPEN, ACCEPTED, CHECKED = "open", "accepted", "checked"
 
@@ -172,3 +176,51 @@ class ReviewQueue:
             return ""
         return (f"{counted(self.skipped, 'suspect')} checked before (in the reviewed file) "
                 "not asked again")
+
+
+# -- what selecting a suspect shows ------------------------------------------------------
+
+def context_query(dataset: Dataset, suspect: Suspect) -> int:
+    """Return the query whose ranking shows ``suspect`` best: the audit's choice, else (an
+    image-level suspect) the first query of the suggested label, where the image would be
+    a positive, else the first query of its own label or the image's own query; -1 when
+    none."""
+    if suspect.context_query >= 0:
+        return suspect.context_query
+    if suspect.query:
+        return dataset.query_by_name(suspect.query)
+    for wanted in (suspect.suggested, suspect.labelled):
+        for q, query in enumerate(dataset.queries):
+            if wanted is not None and str(query.meta.get("label")) == wanted:
+                return q
+    return next((q for q, query in enumerate(dataset.queries)
+                 if query.image == suspect.item), -1)
+
+
+def suspect_tiles(evaluation: Evaluation, q: int,
+                  g: int) -> tuple[tuple[ResultTile, ...], int | None]:
+    """Return query ``q``'s whole stored result list (ignored items included, then its
+    missed positives) and the place of gallery item ``g`` in it (None: not in the list)."""
+    depth = max(1, int(evaluation.ranking.top_indices.shape[1]))
+    result = result_list(evaluation, q, depth, True)
+    tiles = (*result.tiles, *result.missed)
+    at = next((i for i, t in enumerate(tiles) if t.index == g), None)
+    return tiles, at
+
+
+def detail_html(dataset: Dataset, suspect: Suspect, q: int) -> str:
+    """Return the selected suspect's details (rich text): kind and score, query and item,
+    label and suggested fix, the item's rank under each method, the evidence."""
+    query_name = dataset.queries[q].name if q >= 0 else None
+    where = (f"query <b>{escape(suspect.query)}</b> · " if suspect.query else
+             f"image-level (shown in {escape(query_name)}'s ranking) · " if query_name else
+             "image-level · ")
+    ranks = ranks_words(suspect, query_name)
+    agree = (f"{suspect.methods_agreeing} of {suspect.n_methods} methods agree"
+             if suspect.n_methods > 1 else "one method")
+    return (f"<b>{escape(KIND_WORDS.get(suspect.kind, suspect.kind))}</b> · score "
+            f"{suspect.score:.2f} · {agree}<br>{where}item <b>{escape(suspect.item)}</b>"
+            f"<br>labelled <b>{escape(suspect.labelled)}</b> · fix: "
+            f"<b>{escape(fix_words(suspect))}</b>"
+            + (f" · {escape(ranks)}" if ranks else "")
+            + f"<br>{escape(suspect.evidence)}")
