@@ -34,6 +34,7 @@ from irviewer.gui.panels.results import DEPTH_RANGE, ResultsPanel
 from irviewer.gui.persistence import Sessions
 from irviewer.gui.photo_search import PhotoSearch
 from irviewer.gui.presentation import Presentation
+from irviewer.gui.review import ReviewUI
 from irviewer.gui.thumbnails import ThumbnailCache
 from irviewer.gui.tile_menu import TileMenuHook, tile_menu
 from irviewer.session import Opened, OpenRequest
@@ -108,6 +109,7 @@ class MainWindow(QMainWindow):
         self.opening.message.connect(self.show_message)
         self.opening.session_dropped.connect(lambda path, sync: self.open_session(path, sync))
         self.compare_mode = CompareMode(self)  # "Compare with" (#12)
+        self.review = ReviewUI(self)
         self.menus = menus.install(self)
         self.figures = FigureExporter(self)  # File ▸ Export figure…
         self.presentation = Presentation(self)  # F11, View ▸ Presentation (#13)
@@ -302,6 +304,7 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self.opening.wait()
+        self.review.auditor.wait()
         self.corrections.controller.wait_saved()
         self.compare_mode.wait()
         self.figures.wait()

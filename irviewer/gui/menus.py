@@ -74,6 +74,7 @@ def install(w: MainWindow) -> Menus:
         action.triggered.connect(slot)
         view.addAction(action)
     w.corrections.install_menus(file_menu, view)
+    w.review.install_menus(view)
     help_menu = bar.addMenu("&Help")
     keys_action = QAction("&Keyboard shortcuts", w)
     keys_action.triggered.connect(

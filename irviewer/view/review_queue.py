@@ -45,12 +45,14 @@ def suspect_key(suspect: Suspect) -> tuple[str, str, str]:
 
 
 def fix_words(suspect: Suspect) -> str:
-    """Return the suggested fix as the queue shows it: ``negative → good``, ``relabel 12 →
-    40``, or ``look at it`` when there is no single fix."""
+    """Return the suggested fix as the queue shows it: ``negative → good`` for a pair,
+    ``relabel → 40`` for an image (its label now is in the details), ``look at it`` when
+    there is no single fix."""
     if suspect.correction is None or suspect.suggested is None:
         return "look at it" if suspect.kind != HUB else "—"
-    change = f"{suspect.labelled} → {suspect.suggested}"
-    return f"relabel {change}" if suspect.correction.is_relabel else change
+    if suspect.correction.is_relabel:
+        return f"relabel → {suspect.suggested}"
+    return f"{suspect.labelled} → {suspect.suggested}"
 
 
 def ranks_words(suspect: Suspect, query_name: str | None) -> str:
@@ -221,6 +223,6 @@ def detail_html(dataset: Dataset, suspect: Suspect, q: int) -> str:
     return (f"<b>{escape(KIND_WORDS.get(suspect.kind, suspect.kind))}</b> · score "
             f"{suspect.score:.2f} · {agree}<br>{where}item <b>{escape(suspect.item)}</b>"
             f"<br>labelled <b>{escape(suspect.labelled)}</b> · fix: "
-            f"<b>{escape(fix_words(suspect))}</b>"
+            f"<b>{escape(fix_words(suspect).replace('relabel', 'relabel ' + suspect.item))}</b>"
             + (f" · {escape(ranks)}" if ranks else "")
             + f"<br>{escape(suspect.evidence)}")

@@ -84,6 +84,6 @@ def test_questions_answered_before_are_not_asked_again():
 
 def test_words():
     assert fix_words(SUSPECTS[0]) == "negative → positive"
-    assert fix_words(SUSPECTS[1]) == "relabel L1 → L2"
+    assert fix_words(SUSPECTS[1]) == "relabel → L2"
     assert fix_words(SUSPECTS[3]) == "—"
     assert ranks_words(SUSPECTS[0], "q1") == "rank 2 under A, unranked under B for q1"
