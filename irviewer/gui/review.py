@@ -23,8 +23,8 @@ from irviewer.core.audit import AuditResult
 from irviewer.core.corrections import utc_now
 from irviewer.core.errors import InputError, counted
 from irviewer.formats.reviewed_file import Reviewed, read_reviewed, reviewed_path, write_reviewed
-from irviewer.gui.audit_worker import Auditor
 from irviewer.gui.panels.review import ReviewPanel
+from irviewer.gui.workers import Auditor
 from irviewer.session import Opened
 from irviewer.view.review_queue import (
     ReviewQueue,
@@ -98,7 +98,7 @@ class ReviewUI(QObject):
         names = ", ".join(opened.methods)
         self.panel.show_status(f"Auditing {opened.dataset.label()} under "
                                f"{counted(len(opened.methods), 'method')} ({names})…")
-        self.auditor.start(opened.dataset, {n: m.ranking for n, m in opened.methods.items()},
+        self.auditor.audit(opened.dataset, {n: m.ranking for n, m in opened.methods.items()},
                            sync=self.sync)
 
     def show_result(self, result: AuditResult) -> None:

@@ -1,43 +1,58 @@
-"""Opening a dataset off the GUI thread: the core's generator runs in a QThread and reports
-by signal. A newer request, or Cancel, makes older ones stale (generation numbers): their
-generator is closed at its next step and nothing they produce reaches the window.
-``sync=True`` runs on the calling thread, for tests and --screenshot."""
+"""Long work off the GUI thread: a core generator runs in a QThread and reports by signal.
+A newer request, or Cancel, makes older ones stale (generation numbers): their generator is
+closed at its next step and nothing they produce reaches the window. ``sync=True`` runs on
+the calling thread, for tests and --screenshot.
+
+:class:`Opener` opens datasets (:func:`irviewer.session.iter_open`, whose generator returns
+the :class:`~irviewer.session.Opened`); :class:`Auditor` audits labels
+(:func:`irviewer.core.audit.iter_audit`, whose last step carries the result)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
 from PySide6.QtCore import QObject, QThread, Signal
 
+from irviewer.core.audit import iter_audit
+from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError
+from irviewer.core.ranking import Ranking
 from irviewer.session import OpenRequest, iter_open
 
 
 class _Runner(QObject):
     progress = Signal(int, str, int, int)
-    opened = Signal(int, object)
+    done = Signal(int, object)
     failed = Signal(int, str)
     finished = Signal()
 
-    def __init__(self, generation: int, request: OpenRequest) -> None:
+    def __init__(self, generation: int, steps: Callable[[], Iterator[Any]],
+                 result_of: Callable[[Any], object], out_of_memory: str) -> None:
         super().__init__()
-        self.generation, self.request = generation, request
+        self.generation, self.steps, self.result_of = generation, steps, result_of
+        self.out_of_memory = out_of_memory
         self.cancelled = False
 
     def run(self) -> None:
-        steps = iter_open(self.request)
         try:
+            steps = self.steps()
             while not self.cancelled:
                 try:
                     step = next(steps)
-                except StopIteration as done:  # the generator returns its Opened
-                    self.opened.emit(self.generation, done.value)
+                except StopIteration as done:  # a generator that returns its result
+                    self.done.emit(self.generation, done.value)
+                    return
+                result = self.result_of(step)
+                if result is not None:  # a generator whose last step carries it
+                    self.done.emit(self.generation, result)
                     return
                 self.progress.emit(self.generation, step.stage, step.done, step.total)
             steps.close()
         except InputError as e:
             self.failed.emit(self.generation, e.for_window())  # options named by field
         except MemoryError:
-            self.failed.emit(self.generation, "not enough memory to open this dataset; "
-                             "close other programs or open fewer methods at once")
+            self.failed.emit(self.generation, self.out_of_memory)
         except Exception as e:  # a bug: shown, not swallowed
             self.failed.emit(self.generation, f"internal error (a bug, please report it): "
                              f"{type(e).__name__}: {e}")
@@ -45,29 +60,31 @@ class _Runner(QObject):
             self.finished.emit()
 
 
-class Opener(QObject):
-    """Opens datasets; emits ``progress(stage, done, total)``, ``opened(Opened)``,
-    ``failed(message)`` for the newest request only, and ``busy(bool)`` when work starts
-    and when the newest request ends (opened, failed or cancelled)."""
+class Worker(QObject):
+    """Runs one generator at a time; emits ``progress(stage, done, total)``,
+    ``done(result)``, ``failed(message)`` for the newest request only, and ``busy(bool)``
+    when work starts and when the newest request ends (done, failed or cancelled)."""
 
     progress = Signal(str, int, int)
-    opened = Signal(object)
+    done = Signal(object)
     failed = Signal(str)
     busy = Signal(bool)
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
         self.generation = 0
         self.running = False
         self._threads: list[tuple[QThread, _Runner]] = []
 
-    def open(self, request: OpenRequest, sync: bool = False) -> None:
-        """Start opening ``request``; makes any earlier request stale."""
+    def start(self, steps: Callable[[], Iterator[Any]], result_of: Callable[[Any], object],
+              out_of_memory: str, sync: bool = False) -> None:
+        """Run the generator ``steps()``; ``result_of(step)`` is the result carried by a
+        step (None: none); makes any earlier request stale."""
         self._stop_all()
         self.generation += 1
-        runner = _Runner(self.generation, request)
+        runner = _Runner(self.generation, steps, result_of, out_of_memory)
         runner.progress.connect(self._progress)
-        runner.opened.connect(self._opened)
+        runner.done.connect(self._done)
         runner.failed.connect(self._failed)
         self._set_busy(True)
         if sync:
@@ -111,12 +128,39 @@ class Opener(QObject):
         if generation == self.generation:
             self.progress.emit(stage, done, total)
 
-    def _opened(self, generation: int, opened: object) -> None:
+    def _done(self, generation: int, result: object) -> None:
         if generation == self.generation:
             self._set_busy(False)
-            self.opened.emit(opened)
+            self.done.emit(result)
 
     def _failed(self, generation: int, message: str) -> None:
         if generation == self.generation:
             self._set_busy(False)
             self.failed.emit(message)
+
+
+class Opener(Worker):
+    """Opens datasets; ``opened(Opened)`` is :attr:`done`."""
+
+    @property
+    def opened(self) -> Any:
+        """Return the signal emitted with the :class:`~irviewer.session.Opened`."""
+        return self.done
+
+    def open(self, request: OpenRequest, sync: bool = False) -> None:
+        """Start opening ``request``; makes any earlier request stale."""
+        self.start(lambda: iter_open(request), lambda _step: None,
+                   "not enough memory to open this dataset; close other programs or open "
+                   "fewer methods at once", sync)
+
+
+class Auditor(Worker):
+    """Audits a dataset's labels under every method; ``done(AuditResult)``."""
+
+    def audit(self, dataset: Dataset, rankings: Mapping[str, Ranking],
+              sync: bool = False) -> None:
+        """Start auditing ``dataset`` under ``rankings``; makes any earlier request stale."""
+        chosen = dict(rankings)
+        self.start(lambda: iter_audit(dataset, chosen), lambda step: step.result,
+                   "not enough memory to audit this dataset; close other programs or open "
+                   "fewer methods", sync)
