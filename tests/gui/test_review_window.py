@@ -96,6 +96,9 @@ def test_enter_accepts_through_the_undo_stack_and_ctrl_z_restores(window, qtbot)
     assert w.review.queue.state(0) == ACCEPTED and cell(w, 0, 0) == "✓ fixed"
     assert w.review.panel.count.text() == "<b>1 of 3 reviewed</b>"
     assert w.review.panel.current_position() == 1  # moved on to the next open one
+    w.review.panel.select_position(0)
+    assert not w.review.panel.accept_button.isEnabled()
+    assert not w.review.panel.check_button.isEnabled()  # accepted: nothing to confirm
     w.corrections.controller.stack.undo()  # Edit ▸ Undo (Ctrl+Z)
     assert len(w.corrections.controller.log) == 0
     np.testing.assert_array_equal(w.evaluation.per_query["AP"], before)
@@ -159,13 +162,20 @@ def test_arrows_move_and_show_each_suspect(window, qtbot):
     assert w.review.panel.current_position() == 0
 
 
-def test_a_new_request_cancels_the_old_one(window):
+def test_in_the_background_a_new_request_cancels_the_old_one(window, qtbot):
     w = window
     w.review.sync = False
+    results = []
+    w.review.auditor.done.connect(results.append)
     w.review.run()
     first = w.review.auditor.generation
+    with qtbot.waitSignal(w.review.auditor.done, timeout=60000):
+        w.review.run()  # the first is stale: only this one reports
+    w.review.auditor.wait()
+    qtbot.wait(50)
+    assert w.review.auditor.generation == first + 1 and len(results) == 1
+    assert rows(w)[0] == INJECTED and not w.review.auditor.running
     w.review.run()
-    assert w.review.auditor.generation == first + 1
-    w.review.auditor.cancel()
-    assert not w.review.auditor.running
+    w.review.run_or_cancel()  # Cancel audit
+    assert not w.review.auditor.running and "cancelled" in w.review.panel.status.text()
     w.review.auditor.wait()

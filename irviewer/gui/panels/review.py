@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from irviewer.view.review_queue import (
+    ACCEPTED,
     CHECKED,
     KIND_WORDS,
     OPEN,
@@ -291,7 +292,8 @@ class ReviewPanel(QWidget):
         position = self.current_position()
         queue = self.model.queue
         self.accept_button.setEnabled(position is not None and queue.can_accept(position))
-        self.check_button.setEnabled(position is not None)
+        self.check_button.setEnabled(position is not None
+                                     and queue.state(position) != ACCEPTED)
         if position is not None:
             self.check_button.setText("Ask again (Delete)" if queue.state(position) == CHECKED
                                       else "Label stands (Delete)")
