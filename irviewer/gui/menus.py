@@ -20,8 +20,9 @@ KEYS_HELP = (
     "session / as\nCtrl+F  filter queries\nEsc  clear "
     "the filter (in the filter box), else cancel opening\n1–4  set the relation of the "
     "result under the mouse (or the one clicked) to the query\nCtrl+Z / Ctrl+Shift+Z  "
-    "undo / redo a correction\nIn the comparison: ← / →  previous / next result, 1–4  set "
-    "its relation, Ctrl+0  fit")
+    "undo / redo a correction\nCtrl+Shift+R  review suspects; in the queue: ↑ / ↓  move, "
+    "Enter  accept the fix, Delete  the label stands\nIn the comparison: ← / →  "
+    "previous / next result, 1–4  set its relation, Ctrl+0  fit")
 
 
 @dataclass
