@@ -76,18 +76,7 @@ def _checked_rows(path: Path, dataset: Dataset) -> list[tuple[int, Correction]]:
     """Return (line, correction) of each row of ``path``, checked against ``dataset``; a
     row repeating an earlier one exactly is left out."""
     where = path.name
-    data = read_bytes(path, "a corrections file")
-    if b"\0" in data:
-        line = data[:data.index(b"\0")].count(b"\n") + 1
-        raise InputError(f"{where}, line {line}: binary data (a NUL byte); a corrections "
-                         f"file is UTF-8 text with the header {','.join(COLUMNS)}")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        line = data[:e.start].count(b"\n") + 1
-        raise InputError(f"{where}, line {line}: not UTF-8 text (byte {e.start}); save the "
-                         "file as UTF-8") from None
-    rows = _rows(text, where)
+    rows = _rows(read_csv_text(path, "a corrections file", COLUMNS), where)
     if not rows:
         return []
     gallery = set(dataset.gallery)
@@ -124,6 +113,24 @@ def _checked_rows(path: Path, dataset: Dataset) -> list[tuple[int, Correction]]:
             first[c.key] = (line, c.label)
             out.append((line, c))
     return out
+
+
+def read_csv_text(path: Path, what: str, columns: Iterable[str]) -> str:
+    """Return the text of the CSV file ``path`` (UTF-8, a BOM dropped); InputError naming
+    the file and line for a file that cannot be read, binary data (a NUL byte) or bytes
+    that are not UTF-8. ``what`` names the kind of file, ``columns`` its header."""
+    where = Path(path).name
+    data = read_bytes(path, what)
+    if b"\0" in data:
+        line = data[:data.index(b"\0")].count(b"\n") + 1
+        raise InputError(f"{where}, line {line}: binary data (a NUL byte); {what} is UTF-8 "
+                         f"text with the header {','.join(columns)}")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data[:e.start].count(b"\n") + 1
+        raise InputError(f"{where}, line {line}: not UTF-8 text (byte {e.start}); save the "
+                         "file as UTF-8") from None
 
 
 def load_corrections(path: Path, dataset: Dataset) -> LoadedCorrections:

@@ -24,9 +24,8 @@ from pathlib import Path
 
 from irviewer.core.atomic import atomic_open
 from irviewer.core.errors import InputError
-from irviewer.formats.base import read_bytes
 from irviewer.formats.corrections_file import SUFFIX as CORRECTIONS_SUFFIX
-from irviewer.formats.corrections_file import default_corrections_path
+from irviewer.formats.corrections_file import default_corrections_path, read_csv_text
 
 COLUMNS = ("kind", "query", "item", "label", "author", "time", "note")
 REQUIRED = COLUMNS[:3]
@@ -78,16 +77,7 @@ def read_reviewed(path: Path) -> tuple[Reviewed, ...]:
     if not path.exists():
         return ()
     where = path.name
-    data = read_bytes(path, "a reviewed file")
-    if b"\0" in data:
-        raise InputError(f"{where}: binary data (a NUL byte); a reviewed file is UTF-8 text "
-                         f"with the header {','.join(COLUMNS)}")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        line = data[:e.start].count(b"\n") + 1
-        raise InputError(f"{where}, line {line}: not UTF-8 text; save the file as UTF-8"
-                         ) from None
+    text = read_csv_text(path, "a reviewed file", COLUMNS)
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
         header = [h.strip().lower() for h in next(reader, [])]
