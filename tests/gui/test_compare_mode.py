@@ -151,3 +151,12 @@ def test_strips_mark_each_tile_with_its_rank_under_the_other_method(qtbot, tmp_p
     assert [t.name for t in strips.right.tiles][:2] == ["c1", "a1"]
     assert [m.text for m in strips.right.marks][:3] == ["↓2", "↑1", "=3"]
     assert "AP 83.3" in strips.left_title.text() and "AP 58.3" in strips.right_title.text()
+
+
+def test_compare_mode_gives_the_titles_room_to_delta_and_gives_it_back(window):
+    table = window.queries.table
+    assert not table.isColumnHidden(5)  # the demo's titles
+    window.compare_mode.set_compared("weak.npz")
+    assert table.isColumnHidden(5) and not table.isColumnHidden(DELTA)
+    window.compare_mode.set_compared(None)
+    assert not table.isColumnHidden(5) and table.isColumnHidden(DELTA)

@@ -60,7 +60,7 @@ class QueryListPanel(QWidget):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(TITLE, QHeaderView.ResizeMode.Stretch)
         self.table.setColumnHidden(TITLE, True)
-        for column, width in zip(COMPARE_COLUMNS, (96, 56), strict=True):
+        for column, width in zip(COMPARE_COLUMNS, (90, 56), strict=True):
             # compare mode shows them; a fixed width, as measuring 20,000 rows takes seconds
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Fixed)
             self.table.setColumnWidth(column, width)
@@ -150,6 +150,8 @@ class QueryListPanel(QWidget):
             self.proxy.refresh()
         for column in COMPARE_COLUMNS:
             self.table.setColumnHidden(column, not on)
+        # The title leaves its room to ΔAP (the name's tooltip still gives it).
+        self.table.setColumnHidden(TITLE, on or not self.model.has_titles)
         for box in (self.better, self.worse):
             box.setEnabled(on)
 
