@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from irviewer.core.errors import InputError
 from irviewer.formats.base import IMAGE_SUFFIXES
+from irviewer.gui.compare import query_side
 from irviewer.search import Match, Searcher
 from irviewer.session import Opened, classify_paths
 from irviewer.view.presentation import (
@@ -214,7 +215,14 @@ class PhotoSearch(QObject):
                                          instances, self.instance)
         header, result = photo_result(ds, self.photo, self.matches[: w.results.depth],
                                       self.instance)
+        if w.current is not None:
+            # No dataset query is shown while the photo is: nothing (a correction, the
+            # keys 1–4, a re-score) can act on the query that was, with the photo's tiles.
+            self.presentation.resume = w.current
+            w.current = None
         w.results.show_result(header, result)
+        w.results.set_marked(frozenset())
+        w.comparison.set_query(query_side(header), result.tiles, ())
         self.bar.label.setText(f"<b>Your photo</b> {self.photo.name}: its "
                                f"{len(result.tiles)} best matches in the gallery")
         self.bar.picker.clear()
@@ -234,9 +242,11 @@ class PhotoSearch(QObject):
         self.window.plots.setEnabled(True)
 
     def close_photo(self) -> None:
-        """Leave the photo: the inspector shows its query again."""
+        """Leave the photo: the inspector shows the query it showed before again."""
         self._leave_photo()
         w = self.window
+        if w.current is None:
+            w.current = self.presentation.resume
         if w.current is not None and w.evaluation is not None:
             w.show_query(w.current)
 

@@ -33,6 +33,7 @@ class Presentation(QObject):
         self.view.step.connect(self.step)
         self.view.leave.connect(self.leave)
         self.photo_slide: tuple[Slide, dict[str, str], str | None] | None = None
+        self.resume: int | None = None  # the query to come back to from a photo
         self._install_menu()
 
     @property
@@ -58,6 +59,8 @@ class Presentation(QObject):
         if w.evaluation is None:
             w.show_message("Open a dataset first: presentation mode shows its queries")
             return
+        if w.current is None and self.resume is not None:
+            w.show_query(self.resume)  # from a photo: the query shown before it
         if w.current is None:
             w.queries.jump(0)
         if w.current is None:
@@ -92,9 +95,9 @@ class Presentation(QObject):
         w = self.window
         if w.evaluation is None:
             return
-        if self.photo_slide is not None:
+        if self.photo_slide is not None or w.current is None:
             self.photo_slide = None
-            q = w.current
+            q = w.current if w.current is not None else self.resume
         else:
             q = neighbour(self.order(), w.current, by)
         if q is None:

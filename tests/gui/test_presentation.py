@@ -170,6 +170,11 @@ def test_a_dropped_photo_is_searched_and_its_painting_comes_first(window, qtbot,
     assert {t.relevance for t in tiles} == {UNJUDGED}  # no ground truth: no colours
     assert search.bar.isVisible() and "visit.jpg" in search.bar.label.text()
     assert not window.plots.isEnabled()  # the curves shown are not the photo's
+    before = window.presentation.resume
+    assert window.current is None  # nothing can act on the query that was shown ...
+    window.corrections.key_on(tuple(tiles), 1, "1")  # ... not even a correction key
+    assert window.corrections.controller.stack.index() == 0
+    assert window.comparison.query.name.endswith("visit.jpg")  # a click compares with it
     label = "leonardo_mona-lisa"
     search.bar.picker.setCurrentIndex(search.bar.picker.findData(label))
     search.bar.picker.activated.emit(search.bar.picker.currentIndex())
@@ -180,6 +185,7 @@ def test_a_dropped_photo_is_searched_and_its_painting_comes_first(window, qtbot,
         POSITIVE if labels[t.index] == label else NEGATIVE for t in tiles]
     search.bar.back.click()  # back to the query that was shown
     assert not search.bar.isVisible() and window.plots.isEnabled()
+    assert window.current == before
     assert window.results.grid.tiles[0].relevance != UNJUDGED
 
 
