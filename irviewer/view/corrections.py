@@ -175,7 +175,7 @@ def log_rows(log: CorrectionLog) -> tuple[LogRow, ...]:
         c = entry.correction
         if c.is_relabel:
             jump = int(entry.changed[0]) if len(entry.changed) else None
-            query = f"every query ({counted(len(entry.changed), 'changed')})"
+            query = f"every query ({len(entry.changed)} changed)"
         else:
             jump = log.published.query_by_name(c.query)
             query = c.query

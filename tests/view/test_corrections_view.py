@@ -165,7 +165,8 @@ def test_panel_rows_say_the_familys_words_and_where_to_jump(opened_cases):
     rows = log_rows(state.log)
     assert rows[0].query == ds.queries[0].name and rows[0].change() == "relevant → not relevant"
     assert (rows[0].author, rows[0].note, rows[0].jump_to) == ("ann", "a copy", 0)
-    assert rows[1].query.startswith("every query") and rows[1].after == label
+    n_changed = len(state.log.entries[1].changed)
+    assert rows[1].query == f"every query ({n_changed} changed)" and rows[1].after == label
     assert rows[1].jump_to == int(state.log.entries[1].changed[0])
     assert other in corrected_items(state.log, 1)
     remove = RemoveCorrectionCommand(0)
