@@ -88,3 +88,67 @@ def test_reader_and_core_messages_name_options_neutrally():
                 if flag.search(text) and "either(" not in source.splitlines()[tok.start[0] - 1]:
                     offenders.append(f"{path.name}:{tok.start[0]}: {text[:60]}")
     assert offenders == []
+
+
+def module_imports() -> dict[str, set[str]]:
+    """Return, per irviewer module, the irviewer modules it imports when it is imported
+    (module-level imports; imports inside functions run later and cannot form a cycle at
+    import time)."""
+    import ast
+
+    names = {}
+    for path in (ROOT / "irviewer").rglob("*.py"):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        names[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+
+    def known(name: str) -> str | None:
+        while name and name not in names:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {}
+    for module, path in names.items():
+        deps = set()
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                targets = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            else:
+                continue
+            deps |= {k for t in targets if t.startswith("irviewer")
+                     and (k := known(t)) is not None and k != module}
+        graph[module] = deps
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str]:
+    """Return one import cycle of ``graph`` as a list of modules (empty when there is none)."""
+    state: dict[str, int] = {}
+    path: list[str] = []
+
+    def visit(u: str) -> list[str]:
+        state[u] = 1
+        path.append(u)
+        for v in sorted(graph.get(u, ())):
+            if state.get(v) == 1:
+                return [*path[path.index(v):], v]
+            if v not in state and (found := visit(v)):
+                return found
+        path.pop()
+        state[u] = 2
+        return []
+
+    for module in sorted(graph):
+        if module not in state and (found := visit(module)):
+            return found
+    return []
+
+
+def test_no_import_cycle_inside_irviewer():
+    assert find_cycle(module_imports()) == []
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) == []
