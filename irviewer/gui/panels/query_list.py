@@ -56,7 +56,16 @@ class QueryListPanel(QWidget):
         header = self.table.horizontalHeader()
         header.setStretchLastSection(False)
         header.setMinimumSectionSize(36)
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # Numbers get the width of their header or of "100.0", measured once (resizing to
+        # contents would measure a thousand rows at every change of a 20,000-row table);
+        # the names and titles share the rest.
+        metrics = self.table.fontMetrics()
+        for column in range(1, TITLE):
+            text = self.model.headerData(column, Qt.Orientation.Horizontal)
+            width = max(metrics.horizontalAdvance(text) + 24,
+                        metrics.horizontalAdvance("100.0") + 12)
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Fixed)
+            header.resizeSection(column, width)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(TITLE, QHeaderView.ResizeMode.Stretch)
         self.table.setColumnHidden(TITLE, True)
@@ -259,9 +268,9 @@ class QueryListPanel(QWidget):
                 current.row(), QModelIndex()):
             return  # the cursor moved without a selection (focus in, rows removed)
         q = self.model.query_of(self.proxy.mapToSource(current).row())
-        if q != self.shown or self.hidden:
+        self._set_hidden(False)
+        if q != self.shown:  # listed again after being hidden: already shown
             self.shown = q
-            self._set_hidden(False)
             self.query_selected.emit(q)
 
     def _filtered(self) -> None:
