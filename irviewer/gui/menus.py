@@ -21,8 +21,10 @@ KEYS_HELP = (
     "the filter (in the filter box), else cancel opening\n1–4  set the relation of the "
     "result under the mouse (or the one clicked) to the query\nCtrl+Z / Ctrl+Shift+Z  "
     "undo / redo a correction\nCtrl+Shift+R  review suspects; in the queue: ↑ / ↓  move, "
-    "Enter  accept the fix, Delete  the label stands\nIn the comparison: ← / →  "
-    "previous / next result, 1–4  set its relation, Ctrl+0  fit")
+    "Enter  accept the fix, Delete  the label stands\nCtrl+E  export a figure\n"
+    "Ctrl+P  search with a photo (or drop one on the window)\nF11  presentation: ← / → "
+    "or Page Up / Down  queries, M  numbers, R  frames, S  slideshow, O  photo, Esc  back\n"
+    "In the comparison: ← / →  previous / next result, 1–4  set its relation, Ctrl+0  fit")
 
 
 @dataclass

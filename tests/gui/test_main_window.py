@@ -240,3 +240,19 @@ def test_rescoring_keeps_the_selected_row_and_the_keys_continue_from_it(window, 
     proxy = window.queries.proxy
     assert window.current == window.queries.model.query_of(
         proxy.mapToSource(proxy.index(row + 1, 0)).row())
+
+
+def test_help_names_every_menu_shortcut(window):
+    """Help ▸ Keyboard shortcuts lists every key a menu entry has (a new entry with a
+    shortcut must be added to the help too)."""
+    from PySide6.QtGui import QAction, QKeySequence
+
+    from irviewer.gui.menus import KEYS_HELP
+
+    keys = {a.shortcut().toString(QKeySequence.SequenceFormat.PortableText)
+            for a in window.findChildren(QAction) if not a.shortcut().isEmpty()}
+    keys.discard("Ctrl+Q")  # quitting is the platform's
+    assert len(keys) >= 8
+    missing = sorted(k for k in keys  # the help writes a minus sign for the key "-"
+                     if k not in KEYS_HELP and k.replace("-", "−") not in KEYS_HELP)
+    assert missing == []
