@@ -152,3 +152,13 @@ def test_no_import_cycle_inside_irviewer():
 def test_the_cycle_finder_finds_a_cycle():
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) == []
+
+
+def test_a_subcommand_imports_no_other_commands_module(tmp_path):
+    """`irviewer eval` builds only its own parser: the other commands' modules (compare,
+    figure, audit, search, ...) are not imported, which keeps a headless run's start short."""
+    code = ("import sys\nfrom irviewer.cli import COMMANDS, main\n"
+            "try:\n    main(['eval', '--help'])\nexcept SystemExit:\n    pass\n"
+            "loaded = [c for c in COMMANDS if 'irviewer.cli.' + c.replace('-', '_') "
+            "in sys.modules]\nprint(loaded)")
+    assert run_python(code).splitlines()[-1] == "['eval']"

@@ -36,15 +36,16 @@ def command_module(name: str) -> ModuleType:
     return importlib.import_module(f"irviewer.cli.{name.replace('-', '_')}")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Return the argument parser of the ``irviewer`` subcommands."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """Return the argument parser of the ``irviewer`` subcommands; with ``only``, of that
+    one subcommand alone (so running a command imports no other command's module)."""
     parser = argparse.ArgumentParser(
         prog="irviewer",
         description="Inspect and score image retrieval with each benchmark's own conventions. "
         "Without a subcommand, opens the viewer (irviewer DATASET -d FILE ...).")
     parser.add_argument("--version", action="version", version=f"irviewer {__version__}")
     sub = parser.add_subparsers(dest="command")
-    for name in COMMANDS:
+    for name in COMMANDS if only is None else (only,):
         module = command_module(name)
         p = sub.add_parser(name, help=module.HELP, description=module.DESCRIPTION,
                            epilog=getattr(module, "EPILOG", None),
@@ -70,7 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("\nThe viewer's own options: irviewer DATASET --help-viewer")
             return EXIT_OK
         return _run_viewer(argv)
-    parser = build_parser()
+    parser = build_parser(only=argv[0])
     args, extra = parser.parse_known_args(argv)
     if extra and getattr(args._module, "INTERMIXED", False):  # DATASET -d F PHOTO ...
         args = args._parser.parse_intermixed_args(argv[1:])
