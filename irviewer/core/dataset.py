@@ -163,6 +163,22 @@ class Dataset:
         return {name: i for i, name in enumerate(self.query_names)}
 
     @cached_property
+    def image_titles(self) -> dict[str, str]:
+        """Return image name -> title for every image the dataset titles (the queries' meta
+        ``title`` and the reader's ``titles``), computed once; kept by
+        :meth:`with_ground_truth`, which never changes titles."""
+        out = {q.image: str(q.meta.get("title") or "") for q in self.queries}
+        out.update(self.titles)
+        return {k: v for k, v in out.items() if v}
+
+    def has_members(self, group: str) -> bool:
+        """Return True when some query lists a gallery item in relevance group ``group``
+        (stops at the first; uses the group's table when it is built)."""
+        if group in self._tables:
+            return len(self._tables[group][1]) > 0
+        return any(len(q.group(group)) for q in self.queries)
+
+    @cached_property
     def query_names(self) -> tuple[str, ...]:
         """Return the query names in order (computed once; kept by
         :meth:`with_ground_truth`, which never changes them)."""
@@ -184,6 +200,7 @@ class Dataset:
         dataset costs what it changes, not the whole dataset). InputError as
         :meth:`validate`."""
         self.query_names  # noqa: B018 - computed here, so every corrected copy shares it
+        self.image_titles  # noqa: B018 - likewise
         new = copy.copy(self)
         listed = list(self.queries)
         for q, query in queries.items():

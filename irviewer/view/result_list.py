@@ -137,9 +137,7 @@ def relevance_words(tile: ResultTile) -> str:
 def titles(dataset: Dataset) -> dict[str, str]:
     """Return image name -> display title for the images the dataset titles (queries' meta
     ``title``, and ``dataset.titles`` where the reader keeps one for every image)."""
-    out = {q.image: str(q.meta.get("title") or "") for q in dataset.queries}
-    out.update(dataset.titles)
-    return {k: v for k, v in out.items() if v}
+    return dataset.image_titles
 
 
 def ignored_reasons(evaluation: Evaluation) -> list[str]:
@@ -151,7 +149,7 @@ def ignored_reasons(evaluation: Evaluation) -> list[str]:
     shown, and not listed."""
     p, ds = evaluation.protocol, evaluation.dataset
     reasons = [GROUP_WORDS.get(g, g) for g in p.ignored
-               if g in ds.groups and g not in OWN_BADGE_GROUPS and len(ds.group_table(g)[1])]
+               if g in ds.groups and g not in OWN_BADGE_GROUPS and ds.has_members(g)]
     if p.self_match == "remove" and any(q.self_index >= 0 for q in ds.queries):
         reasons.append(GROUP_WORDS[SELF])
     return reasons

@@ -17,3 +17,29 @@ def test_ignored_mask_marks_global_ignored_once_and_is_read_only():
     assert ds.ignored_mask is mask  # computed once per dataset
     with pytest.raises(ValueError):
         mask[0] = True
+
+
+def _titled() -> Dataset:
+    return Dataset(name="d", format="test", path=None, gallery=("a", "b", "c"),
+                   queries=(build_query("q1", "q1.jpg", {"positive": [0], "junk": []},
+                                        meta={"title": "Query one"}),
+                            build_query("q2", "q2.jpg", {"positive": [1], "junk": []})),
+                   groups=("positive", "junk"), protocols=("instance",),
+                   titles={"a": "Image a", "b": ""})
+
+
+def test_image_titles_merge_query_titles_and_the_readers_and_survive_a_correction():
+    ds = _titled()
+    assert ds.image_titles == {"q1.jpg": "Query one", "a": "Image a"}
+    corrected = ds.with_ground_truth({1: build_query("q2", "q2.jpg", {"positive": [2]})})
+    assert corrected.image_titles is ds.image_titles  # computed once, shared by the copy
+
+
+def test_has_members_says_whether_any_query_lists_the_group():
+    ds = _titled()
+    assert ds.has_members("positive") and not ds.has_members("junk")
+    corrected = ds.with_ground_truth({1: build_query("q2", "q2.jpg",
+                                                     {"positive": [1], "junk": [2]})})
+    assert corrected.has_members("junk")
+    corrected.group_table("junk")  # the table, once built, answers the same
+    assert corrected.has_members("junk") and not corrected.has_members("ok")

@@ -160,3 +160,18 @@ def test_compare_mode_gives_the_titles_room_to_delta_and_gives_it_back(window):
     assert table.isColumnHidden(5) and not table.isColumnHidden(DELTA)
     window.compare_mode.set_compared(None)
     assert not table.isColumnHidden(5) and table.isColumnHidden(DELTA)
+
+
+def test_a_rescore_outside_compare_mode_does_not_refilter_the_table(window, monkeypatch):
+    """Every correction re-scores; with compare mode off that must not refilter every row
+    (15 ms on 20,000 queries), while leaving compare mode still clears its columns."""
+    calls = []
+    real = window.queries.proxy.refresh
+    monkeypatch.setattr(window.queries.proxy, "refresh", lambda: (calls.append(1), real()))
+    window.compare_mode.rescore()
+    assert calls == []
+    window.compare_mode.box.setCurrentText("weak.npz")
+    calls.clear()
+    window.compare_mode.box.setCurrentIndex(0)
+    assert calls and window.queries.model.compared_with == ""
+    assert np.isnan(window.queries.model.column_values(DELTA)).all()

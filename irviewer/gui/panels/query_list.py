@@ -154,9 +154,10 @@ class QueryListPanel(QWidget):
         if not on:
             for box in (self.better, self.worse):
                 box.setChecked(False)
-        with self._rows_changing():
-            self.model.set_compared(name, other_ap, delta)
-            self.proxy.refresh()
+        if on or self.model.compared_with:  # off and already off: nothing to refilter
+            with self._rows_changing():
+                self.model.set_compared(name, other_ap, delta)
+                self.proxy.refresh()
         for column in COMPARE_COLUMNS:
             self.table.setColumnHidden(column, not on)
         # The title leaves its room to ΔAP (the name's tooltip still gives it).
