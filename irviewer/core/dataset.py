@@ -172,11 +172,23 @@ class Dataset:
         return {k: v for k, v in out.items() if v}
 
     def has_members(self, group: str) -> bool:
-        """Return True when some query lists a gallery item in relevance group ``group``
-        (stops at the first; uses the group's table when it is built)."""
-        if group in self._tables:
-            return len(self._tables[group][1]) > 0
-        return any(len(q.group(group)) for q in self.queries)
+        """Return True when some query lists a gallery item in relevance group ``group``."""
+        return self.group_size(group) > 0
+
+    def group_size(self, group: str) -> int:
+        """Return how many (query, item) members relevance group ``group`` has over all
+        queries; counted once per dataset, and carried by :meth:`with_ground_truth` from
+        the changed queries alone."""
+        sizes = self.__dict__.setdefault("_group_sizes", {})
+        if group not in sizes:
+            sizes[group] = sum(len(q.group(group)) for q in self.queries)
+        return sizes[group]
+
+    @cached_property
+    def has_self_images(self) -> bool:
+        """Return True when some query's own image is in the gallery (a self-match exists);
+        ground-truth corrections never change it."""
+        return any(q.self_index >= 0 for q in self.queries)
 
     @cached_property
     def query_names(self) -> tuple[str, ...]:
@@ -209,6 +221,11 @@ class Dataset:
                                  f"{query.name}; only the ground truth may change")
             new._check_query(query)
             listed[q] = query
+        old_sizes = self.__dict__.get("_group_sizes", {})
+        new.__dict__["_group_sizes"] = {
+            g: n + sum(len(query.group(g)) - len(self.queries[q].group(g))
+                       for q, query in queries.items())
+            for g, n in old_sizes.items()}
         object.__setattr__(new, "queries", tuple(listed))
         object.__setattr__(new, "_tables", {})
         if gallery_labels is not None:

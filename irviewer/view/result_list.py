@@ -150,7 +150,7 @@ def ignored_reasons(evaluation: Evaluation) -> list[str]:
     p, ds = evaluation.protocol, evaluation.dataset
     reasons = [GROUP_WORDS.get(g, g) for g in p.ignored
                if g in ds.groups and g not in OWN_BADGE_GROUPS and ds.has_members(g)]
-    if p.self_match == "remove" and any(q.self_index >= 0 for q in ds.queries):
+    if p.self_match == "remove" and ds.has_self_images:
         reasons.append(GROUP_WORDS[SELF])
     return reasons
 

@@ -43,3 +43,17 @@ def test_has_members_says_whether_any_query_lists_the_group():
     assert corrected.has_members("junk")
     corrected.group_table("junk")  # the table, once built, answers the same
     assert corrected.has_members("junk") and not corrected.has_members("ok")
+
+
+def test_group_sizes_follow_corrections_without_recounting():
+    ds = _titled()
+    assert (ds.group_size("positive"), ds.group_size("junk")) == (2, 0)
+    step = ds.with_ground_truth({0: build_query("q1", "q1.jpg", {"positive": [], "junk": [1, 2]},
+                                                meta={"title": "Query one"})})
+    assert (step.group_size("positive"), step.group_size("junk")) == (1, 2)
+    fresh = Dataset(name="d", format="test", path=None, gallery=ds.gallery,
+                    queries=step.queries, groups=ds.groups, protocols=ds.protocols)
+    assert (fresh.group_size("positive"), fresh.group_size("junk")) == (1, 2)
+    back = step.with_ground_truth({0: ds.queries[0]})
+    assert not back.has_members("junk") and back.group_size("positive") == 2
+    assert not ds.has_self_images
