@@ -112,14 +112,17 @@ def test_descriptor_names(tmp_path):
 
 # -- .npy ---------------------------------------------------------------------------------
 
-def test_npy_is_memory_mapped_and_kept_as_is(tmp_path):
+def test_npy_is_kept_as_is_read_or_mapped(tmp_path, storage):
     g = vectors(5).astype(np.float16)  # gallery a..d, then query q1 (not in the gallery)
     np.save(tmp_path / "d.npy", g)
     d = read(tmp_path / "d.npy")
-    assert isinstance(d.tables[0].vectors, np.memmap)
+    assert isinstance(d.tables[0].vectors, np.memmap) == (storage == "mapped")
+    assert not d.tables[0].vectors.flags.writeable
+    np.testing.assert_array_equal(d.tables[0].vectors, g)
     assert d.tables[0].names == (*GALLERY, "q1")
     al = align(d, dataset())
-    assert isinstance(al.gallery, np.memmap) and al.gallery.dtype == np.float16
+    assert isinstance(al.gallery, np.memmap) == (storage == "mapped")
+    assert al.gallery.dtype == np.float16
     assert al.gallery_rows is None and al.gallery.shape == (4, 4)
 
 
@@ -131,12 +134,13 @@ def test_npy_integers_are_accepted_unconverted(tmp_path):
 
 # -- .fvecs -------------------------------------------------------------------------------
 
-def test_fvecs_round_trip_is_a_memory_map(tmp_path):
+def test_fvecs_round_trip_read_or_mapped(tmp_path, storage):
     f = vectors(5)
     (tmp_path / "d.fvecs").write_bytes(fvecs_bytes(f))
     d = read(tmp_path / "d.fvecs")
     vecs = d.tables[0].vectors
-    assert isinstance(vecs, np.memmap) and vecs.shape == (5, 4) and vecs.dtype == np.float32
+    assert isinstance(vecs, np.memmap) == (storage == "mapped")
+    assert vecs.shape == (5, 4) and vecs.dtype == np.float32
     np.testing.assert_array_equal(np.asarray(vecs), f)
     assert d.tables[0].names == (*GALLERY, "q1")
 
@@ -166,24 +170,26 @@ def write_mat73(path: Path, **arrays: np.ndarray) -> Path:
     return path
 
 
-def test_mat_v73_is_read_through_hdf5(tmp_path):
+def test_mat_v73_is_read_through_hdf5(tmp_path, storage):
     q, g = vectors(2, seed=1), vectors(4, seed=2)
     d = read(write_mat73(tmp_path / "d.mat", X=g, Q=q))
-    assert isinstance(d.tables[1].vectors, np.memmap)  # contiguous, uncompressed: mapped
+    # contiguous, uncompressed: read from its byte offset (mapped when large)
+    assert isinstance(d.tables[1].vectors, np.memmap) == (storage == "mapped")
     np.testing.assert_array_equal(np.asarray(d.tables[1].vectors), g)
     np.testing.assert_array_equal(np.asarray(d.tables[0].vectors), q)
 
 
 # -- .h5 ----------------------------------------------------------------------------------
 
-def test_h5_features_and_names(tmp_path):
+def test_h5_features_and_names(tmp_path, storage):
     h5py = pytest.importorskip("h5py")
     f = vectors(5)
     with h5py.File(tmp_path / "d.hdf5", "w") as h:
         h["features"] = f
         h["names"] = np.array([b"a", b"b", b"c", b"d", b"q1"])
     d = read(tmp_path / "d.hdf5")
-    assert isinstance(d.tables[0].vectors, np.memmap)
+    assert isinstance(d.tables[0].vectors, np.memmap) == (storage == "mapped")
+    np.testing.assert_array_equal(d.tables[0].vectors, f)
     al = align(d, dataset())
     assert al.gallery_rows is None
     np.testing.assert_allclose(al.queries[0], unit(f[4]), rtol=1e-6)
@@ -502,6 +508,6 @@ def test_oxford_fc7_fvecs_from_the_shared_samples():
     d = read_descriptors(folder / "oxford_features.fvecs", gallery_names=names)
     vecs = d.tables[0].vectors
     assert vecs.shape == (5063, 128) and vecs.dtype == np.float32
-    assert isinstance(vecs, np.memmap)
+    assert not isinstance(vecs, np.memmap)  # 2.6 MB: read whole
     assert d.sha256 == "a002574d9d5fb76bd3fe5c3d4b84566bebf099f3f545f11cc1bc461fa40fcd89"
     assert np.isfinite(np.asarray(vecs)).all()

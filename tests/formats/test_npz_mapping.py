@@ -1,5 +1,6 @@
-"""Stored (uncompressed) .npz members are memory-mapped, equal to what np.load reads; other
-members are read; a member cut short gets one sentence."""
+"""Stored (uncompressed) .npz members are read from their offset in the archive: whole and
+aligned when small, memory-mapped when larger than READ_WHOLE_BYTES; both equal what np.load
+reads. Other members are read by np.load; a member cut short gets one sentence."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 
 from irviewer.core.errors import InputError
+from irviewer.formats import descriptor_files
 from irviewer.formats.descriptor_files import descriptor_names, read_descriptors
 
 NAMES = ("a", "b", "c", "d", "e")
@@ -22,7 +24,7 @@ def read(path: Path):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.float64, np.uint8])
 @pytest.mark.parametrize("order", ["C", "F"])
-def test_stored_members_are_maps_equal_to_np_load(tmp_path, dtype, order):
+def test_stored_members_equal_np_load(tmp_path, dtype, order, storage):
     rng = np.random.default_rng(1)
     g = np.asarray(rng.integers(1, 9, (5, 7)), dtype=dtype, order=order)
     q = np.asarray(rng.integers(1, 9, (2, 7)), dtype=dtype, order=order)
@@ -32,7 +34,10 @@ def test_stored_members_are_maps_equal_to_np_load(tmp_path, dtype, order):
     d = read(path)
     with np.load(path) as archive:
         for table, key in zip(d.tables, ("queries", "gallery"), strict=True):
-            assert isinstance(table.vectors, np.memmap) and not table.vectors.flags.writeable
+            assert isinstance(table.vectors, np.memmap) == (storage == "mapped")
+            assert not table.vectors.flags.writeable
+            if storage == "read":  # its own memory, aligned for the multiply
+                assert table.vectors.flags.aligned and table.vectors.base is not None
             assert table.vectors.dtype == dtype
             assert table.vectors.flags.f_contiguous == (order == "F")
             np.testing.assert_array_equal(table.vectors, archive[key])
@@ -40,7 +45,7 @@ def test_stored_members_are_maps_equal_to_np_load(tmp_path, dtype, order):
     assert descriptor_names(path) == NAMES
 
 
-def test_features_member_without_npy_suffix_is_mapped(tmp_path):
+def test_features_member_without_npy_suffix_is_read_from_the_archive(tmp_path, storage):
     f = np.arange(20, dtype=np.float32).reshape(5, 4) + 1
     path = tmp_path / "d.npz"
     with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:
@@ -49,8 +54,29 @@ def test_features_member_without_npy_suffix_is_mapped(tmp_path):
             np.save(buf, value)
             z.writestr(key, buf.getvalue())  # a member named without ".npy"
     table = read(path).tables[0]
-    assert isinstance(table.vectors, np.memmap)
+    assert isinstance(table.vectors, np.memmap) == (storage == "mapped")
     np.testing.assert_array_equal(table.vectors, f)
+
+
+def test_a_member_at_an_odd_offset_is_read_aligned(tmp_path, monkeypatch):
+    """numpy.savez places members at any byte offset: here the values of "features.npy"
+    start at byte 30 + 12 + 128 = 170, 2 bytes past a multiple of 4, as the gallery of a
+    real Market-1501 file does. Mapped, the array is misaligned, and every matrix multiply
+    copies it first; read, it is aligned."""
+    f = np.arange(20, dtype=np.float32).reshape(5, 4) + 1
+    path = tmp_path / "d.npz"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:
+        for key, value in (("features.npy", f), ("names.npy", np.array(NAMES))):
+            buf = io.BytesIO()
+            np.save(buf, value)
+            z.writestr(key, buf.getvalue())
+    read_whole = read(path).tables[0].vectors
+    assert read_whole.flags.aligned
+    np.testing.assert_array_equal(read_whole, f)
+    monkeypatch.setattr(descriptor_files, "READ_WHOLE_BYTES", 0)
+    mapped = read(path).tables[0].vectors
+    assert isinstance(mapped, np.memmap) and not mapped.flags.aligned
+    np.testing.assert_array_equal(mapped, f)
 
 
 def test_compressed_members_are_read(tmp_path):
