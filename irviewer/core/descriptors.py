@@ -39,10 +39,13 @@ _SUFFIX_SET = frozenset(IMAGE_SUFFIXES)
 #: Memory-mapped galleries with more rows than this are checked for NaN/zero rows chunk by
 #: chunk during ranking (the norms are computed there anyway) instead of in a pass at load.
 LAZY_CHECK_ROWS = 100_000
-#: Bytes of float64 per block when norms are computed here (bounded memory, also for a
-#: memory-mapped file; small enough that the converted block is still in cache when its
-#: squares are summed, three times faster than 32 MiB blocks).
+#: Bytes of float32 per block when norms are computed here (bounded memory, also for a
+#: memory-mapped file; small enough that a converted block is still in cache when its
+#: squares are summed).
 NORM_CHUNK_BYTES = 4 * 2**20
+#: A float32 sum of squares below this (a norm under 1e-15) is summed again in float64:
+#: float32 squares of values near 1e-20 and below lose precision or vanish.
+_TINY_SQUARES = np.float32(1e-30)
 _HASH_BLOCK = 8 * 2**20
 
 
@@ -238,20 +241,28 @@ def row_norms(matrix: np.ndarray, rows: np.ndarray | None = None,
               chunk_rows: int | None = None) -> np.ndarray:
     """Return the float32 L2 norm of each row of ``matrix`` (of ``matrix[rows]`` if given).
 
-    Works block by block (``chunk_rows`` rows, by default about :data:`NORM_CHUNK_BYTES` of
-    float64), so a memory map is never converted whole; sums are float64, so large values
-    do not overflow; NaN or inf in a row gives a non-finite norm.
+    Works block by block (``chunk_rows`` rows, by default about :data:`NORM_CHUNK_BYTES`),
+    so a memory map is never converted whole. Squares are summed in float32, the precision
+    of the cosine scores themselves (the multiply sums its products in float32 too), three
+    times faster than float64; a row whose float32 sum overflows, or is so small that it
+    lost precision (under :data:`_TINY_SQUARES`), is summed again in float64, so large and
+    tiny values still give their true norm. NaN or inf in a row gives a non-finite norm.
     """
     n = len(matrix) if rows is None else len(rows)
     if chunk_rows is None:
-        chunk_rows = max(1, NORM_CHUNK_BYTES // (8 * max(1, int(matrix.shape[1]))))
+        chunk_rows = max(1, NORM_CHUNK_BYTES // (4 * max(1, int(matrix.shape[1]))))
     out = np.empty(n, dtype=np.float32)
     for start in range(0, n, chunk_rows):
         stop = min(n, start + chunk_rows)
         block = matrix[start:stop] if rows is None else matrix[rows[start:stop]]
-        block = np.asarray(block, dtype=np.float64)
+        block = np.asarray(block, dtype=np.float32)
         with np.errstate(over="ignore", invalid="ignore"):
-            out[start:stop] = np.sqrt(np.einsum("ij,ij->i", block, block))
+            squares = np.einsum("ij,ij->i", block, block)
+            out[start:stop] = np.sqrt(squares)
+            redo = np.flatnonzero(~(squares >= _TINY_SQUARES) | ~np.isfinite(squares))
+            if len(redo):  # the float64 squares' sum fits where float32's did not
+                exact = np.asarray(block[redo], dtype=np.float64)
+                out[start + redo] = np.sqrt(np.einsum("ij,ij->i", exact, exact))
     return out
 
 

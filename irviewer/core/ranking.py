@@ -42,7 +42,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from irviewer.core.dataset import Dataset
-from irviewer.core.descriptors import AlignedDescriptors, check_gallery_rows, normalise_rows
+from irviewer.core.descriptors import (
+    AlignedDescriptors,
+    check_gallery_rows,
+    normalise_rows,
+    row_norms,
+)
 from irviewer.core.errors import InputError
 
 #: Scores closer than this to an item's estimated score are resolved exactly (multi-chunk only).
@@ -262,7 +267,7 @@ def iter_rank(aligned: AlignedDescriptors, dataset: Dataset, k: int = 200,
         if aligned.gallery_norms is not None:  # computed (and checked) by align()
             norms = aligned.gallery_norms[start:stop]
         else:
-            norms = np.sqrt(np.einsum("ij,ij->i", g, g, dtype=np.float32))
+            norms = row_norms(g)
             check_gallery_rows(norms, _row_ids(aligned, start, stop), dataset, aligned)
         inv = (1.0 / norms).astype(np.float32)
         inv_norms[start:stop] = inv

@@ -221,6 +221,24 @@ def test_row_norms_in_chunks_with_and_without_rows():
                                np.linalg.norm(m[[6, 0]], axis=1), rtol=1e-6)
 
 
+@pytest.mark.parametrize("scale", [1e25, 1e-25, 1e-40])
+def test_row_norms_of_huge_and_tiny_rows_are_true_norms(scale):
+    """float32 squares of 1e25 overflow and of 1e-25 vanish; such rows are summed again
+    in float64, so their norm is right (and no such row is mistaken for inf or zero)."""
+    m = np.array([[3.0, 4.0, 0.0], [1.0, 2.0, 2.0]], dtype=np.float32) * np.float32(scale)
+    m = np.vstack([m, [[1.0, 0.0, 0.0]]]).astype(np.float32)  # a normal row beside them
+    expected = np.linalg.norm(m.astype(np.float64), axis=1)
+    got = row_norms(m, chunk_rows=2)
+    np.testing.assert_allclose(got, expected, rtol=1e-6)
+    assert np.isfinite(got).all() and (got > 0).all()
+
+
+def test_row_norms_keep_nan_and_zero_rows_visible():
+    m = np.array([[1.0, np.nan], [0.0, 0.0], [np.inf, 1.0], [3.0, 4.0]], dtype=np.float32)
+    got = row_norms(m)
+    assert np.isnan(got[0]) and got[1] == 0 and np.isinf(got[2]) and got[3] == 5
+
+
 def test_bad_rows_message_lists_three_examples():
     norms = np.array([1.0, np.nan, 0.0, np.inf, np.nan, np.nan])
     names = ("all_souls_000013", "x", "y", "z", "w", "v")
