@@ -36,8 +36,12 @@ before ranking: they never appear in a top-K list and never count in a rank (ran
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
+from itertools import pairwise
 
 import numpy as np
 
@@ -56,6 +60,13 @@ BAND = 1e-5
 GALLERY_CHUNK_BYTES = 256 * 2**20
 #: Bytes of one query-block x gallery-chunk score matrix.
 SCORE_BLOCK_BYTES = 128 * 2**20
+#: Rows are sorted whole when more than this fraction of their scores would be candidates
+#: (measured: sorting float32 rows costs about a quarter of sorting as many packed keys).
+SORT_WHOLE_FRACTION = 0.25
+#: Threads that share the work on a block of scores after its multiply.
+WORKERS = max(1, min(4, os.cpu_count() or 1))
+#: Scores per thread below which a block is not split.
+_PARALLEL_SCORES = 100_000
 
 
 @dataclass(frozen=True)
@@ -277,10 +288,8 @@ def iter_rank(aligned: AlignedDescriptors, dataset: Dataset, k: int = 200,
             scores *= inv
             if len(local_ignored):
                 scores[:, local_ignored] = -np.inf
-            floor = state.floor(scores, qa, qb, start, stop)
-            candidates = _select(scores, top_val[qa:qb], floor)
-            _merge_top(top_idx[qa:qb], top_val[qa:qb], candidates, start, start == 0)
-            state.count(candidates, qa, qb, start, stop)
+            _in_parallel(scores, qa, partial(_rank_rows, start=start, stop=stop,
+                                             top_idx=top_idx, top_val=top_val, state=state))
             done += 1
             yield Progress(done, total)
     item_ranks, item_scores = state.finish(lambda q: _row_from(aligned, inv_norms, ignored, q))
@@ -293,6 +302,74 @@ def iter_rank(aligned: AlignedDescriptors, dataset: Dataset, k: int = 200,
 
 
 # -- internals ---------------------------------------------------------------------------
+
+def _rank_rows(scores: np.ndarray, qa: int, qb: int, *, start: int, stop: int,
+               top_idx: np.ndarray, top_val: np.ndarray, state: _CountState) -> None:
+    """Fold the scores of queries qa..qb against gallery start..stop into their running
+    top-K lists and their items' counts.
+
+    Usually only the candidates (the scores at or above the row's threshold) are sorted.
+    When the items of interest rank so deep that most scores would be candidates (junk and
+    hard images of the revisited sets), sorting the float32 rows whole is cheaper than
+    sorting that many packed keys; then the items' counts come from the sorted rows and only
+    the top-K is taken as candidates. Both give the same lists and ranks.
+    """
+    floor = state.floor(scores, qa, qb, start, stop)
+    if not state.multi and _mostly_candidates(scores, floor):
+        ordered = np.sort(scores, axis=1)
+        k = top_val.shape[1]
+        kth = ordered[:, scores.shape[1] - k] if k else np.full(qb - qa, np.inf, np.float32)
+        found = _candidates(scores, kth)
+        _merge_top(top_idx[qa:qb], top_val[qa:qb], found, start, True)
+        state.count_in_sorted(ordered, scores, qa, qb)
+        return
+    found = _select(scores, top_val[qa:qb], floor)
+    _merge_top(top_idx[qa:qb], top_val[qa:qb], found, start, start == 0)
+    state.count(found, qa, qb, start, stop)
+
+
+def _mostly_candidates(scores: np.ndarray, floor: np.ndarray) -> bool:
+    """Return True when, judged on every 8th column, more than :data:`SORT_WHOLE_FRACTION`
+    of the block's scores are at or above their row's ``floor``."""
+    sample = scores[:, ::8]
+    if sample.size == 0:
+        return False
+    return np.count_nonzero(sample >= floor[:, None]) > SORT_WHOLE_FRACTION * sample.size
+
+
+def _in_parallel(scores: np.ndarray, qa: int,
+                 work: Callable[[np.ndarray, int, int], None]) -> None:
+    """Run ``work(rows, first query, end query)`` over the rows of a score block, split
+    between :data:`WORKERS` threads when the block is large enough to gain from it.
+
+    The rows of different queries are independent and numpy releases the GIL in the
+    comparisons, sorts and searches that dominate, so on the cores that the multiply has
+    just left idle the parts run at the same time; each part writes only its own queries'
+    slices of the results.
+    """
+    n_rows = scores.shape[0]
+    parts = min(WORKERS, n_rows, max(1, scores.size // _PARALLEL_SCORES))
+    if parts <= 1:
+        work(scores, qa, qa + n_rows)
+        return
+    bounds = [round(i * n_rows / parts) for i in range(parts + 1)]
+    futures = [_pool().submit(work, scores[a:b], qa + a, qa + b)
+               for a, b in pairwise(bounds[1:])]
+    work(scores[:bounds[1]], qa, qa + bounds[1])
+    for future in futures:
+        future.result()
+
+
+_POOL: ThreadPoolExecutor | None = None
+
+
+def _pool() -> ThreadPoolExecutor:
+    global _POOL
+    if _POOL is None:
+        _POOL = ThreadPoolExecutor(max_workers=max(1, WORKERS - 1),
+                                   thread_name_prefix="irviewer-rank")
+    return _POOL
+
 
 def _chunk_rows(dim: int) -> int:
     return max(1024, GALLERY_CHUNK_BYTES // (4 * max(dim, 1)))
@@ -536,6 +613,32 @@ class _CountState:
         _, _, _, _, lo, _ = self._bounds(qa, qb, start, stop)
         np.minimum.at(out, rows, lo)
         return out
+
+    def count_in_sorted(self, ordered: np.ndarray, scores: np.ndarray, qa: int,
+                        qb: int) -> None:
+        """Count the scores above each item of queries qa..qb from their rows sorted whole
+        (``ordered``, ascending; one gallery chunk only): #(scores above) from a binary
+        search, plus, for a score that occurs more than once in the row, the equal scores
+        at an earlier gallery index counted in the row itself."""
+        ia, ib = int(self.offsets[qa]), int(self.offsets[qb])
+        if ia == ib:
+            return
+        values, cols = self.exact[ia:ib], self.items[ia:ib]
+        bounds = self.offsets[qa:qb + 1] - ia
+        n = scores.shape[1]
+        right = np.empty(ib - ia, dtype=np.int64)
+        rows = np.flatnonzero(np.diff(bounds))
+        for r in rows:
+            a, b = bounds[r], bounds[r + 1]
+            right[a:b] = np.searchsorted(ordered[r], values[a:b], side="right")
+        above = n - right
+        # The item's own score is at right - 1; an equal score just before it is a tie.
+        row_of = self.item_query[ia:ib] - qa
+        tied = np.flatnonzero((right >= 2) & (ordered[row_of, np.maximum(right - 2, 0)]
+                                              == values))
+        for j in tied:
+            above[j] += np.count_nonzero(scores[row_of[j], :cols[j]] == values[j])
+        self.above[ia:ib] += above
 
     def count(self, found: _Candidates, qa: int, qb: int, start: int, stop: int) -> None:
         """Add the block of queries qa..qb x gallery start..stop to the counts.

@@ -38,6 +38,7 @@ the process's whole peak resident memory (VmHWM), mapped file pages included.
 from __future__ import annotations
 
 import argparse
+import importlib
 import io
 import json
 import os
@@ -48,10 +49,12 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+
+# irviewer first, as `python -m irviewer` does: importing it sets up the BLAS threads.
+importlib.import_module("irviewer")
+import numpy as np  # noqa: E402
 
 from irviewer.core.dataset import Dataset, build_query  # noqa: E402
 from irviewer.core.descriptors import (  # noqa: E402
