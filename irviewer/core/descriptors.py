@@ -32,6 +32,7 @@ import numpy as np
 
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError, counted, examples
+from irviewer.core.parallel import row_parts, run_parts
 
 #: Extensions :func:`name_key` strips (compared case-insensitively).
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".ppm", ".pgm", ".bmp", ".tif", ".tiff", ".webp")
@@ -46,6 +47,8 @@ NORM_CHUNK_BYTES = 4 * 2**20
 #: A float32 sum of squares below this (a norm under 1e-15) is summed again in float64:
 #: float32 squares of values near 1e-20 and below lose precision or vanish.
 _TINY_SQUARES = np.float32(1e-30)
+#: Values per thread below which norms are not split between threads.
+_PARALLEL_VALUES = 1_000_000
 _HASH_BLOCK = 8 * 2**20
 
 
@@ -242,27 +245,33 @@ def row_norms(matrix: np.ndarray, rows: np.ndarray | None = None,
     """Return the float32 L2 norm of each row of ``matrix`` (of ``matrix[rows]`` if given).
 
     Works block by block (``chunk_rows`` rows, by default about :data:`NORM_CHUNK_BYTES`),
-    so a memory map is never converted whole. Squares are summed in float32, the precision
-    of the cosine scores themselves (the multiply sums its products in float32 too), three
-    times faster than float64; a row whose float32 sum overflows, or is so small that it
-    lost precision (under :data:`_TINY_SQUARES`), is summed again in float64, so large and
-    tiny values still give their true norm. NaN or inf in a row gives a non-finite norm.
+    so a memory map is never converted whole; the blocks are shared between threads
+    (:mod:`irviewer.core.parallel`). Squares are summed in float32, the precision of the
+    cosine scores themselves (the multiply sums its products in float32 too), three times
+    faster than float64; a row whose float32 sum overflows, or is so small that it lost
+    precision (under :data:`_TINY_SQUARES`), is summed again in float64, so large and tiny
+    values still give their true norm. NaN or inf in a row gives a non-finite norm.
     """
     n = len(matrix) if rows is None else len(rows)
     if chunk_rows is None:
         chunk_rows = max(1, NORM_CHUNK_BYTES // (4 * max(1, int(matrix.shape[1]))))
     out = np.empty(n, dtype=np.float32)
-    for start in range(0, n, chunk_rows):
-        stop = min(n, start + chunk_rows)
-        block = matrix[start:stop] if rows is None else matrix[rows[start:stop]]
-        block = np.asarray(block, dtype=np.float32)
-        with np.errstate(over="ignore", invalid="ignore"):
-            squares = np.einsum("ij,ij->i", block, block)
-            out[start:stop] = np.sqrt(squares)
-            redo = np.flatnonzero(~(squares >= _TINY_SQUARES) | ~np.isfinite(squares))
-            if len(redo):  # the float64 squares' sum fits where float32's did not
-                exact = np.asarray(block[redo], dtype=np.float64)
-                out[start + redo] = np.sqrt(np.einsum("ij,ij->i", exact, exact))
+
+    def norms_of(first: int, last: int) -> None:
+        for start in range(first * chunk_rows, min(n, last * chunk_rows), chunk_rows):
+            stop = min(n, start + chunk_rows)
+            block = matrix[start:stop] if rows is None else matrix[rows[start:stop]]
+            block = np.asarray(block, dtype=np.float32)
+            with np.errstate(over="ignore", invalid="ignore"):
+                squares = np.einsum("ij,ij->i", block, block)
+                out[start:stop] = np.sqrt(squares)
+                redo = np.flatnonzero(~(squares >= _TINY_SQUARES) | ~np.isfinite(squares))
+                if len(redo):  # the float64 squares' sum fits where float32's did not
+                    exact = np.asarray(block[redo], dtype=np.float64)
+                    out[start + redo] = np.sqrt(np.einsum("ij,ij->i", exact, exact))
+
+    n_chunks = -(-n // chunk_rows)
+    run_parts(norms_of, row_parts(n_chunks, n * int(matrix.shape[1]), _PARALLEL_VALUES))
     return out
 
 

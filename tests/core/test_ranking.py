@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from irviewer.core import parallel
 from irviewer.core import ranking as ranking_module
 from irviewer.core.errors import InputError
 from irviewer.core.ranking import iter_rank, rank, ranks_in_row, top_of_row
@@ -31,19 +32,19 @@ PATHS = ("default", "sort whole", "candidates", "threads")
 @contextmanager
 def ranking_path(path: str) -> Iterator[None]:
     """Force one of :data:`PATHS` in core.ranking for the duration."""
-    names = ("SORT_WHOLE_FRACTION", "WORKERS", "_PARALLEL_SCORES")
-    saved = {name: getattr(ranking_module, name) for name in names}
+    saved = (ranking_module.SORT_WHOLE_FRACTION, ranking_module._PARALLEL_SCORES,
+             parallel.WORKERS)
     if path == "sort whole":
         ranking_module.SORT_WHOLE_FRACTION = -1.0
     elif path == "candidates":
         ranking_module.SORT_WHOLE_FRACTION = 2.0
     elif path == "threads":
-        ranking_module.WORKERS, ranking_module._PARALLEL_SCORES = 3, 1
+        parallel.WORKERS, ranking_module._PARALLEL_SCORES = 3, 1
     try:
         yield
     finally:
-        for name, value in saved.items():
-            setattr(ranking_module, name, value)
+        (ranking_module.SORT_WHOLE_FRACTION, ranking_module._PARALLEL_SCORES,
+         parallel.WORKERS) = saved
 
 
 def check_against_brute_force(seed: int, n_q: int, n_g: int, k: int, chunk: int | None,

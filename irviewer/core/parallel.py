@@ -1,0 +1,50 @@
+"""Row-wise numpy work shared between threads.
+
+numpy releases the GIL in the comparisons, sorts, searches and sums that dominate the
+ranking and the norms, so the rows of a block, split into contiguous parts, are processed
+at the same time on the cores that the matrix multiply has just left idle. Each part must
+write only its own rows' results.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+#: Threads that share one piece of work (this one included).
+WORKERS = max(1, min(4, os.cpu_count() or 1))
+
+_POOL: ThreadPoolExecutor | None = None
+
+
+def row_parts(n_rows: int, n_values: int, min_values: int) -> list[tuple[int, int]]:
+    """Return contiguous (start, stop) row ranges covering ``n_rows`` rows: one per worker,
+    fewer when a part would hold under ``min_values`` of the ``n_values`` values (a part
+    that small costs more to hand over than it saves), at least one."""
+    parts = max(1, min(WORKERS, n_rows, n_values // max(1, min_values)))
+    bounds = [round(i * n_rows / parts) for i in range(parts + 1)]
+    return [(bounds[i], bounds[i + 1]) for i in range(parts)]
+
+
+def run_parts(work: Callable[[int, int], None], parts: list[tuple[int, int]]) -> None:
+    """Run ``work(start, stop)`` for every part, the first on this thread and the others
+    on the shared pool; return when all are done, raising the first error."""
+    if len(parts) <= 1:
+        for start, stop in parts:
+            work(start, stop)
+        return
+    futures = [_pool().submit(work, start, stop) for start, stop in parts[1:]]
+    try:
+        work(*parts[0])
+    finally:
+        for future in futures:
+            future.result()
+
+
+def _pool() -> ThreadPoolExecutor:
+    global _POOL
+    if _POOL is None:
+        _POOL = ThreadPoolExecutor(max_workers=max(1, WORKERS - 1),
+                                   thread_name_prefix="irviewer-rows")
+    return _POOL
