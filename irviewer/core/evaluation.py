@@ -312,14 +312,15 @@ def protocol_ranks(dataset: Dataset, ranking: Ranking, protocol: Protocol) -> Po
     gs = np.concatenate(g_parts).astype(np.int64) if g_parts else np.zeros(0, np.int64)
     codes = np.concatenate(code_parts) if code_parts else np.zeros(0, np.int8)
     keep = ~global_mask[gs]
-    qs, gs, codes = qs[keep], gs[keep], codes[keep]
-    # One role per (query, item): ignored wins over positive.
-    keys = qs * n_g + gs
-    order = np.lexsort((-codes, keys))
-    keys, qs, gs, codes = keys[order], qs[order], gs[order], codes[order]
-    first = np.ones(len(keys), dtype=bool)
-    first[1:] = keys[1:] != keys[:-1]
-    keys, qs, gs, codes = keys[first], qs[first], gs[first], codes[first]
+    # One role per (query, item): ignored wins over positive. Sorted as one int64 key,
+    # (query, item, 0 for ignored / 1 for positive), the first of each (query, item) wins.
+    tagged = np.sort(((qs[keep] * n_g + gs[keep]) << 1) | (codes[keep] != IGNORED))
+    first = np.ones(len(tagged), dtype=bool)
+    first[1:] = (tagged[1:] >> 1) != (tagged[:-1] >> 1)
+    tagged = tagged[first]
+    keys = tagged >> 1
+    qs, gs = keys // n_g, keys % n_g
+    codes = np.where(tagged & 1, POSITIVE, IGNORED).astype(np.int8)
     # Look the ranks up among the ranking's items of interest.
     item_q = np.repeat(np.arange(n_q, dtype=np.int64), np.diff(ranking.item_offsets))
     item_keys = item_q * n_g + ranking.item_indices
@@ -340,11 +341,10 @@ def protocol_ranks(dataset: Dataset, ranking: Ranking, protocol: Protocol) -> Po
     pq, pr = pq[got], pr[got]
     above = (np.searchsorted(ign_keys, pq * stride + pr)
              - np.searchsorted(ign_keys, pq * stride))
-    adjusted = pr - above
-    order = np.lexsort((adjusted, pq))
+    ordered = np.sort(pq * stride + (pr - above))  # by query, then adjusted rank
     offsets = np.zeros(n_q + 1, dtype=np.int64)
     offsets[1:] = np.cumsum(np.bincount(pq, minlength=n_q))
-    return PositiveRanks(adjusted[order].astype(np.int64), offsets, n_positives)
+    return PositiveRanks(ordered % stride, offsets, n_positives)
 
 
 # -- internals ---------------------------------------------------------------------------
@@ -387,33 +387,34 @@ def _truncate(p: PositiveRanks, protocol: Protocol) -> PositiveRanks:
 
 
 def _per_query(p: PositiveRanks, protocol: Protocol) -> dict[str, np.ndarray]:
-    r, o, n = p.ranks, p.offsets, p.n_positives
+    n = p.n_positives
+    batch = metrics.ragged(p.ranks, p.offsets, n)  # checked once for every metric
     if protocol.ap_positives == "retrieved":
         # VLFeat vl_pr: precision summed at the listed positives over their number; a query
         # with positives but none listed scores 0 (hpatches-benchmark retrieval_eval.m).
-        listed = np.diff(o)
-        ap = metrics.batch_average_precision(r, o, np.maximum(listed, 1), protocol.ap)
+        listed = np.diff(p.offsets)
+        ap = replace(batch, n_positives=np.maximum(listed, 1)).average_precision(protocol.ap)
         ap = np.where(listed > 0, ap, 0.0)
         ap[n == 0] = np.nan
     else:
-        ap = metrics.batch_average_precision(r, o, n, protocol.ap)
+        ap = batch.average_precision(protocol.ap)
     out: dict[str, np.ndarray] = {"AP": ap}
     for k in protocol.ks:
-        out[f"P@{k}"] = metrics.batch_precision_at_k(r, o, n, k)
+        out[f"P@{k}"] = batch.precision_at_k(k)
     if protocol.revisitop_pk:
         for k in protocol.ks:
-            out[f"P@{k}(revisitop)"] = metrics.batch_precision_at_k_revisitop(r, o, n, k)
+            out[f"P@{k}(revisitop)"] = batch.precision_at_k_revisitop(k)
     if protocol.cmc == "market":
-        cmc = metrics.batch_cmc_first_match(r, o, n, protocol.cmc_ks)
+        cmc = batch.cmc_first_match(protocol.cmc_ks)
         for j, k in enumerate(protocol.cmc_ks):
             out[f"CMC@{k}"] = cmc[:, j]
     elif protocol.cmc == "cuhk03":
         for k in protocol.cmc_ks:
             out[f"CMC@{k}"] = np.full(len(n), np.nan)
     if protocol.inp:
-        out["INP"] = metrics.batch_inverse_negative_penalty(r, o, n)
-    out["R-precision"] = metrics.batch_r_precision(r, o, n)
-    out["first_positive_rank"] = metrics.batch_first_positive_rank(r, o)
+        out["INP"] = batch.inverse_negative_penalty()
+    out["R-precision"] = batch.r_precision()
+    out["first_positive_rank"] = batch.first_positive_rank()
     out["n_positives"] = n.astype(np.int64)
     return out
 

@@ -35,6 +35,7 @@ offending query.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -453,80 +454,142 @@ def ap_polyline(positive_ranks: np.ndarray | Sequence[int], n_positives: int,
 
 # -- batch (ragged) ---------------------------------------------------------------------
 
-def batch_average_precision(ranks: np.ndarray, offsets: np.ndarray, n_positives: np.ndarray,
-                            rule: str) -> np.ndarray:
-    """Return AP per query by ``rule`` (see ``average_precision_finite`` and
-    ``average_precision_trapezoid`` for the sources); nan where ``n_positives == 0``."""
-    _check_rule(rule)
+@dataclass(frozen=True)
+class Ragged:
+    """A batch of queries' positive ranks in the ragged layout, checked once.
+
+    Built by :func:`ragged`; its methods are the batch metrics, so an evaluation that needs
+    several of them checks and lays out its ranks once (the ``batch_*`` functions check
+    theirs every call). ``query_of[i]`` is the query of ``ranks[i]`` and ``position[i]``
+    its 0-based position among that query's retrieved positives.
+    """
+
+    ranks: np.ndarray
+    offsets: np.ndarray
+    n_positives: np.ndarray
+    query_of: np.ndarray
+    position: np.ndarray
+
+    def average_precision(self, rule: str) -> np.ndarray:
+        """Return AP per query by ``rule`` (see ``average_precision_finite`` and
+        ``average_precision_trapezoid`` for the sources); nan where ``n_positives == 0``."""
+        _check_rule(rule)
+        r, j, n = self.ranks, self.position, self.n_positives
+        terms = (j + 1) / (r + 1)
+        if rule == "trapezoid":
+            terms = (np.where(r == 0, 1.0, j / np.maximum(r, 1)) + terms) / 2
+        total = np.bincount(self.query_of, weights=terms, minlength=len(n))
+        return _with_nan(total / np.maximum(n, 1), n)
+
+    def precision_at_k(self, k: int) -> np.ndarray:
+        """Return true P@k per query (trec_eval ``P.k``); nan where ``n_positives == 0``."""
+        k = _check_k(k)
+        hits = np.bincount(self.query_of[self.ranks < k], minlength=len(self.n_positives))
+        return _with_nan(hits / k, self.n_positives)
+
+    def precision_at_k_revisitop(self, k: int) -> np.ndarray:
+        """Return revisitop's P@k per query (divided by kq = min(k, 1-based rank of the last
+        positive); 0.0 when none retrieved); nan where ``n_positives == 0``."""
+        k = _check_k(k)
+        kq = np.minimum(self.last_rank() + 1, k)  # 0 when nothing was retrieved
+        qid = self.query_of
+        hits = np.bincount(qid[self.ranks < kq[qid]], minlength=len(self.n_positives))
+        return _with_nan(hits / np.maximum(kq, 1), self.n_positives)
+
+    def r_precision(self) -> np.ndarray:
+        """Return R-precision per query (trec_eval ``Rprec``); nan where
+        ``n_positives == 0``."""
+        n, qid = self.n_positives, self.query_of
+        hits = np.bincount(qid[self.ranks < n[qid]], minlength=len(n))
+        return _with_nan(hits / np.maximum(n, 1), n)
+
+    def inverse_negative_penalty(self) -> np.ndarray:
+        """Return INP per query (Ye et al. 2021; 0.0 when a positive was never retrieved);
+        nan where ``n_positives == 0``."""
+        n = self.n_positives
+        complete = (np.diff(self.offsets) == n) & (n > 0)
+        last = self.last_rank() + 1
+        return _with_nan(np.where(complete, n / np.maximum(last, 1), 0.0), n)
+
+    def first_positive_rank(self) -> np.ndarray:
+        """Return each query's first retrieved positive rank (0-based, int64), -1 when
+        none."""
+        o = self.offsets
+        first = np.full(len(o) - 1, -1, dtype=np.int64)
+        has = o[1:] > o[:-1]
+        first[has] = self.ranks[o[:-1][has]]
+        return first
+
+    def last_rank(self) -> np.ndarray:
+        """Return each query's last retrieved positive rank (0-based), -1 when none."""
+        return _last_rank(self.ranks, self.offsets)
+
+    def cmc_first_match(self, ks: Sequence[int] | np.ndarray) -> np.ndarray:
+        """Return (n_queries, len(ks)) Market-1501 CMC values (torchreid
+        ``eval_market1501``): 1.0 where the first positive is among the first k; nan rows
+        where ``n_positives == 0``."""
+        k_arr = _check_ks(ks)
+        first = self.first_positive_rank()
+        out = ((first[:, None] >= 0) & (first[:, None] < k_arr[None, :])).astype(np.float64)
+        out[self.n_positives == 0] = np.nan
+        return out
+
+
+def ragged(ranks: np.ndarray | Sequence[int], offsets: np.ndarray | Sequence[int],
+           n_positives: np.ndarray | Sequence[int] | None) -> Ragged:
+    """Return the checked :class:`Ragged` batch; InputError naming the first offending
+    query (see the module's input convention). With ``n_positives`` None, each query's
+    number of retrieved positives stands for it (enough for the first positive's rank)."""
     r, o, n = _check_batch(ranks, offsets, n_positives)
     _, qid, j = _layout(o, len(r))
-    terms = (j + 1) / (r + 1)
-    if rule == "trapezoid":
-        terms = (np.where(r == 0, 1.0, j / np.maximum(r, 1)) + terms) / 2
-    total = np.bincount(qid, weights=terms, minlength=len(n))
-    return _with_nan(total / np.maximum(n, 1), n)
+    return Ragged(r, o, n, qid, j)
+
+
+def batch_average_precision(ranks: np.ndarray, offsets: np.ndarray, n_positives: np.ndarray,
+                            rule: str) -> np.ndarray:
+    """Return AP per query by ``rule``: :meth:`Ragged.average_precision`."""
+    _check_rule(rule)
+    return ragged(ranks, offsets, n_positives).average_precision(rule)
 
 
 def batch_precision_at_k(ranks: np.ndarray, offsets: np.ndarray, n_positives: np.ndarray,
                          k: int) -> np.ndarray:
-    """Return true P@k per query (trec_eval ``P.k``); nan where ``n_positives == 0``."""
+    """Return true P@k per query (trec_eval ``P.k``): :meth:`Ragged.precision_at_k`."""
     k = _check_k(k)
-    r, o, n = _check_batch(ranks, offsets, n_positives)
-    _, qid, _ = _layout(o, len(r))
-    return _with_nan(np.bincount(qid[r < k], minlength=len(n)) / k, n)
+    return ragged(ranks, offsets, n_positives).precision_at_k(k)
 
 
 def batch_precision_at_k_revisitop(ranks: np.ndarray, offsets: np.ndarray,
                                    n_positives: np.ndarray, k: int) -> np.ndarray:
-    """Return revisitop's P@k per query (divided by kq = min(k, 1-based rank of the last
-    positive); 0.0 when none retrieved); nan where ``n_positives == 0``."""
+    """Return revisitop's P@k per query: :meth:`Ragged.precision_at_k_revisitop`."""
     k = _check_k(k)
-    r, o, n = _check_batch(ranks, offsets, n_positives)
-    _, qid, _ = _layout(o, len(r))
-    kq = np.minimum(_last_rank(r, o) + 1, k)  # 0 when nothing was retrieved
-    hits = np.bincount(qid[r < kq[qid]], minlength=len(n))
-    return _with_nan(hits / np.maximum(kq, 1), n)
+    return ragged(ranks, offsets, n_positives).precision_at_k_revisitop(k)
 
 
 def batch_r_precision(ranks: np.ndarray, offsets: np.ndarray,
                       n_positives: np.ndarray) -> np.ndarray:
-    """Return R-precision per query (trec_eval ``Rprec``); nan where ``n_positives == 0``."""
-    r, o, n = _check_batch(ranks, offsets, n_positives)
-    _, qid, _ = _layout(o, len(r))
-    hits = np.bincount(qid[r < n[qid]], minlength=len(n))
-    return _with_nan(hits / np.maximum(n, 1), n)
+    """Return R-precision per query (trec_eval ``Rprec``): :meth:`Ragged.r_precision`."""
+    return ragged(ranks, offsets, n_positives).r_precision()
 
 
 def batch_inverse_negative_penalty(ranks: np.ndarray, offsets: np.ndarray,
                                    n_positives: np.ndarray) -> np.ndarray:
-    """Return INP per query (Ye et al. 2021; 0.0 when a positive was never retrieved);
-    nan where ``n_positives == 0``."""
-    r, o, n = _check_batch(ranks, offsets, n_positives)
-    complete = (np.diff(o) == n) & (n > 0)
-    last = _last_rank(r, o) + 1
-    return _with_nan(np.where(complete, n / np.maximum(last, 1), 0.0), n)
+    """Return INP per query (Ye et al. 2021): :meth:`Ragged.inverse_negative_penalty`."""
+    return ragged(ranks, offsets, n_positives).inverse_negative_penalty()
 
 
 def batch_first_positive_rank(ranks: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Return each query's first retrieved positive rank (0-based, int64), -1 when none."""
-    r, o, _ = _check_batch(ranks, offsets, None)
-    counts = np.diff(o)
-    first = np.full(len(counts), -1, dtype=np.int64)
-    has = counts > 0
-    first[has] = r[o[:-1][has]]
-    return first
+    """Return each query's first retrieved positive rank (0-based, int64), -1 when none:
+    :meth:`Ragged.first_positive_rank`."""
+    return ragged(ranks, offsets, None).first_positive_rank()
 
 
 def batch_cmc_first_match(ranks: np.ndarray, offsets: np.ndarray, n_positives: np.ndarray,
                           ks: Sequence[int] | np.ndarray) -> np.ndarray:
     """Return (n_queries, len(ks)) Market-1501 CMC values (torchreid ``eval_market1501``):
-    1.0 where the first positive is among the first k; nan rows where ``n_positives == 0``."""
+    :meth:`Ragged.cmc_first_match`."""
     k_arr = _check_ks(ks)
-    r, o, n = _check_batch(ranks, offsets, n_positives)
-    first = batch_first_positive_rank(r, o)
-    out = ((first[:, None] >= 0) & (first[:, None] < k_arr[None, :])).astype(np.float64)
-    out[n == 0] = np.nan
-    return out
+    return ragged(ranks, offsets, n_positives).cmc_first_match(k_arr)
 
 
 def _segment_max(values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
