@@ -1,6 +1,6 @@
 """``python -m irviewer`` runs the command-line entry point."""
 
-from irviewer.cli import main
+from irviewer.cli import entry
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    entry()

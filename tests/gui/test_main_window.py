@@ -135,6 +135,32 @@ def test_screenshot_command(tmp_path):
         assert im.size[0] >= 1000
 
 
+def test_screenshot_process_ends_with_a_whole_png_and_its_exit_code(tmp_path):
+    """``python -m irviewer --screenshot`` ends without the interpreter's Qt teardown
+    (cli.entry): the PNG is whole, what was printed arrives, and the exit code is kept."""
+    import os
+    import subprocess
+    import sys
+
+    from PIL import Image
+
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    out = tmp_path / "shot.png"
+    ok = subprocess.run([sys.executable, "-m", "irviewer", "--screenshot", str(out)],
+                        capture_output=True, text=True, env=env, timeout=120)
+    assert ok.returncode == 0, ok.stderr
+    with Image.open(out) as im:
+        im.load()  # every byte of the PNG was written
+        assert im.size[0] >= 1000
+    bad = subprocess.run([sys.executable, "-m", "irviewer", str(tmp_path / "nope.csv"), "-d",
+                          str(tmp_path / "nope.npz"), "--screenshot", str(tmp_path / "b.png")],
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert bad.returncode == 2
+    last = bad.stderr.strip().splitlines()[-1]  # (Qt may say something about its plugin)
+    assert last.startswith("irviewer: error: ") and "nope.csv" in last
+    assert not (tmp_path / "b.png").exists()
+
+
 @pytest.mark.parametrize("column", [0, 1, 2, 3, 4])
 @pytest.mark.parametrize("order", [Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder])
 def test_sorted_rows_still_show_the_right_query(window, column, order):
