@@ -292,59 +292,76 @@ def protocol_ranks(dataset: Dataset, ranking: Ranking, protocol: Protocol) -> Po
 
     Equivalent to :func:`query_roles` plus ranking look-ups query by query (a test checks
     this), but without a Python loop over ranks, so thousands of queries cost milliseconds.
+    Each (query, image) gets one role, ignored winning over positive; the roles are marked
+    on the ranking's own items of interest (sorted by query and image, like every group
+    table), and an image it did not store (a ground truth changed since it was ranked) is
+    ranked from the query's score row. One sort by (query, rank) then counts, for each
+    positive, the ignored images ranked above it in its query.
     """
     n_q, n_g = dataset.n_queries, dataset.n_gallery
     global_mask = dataset.ignored_mask
-    q_parts, g_parts, code_parts = [], [], []
+    item_q = np.repeat(np.arange(n_q, dtype=np.int64), np.diff(ranking.item_offsets))
+    item_keys = item_q * n_g + ranking.item_indices
+    role = np.full(len(item_keys), NEGATIVE, dtype=np.int8)
+    missing: list[tuple[np.ndarray, int]] = []  # (keys, code) the ranking did not store
+
+    def mark(owners: np.ndarray, members: np.ndarray, code: int) -> None:
+        members = np.asarray(members, dtype=np.int64)
+        keep = ~global_mask[members]
+        keys = np.asarray(owners, dtype=np.int64)[keep] * n_g + members[keep]
+        at = np.minimum(np.searchsorted(item_keys, keys), max(len(item_keys) - 1, 0))
+        found = item_keys[at] == keys if len(item_keys) else np.zeros(len(keys), bool)
+        role[at[found]] = code
+        if not found.all():
+            missing.append((keys[~found], code))
+
     for code, groups in ((POSITIVE, protocol.positive), (IGNORED, protocol.ignored)):
-        for group in groups:
-            owners, members = dataset.group_table(group)
-            q_parts.append(owners)
-            g_parts.append(members)
-            code_parts.append(np.full(len(members), code, dtype=np.int8))
+        for group in groups:  # positives first: ignored, marked after, wins
+            mark(*dataset.group_table(group), code)
     if protocol.self_match == "remove":
         selves = np.array([q.self_index for q in dataset.queries], dtype=np.int64)
         has = np.flatnonzero(selves >= 0)
-        q_parts.append(has)
-        g_parts.append(selves[has])
-        code_parts.append(np.full(len(has), IGNORED, dtype=np.int8))
-    qs = np.concatenate(q_parts) if q_parts else np.zeros(0, np.int64)
-    gs = np.concatenate(g_parts).astype(np.int64) if g_parts else np.zeros(0, np.int64)
-    codes = np.concatenate(code_parts) if code_parts else np.zeros(0, np.int8)
-    keep = ~global_mask[gs]
-    # One role per (query, item): ignored wins over positive. Sorted as one int64 key,
-    # (query, item, 0 for ignored / 1 for positive), the first of each (query, item) wins.
-    tagged = np.sort(((qs[keep] * n_g + gs[keep]) << 1) | (codes[keep] != IGNORED))
+        mark(has, selves[has], IGNORED)
+    marked = role != NEGATIVE
+    qs, raw, codes = item_q[marked], ranking.item_ranks[marked], role[marked]
+    if missing:
+        qs, raw, codes = _with_unstored(ranking, n_g, missing, qs, raw, codes)
+    is_pos = codes == POSITIVE
+    n_positives = np.bincount(qs[is_pos], minlength=n_q).astype(np.int64)
+    live = raw >= 0  # ranked (not beyond a truncated list)
+    stride = n_g + 1
+    # (query, rank, positive?) in one key; ranks are distinct within a query.
+    tagged = np.sort(((qs[live] * stride + raw[live]) << 1) | is_pos[live])
+    positive = (tagged & 1).astype(bool)
+    ignored_so_far = np.cumsum(~positive)
+    query = (tagged >> 1) // stride
+    first = np.searchsorted(query, query)  # where each query's entries start
+    above = ignored_so_far - ignored_so_far[first] + ~positive[first]
+    pq = query[positive]
+    adjusted = ((tagged >> 1) % stride - above)[positive]
+    offsets = np.zeros(n_q + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum(np.bincount(pq, minlength=n_q))
+    return PositiveRanks(adjusted.astype(np.int64), offsets, n_positives)
+
+
+def _with_unstored(ranking: Ranking, n_g: int, missing: list[tuple[np.ndarray, int]],
+                   qs: np.ndarray, raw: np.ndarray,
+                   codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return (queries, ranks, roles) with the images the ranking did not store added:
+    each (query, image) once, ignored winning, ranked from the query's score row."""
+    keys = np.concatenate([k for k, _ in missing])
+    tags = np.concatenate([np.full(len(k), c != IGNORED, dtype=np.int64) for k, c in missing])
+    tagged = np.sort((keys << 1) | tags)
     first = np.ones(len(tagged), dtype=bool)
     first[1:] = (tagged[1:] >> 1) != (tagged[:-1] >> 1)
     tagged = tagged[first]
-    keys = tagged >> 1
-    qs, gs = keys // n_g, keys % n_g
-    codes = np.where(tagged & 1, POSITIVE, IGNORED).astype(np.int8)
-    # Look the ranks up among the ranking's items of interest.
-    item_q = np.repeat(np.arange(n_q, dtype=np.int64), np.diff(ranking.item_offsets))
-    item_keys = item_q * n_g + ranking.item_indices
-    at = np.searchsorted(item_keys, keys)
-    at_c = np.minimum(at, max(len(item_keys) - 1, 0))
-    known = (at < len(item_keys)) & (item_keys[at_c] == keys) if len(item_keys) else (
-        np.zeros(len(keys), dtype=bool))
-    raw = np.where(known, ranking.item_ranks[at_c] if len(item_keys) else -1, -1)
-    for j in np.flatnonzero(~known):  # items the ranking did not store (rare)
-        raw[j] = ranking.rank_items(int(qs[j]), np.array([gs[j]]))[0]
-    is_pos = codes == POSITIVE
-    stride = n_g + 1
-    ign = (codes == IGNORED) & (raw >= 0)
-    ign_keys = np.sort(qs[ign] * stride + raw[ign])
-    pq, pr = qs[is_pos], raw[is_pos]
-    n_positives = np.bincount(pq, minlength=n_q).astype(np.int64)
-    got = pr >= 0
-    pq, pr = pq[got], pr[got]
-    above = (np.searchsorted(ign_keys, pq * stride + pr)
-             - np.searchsorted(ign_keys, pq * stride))
-    ordered = np.sort(pq * stride + (pr - above))  # by query, then adjusted rank
-    offsets = np.zeros(n_q + 1, dtype=np.int64)
-    offsets[1:] = np.cumsum(np.bincount(pq, minlength=n_q))
-    return PositiveRanks(ordered % stride, offsets, n_positives)
+    mq, mg = (tagged >> 1) // n_g, (tagged >> 1) % n_g
+    mraw = np.array([ranking.rank_items(int(q), np.array([g]))[0] for q, g in zip(mq, mg,
+                                                                                  strict=True)],
+                    dtype=np.int64)
+    mcodes = np.where(tagged & 1, POSITIVE, IGNORED).astype(np.int8)
+    return (np.concatenate([qs, mq]), np.concatenate([raw, mraw]),
+            np.concatenate([codes, mcodes]))
 
 
 # -- internals ---------------------------------------------------------------------------

@@ -148,6 +148,30 @@ def test_vectorised_protocol_ranks_equal_the_per_query_reference(seed, remove, n
         assert got.n_positives[qi] == n
 
 
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), remove=st.booleans())
+def test_protocol_ranks_of_a_changed_ground_truth_rank_the_images_not_stored(seed, remove):
+    """A ranking made before the ground truth changed does not store the new positives and
+    junk images: they are ranked from the score row, with the same result as the reference
+    (including an image both positive and junk, where junk wins)."""
+    rng = np.random.default_rng(seed)
+    ds = random_dataset(rng, 5, 50, with_self=True)
+    r = rank(aligned(sign_vectors(rng, 5), sign_vectors(rng, 50)), ds, k=6)
+    changed = []
+    for q in ds.queries:
+        positive = rng.choice(50, size=int(rng.integers(0, 8)), replace=False)
+        junk = np.concatenate([rng.choice(50, size=int(rng.integers(0, 4)), replace=False),
+                               positive[:1]])
+        changed.append(build_query(q.name, q.image, {"positive": positive, "junk": junk},
+                                   self_index=q.self_index))
+    new = replace(ds, queries=tuple(changed))
+    protocol = PROTO.override(self_match="remove" if remove else "keep")
+    got = protocol_ranks(new, r, protocol)
+    for qi, (ranks, n) in enumerate(per_query_reference(new, r, protocol)):
+        np.testing.assert_array_equal(got.of(qi), ranks)
+        assert got.n_positives[qi] == n
+
+
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10_000))
 def test_with_query_equals_a_full_re_evaluation(seed):
