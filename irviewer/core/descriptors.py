@@ -261,18 +261,25 @@ def row_norms(matrix: np.ndarray, rows: np.ndarray | None = None,
         for start in range(first * chunk_rows, min(n, last * chunk_rows), chunk_rows):
             stop = min(n, start + chunk_rows)
             block = matrix[start:stop] if rows is None else matrix[rows[start:stop]]
-            block = np.asarray(block, dtype=np.float32)
-            with np.errstate(over="ignore", invalid="ignore"):
-                squares = np.einsum("ij,ij->i", block, block)
-                out[start:stop] = np.sqrt(squares)
-                redo = np.flatnonzero(~(squares >= _TINY_SQUARES) | ~np.isfinite(squares))
-                if len(redo):  # the float64 squares' sum fits where float32's did not
-                    exact = np.asarray(block[redo], dtype=np.float64)
-                    out[start + redo] = np.sqrt(np.einsum("ij,ij->i", exact, exact))
+            out[start:stop] = block_norms(np.asarray(block, dtype=np.float32))
 
     n_chunks = -(-n // chunk_rows)
     run_parts(norms_of, row_parts(n_chunks, n * int(matrix.shape[1]), _PARALLEL_VALUES))
     return out
+
+
+def block_norms(block: np.ndarray) -> np.ndarray:
+    """Return the float32 L2 norm of each row of the float32 matrix ``block``: squares
+    summed in float32, and in float64 again for a row whose float32 sum overflows or lost
+    precision (see :func:`row_norms`, which applies it block by block)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        squares = np.einsum("ij,ij->i", block, block)
+        norms = np.sqrt(squares)
+        redo = np.flatnonzero(~(squares >= _TINY_SQUARES) | ~np.isfinite(squares))
+        if len(redo):  # the float64 squares' sum fits where float32's did not
+            exact = np.asarray(block[redo], dtype=np.float64)
+            norms[redo] = np.sqrt(np.einsum("ij,ij->i", exact, exact))
+    return norms
 
 
 def bad_rows_message(path: Path | str, norms: np.ndarray, row_ids: np.ndarray,

@@ -44,7 +44,9 @@ import numpy as np
 
 from irviewer.core.dataset import Dataset
 from irviewer.core.descriptors import (
+    NORM_CHUNK_BYTES,
     AlignedDescriptors,
+    block_norms,
     check_gallery_rows,
     normalise_rows,
     row_norms,
@@ -271,12 +273,17 @@ def iter_rank(aligned: AlignedDescriptors, dataset: Dataset, k: int = 200,
     total = len(chunks) * len(blocks)
     done = 0
     yield Progress(0, total)
+    buffer = (np.empty((widest, aligned.dim), dtype=np.float32)
+              if multi and _converted(aligned) else None)
     for start, stop in chunks:
-        g = _gallery_chunk(aligned, start, stop)
         if aligned.gallery_norms is not None:  # computed (and checked) by align()
+            g = _gallery_chunk(aligned, start, stop, buffer)
             norms = aligned.gallery_norms[start:stop]
         else:
-            norms = row_norms(g)
+            norms = np.full(stop - start, np.nan, dtype=np.float32)
+            g = _gallery_chunk(aligned, start, stop, buffer, norms)
+            if not _converted(aligned):  # a view: nothing filled the norms in
+                norms = row_norms(g)
             check_gallery_rows(norms, _row_ids(aligned, start, stop), dataset, aligned)
         inv = (1.0 / norms).astype(np.float32)
         inv_norms[start:stop] = inv
@@ -317,13 +324,14 @@ def _rank_rows(block: np.ndarray, block_query: int, a: int, b: int, *, start: in
     """
     scores, qa, qb = block[a:b], block_query + a, block_query + b
     floor = state.floor(scores, qa, qb, start, stop)
-    if not state.multi and _mostly_candidates(scores, floor):
+    if _mostly_candidates(scores, floor):
         ordered = np.sort(scores, axis=1)
-        k = top_val.shape[1]
-        kth = ordered[:, scores.shape[1] - k] if k else np.full(qb - qa, np.inf, np.float32)
+        n, k = scores.shape[1], top_val.shape[1]
+        kth = (ordered[:, n - k] if 0 < k <= n
+               else np.full(qb - qa, np.inf if k == 0 else -np.inf, np.float32))
         found = _candidates(scores, kth)
-        _merge_top(top_idx[qa:qb], top_val[qa:qb], found, start, True)
-        state.count_in_sorted(ordered, scores, qa, qb)
+        _merge_top(top_idx[qa:qb], top_val[qa:qb], found, start, start == 0)
+        state.count_in_sorted(ordered, scores, qa, qb, start, stop)
         return
     found = _select(scores, top_val[qa:qb], floor)
     _merge_top(top_idx[qa:qb], top_val[qa:qb], found, start, start == 0)
@@ -354,13 +362,44 @@ def _row_ids(aligned: AlignedDescriptors, start: int, stop: int) -> np.ndarray:
     return aligned.gallery_rows[start:stop]
 
 
-def _gallery_chunk(aligned: AlignedDescriptors, start: int, stop: int) -> np.ndarray:
-    """Return gallery rows start..stop (dataset order) as a float32 array."""
-    if aligned.gallery_rows is None:
-        rows = aligned.gallery[start:stop]
-    else:
-        rows = aligned.gallery[aligned.gallery_rows[start:stop]]
-    return np.ascontiguousarray(rows, dtype=np.float32)
+def _gallery_chunk(aligned: AlignedDescriptors, start: int, stop: int,
+                   out: np.ndarray | None = None,
+                   norms: np.ndarray | None = None) -> np.ndarray:
+    """Return gallery rows start..stop (dataset order) as an aligned, C-contiguous float32
+    array: a view when the gallery already is one, else a copy (converted from float16 or
+    integers, gathered when the rows are out of order), made in ``out`` when given (one
+    buffer for every chunk of a large gallery: its pages are touched once, not per chunk)
+    and shared between threads (:mod:`irviewer.core.parallel`), since a float16 gallery of
+    a million rows spends as long converting as multiplying. With ``norms`` (a float32
+    array of stop - start), a copy fills in each row's norm while its block is still in
+    the cache (:func:`~irviewer.core.descriptors.block_norms`); a view leaves it alone."""
+    if not _converted(aligned):
+        return np.asarray(aligned.gallery[start:stop])  # a view (of a map: read by the multiply)
+    n, dim = stop - start, aligned.dim
+    chunk = (out[:n] if out is not None and len(out) >= n
+             else np.empty((n, dim), dtype=np.float32))
+    step = max(1, NORM_CHUNK_BYTES // (4 * max(dim, 1)))
+
+    def convert(a: int, b: int) -> None:
+        for x in range(a, b, step):
+            y = min(b, x + step)
+            if aligned.gallery_rows is None:
+                np.copyto(chunk[x:y], aligned.gallery[start + x:start + y], casting="unsafe")
+            else:
+                chunk[x:y] = aligned.gallery[aligned.gallery_rows[start + x:start + y]]
+            if norms is not None:
+                norms[x:y] = block_norms(chunk[x:y])
+
+    run_parts(convert, row_parts(n, n * dim, _PARALLEL_SCORES))
+    return chunk
+
+
+def _converted(aligned: AlignedDescriptors) -> bool:
+    """Return whether gallery chunks must be copied: rows out of order, or not aligned,
+    C-contiguous float32 values."""
+    g = aligned.gallery
+    return (aligned.gallery_rows is not None or g.dtype != np.float32
+            or not (g.flags.c_contiguous and g.flags.aligned))
 
 
 def _row_from(aligned: AlignedDescriptors, inv_norms: np.ndarray, ignored: np.ndarray,
@@ -535,7 +574,9 @@ class _CountState:
         self.above = np.zeros(n, dtype=np.int64)
         self.exact = np.full(n, np.nan, dtype=np.float32)
         self.estimate_val = np.zeros(n, dtype=np.float32)
-        self.band: dict[int, list[tuple[np.ndarray, bool]]] = {}
+        # The scores inside items' bands, kept chunk by chunk: (item of each score, the
+        # scores, whether its chunk lies before the item in gallery order).
+        self.band: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
 
     def estimate(self, aligned: AlignedDescriptors) -> None:
         """Estimate each item's score with a gather (multi-chunk galleries only)."""
@@ -582,31 +623,38 @@ class _CountState:
         np.minimum.at(out, rows, lo)
         return out
 
-    def count_in_sorted(self, ordered: np.ndarray, scores: np.ndarray, qa: int,
-                        qb: int) -> None:
-        """Count the scores above each item of queries qa..qb from their rows sorted whole
-        (``ordered``, ascending; one gallery chunk only): #(scores above) from a binary
-        search, plus, for a score that occurs more than once in the row, the equal scores
-        at an earlier gallery index counted in the row itself."""
-        ia, ib = int(self.offsets[qa]), int(self.offsets[qb])
+    def count_in_sorted(self, ordered: np.ndarray, scores: np.ndarray, qa: int, qb: int,
+                        start: int, stop: int) -> None:
+        """Add the block of queries qa..qb x gallery start..stop to the counts, from its
+        rows sorted whole (``ordered``, ascending), as :meth:`count` does from candidates:
+        the scores above each item (its exact score, or its estimate's band) come from a
+        binary search in its row, plus, for an item in this chunk whose score occurs more
+        than once in the row, the equal scores at an earlier gallery index; the scores
+        inside a band are kept for :meth:`finish`."""
+        ia, ib, rows, inside, lo, hi = self._bounds(qa, qb, start, stop)
         if ia == ib:
             return
-        values, cols = self.exact[ia:ib], self.items[ia:ib]
+        items = self.items[ia:ib]
         bounds = self.offsets[qa:qb + 1] - ia
-        n = scores.shape[1]
         right = np.empty(ib - ia, dtype=np.int64)
-        rows = np.flatnonzero(np.diff(bounds))
-        for r in rows:
+        left = np.empty(ib - ia, dtype=np.int64) if self.multi else right
+        for r in np.flatnonzero(np.diff(bounds)):
             a, b = bounds[r], bounds[r + 1]
-            right[a:b] = np.searchsorted(ordered[r], values[a:b], side="right")
-        above = n - right
-        # The item's own score is at right - 1; an equal score just before it is a tie.
-        row_of = self.item_query[ia:ib] - qa
-        tied = np.flatnonzero((right >= 2) & (ordered[row_of, np.maximum(right - 2, 0)]
-                                              == values))
+            right[a:b] = np.searchsorted(ordered[r], hi[a:b], side="right")
+            if self.multi:
+                left[a:b] = np.searchsorted(ordered[r], lo[a:b], side="left")
+        above = scores.shape[1] - right
+        # An item's own score is at right - 1; an equal score just before it is a tie.
+        tied = np.flatnonzero(inside & (right >= 2)
+                              & (ordered[rows, np.maximum(right - 2, 0)] == hi))
         for j in tied:
-            above[j] += np.count_nonzero(scores[row_of[j], :cols[j]] == values[j])
+            above[j] += np.count_nonzero(scores[rows[j], :items[j] - start] == hi[j])
         self.above[ia:ib] += above
+        if self.multi:
+            kept = np.flatnonzero(~inside & (right > left))
+            self._keep_band(ia + kept, ordered.reshape(-1),
+                            rows[kept] * ordered.shape[1] + left[kept], (right - left)[kept],
+                            stop <= items[kept])
 
     def count(self, found: _Candidates, qa: int, qb: int, start: int, stop: int) -> None:
         """Add the block of queries qa..qb x gallery start..stop to the counts.
@@ -626,31 +674,44 @@ class _CountState:
         self.above[ia:ib] += before
         if self.multi:
             after = found.at_least(rows, lo)
-            for j in np.flatnonzero(~inside & (after > before)):
-                a = found.starts[rows[j]]
-                self.band.setdefault(int(ia + j), []).append(
-                    (found.values[a + before[j]:a + after[j]].copy(), stop <= items[j]))
+            kept = np.flatnonzero(~inside & (after > before))
+            self._keep_band(ia + kept, found.values, found.starts[rows[kept]] + before[kept],
+                            (after - before)[kept], stop <= items[kept])
+
+    def _keep_band(self, item: np.ndarray, flat: np.ndarray, first: np.ndarray,
+                   length: np.ndarray, earlier: np.ndarray) -> None:
+        """Keep ``flat[first[i]:first[i] + length[i]]``, the band scores of item
+        ``item[i]`` in this chunk, copied (the block's arrays are reused)."""
+        if not len(item):
+            return
+        ends = np.cumsum(length)
+        at = np.arange(ends[-1]) + np.repeat(first - (ends - length), length)
+        self.band.append((np.repeat(item, length), flat[at],
+                          np.repeat(np.asarray(earlier, dtype=bool), length)))
 
     def finish(self, full_row: Callable[[int], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-        """Return (ranks, scores) of all items: counts above plus the exactly resolved band."""
+        """Return (ranks, scores) of all items: counts above plus the exactly resolved band.
+
+        A band score counts when it is above the item's exact score, or equal to it in a
+        chunk before the item. An item whose exact score fell outside its band (the
+        estimate missed) has its whole query counted again from its score row.
+        """
         ranks = self.above.copy()
         exact = self.exact
         if not self.multi:
             return ranks, exact
-        redo: set[int] = set()
         lo = self.estimate_val - np.float32(BAND)
         hi = self.estimate_val + np.float32(BAND)
-        for j, e in enumerate(exact):
-            if not lo[j] <= e <= hi[j]:  # the estimate missed: count this query from its row
-                redo.add(int(self.item_query[j]))
-                continue
-            for values, earlier in self.band.get(j, ()):
-                ranks[j] += int(np.count_nonzero(values > e))
-                if earlier:
-                    ranks[j] += int(np.count_nonzero(values == e))
-        for q in sorted(redo):
+        missed = ~((lo <= exact) & (exact <= hi))
+        if self.band:
+            item, values, earlier = (np.concatenate(part) for part in zip(*self.band,
+                                                                          strict=True))
+            score = exact[item]
+            counted = (values > score) | (earlier & (values == score))
+            ranks += np.bincount(item[counted], minlength=len(ranks))
+        for q in np.unique(self.item_query[missed]):
             a, b = self.offsets[q], self.offsets[q + 1]
-            row = full_row(q)
+            row = full_row(int(q))
             ranks[a:b] = ranks_in_row(row, self.items[a:b])
             exact[a:b] = row[self.items[a:b]]
         return ranks, exact
