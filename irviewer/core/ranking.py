@@ -325,10 +325,15 @@ def _rank_rows(block: np.ndarray, block_query: int, a: int, b: int, *, start: in
     scores, qa, qb = block[a:b], block_query + a, block_query + b
     floor = state.floor(scores, qa, qb, start, stop)
     if _mostly_candidates(scores, floor):
-        ordered = np.sort(scores, axis=1)
+        # Scores below the floor count for no item: as -inf they sort almost for free.
+        ordered = np.sort(np.where(scores >= floor[:, None], scores, np.float32(-np.inf)),
+                          axis=1)
         n, k = scores.shape[1], top_val.shape[1]
         kth = (ordered[:, n - k] if 0 < k <= n
                else np.full(qb - qa, np.inf if k == 0 else -np.inf, np.float32))
+        short = np.flatnonzero(kth == -np.inf) if 0 < k <= n else ()
+        if len(short):  # fewer than K scores reach the floor: the K-th from the row itself
+            kth[short] = np.partition(scores[short], n - k, axis=1)[:, n - k]
         found = _candidates(scores, kth)
         _merge_top(top_idx[qa:qb], top_val[qa:qb], found, start, start == 0)
         state.count_in_sorted(ordered, scores, qa, qb, start, stop)
