@@ -20,7 +20,7 @@
 * open_market_ratio — the window opening a Market-1501-sized set
   (``irviewer market/ -d desc.npz --screenshot shot.png``, offscreen; the set of
   bench_eval.py's case (d), built once in --workdir) over the whole ``irviewer eval`` process
-  on the same files, both best of 3 in this run, interleaved (target <= 1.3); the same for
+  on the same files, both best of 5 in this run, interleaved (target <= 1.3); the same for
   CPU seconds (user + system of each process, less sensitive to other processes);
   open_market_peak_mb is the window process's peak resident memory, its VmHWM (target <=
   1,024 MB). Processes run with Python's bytecode cache on, as installed code does
@@ -193,7 +193,7 @@ def startup_ms() -> float:
     return best
 
 
-def open_market(workdir: Path, repeats: int = 3) -> dict[str, float]:
+def open_market(workdir: Path, repeats: int = 5) -> dict[str, float]:
     """Return the window's and the eval's whole-process seconds on the Market-sized set
     (interleaved, best of ``repeats`` each), their ratio, and the window's peak resident MiB."""
     folder, npz = market_folder(workdir)
