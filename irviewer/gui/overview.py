@@ -5,10 +5,13 @@ numbers come from :mod:`irviewer.core.curves`."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QTabWidget
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
 from irviewer.core.curves import ap_bin_edges, ap_bin_index
 from irviewer.gui.theme import ACTIVE_BAR, BAR, MEAN_CURVE, QUERY_CURVE, SELECTED_BAR
@@ -17,11 +20,10 @@ _DASH = pg.QtCore.Qt.PenStyle.DashLine
 
 
 def _plot(bottom: str, left: str) -> pg.PlotWidget:
-    plot = pg.PlotWidget(background="w")
+    plot = pg.PlotWidget(background="w", enableMenu=False)  # no menu: none is built
     plot.setLabel("bottom", bottom)
     plot.setLabel("left", left)
     plot.showGrid(x=True, y=True, alpha=0.25)
-    plot.setMenuEnabled(False)
     plot.setMouseEnabled(x=False, y=False)
     plot.hideButtons()
     return plot
@@ -36,11 +38,10 @@ class APHistogram(pg.PlotWidget):
     range_cleared = Signal()
 
     def __init__(self) -> None:
-        super().__init__(background="w")
+        super().__init__(background="w", enableMenu=False)
         self.setLabel("bottom", "AP (%)")
         self.setLabel("left", "queries")
         self.showGrid(y=True, alpha=0.25)
-        self.setMenuEnabled(False)
         self.setMouseEnabled(x=False, y=False)
         self.hideButtons()
         self.setXRange(0, 100, padding=0.02)
@@ -104,41 +105,116 @@ class APHistogram(pg.PlotWidget):
             self.click_bin(i)
 
 
+class _Later(QWidget):
+    """A tab's place, filled with its plot when the tab is first shown (or the plot is
+    asked for): a pyqtgraph plot takes about 20 ms to build, and most sessions never open
+    most tabs."""
+
+    def __init__(self, build: Callable[[], pg.PlotWidget]) -> None:
+        super().__init__()
+        self._build, self.plot = build, None
+        QVBoxLayout(self).setContentsMargins(0, 0, 0, 0)
+
+    def get(self) -> pg.PlotWidget:
+        """Return the plot, building it the first time."""
+        if self.plot is None:
+            self.plot = self._build()
+            self.layout().addWidget(self.plot)
+        return self.plot
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
+        self.get()
+        super().showEvent(event)
+
+
 class Overview(QTabWidget):
     """Tabs: the AP histogram, P@k (mean and the selected query), CMC (re-identification
-    protocols only)."""
+    protocols only). The P@k and CMC plots are built when first shown; the curves given
+    before are kept and drawn then."""
 
     def __init__(self) -> None:
         super().__init__()
         self.histogram = APHistogram()
-        self.precision = _plot("k (results looked at)", "precision at k")
-        self.precision.setYRange(0, 1.02, padding=0)
-        self.precision.addLegend(offset=(-10, 10))
-        self.mean_precision = self.precision.plot(
-            [], [], pen=pg.mkPen(MEAN_CURVE, width=2, style=_DASH), name="mean P@k")
-        self.query_precision = self.precision.plot(
-            [], [], pen=pg.mkPen(QUERY_CURVE, width=2.5), name="this query")
-        self.cmc = _plot("rank k", "CMC: first match within k")
-        self.cmc.setYRange(0, 1.02, padding=0)
-        self.cmc_curve = self.cmc.plot([], [], pen=pg.mkPen(QUERY_CURVE, width=2.5),
-                                       symbol="o", symbolSize=5, symbolBrush=QUERY_CURVE)
+        self._precision = _Later(self._build_precision)
+        self._cmc = _Later(self._build_cmc)
+        self._dataset: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._query: tuple[np.ndarray, np.ndarray] | None = None
         self.addTab(self.histogram, "AP histogram")
-        self.addTab(self.precision, "P@k")
-        self.cmc_index = self.addTab(self.cmc, "CMC")
+        self.addTab(self._precision, "P@k")
+        self.cmc_index = self.addTab(self._cmc, "CMC")
+
+    @property
+    def precision(self) -> pg.PlotWidget:
+        """Return the P@k plot (built on first use)."""
+        return self._precision.get()
+
+    @property
+    def mean_precision(self) -> pg.PlotDataItem:
+        """Return the mean P@k curve."""
+        return self.precision.mean_curve
+
+    @property
+    def query_precision(self) -> pg.PlotDataItem:
+        """Return the selected query's P@k curve."""
+        return self.precision.query_curve
+
+    @property
+    def cmc(self) -> pg.PlotWidget:
+        """Return the CMC plot (built on first use)."""
+        return self._cmc.get()
+
+    @property
+    def cmc_curve(self) -> pg.PlotDataItem:
+        """Return the CMC curve."""
+        return self.cmc.curve
+
+    def _build_precision(self) -> pg.PlotWidget:
+        plot = _plot("k (results looked at)", "precision at k")
+        plot.setYRange(0, 1.02, padding=0)
+        plot.addLegend(offset=(-10, 10))
+        plot.mean_curve = plot.plot(
+            [], [], pen=pg.mkPen(MEAN_CURVE, width=2, style=_DASH), name="mean P@k")
+        plot.query_curve = plot.plot(
+            [], [], pen=pg.mkPen(QUERY_CURVE, width=2.5), name="this query")
+        if self._dataset is not None:
+            ks, mean, _, _ = self._dataset
+            plot.mean_curve.setData(ks, np.nan_to_num(mean))
+            plot.setXRange(1, max(2, int(ks[-1]) if len(ks) else 2), padding=0.02)
+        if self._query is not None:
+            plot.query_curve.setData(self._query[0], np.nan_to_num(self._query[1]))
+        return plot
+
+    def _build_cmc(self) -> pg.PlotWidget:
+        plot = _plot("rank k", "CMC: first match within k")
+        plot.setYRange(0, 1.02, padding=0)
+        plot.curve = plot.plot([], [], pen=pg.mkPen(QUERY_CURVE, width=2.5), symbol="o",
+                               symbolSize=5, symbolBrush=QUERY_CURVE)
+        if self._dataset is not None:
+            _, _, cmc_ks, cmc = self._dataset
+            plot.curve.setData(cmc_ks, np.nan_to_num(cmc))
+            if len(cmc_ks):
+                plot.setXRange(1, max(2, int(cmc_ks[-1])), padding=0.02)
+        return plot
 
     def set_dataset_curves(self, edges: np.ndarray, counts: np.ndarray, ks: np.ndarray,
                            mean_precision: np.ndarray, cmc_ks: np.ndarray,
                            cmc: np.ndarray) -> None:
         """Show the curves of a new evaluation (the CMC tab only when there is a CMC)."""
         self.histogram.set_histogram(edges, counts)
-        self.mean_precision.setData(ks, np.nan_to_num(mean_precision))
-        self.precision.setXRange(1, max(2, int(ks[-1]) if len(ks) else 2), padding=0.02)
-        self.cmc_curve.setData(cmc_ks, np.nan_to_num(cmc))
-        if len(cmc_ks):
-            self.cmc.setXRange(1, max(2, int(cmc_ks[-1])), padding=0.02)
+        self._dataset = (np.asarray(ks), np.asarray(mean_precision), np.asarray(cmc_ks),
+                         np.asarray(cmc))
+        if self._precision.plot is not None:
+            self.mean_precision.setData(ks, np.nan_to_num(mean_precision))
+            self.precision.setXRange(1, max(2, int(ks[-1]) if len(ks) else 2), padding=0.02)
+        if self._cmc.plot is not None:
+            self.cmc_curve.setData(cmc_ks, np.nan_to_num(cmc))
+            if len(cmc_ks):
+                self.cmc.setXRange(1, max(2, int(cmc_ks[-1])), padding=0.02)
         self.setTabVisible(self.cmc_index, bool(len(cmc_ks)))
 
     def set_query(self, ap: float, ks: np.ndarray, precision: np.ndarray) -> None:
         """Show the selected query's AP bin and P@k curve."""
         self.histogram.set_selected_ap(ap)
-        self.query_precision.setData(ks, np.nan_to_num(precision))
+        self._query = (np.asarray(ks), np.asarray(precision))
+        if self._precision.plot is not None:
+            self.query_precision.setData(ks, np.nan_to_num(precision))

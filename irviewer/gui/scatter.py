@@ -22,9 +22,8 @@ class APScatter(pg.PlotWidget):
     query_clicked = Signal(int)
 
     def __init__(self) -> None:
-        super().__init__(background="w")
+        super().__init__(background="w", enableMenu=False)
         self.showGrid(x=True, y=True, alpha=0.25)
-        self.setMenuEnabled(False)
         self.setMouseEnabled(x=False, y=False)
         self.hideButtons()
         self.setRange(xRange=(0, 100), yRange=(0, 100), padding=0.03)

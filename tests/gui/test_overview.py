@@ -42,6 +42,23 @@ def test_plots_hold_the_cores_curves(qtbot):
     assert not w.plots.overview.isTabVisible(w.plots.overview.cmc_index)  # no CMC for museum sets
 
 
+def test_the_p_at_k_plot_is_built_when_its_tab_is_shown_with_the_curves_given_before(qtbot):
+    w = demo_window(qtbot)
+    overview = w.plots.overview
+    w.select_query("images/leonardo_mona-lisa_query")
+    assert overview._precision.plot is None  # not built with the window
+    overview.setCurrentIndex(1)  # the P@k tab
+    qtbot.waitUntil(lambda: overview._precision.plot is not None)
+    assert overview.currentWidget().layout().itemAt(0).widget() is overview.precision
+    mean = mean_precision_at(w.evaluation, CURVE_DEPTH)[1]
+    np.testing.assert_allclose(overview.mean_precision.getData()[1], mean)
+    np.testing.assert_allclose(overview.query_precision.getData()[1],
+                               query_precision_at(w.evaluation, w.current, CURVE_DEPTH)[1])
+    w.select_query(w.opened.dataset.queries[0].name)  # built: updated at once
+    np.testing.assert_allclose(overview.query_precision.getData()[1],
+                               query_precision_at(w.evaluation, w.current, CURVE_DEPTH)[1])
+
+
 def test_clicking_a_bar_filters_the_table_and_clicking_again_clears(qtbot):
     w = demo_window(qtbot)
     histogram = w.plots.overview.histogram
