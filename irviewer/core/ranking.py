@@ -275,6 +275,8 @@ def iter_rank(aligned: AlignedDescriptors, dataset: Dataset, k: int = 200,
     yield Progress(0, total)
     buffer = (np.empty((widest, aligned.dim), dtype=np.float32)
               if multi and _converted(aligned) else None)
+    # One score block for every multiply: its pages are touched once, not per block.
+    score_buffer = np.empty(min(block_rows, n_q) * widest, dtype=np.float32)
     for start, stop in chunks:
         if aligned.gallery_norms is not None:  # computed (and checked) by align()
             g = _gallery_chunk(aligned, start, stop, buffer)
@@ -289,7 +291,8 @@ def iter_rank(aligned: AlignedDescriptors, dataset: Dataset, k: int = 200,
         inv_norms[start:stop] = inv
         local_ignored = np.flatnonzero(ignored[start:stop])
         for qa, qb in blocks:
-            scores = aligned.queries[qa:qb] @ g.T
+            scores = score_buffer[:(qb - qa) * (stop - start)].reshape(qb - qa, stop - start)
+            np.matmul(aligned.queries[qa:qb], g.T, out=scores)
             scores *= inv
             if len(local_ignored):
                 scores[:, local_ignored] = -np.inf
