@@ -308,6 +308,7 @@ class MainWindow(QMainWindow):
         self.corrections.controller.wait_saved()
         self.compare_mode.wait()
         self.figures.wait()
+        self.cache.close()  # late thumbnails must not reach widgets being destroyed
         for child in self.findChildren(QWidget):
             if child.isWindow() and child.isVisible():  # the comparison, message boxes
                 child.close()

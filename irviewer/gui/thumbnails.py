@@ -76,10 +76,18 @@ class ThumbnailCache(QObject):
         self._signals = DecodeSignals()
         self._signals.ready.connect(self._arrived)
         self.pool = QThreadPool.globalInstance()
+        self.closed = False
+
+    def close(self) -> None:
+        """Stop: wait for the decodes in flight and drop whatever arrives later, so that
+        nothing reaches the widgets of a window that is going away."""
+        self.closed = True
+        self.pool.waitForDone()
 
     def get(self, name: str, path: Path | None) -> object:
         """Return the cached thumbnail (QImage, None or BROKEN), or start loading it and
         return the marker ``...`` meaning "not yet"."""
+        self.closed = False  # asked again: its window is in use again
         if name in self._items:
             self._items.move_to_end(name)
             return self._items[name]
@@ -95,6 +103,8 @@ class ThumbnailCache(QObject):
                 self._store(name, decode(path, self.size))
 
     def _arrived(self, name: str, kind: str, image: QImage, _width: int) -> None:
+        if self.closed:
+            return
         self._store(name, image if kind == "image" else (BROKEN if kind == "broken" else None))
 
     def _store(self, name: str, image: object) -> None:

@@ -124,6 +124,25 @@ def test_broken_and_bomb_images_decode_to_a_marker(tmp_path):
     assert decode(big, 64) == BROKEN
 
 
+def test_a_closed_window_gets_no_late_thumbnails(qtbot):
+    """Closing the window waits for the decodes in flight and drops what arrives after: a
+    late thumbnail reaching the widgets of a window being destroyed is how a queued signal
+    crashes Qt. Asked again, the cache delivers again."""
+    from PySide6.QtGui import QImage
+
+    w = MainWindow(top_k=10)
+    qtbot.addWidget(w)
+    w.show()
+    arrived: list[str] = []
+    w.cache.ready.connect(arrived.append)
+    w.close()
+    assert w.cache.closed
+    w.cache._arrived("late.jpg", "image", QImage(4, 4, QImage.Format.Format_RGB32), 4)
+    assert arrived == [] and "late.jpg" not in w.cache._items
+    assert w.cache.get("again.jpg", None) is ...  # a new request: in use again
+    qtbot.waitUntil(lambda: "again.jpg" in arrived)
+
+
 def test_screenshot_command(tmp_path):
     from irviewer.cli import main
 
