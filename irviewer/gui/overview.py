@@ -176,12 +176,7 @@ class Overview(QTabWidget):
             [], [], pen=pg.mkPen(MEAN_CURVE, width=2, style=_DASH), name="mean P@k")
         plot.query_curve = plot.plot(
             [], [], pen=pg.mkPen(QUERY_CURVE, width=2.5), name="this query")
-        if self._dataset is not None:
-            ks, mean, _, _ = self._dataset
-            plot.mean_curve.setData(ks, np.nan_to_num(mean))
-            plot.setXRange(1, max(2, int(ks[-1]) if len(ks) else 2), padding=0.02)
-        if self._query is not None:
-            plot.query_curve.setData(self._query[0], np.nan_to_num(self._query[1]))
+        self._draw_precision(plot)
         return plot
 
     def _build_cmc(self) -> pg.PlotWidget:
@@ -189,12 +184,25 @@ class Overview(QTabWidget):
         plot.setYRange(0, 1.02, padding=0)
         plot.curve = plot.plot([], [], pen=pg.mkPen(QUERY_CURVE, width=2.5), symbol="o",
                                symbolSize=5, symbolBrush=QUERY_CURVE)
+        self._draw_cmc(plot)
+        return plot
+
+    def _draw_precision(self, plot: pg.PlotWidget) -> None:
+        """Draw the kept P@k curves on the (built) P@k plot."""
+        if self._dataset is not None:
+            ks, mean, _, _ = self._dataset
+            plot.mean_curve.setData(ks, np.nan_to_num(mean))
+            plot.setXRange(1, max(2, int(ks[-1]) if len(ks) else 2), padding=0.02)
+        if self._query is not None:
+            plot.query_curve.setData(self._query[0], np.nan_to_num(self._query[1]))
+
+    def _draw_cmc(self, plot: pg.PlotWidget) -> None:
+        """Draw the kept CMC curve on the (built) CMC plot."""
         if self._dataset is not None:
             _, _, cmc_ks, cmc = self._dataset
             plot.curve.setData(cmc_ks, np.nan_to_num(cmc))
             if len(cmc_ks):
                 plot.setXRange(1, max(2, int(cmc_ks[-1])), padding=0.02)
-        return plot
 
     def set_dataset_curves(self, edges: np.ndarray, counts: np.ndarray, ks: np.ndarray,
                            mean_precision: np.ndarray, cmc_ks: np.ndarray,
@@ -204,12 +212,9 @@ class Overview(QTabWidget):
         self._dataset = (np.asarray(ks), np.asarray(mean_precision), np.asarray(cmc_ks),
                          np.asarray(cmc))
         if self._precision.plot is not None:
-            self.mean_precision.setData(ks, np.nan_to_num(mean_precision))
-            self.precision.setXRange(1, max(2, int(ks[-1]) if len(ks) else 2), padding=0.02)
+            self._draw_precision(self._precision.plot)
         if self._cmc.plot is not None:
-            self.cmc_curve.setData(cmc_ks, np.nan_to_num(cmc))
-            if len(cmc_ks):
-                self.cmc.setXRange(1, max(2, int(cmc_ks[-1])), padding=0.02)
+            self._draw_cmc(self._cmc.plot)
         self.setTabVisible(self.cmc_index, bool(len(cmc_ks)))
 
     def set_query(self, ap: float, ks: np.ndarray, precision: np.ndarray) -> None:

@@ -18,6 +18,17 @@ from irviewer.formats.descriptor_files import descriptor_names, read_descriptors
 NAMES = ("a", "b", "c", "d", "e")
 
 
+def stored_zip(path: Path, members: dict[str, np.ndarray]) -> Path:
+    """Write ``members`` (.npy bytes under the given member names) into an uncompressed
+    zip at ``path``, in that order; return ``path``."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:
+        for key, value in members.items():
+            buf = io.BytesIO()
+            np.save(buf, value)
+            z.writestr(key, buf.getvalue())
+    return path
+
+
 def read(path: Path):
     return read_descriptors(path, gallery_names=NAMES, query_names=("a", "b"))
 
@@ -47,13 +58,8 @@ def test_stored_members_equal_np_load(tmp_path, dtype, order, storage):
 
 def test_features_member_without_npy_suffix_is_read_from_the_archive(tmp_path, storage):
     f = np.arange(20, dtype=np.float32).reshape(5, 4) + 1
-    path = tmp_path / "d.npz"
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:
-        for key, value in (("features", f), ("names", np.array(NAMES))):
-            buf = io.BytesIO()
-            np.save(buf, value)
-            z.writestr(key, buf.getvalue())  # a member named without ".npy"
-    table = read(path).tables[0]
+    path = stored_zip(tmp_path / "d.npz", {"features": f, "names": np.array(NAMES)})
+    table = read(path).tables[0]  # members named without ".npy"
     assert isinstance(table.vectors, np.memmap) == (storage == "mapped")
     np.testing.assert_array_equal(table.vectors, f)
 
@@ -64,12 +70,7 @@ def test_a_member_at_an_odd_offset_is_read_aligned(tmp_path, monkeypatch):
     real Market-1501 file does. Mapped, the array is misaligned, and every matrix multiply
     copies it first; read, it is aligned."""
     f = np.arange(20, dtype=np.float32).reshape(5, 4) + 1
-    path = tmp_path / "d.npz"
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:
-        for key, value in (("features.npy", f), ("names.npy", np.array(NAMES))):
-            buf = io.BytesIO()
-            np.save(buf, value)
-            z.writestr(key, buf.getvalue())
+    path = stored_zip(tmp_path / "d.npz", {"features.npy": f, "names.npy": np.array(NAMES)})
     read_whole = read(path).tables[0].vectors
     assert read_whole.flags.aligned
     np.testing.assert_array_equal(read_whole, f)
