@@ -13,14 +13,17 @@ sorted gallery:
   Ranks are counted without sorting the row: rank = #(scores above) + #(equal scores earlier
   in the gallery).
 
-No score row is sorted whole. Each block of scores is cut at a per-query threshold low enough
-to keep every score that can matter (the top-K, and every score at or above the lowest item
-of interest), and only those *candidates* are sorted, once, by (query, descending score,
-gallery index); the top-K lists are read off the front and each item's rank is its position
-among them. The top-K part of the threshold comes from a sample of the row (a cheap partial
-selection) and is checked against the candidate count, falling back to an exact selection
-for a row where the sample misled. On Market-1501-sized blocks the candidates are a few per
-cent of the scores.
+Each block of scores is cut at a per-query threshold low enough to keep every score that can
+matter (the top-K, and every score at or above the lowest item of interest), and only those
+*candidates* are sorted, once, by (query, descending score, gallery index); the top-K lists
+are read off the front and each item's rank is its position among them. The top-K part of
+the threshold comes from a sample of the row (a cheap partial selection) and is checked
+against the candidate count, falling back to an exact selection for a row where the sample
+misled. On Market-1501-sized blocks the candidates are a few per cent of the scores. When
+most scores would be candidates (the revisited sets' junk and hard images rank deep), the
+float32 rows are sorted whole instead, the scores below the row's lowest item first set to
+-inf (they count for no item), and each item's count is a binary search in its row. The work
+after each multiply is split by rows between threads (:mod:`irviewer.core.parallel`).
 
 Memory stays bounded: queries are processed in blocks and the gallery in chunks, so a
 memory-mapped 1,000,000 x 2048 float16 gallery is read chunk by chunk and never loaded whole.
