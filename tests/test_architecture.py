@@ -25,7 +25,7 @@ def test_core_and_formats_import_no_qt():
             "for pkg in (irviewer.core, irviewer.formats, irviewer.view, irviewer.extract):\n"
             "    for m in pkgutil.iter_modules(pkg.__path__):\n"
             "        importlib.import_module(pkg.__name__ + '.' + m.name)\n"
-            "import irviewer, irviewer.cli, irviewer.paths\n"
+            "import irviewer, irviewer.cli, irviewer.core.resources\n"
             "print(sorted(k for k in sys.modules if k.split('.')[0] in "
             "('PySide6', 'pyqtgraph', 'shiboken6')))")
     assert run_python(code) == "[]"
@@ -65,7 +65,7 @@ def test_shared_constants_are_defined_once():
     for name in ("SESSION_SUFFIX", "TOP_K_RANGE", "RANKING_SUFFIXES"):
         owners = [p.relative_to(ROOT).as_posix() for p in (ROOT / "irviewer").rglob("*.py")
                   if f"\n{name} = " in p.read_text(encoding="utf-8")]
-        assert owners == ["irviewer/session.py"], (name, owners)
+        assert owners == ["irviewer/opening/opener.py"], (name, owners)
 
 
 def test_reader_and_core_messages_name_options_neutrally():

@@ -29,7 +29,7 @@ from irviewer.core.evaluation import evaluate
 from irviewer.formats.corrected import write_corrected
 from irviewer.formats.corrections_file import write_corrections
 from irviewer.formats.registry import read_dataset
-from irviewer.session import Opened, OpenRequest, open_now
+from irviewer.opening.opener import Opened, OpenRequest, open_now
 from tests.corrections_cases import FAMILIES, make_case
 from tests.test_ground_truth_updates import assert_same
 
@@ -248,7 +248,7 @@ def test_opening_applies_the_file_it_is_given_and_the_window_finds_the_default(c
     from dataclasses import replace
 
     from irviewer.formats.corrections_file import default_corrections_path
-    from irviewer.session import with_default_corrections
+    from irviewer.opening.opener import with_default_corrections
 
     case = cases["holidays"]
     request = OpenRequest(case.dataset, (case.descriptors,))

@@ -9,7 +9,7 @@ import pytest
 
 from irviewer.core.errors import InputError
 from irviewer.core.evaluation import NEGATIVE, POSITIVE
-from irviewer.session import OpenRequest, open_now
+from irviewer.opening.opener import OpenRequest, open_now
 from irviewer.view.figure import Geometry, find_query, layout_figure, select_queries
 from tests.figure_case import make_case
 

@@ -22,7 +22,7 @@ from irviewer.core.evaluation import evaluate
 from irviewer.core.protocols import get_protocol
 from irviewer.core.ranking import ranking_from_lists
 from irviewer.formats.registry import read_dataset
-from irviewer.session import OpenRequest, demo_request, open_now
+from irviewer.opening.opener import OpenRequest, demo_request, open_now
 
 SHARED = Path("/work/shared/samples")
 

@@ -12,7 +12,7 @@ from irviewer.core.dataset import Dataset, build_query
 from irviewer.core.evaluation import SKIP_REASON, evaluate
 from irviewer.core.protocols import get_protocol
 from irviewer.core.ranking import rank
-from irviewer.report import build_report, report_json
+from irviewer.reports.eval_report import build_report, report_json
 from tests.core.helpers import aligned
 
 

@@ -15,11 +15,11 @@ from PIL import Image
 from irviewer import __version__
 from irviewer.cli import main
 from irviewer.core.errors import InputError
+from irviewer.core.resources import resources_dir
 from irviewer.extract import registry
 from irviewer.formats.manifest import read_manifest
-from irviewer.paths import resources_dir
-from irviewer.search import Searcher, open_demo_searcher, open_searcher
-from irviewer.session import OpenRequest, open_now
+from irviewer.opening.opener import OpenRequest, open_now
+from irviewer.opening.photo_search import Searcher, open_demo_searcher, open_searcher
 from tests.visitor import visitor_photo
 
 DEMO = resources_dir() / "demo"

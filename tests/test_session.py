@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from irviewer.core.errors import InputError
-from irviewer.session import (
+from irviewer.opening.opener import (
     Opened,
     OpenRequest,
     Step,

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from irviewer.core.errors import InputError
-from irviewer.session_file import (
+from irviewer.opening.session_file import (
     SessionFile,
     autosave_path,
     load_session,
@@ -214,7 +214,7 @@ def test_failure_mid_write_leaves_the_old_file_intact(data, monkeypatch):
     irv = data["dataset"].parent / "work.irv"
     save_session(irv, full_session(data))
     before = irv.read_bytes()
-    import irviewer.session_file as module
+    import irviewer.opening.session_file as module
 
     real = module.atomic_open
 
@@ -522,7 +522,7 @@ def test_a_session_without_show_ignored_hides_ignored_items_as_the_window_does(d
 
 
 def test_the_row_name_list_is_kept_in_the_session_relative_to_it(data):
-    from irviewer.session_file import options_json
+    from irviewer.opening.session_file import options_json
 
     rows = data["dataset"].parent / "rows.txt"
     rows.write_text("a\nb\n")

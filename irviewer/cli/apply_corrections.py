@@ -33,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Apply the corrections and write the corrected copy; return the exit code."""
     from irviewer.formats.corrected import write_corrected
-    from irviewer.session import OpenRequest, open_ground_truth
+    from irviewer.opening.opener import OpenRequest, open_ground_truth
 
     request = OpenRequest(args.dataset, format=args.format, options=read_options(args),
                           corrections=args.corrections)

@@ -47,7 +47,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from irviewer.core.audit import AuditOptions, audit
     from irviewer.core.descriptors import file_sha256
     from irviewer.core.errors import InputError
-    from irviewer.session import OpenRequest, open_now
+    from irviewer.opening.opener import OpenRequest, open_now
 
     if not args.descriptors and not args.ranking:
         parser.error("give at least one -d DESCRIPTORS or --ranking FILE")

@@ -1,5 +1,5 @@
 """Command-line pieces every subcommand shares: the dataset reader's options and the
-request they build for the one opening path (:mod:`irviewer.session`)."""
+request they build for the one opening path (:mod:`irviewer.opening.opener`)."""
 
 from __future__ import annotations
 

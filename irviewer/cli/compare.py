@@ -63,9 +63,9 @@ def add_method_arguments(p: argparse.ArgumentParser, demo_help: str) -> None:
 
 
 def open_methods(args: argparse.Namespace, parser: argparse.ArgumentParser, k: int = 200):  # type: ignore[no-untyped-def]
-    """Return the :class:`irviewer.session.Opened` that ``args`` name, through the one
+    """Return the :class:`irviewer.opening.opener.Opened` that ``args`` name, through the one
     opening path; the demo opens its two descriptor files (strong first)."""
-    from irviewer.session import OpenRequest, demo_request, open_now
+    from irviewer.opening.opener import OpenRequest, demo_request, open_now
 
     if args.demo:
         if args.dataset is not None:
@@ -84,14 +84,14 @@ def open_methods(args: argparse.Namespace, parser: argparse.ArgumentParser, k: i
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Compare the methods ``args`` name; return the exit code."""
-    from irviewer.compare_report import (
+    from irviewer.core.errors import InputError
+    from irviewer.reports.compare_report import (
         build_compare_report,
         check_method_count,
         compare_opened,
         format_compare_table,
         write_compare_csv,
     )
-    from irviewer.core.errors import InputError
 
     if not args.demo:
         check_method_count(len(args.descriptors) + len(args.ranking))

@@ -10,7 +10,7 @@ from pathlib import Path
 from irviewer.cli.common import add_reader_options, read_options
 from irviewer.core.atomic import atomic_write_text
 from irviewer.core.errors import InputError
-from irviewer.report import (
+from irviewer.reports.eval_report import (
     build_report,
     corrections_record,
     format_table,
@@ -71,7 +71,7 @@ def add_arguments(ev: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Check ``args`` and evaluate; return the exit code."""
     if args.demo:
-        from irviewer.paths import resources_dir
+        from irviewer.core.resources import resources_dir
 
         demo = resources_dir() / "demo"
         if args.dataset is not None:
@@ -88,9 +88,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 def run_eval(args: argparse.Namespace) -> int:
     """Evaluate as ``irviewer eval`` asks, through the one opening path
-    (:mod:`irviewer.session`); return the exit code."""
+    (:mod:`irviewer.opening.opener`); return the exit code."""
     from irviewer.formats.trec import write_qrels, write_trec_run
-    from irviewer.session import OpenRequest, open_now
+    from irviewer.opening.opener import OpenRequest, open_now
 
     request = OpenRequest(args.dataset,
                           descriptors=(args.descriptors,) if args.descriptors else (),

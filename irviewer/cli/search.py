@@ -44,7 +44,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Check ``args`` and search; return the exit code."""
-    from irviewer.session import demo_paths
+    from irviewer.opening.opener import demo_paths
 
     paths = list(args.paths)
     if args.demo:
@@ -69,7 +69,7 @@ def run_search(dataset: Path, descriptors: Path, photos: list[Path],
                args: argparse.Namespace) -> int:
     """Search every photo, print the matches, write the JSON; return the exit code."""
     from irviewer import __version__
-    from irviewer.search import open_searcher
+    from irviewer.opening.photo_search import open_searcher
 
     searcher = open_searcher(dataset, descriptors, extractor=args.extractor,
                              format=args.format, options=read_options(args))

@@ -10,8 +10,8 @@ from PySide6.QtWidgets import QApplication
 
 from irviewer.cli.common import read_options
 from irviewer.gui.main_window import MainWindow
-from irviewer.session import OpenRequest, demo_request
-from irviewer.session_file import SESSION_SUFFIX
+from irviewer.opening.opener import OpenRequest, demo_request
+from irviewer.opening.session_file import SESSION_SUFFIX
 
 
 def application() -> QApplication:

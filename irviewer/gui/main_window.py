@@ -1,8 +1,8 @@
 """The inspector window: the method bar on top, the query list on the left, the query and its
 ranked results in the middle, the plots on the right. Thin: panels own their widgets and
 paint view models (:mod:`irviewer.view`), controllers open data
-(:mod:`irviewer.gui.opening`) and keep sessions (:mod:`irviewer.gui.persistence`); the
-window wires their signals and holds what is shown."""
+(:mod:`irviewer.gui.opening.controller`) and keep sessions
+(:mod:`irviewer.gui.opening.sessions`); the window wires their signals and holds what is shown."""
 
 from __future__ import annotations
 
@@ -22,22 +22,22 @@ from PySide6.QtWidgets import (
 from irviewer.core.errors import InputError, window_text
 from irviewer.core.evaluation import Evaluation
 from irviewer.gui import menus
-from irviewer.gui.compare import CompareController, query_side
-from irviewer.gui.compare_mode import CompareMode
-from irviewer.gui.corrections_ui import CorrectionsUI
-from irviewer.gui.export_figure_dialog import FigureExporter
-from irviewer.gui.opening import OpeningController
-from irviewer.gui.panels.method_bar import MethodBar
-from irviewer.gui.panels.plots import PlotsPanel
-from irviewer.gui.panels.query_list import QueryListPanel
-from irviewer.gui.panels.results import DEPTH_RANGE, ResultsPanel
-from irviewer.gui.persistence import Sessions
-from irviewer.gui.photo_search import PhotoSearch
-from irviewer.gui.presentation import Presentation
-from irviewer.gui.review import ReviewUI
-from irviewer.gui.thumbnails import ThumbnailCache
-from irviewer.gui.tile_menu import TileMenuHook, tile_menu
-from irviewer.session import Opened, OpenRequest
+from irviewer.gui.compare.controller import CompareMode
+from irviewer.gui.corrections.controller import CorrectionsUI
+from irviewer.gui.curator.photo_search import PhotoSearch
+from irviewer.gui.curator.presentation import Presentation
+from irviewer.gui.export.dialog import FigureExporter
+from irviewer.gui.opening.controller import OpeningController
+from irviewer.gui.opening.sessions import Sessions
+from irviewer.gui.plots.panel import PlotsPanel
+from irviewer.gui.results.method_bar import MethodBar
+from irviewer.gui.results.panel import DEPTH_RANGE, ResultsPanel
+from irviewer.gui.results.query_list import QueryListPanel
+from irviewer.gui.results.side_by_side import CompareController, query_side
+from irviewer.gui.review.controller import ReviewUI
+from irviewer.gui.widgets.thumbnails import ThumbnailCache
+from irviewer.gui.widgets.tile_menu import TileMenuHook, tile_menu
+from irviewer.opening.opener import Opened, OpenRequest
 from irviewer.view.result_list import (
     ResultTile,
     ignored_reasons,

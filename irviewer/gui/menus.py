@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QLineEdit, QMenu, QMessageBox
 
-from irviewer.session import demo_request
+from irviewer.opening.opener import demo_request
 
 if TYPE_CHECKING:
     from irviewer.gui.main_window import MainWindow

@@ -3,8 +3,8 @@ A newer request, or Cancel, makes older ones stale (generation numbers): their g
 closed at its next step and nothing they produce reaches the window. ``sync=True`` runs on
 the calling thread, for tests and --screenshot.
 
-:class:`Opener` opens datasets (:func:`irviewer.session.iter_open`, whose generator returns
-the :class:`~irviewer.session.Opened`); :class:`Auditor` audits labels
+:class:`Opener` opens datasets (:func:`irviewer.opening.opener.iter_open`, whose generator returns
+the :class:`~irviewer.opening.opener.Opened`); :class:`Auditor` audits labels
 (:func:`irviewer.core.audit.iter_audit`, whose last step carries the result)."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from irviewer.core.audit import iter_audit
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError
 from irviewer.core.ranking import Ranking
-from irviewer.session import OpenRequest, iter_open
+from irviewer.opening.opener import OpenRequest, iter_open
 
 
 class _Runner(QObject):
@@ -144,7 +144,7 @@ class Opener(Worker):
 
     @property
     def opened(self) -> Any:
-        """Return the signal emitted with the :class:`~irviewer.session.Opened`."""
+        """Return the signal emitted with the :class:`~irviewer.opening.opener.Opened`."""
         return self.done
 
     def open(self, request: OpenRequest, sync: bool = False) -> None:

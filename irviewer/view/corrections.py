@@ -5,7 +5,7 @@ The corrections themselves, their rules and their exact undo are the core's
 choices a tile's menu offers for the family (with their keys), the relabel offer and how
 many queries it would change, which tiles carry the "corrected" mark, the rows of the
 Corrections panel, and the summary line with both numbers. :class:`CorrectionState` keeps
-one open dataset's log together with its :class:`~irviewer.session.Opened`, so a
+one open dataset's log together with its :class:`~irviewer.opening.opener.Opened`, so a
 correction, its undo and the published/corrected switch re-score only the queries they
 touch (:meth:`Opened.update_ground_truth`).
 """
@@ -31,7 +31,7 @@ from irviewer.core.corrections import (
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError, counted
 from irviewer.core.evaluation import Evaluation
-from irviewer.session import Opened
+from irviewer.opening.opener import Opened
 
 #: The shortcut keys of the pair choices, in menu order.
 CHOICE_KEYS = ("1", "2", "3", "4")

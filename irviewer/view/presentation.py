@@ -18,8 +18,8 @@ from pathlib import Path
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError
 from irviewer.core.evaluation import NEGATIVE, POSITIVE, Evaluation
-from irviewer.search import method_extractor
-from irviewer.session import Opened
+from irviewer.opening.opener import Opened
+from irviewer.opening.photo_search import method_extractor
 from irviewer.view.result_list import (
     UNJUDGED,
     QueryHeader,
@@ -117,7 +117,7 @@ def _slide(header: QueryHeader, result: ResultList, judged: bool) -> Slide:
 def photo_result(dataset: Dataset, photo: Path, matches: list | tuple,
                  instance: str | None = None) -> tuple[QueryHeader, ResultList]:
     """Return the header and result list of a visitor's ``photo`` searched against the
-    gallery (``matches`` best first: :class:`irviewer.search.Match`).
+    gallery (``matches`` best first: :class:`irviewer.opening.photo_search.Match`).
 
     Without ``instance`` nobody has said which painting the photo shows: every match is
     UNJUDGED and the header says so. With it, a match is relevant when its instance label
@@ -186,7 +186,7 @@ def neighbour(order: list[int], current: int | None, step: int) -> int | None:
 
 def searchable_methods(opened: Opened) -> list[str]:
     """Return the methods of ``opened`` a photo can be searched with: descriptor files that
-    name the extractor that made them (:func:`irviewer.search.method_extractor`)."""
+    name the extractor that made them (:func:`irviewer.opening.photo_search.method_extractor`)."""
     out = []
     for name, method in opened.methods.items():
         try:

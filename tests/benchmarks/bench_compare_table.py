@@ -29,7 +29,7 @@ from irviewer.core.descriptors import AlignedDescriptors, normalise_rows
 from irviewer.core.evaluation import evaluate
 from irviewer.core.protocols import get_protocol
 from irviewer.core.ranking import rank
-from irviewer.gui.panels.query_list import QueryListPanel
+from irviewer.gui.results.query_list import QueryListPanel
 from irviewer.view.compare_view import compare_shown, paired_columns
 
 

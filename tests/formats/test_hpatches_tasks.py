@@ -20,7 +20,7 @@ from irviewer.formats.hpatches_tasks import (
     sniff_hpatches_tasks,
 )
 from irviewer.formats.registry import detect
-from irviewer.session import OpenRequest, open_now
+from irviewer.opening.opener import OpenRequest, open_now
 
 TYPES = ("ref", *(f"{t}{i}" for t in "eht" for i in range(1, 6)))
 

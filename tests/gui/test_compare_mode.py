@@ -10,10 +10,10 @@ import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 
 from irviewer.core.paired import compare_evaluations
-from irviewer.gui import compare_mode
+from irviewer.gui.compare import controller as compare_mode
 from irviewer.gui.main_window import MainWindow
-from irviewer.gui.models import DELTA, OTHER_AP
-from irviewer.session import demo_request
+from irviewer.gui.results.query_model import DELTA, OTHER_AP
+from irviewer.opening.opener import demo_request
 from tests.figure_case import make_case
 
 

@@ -16,9 +16,9 @@ from PySide6.QtGui import QColor, QShortcut
 from irviewer.core.evaluation import IGNORED, NEGATIVE, POSITIVE, evaluate
 from irviewer.formats.corrections_file import read_corrections
 from irviewer.gui.main_window import MainWindow
-from irviewer.gui.tiles import MARK_FILL
-from irviewer.session import demo_paths
-from irviewer.session_file import load_session
+from irviewer.gui.widgets.tiles import MARK_FILL
+from irviewer.opening.opener import demo_paths
+from irviewer.opening.session_file import load_session
 
 
 @pytest.fixture
@@ -253,7 +253,7 @@ def test_keys_over_a_tile_and_in_the_comparison(window, qtbot):
 
 
 def test_relabel_dialog_previews_the_count_and_relabels(window, monkeypatch):
-    from irviewer.gui import correction_menu
+    from irviewer.gui.corrections import menu as correction_menu
 
     w = window
     at = first_tile(w, NEGATIVE)

@@ -10,10 +10,10 @@ from PIL import Image
 from PySide6.QtWidgets import QMessageBox
 
 from irviewer.core.errors import InputError
-from irviewer.gui.figure_export import DPI, png_size
+from irviewer.gui.export.figure_painter import DPI, png_size
 from irviewer.gui.main_window import MainWindow
 from irviewer.gui.theme import RELEVANCE
-from irviewer.session import demo_request
+from irviewer.opening.opener import demo_request
 from irviewer.view.figure import layout_figure, select_queries
 from irviewer.view.figure_request import FigureRequest, figure_layout
 

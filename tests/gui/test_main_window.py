@@ -9,8 +9,8 @@ from PySide6.QtCore import Qt
 
 from irviewer.core.evaluation import IGNORED, NEGATIVE, POSITIVE
 from irviewer.gui.main_window import MainWindow
-from irviewer.gui.thumbnails import BROKEN, decode
-from irviewer.session import demo_paths
+from irviewer.gui.widgets.thumbnails import BROKEN, decode
+from irviewer.opening.opener import demo_paths
 
 
 @pytest.fixture

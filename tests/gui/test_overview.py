@@ -7,8 +7,8 @@ from PySide6.QtCore import QPointF, Qt
 
 from irviewer.core.curves import ap_histogram, cmc_curve, mean_precision_at, query_precision_at
 from irviewer.gui.main_window import MainWindow
-from irviewer.gui.panels.plots import CURVE_DEPTH
-from irviewer.session import OpenRequest, demo_request
+from irviewer.gui.plots.panel import CURVE_DEPTH
+from irviewer.opening.opener import OpenRequest, demo_request
 from tests.formats.test_reid import market
 from tests.gui.test_families import descriptors
 

@@ -18,8 +18,8 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from irviewer.cli.viewer import build_viewer_parser
 from irviewer.core.evaluation import NEGATIVE, POSITIVE
 from irviewer.gui.main_window import MainWindow
-from irviewer.gui.models import TITLE
-from irviewer.session import demo_paths, demo_request
+from irviewer.gui.results.query_model import TITLE
+from irviewer.opening.opener import demo_paths, demo_request
 from irviewer.view.result_list import UNJUDGED
 
 GREEN = QColor("#009E73")

@@ -9,10 +9,10 @@ import time
 
 from PySide6.QtCore import QSettings
 
-from irviewer.gui import persistence
 from irviewer.gui.main_window import MainWindow
-from irviewer.session import demo_request
-from irviewer.session_file import autosave_path, load_session
+from irviewer.gui.opening import sessions as persistence
+from irviewer.opening.opener import demo_request
+from irviewer.opening.session_file import autosave_path, load_session
 
 QUERY = "images/vermeer_girl-with-a-pearl-earring_query"
 

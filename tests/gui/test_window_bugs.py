@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QApplication, QComboBox, QHeaderView
 
 from irviewer.gui import workers
 from irviewer.gui.main_window import MINIMUM_SIZE, MainWindow
-from irviewer.session import Step, demo_paths, demo_request
+from irviewer.opening.opener import Step, demo_paths, demo_request
 
 
 @pytest.fixture
@@ -167,7 +167,7 @@ def test_the_query_image_grows_with_the_window(qtbot, window):
 
 def test_missed_positives_show_their_score(window):
     window.select_query(GAUGUIN)  # AP 14.2: positives beyond the top 20
-    from irviewer.gui.tiles import score_text
+    from irviewer.gui.widgets.tiles import score_text
 
     missed = window.results.missed.tiles
     assert missed
@@ -272,8 +272,8 @@ def test_rows_matched_by_position_are_said_in_a_banner(window):
 
 def test_the_open_dialog_has_every_reader_option(qtbot, tmp_path):
     from irviewer.formats.base import ReadOptions
-    from irviewer.gui.open_dialog import FIELD_LABELS, OpenDialog
-    from irviewer.session import OpenRequest
+    from irviewer.gui.opening.open_dialog import FIELD_LABELS, OpenDialog
+    from irviewer.opening.opener import OpenRequest
 
     dialog = OpenDialog()
     qtbot.addWidget(dialog)
@@ -324,7 +324,7 @@ def test_an_error_in_the_window_names_the_open_dialogs_fields(qtbot, tmp_path):
     import re
 
     from irviewer.core.errors import OPTION_LABELS
-    from irviewer.gui.open_dialog import FIELD_LABELS
+    from irviewer.gui.opening.open_dialog import FIELD_LABELS
     from tests.formats.test_oxford import NAMES, write_gt
 
     gt = write_gt(tmp_path / "gt")

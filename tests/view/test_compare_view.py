@@ -10,7 +10,7 @@ import pytest
 
 from irviewer.core.evaluation import IGNORED, NEGATIVE, POSITIVE
 from irviewer.core.paired import compare_evaluations
-from irviewer.session import OpenRequest, open_now
+from irviewer.opening.opener import OpenRequest, open_now
 from irviewer.view.compare_view import (
     compare_shown,
     compare_summary_html,

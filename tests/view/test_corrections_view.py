@@ -15,7 +15,7 @@ from irviewer.core.corrections import (
     preview_relabel,
 )
 from irviewer.core.evaluation import evaluate
-from irviewer.session import OpenRequest, open_now
+from irviewer.opening.opener import OpenRequest, open_now
 from irviewer.view.corrections import (
     CorrectionState,
     both_numbers,

@@ -1,0 +1,251 @@
+"""Label corrections in the window: the undo stack around the core's commands, the sidecar
+file written after every change, loading it when a dataset opens, and the author.
+
+:class:`CorrectionsController` holds one open dataset's
+:class:`~irviewer.view.corrections.CorrectionState`. Every correction, its undo and its
+deletion is a :class:`CorrectionUndo` on a ``QUndoStack`` (Edit ▸ Undo / Redo) wrapping the
+core's Qt-free command; each re-scores only the queries it touches and emits
+``changed(queries)``. The corrections file (default ``<dataset>.corrections.csv``, or the
+one chosen with File ▸ Corrections file…) is written atomically after each change. A file
+that cannot be read gives ``error(sentence)``; the corrections already made stay, and the
+bad file is never overwritten.
+"""
+
+from __future__ import annotations
+
+import getpass
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import QObject, QRunnable, QSettings, QThreadPool, Signal
+from PySide6.QtGui import QUndoCommand, QUndoStack
+from PySide6.QtWidgets import QInputDialog, QWidget
+
+from irviewer.core.corrections import (
+    Correction,
+    CorrectionCommand,
+    CorrectionLog,
+    RemoveCorrectionCommand,
+    applied_summary,
+    utc_now,
+)
+from irviewer.core.errors import InputError
+from irviewer.formats.corrections_file import (
+    default_corrections_path,
+    load_corrections,
+    write_corrections,
+)
+from irviewer.opening.opener import Opened
+from irviewer.view.corrections import CorrectionState
+
+AUTHOR_KEY = "corrections/author"
+
+
+class CorrectionUndo(QUndoCommand):
+    """One correction (or the deletion of one) on the undo stack: ``redo`` runs the core
+    command's ``do``, ``undo`` its ``undo``. A correction the core refuses on its first run
+    makes the command obsolete (the stack drops it) and reports the sentence."""
+
+    def __init__(self, controller: CorrectionsController,
+                 command: CorrectionCommand | RemoveCorrectionCommand) -> None:
+        super().__init__()
+        self.controller, self.command = controller, command
+        self.done_once = False
+
+    def redo(self) -> None:
+        try:
+            self.controller.run(self.command, undo=False)
+        except InputError as e:
+            if self.done_once:
+                raise
+            self.setObsolete(True)
+            self.controller.error.emit(str(e))
+            return
+        self.done_once = True
+        self.setText(self.command.label)
+
+    def undo(self) -> None:
+        self.controller.run(self.command, undo=True)
+
+
+class _SaveSignals(QObject):
+    failed = Signal(str)
+
+
+class _SaveJob(QRunnable):
+    """Write one snapshot of the corrections (an immutable tuple) to the file, atomically."""
+
+    def __init__(self, path: Path, corrections: tuple[Correction, ...],
+                 signals: _SaveSignals) -> None:
+        super().__init__()
+        self.path, self.corrections, self.signals = path, corrections, signals
+
+    def run(self) -> None:
+        try:
+            write_corrections(self.path, self.corrections)
+        except OSError as e:
+            self.signals.failed.emit(f"Could not save the corrections to {self.path}: "
+                                     f"{e.strerror}")
+
+
+class CorrectionsController(QObject):
+    """Corrections of the open dataset, undoable, autosaved.
+
+    Signals: ``changed(queries)`` (an int array of the query positions re-scored) after a
+    correction, an undo, a deletion or the published/corrected switch; ``error(sentence)``
+    for a file that cannot be read or a correction the dataset's rules refuse;
+    ``message(text)`` for the status bar (how many corrections were applied on opening).
+    """
+
+    changed = Signal(object)
+    error = Signal(str)
+    message = Signal(str)
+
+    def __init__(self, parent: QWidget, settings: QSettings) -> None:
+        super().__init__(parent)
+        self.parent_widget = parent
+        self.settings = settings
+        self.stack = QUndoStack(self)
+        self.state: CorrectionState | None = None
+        self.path: Path | None = None
+        self.chosen: Path | None = None  # File ▸ Corrections file…, kept in the session
+        # One writer thread: saves run in order, off the GUI thread, each atomic.
+        self.saver = QThreadPool(self)
+        self.saver.setMaxThreadCount(1)
+        self._save_signals = _SaveSignals()
+        self._save_signals.failed.connect(self.error)
+
+    # -- opening -------------------------------------------------------------------------
+    def attach(self, opened: Opened, chosen: Path | None = None) -> None:
+        """Take the corrections of a freshly opened dataset: those the opening applied, or
+        the chosen file's (else the default sidecar's) when it exists."""
+        self.stack.clear()
+        self.chosen = chosen
+        if opened.corrections is not None:
+            self.path = opened.corrections.path
+            self.state = CorrectionState(opened, opened.corrections.log)
+            self._applied()
+            return
+        self.state = CorrectionState(opened)
+        self.path = chosen or default_corrections_path(opened.request.dataset)
+        if self.path.is_file():
+            self._load(self.path)
+
+    def choose_file(self, path: Path) -> None:
+        """File ▸ Corrections file…: keep the corrections in ``path`` from now on. An
+        existing file's corrections replace the current ones (a bad file: a dialog, and the
+        current ones stay); a new file receives the current ones."""
+        if self.state is None:
+            return
+        path = Path(path)
+        if path.is_file():
+            if self._load(path):
+                self.chosen = path
+            return
+        self.path = self.chosen = path
+        self._save()
+        self.message.emit(f"Corrections are saved to {path}")
+
+    def _load(self, path: Path) -> bool:
+        """Apply the corrections of ``path`` over the published ground truth; True when
+        read. A bad file leaves the current corrections and is never overwritten."""
+        assert self.state is not None
+        try:
+            loaded = load_corrections(path, self.state.published)
+        except InputError as e:
+            self.path = _spare_path(path)
+            self.error.emit(f"{e}. The corrections already made stay; new ones are saved to "
+                            f"{self.path.name}.")
+            return False
+        previous = self.state.log.changed_queries()
+        self.stack.clear()
+        opened = self.state.opened
+        opened.update_ground_truth(self.state.published, previous.tolist())
+        self.state = CorrectionState(opened, loaded.log)
+        self.path = path
+        self._applied()
+        self.changed.emit(np.union1d(previous, loaded.log.changed_queries()))
+        return True
+
+    def _applied(self) -> None:
+        assert self.state is not None and self.path is not None
+        if len(self.state.log):
+            self.message.emit(f"{self.path.name}: {applied_summary(self.state.log)}")
+
+    # -- corrections -----------------------------------------------------------------------
+    def correct(self, query: str, item: str, label: str, note: str = "") -> None:
+        """Set ``item``'s relation to ``query`` to ``label`` (a group or ``negative``;
+        ``query`` "" relabels the image), as one undoable step."""
+        if self.state is None:
+            return
+        author = self.author()
+        command = CorrectionCommand(Correction(query, item, label, author, utc_now(), note))
+        self.stack.push(CorrectionUndo(self, command))
+
+    def remove(self, position: int) -> None:
+        """Delete the correction at ``position`` of the log (it is reverted), undoably."""
+        if self.state is not None and 0 <= position < len(self.state.log):
+            self.stack.push(CorrectionUndo(self, RemoveCorrectionCommand(position)))
+
+    def show_published(self, on: bool) -> None:
+        """Show the published ground truth (``on``) or the corrected one."""
+        if self.state is not None:
+            self.changed.emit(self.state.show_published(on))
+
+    def run(self, command: CorrectionCommand | RemoveCorrectionCommand, undo: bool) -> None:
+        """Run ``command`` (for :class:`CorrectionUndo`): re-score, save, tell the window."""
+        assert self.state is not None
+        changed = self.state.undo(command) if undo else self.state.do(command)
+        self._save()
+        self.changed.emit(changed)
+
+    @property
+    def log(self) -> CorrectionLog | None:
+        """Return the open dataset's corrections log (None: nothing open)."""
+        return self.state.log if self.state is not None else None
+
+    # -- the file and the author -----------------------------------------------------------
+    def _save(self) -> None:
+        """Write the corrections to the file (in the writer thread, in order)."""
+        assert self.state is not None and self.path is not None
+        self.saver.start(_SaveJob(self.path, self.state.log.saved(), self._save_signals))
+
+    def wait_saved(self) -> None:
+        """Block until every correction made is in the file (closing, tests)."""
+        self.saver.waitForDone()
+
+    def author(self) -> str:
+        """Return the corrections' author: from the settings, asked once (the login name
+        offered)."""
+        name = str(self.settings.value(AUTHOR_KEY, "") or "")
+        if not name:
+            name = self.ask_author()
+        return name
+
+    def ask_author(self) -> str:
+        """Ask for the author's name (Edit ▸ Correction author…), keep it in the settings."""
+        current = str(self.settings.value(AUTHOR_KEY, "") or "") or _login()
+        name, ok = QInputDialog.getText(
+            self.parent_widget, "Correction author",
+            "Your name, written beside each correction in the corrections file:",
+            text=current)
+        name = name.strip() if ok and name.strip() else current
+        self.settings.setValue(AUTHOR_KEY, name)
+        return name
+
+
+def _login() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return ""
+
+
+def _spare_path(path: Path) -> Path:
+    """Return a file name beside ``path`` that does not exist yet, for saving new
+    corrections without overwriting a file that could not be read."""
+    for n in range(2, 1000):
+        candidate = path.with_name(path.name.replace(".csv", f"-{n}.csv"))
+        if not candidate.exists():
+            return candidate
+    return path.with_name(path.name + ".new")

@@ -1,0 +1,260 @@
+"""Search with a photo (issue #13): "here is my photo, which painting is it?". A photo
+dropped on the window (or chosen with File ▸ Search with a photo…, or O in presentation
+mode) is described by the shown method's extractor in a worker thread
+(:class:`irviewer.opening.photo_search.Searcher`), and shown as a temporary query with its
+matches — in the inspector's results area, or as a slide in presentation mode. The matches carry no
+relevance until the user says which painting the photo shows (the "This is…" picker).
+A photo that cannot be used, or a method that cannot search, is one sentence in a dialog."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
+from PySide6.QtGui import QAction, QDropEvent
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QWidget,
+)
+
+from irviewer.core.errors import InputError
+from irviewer.formats.base import IMAGE_SUFFIXES
+from irviewer.gui.results.side_by_side import query_side
+from irviewer.opening.opener import Opened, classify_paths
+from irviewer.opening.photo_search import Match, Searcher
+from irviewer.view.presentation import (
+    instance_titles,
+    no_search_sentence,
+    photo_result,
+    photo_slide,
+    searchable_methods,
+)
+
+if TYPE_CHECKING:
+    from irviewer.gui.curator.presentation import Presentation
+    from irviewer.gui.main_window import MainWindow
+
+
+class SearchSignals(QObject):
+    """``done(generation, (searcher, matches))`` or ``failed(generation, sentence)``."""
+
+    done = Signal(int, object)
+    failed = Signal(int, str)
+
+
+class SearchJob(QRunnable):
+    """Describe one photo and rank the gallery, in the thread pool (the extractor never runs
+    on the GUI thread); the searcher is built here too when not cached (it loads the
+    extractor's vocabulary)."""
+
+    def __init__(self, generation: int, opened: Opened, method: str,
+                 searcher: Searcher | None, photo: Path, k: int,
+                 signals: SearchSignals) -> None:
+        super().__init__()
+        self.generation, self.opened, self.method = generation, opened, method
+        self.searcher, self.photo, self.k, self.signals = searcher, photo, k, signals
+
+    def run(self) -> None:
+        try:
+            searcher = self.searcher or Searcher.from_opened(self.opened, self.method)
+            matches = searcher.search(self.photo, self.k)
+        except InputError as e:
+            self.signals.failed.emit(self.generation, str(e))
+        except MemoryError:
+            self.signals.failed.emit(self.generation, f"{self.photo.name}: not enough memory "
+                                     "to describe this photo; try a smaller one")
+        except Exception as e:  # a bug: shown, not swallowed
+            self.signals.failed.emit(self.generation, "internal error (a bug, please report "
+                                     f"it): {type(e).__name__}: {e}")
+        else:
+            self.signals.done.emit(self.generation, (searcher, matches))
+
+
+class PhotoBar(QWidget):
+    """Above the inspector's results while a photo is shown: what it is, the "This is…"
+    picker, and the way back to the queries."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.label = QLabel("")
+        self.picker = QComboBox()
+        self.picker.setMinimumWidth(320)
+        self.picker.setToolTip("Say which painting the photo shows to colour its matches")
+        self.back = QPushButton("Back to the queries")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(4, 2, 4, 2)
+        layout.addWidget(self.label, 1)
+        layout.addWidget(QLabel("This is"))
+        layout.addWidget(self.picker)
+        layout.addWidget(self.back)
+        self.setStyleSheet("PhotoBar { background: #E8F1F8; border: 1px solid #0072B2; }")
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)
+        self.setVisible(False)
+
+
+class PhotoSearch(QObject):
+    """Searches the shown method's gallery with a photo and shows the answer."""
+
+    def __init__(self, window: MainWindow, presentation: Presentation) -> None:
+        super().__init__(window)
+        self.window, self.presentation = window, presentation
+        self.generation = 0
+        self.pool = QThreadPool.globalInstance()
+        self.signals = SearchSignals()
+        self.signals.done.connect(self._done)
+        self.signals.failed.connect(self._failed)
+        self._searchers: dict[tuple[int, str], Searcher] = {}
+        self.photo: Path | None = None
+        self._pending = Path()
+        self.matches: list[Match] = []
+        self.instance: str | None = None
+        self.last_error: str | None = None
+        self.bar = PhotoBar()
+        self.bar.picker.activated.connect(
+            lambda i: self.set_instance(self.bar.picker.itemData(i)))
+        self.bar.back.clicked.connect(self.close_photo)
+        layout = window.centralWidget().layout()
+        layout.insertWidget(layout.indexOf(window.split), self.bar)
+        window.queries.query_selected.connect(lambda _q: self._leave_photo())
+        presentation.query_shown.connect(lambda _q: self._leave_photo())
+        presentation.view.photo_requested.connect(self.choose)
+        presentation.view.photo_dropped.connect(self.search)
+        presentation.view.instance_chosen.connect(self.set_instance)
+        action = QAction("Search with a &photo…", window)
+        action.setShortcut("Ctrl+P")
+        action.triggered.connect(self.choose)
+        menu = window.menus.file
+        menu.insertAction(menu.actions()[4] if len(menu.actions()) > 4 else None, action)
+        self.action = action
+
+    # -- asking ------------------------------------------------------------------------------
+    def choose(self) -> None:
+        """File ▸ Search with a photo…: ask for an image file and search it."""
+        patterns = " ".join(f"*{s}" for s in IMAGE_SUFFIXES)
+        path, _ = QFileDialog.getOpenFileName(
+            self.presentation.view if self.presentation.active else self.window,
+            "Search with a photo", "", f"Images ({patterns});;All files (*)")
+        if path:
+            self.search(Path(path))
+
+    def drop(self, event: QDropEvent) -> bool:
+        """Search a dropped image file; return False (and leave the event alone) when the
+        drop holds no image file, or anything else as well (that is for opening)."""
+        paths = [Path(u.toLocalFile()) for u in event.mimeData().urls() if u.isLocalFile()]
+        roles = classify_paths(paths)
+        if not roles.images or len(roles.images) != len(paths):
+            return False
+        event.acceptProposedAction()
+        self.search(roles.images[0])
+        return True
+
+    def search(self, photo: Path, sync: bool = False) -> None:
+        """Search ``photo`` with the shown method in a worker (``sync`` for tests); a method
+        that cannot search says which can."""
+        w = self.window
+        self.last_error = None
+        if w.opened is None or w.evaluation is None:
+            self._tell("Open a dataset first: a photo is searched in its gallery")
+            return
+        method = w.bar.method_box.currentText()
+        searchable = searchable_methods(w.opened)
+        if method not in searchable:
+            self._tell(no_search_sentence(method, searchable))
+            return
+        self.generation += 1
+        self._pending = Path(photo)
+        k = max(self.presentation.top_n, w.results.depth)
+        job = SearchJob(self.generation, w.opened, method,
+                        self._searchers.get((id(w.opened), method)), Path(photo), k,
+                        self.signals)
+        w.show_message(f"Searching {Path(photo).name} with {method}…")
+        if sync:
+            job.run()
+        else:
+            self.pool.start(job)
+
+    # -- answering ---------------------------------------------------------------------------
+    def _done(self, generation: int, result: tuple[Searcher, list[Match]]) -> None:
+        if generation != self.generation or self.window.opened is None:
+            return
+        searcher, matches = result
+        method = self.window.bar.method_box.currentText()
+        self._searchers = {(id(self.window.opened), method): searcher}
+        self.photo, self.matches, self.instance = self._pending, matches, None
+        self.window.show_message(
+            f"{self.photo.name}: best match {matches[0].title or matches[0].item}"
+            if matches else f"{self.photo.name}: no match")
+        self.show()
+
+    def _failed(self, generation: int, message: str) -> None:
+        if generation == self.generation:
+            self._tell(message)
+
+    def set_instance(self, instance: str | None) -> None:
+        """Say which painting the photo shows (None: nobody knows): its matches are then
+        coloured by that instance."""
+        self.instance = instance
+        self.show()
+
+    def show(self) -> None:
+        """Show the photo and its matches where the user is looking."""
+        w = self.window
+        if self.photo is None or w.opened is None:
+            return
+        ds = w.opened.dataset
+        instances = instance_titles(ds)
+        if self.presentation.active:
+            top = self.matches[: self.presentation.top_n]
+            self.presentation.show_photo(photo_slide(ds, self.photo, top, self.instance),
+                                         instances, self.instance)
+        header, result = photo_result(ds, self.photo, self.matches[: w.results.depth],
+                                      self.instance)
+        if w.current is not None:
+            # No dataset query is shown while the photo is: nothing (a correction, the
+            # keys 1–4, a re-score) can act on the query that was, with the photo's tiles.
+            self.presentation.resume = w.current
+            w.current = None
+        w.results.show_result(header, result)
+        w.results.set_marked(frozenset())
+        w.comparison.set_query(query_side(header), result.tiles, ())
+        self.bar.label.setText(f"<b>Your photo</b> {self.photo.name}: its "
+                               f"{len(result.tiles)} best matches in the gallery")
+        self.bar.picker.clear()
+        self.bar.picker.addItem("…which painting? (not said)", None)
+        for label, title in instances.items():
+            self.bar.picker.addItem(title, label)
+        self.bar.picker.setCurrentIndex(max(0, self.bar.picker.findData(self.instance))
+                                        if self.instance is not None else 0)
+        self.bar.picker.setEnabled(bool(instances))
+        self.bar.setVisible(True)
+        w.plots.setEnabled(False)  # its curves are the last query's, not the photo's
+
+    def _leave_photo(self) -> None:
+        """The inspector shows a dataset query again: the photo's bar goes, the plots (the
+        query's curves) come back."""
+        self.bar.setVisible(False)
+        self.window.plots.setEnabled(True)
+
+    def close_photo(self) -> None:
+        """Leave the photo: the inspector shows the query it showed before again."""
+        self._leave_photo()
+        w = self.window
+        if w.current is None:
+            w.current = self.presentation.resume
+        if w.current is not None and w.evaluation is not None:
+            w.show_query(w.current)
+
+    def _tell(self, message: str) -> None:
+        """Say ``message`` in a (non-blocking) dialog over what the user looks at."""
+        self.last_error = message
+        parent = self.presentation.view if self.presentation.active else self.window
+        box = QMessageBox(QMessageBox.Icon.Warning, "Search with a photo", message,
+                          parent=parent)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()

@@ -1,0 +1,398 @@
+"""Presentation mode's slide (issue #13): full screen, dark, the query large and its top
+matches large
+with title and artist, no tables and no numbers unless asked (M), relevance frames on R,
+←/→ and Page Up/Down (what presentation clickers send) between queries in the inspector's
+order and filter, a slideshow on S, a visitor's photo on O or by drop, Esc back to the
+inspector on the same query. It paints a :class:`~irviewer.view.presentation.Slide`, built
+from the inspector's own result view model; images are decoded off the GUI thread by a
+:class:`~irviewer.gui.widgets.thumbnails.ThumbnailCache` at a large size."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, QPoint, QRect, QRectF, QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter, QPen
+from PySide6.QtWidgets import QComboBox, QWidget
+
+from irviewer.gui.theme import RELEVANCE
+from irviewer.gui.widgets.thumbnails import BROKEN, ThumbnailCache
+from irviewer.opening.opener import classify_paths
+from irviewer.view.presentation import (
+    DEFAULT_INTERVAL_S,
+    DEFAULT_TOP_N,
+    INTERVAL_RANGE_S,
+    TOP_N_RANGE,
+    Caption,
+    Slide,
+)
+
+#: Longest side the presentation decodes images at (sharp on a 1920 × 1080 screen).
+DECODE_SIZE = 1280
+#: The pointer hides after resting this long (milliseconds).
+CURSOR_REST_MS = 2000
+BACKGROUND = "#121212"
+TEXT = "#F2EFE9"
+DIM = "#9A968F"
+FAINT = "#5E5B57"
+KEYS_HINT = ("← →  previous / next     S  slideshow     M  numbers     R  frames     "
+             "O  search with a photo     Esc  back to the inspector")
+
+
+def presentation_settings(settings: QSettings) -> tuple[int, int]:
+    """Return (matches shown, slideshow seconds) from the user's settings (defaults when
+    unset or out of range)."""
+    def read(key: str, default: int, bounds: tuple[int, int]) -> int:
+        try:
+            value = int(settings.value(key, default))
+        except (TypeError, ValueError):
+            return default
+        return value if bounds[0] <= value <= bounds[1] else default
+    return (read("presentation/top_n", DEFAULT_TOP_N, TOP_N_RANGE),
+            read("presentation/interval_s", DEFAULT_INTERVAL_S, INTERVAL_RANGE_S))
+
+
+class PresentationView(QWidget):
+    """The full-screen slide. Signals: ``step(int)`` (±1: next / previous query),
+    ``leave()`` (Esc), ``photo_requested()`` (O), ``photo_dropped(path)`` and
+    ``instance_chosen(label or None)`` from the "This is…" picker of a photo slide."""
+
+    step = Signal(int)
+    leave = Signal()
+    photo_requested = Signal()
+    photo_dropped = Signal(object)
+    instance_chosen = Signal(object)
+
+    def __init__(self, parent: QWidget | None = None, interval_s: int = DEFAULT_INTERVAL_S
+                 ) -> None:
+        super().__init__(parent)
+        self.setWindowFlag(Qt.WindowType.Window)
+        self.setWindowTitle("irviewer — presentation")
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setAcceptDrops(True)
+        self.setAutoFillBackground(True)
+        palette = self.palette()
+        palette.setColor(self.backgroundRole(), QColor(BACKGROUND))
+        self.setPalette(palette)
+        self.cache = ThumbnailCache(size=DECODE_SIZE, capacity=80)
+        self.cache.ready.connect(lambda _name: self.update())
+        self.slide: Slide | None = None
+        self.position = ""  # "3 / 22", shown with the numbers
+        self.show_metrics = False
+        self.show_frames = True
+        self.timer = QTimer(self)
+        self.timer.setInterval(1000 * interval_s)
+        self.timer.timeout.connect(lambda: self.step.emit(1))
+        self.picker = QComboBox(self)
+        self.picker.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        self.picker.setStyleSheet(
+            f"QComboBox {{ background: #2A2A2A; color: {TEXT}; border: 1px solid {FAINT}; "
+            "padding: 6px 12px; font-size: 16px; }")
+        self.picker.activated.connect(self._picked)
+        self.picker.setVisible(False)
+        # The pointer hides when it rests (nobody wants an arrow over the Mona Lisa) and
+        # comes back when the mouse moves.
+        self.setMouseTracking(True)
+        self.rest = QTimer(self)
+        self.rest.setSingleShot(True)
+        self.rest.setInterval(CURSOR_REST_MS)
+        self.rest.timeout.connect(lambda: self.setCursor(Qt.CursorShape.BlankCursor))
+
+    # -- what is shown ---------------------------------------------------------------------
+    def show_slide(self, slide: Slide, position: str = "",
+                   instances: dict[str, str] | None = None,
+                   instance: str | None = None) -> None:
+        """Paint ``slide``; a photo slide (``slide.query`` None) shows the "This is…"
+        picker over ``instances`` (label -> title) with ``instance`` chosen."""
+        self.slide, self.position = slide, position
+        photo = slide.query is None
+        self.picker.setVisible(photo and bool(instances))
+        if photo and instances:
+            self.picker.clear()
+            self.picker.addItem("This is…  (which painting is it?)", None)
+            for label, title in instances.items():
+                self.picker.addItem(title if title == label else f"{title}", label)
+            at = self.picker.findData(instance) if instance is not None else 0
+            self.picker.setCurrentIndex(max(0, at))
+            self.picker.adjustSize()
+        self._place_picker()
+        self.update()
+
+    def load_now(self) -> None:
+        """Decode the slide's images on this thread (for --screenshot and tests)."""
+        if self.slide is not None:
+            self.cache.load_now([("query:" + str(self.slide.query_path), self.slide.query_path),
+                                 *((t.name, t.path) for t in self.slide.tiles)])
+            self.update()
+
+    @property
+    def slideshow(self) -> bool:
+        """Return whether the slideshow runs."""
+        return self.timer.isActive()
+
+    def set_slideshow(self, on: bool) -> None:
+        """Start or stop the slideshow (S)."""
+        if on:
+            self.timer.start()
+        else:
+            self.timer.stop()
+        self.update()
+
+    def set_interval(self, seconds: float) -> None:
+        """Move to the next slide every ``seconds`` while the slideshow runs."""
+        self.timer.setInterval(max(50, int(1000 * seconds)))
+
+    def _picked(self, index: int) -> None:
+        self.instance_chosen.emit(self.picker.itemData(index))
+        self.setFocus()
+
+    def _place_picker(self) -> None:
+        self.picker.setMinimumWidth(min(520, self.width() // 3))
+        self.picker.adjustSize()
+        self.update()  # the painter puts it under the caption
+
+    # -- keys and drops --------------------------------------------------------------------
+    def event(self, event) -> bool:
+        """The slide's keys win over the inspector's shortcuts (Esc, F11, the arrows)."""
+        if event.type() == QEvent.Type.ShortcutOverride and event.modifiers() in (
+                Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.KeypadModifier):
+            event.accept()
+            return True
+        return super().event(event)
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802
+        key = event.key()
+        k = Qt.Key
+        if key in (k.Key_Right, k.Key_PageDown, k.Key_Down, k.Key_Space):
+            self.step.emit(1)
+        elif key in (k.Key_Left, k.Key_PageUp, k.Key_Up, k.Key_Backspace):
+            self.step.emit(-1)
+        elif key == k.Key_M:
+            self.show_metrics = not self.show_metrics
+            self.update()
+        elif key == k.Key_R:
+            self.show_frames = not self.show_frames
+            self.update()
+        elif key == k.Key_S:
+            self.set_slideshow(not self.slideshow)
+        elif key == k.Key_O:
+            self.photo_requested.emit()
+        elif key in (k.Key_Escape, k.Key_F11):
+            self.leave.emit()
+        else:
+            super().keyPressEvent(event)
+
+    def dragEnterEvent(self, event) -> None:  # noqa: N802
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:  # noqa: N802
+        paths = [Path(u.toLocalFile()) for u in event.mimeData().urls() if u.isLocalFile()]
+        images = classify_paths(paths).images
+        if images:
+            event.acceptProposedAction()
+            self.photo_dropped.emit(images[0])
+
+    def showEvent(self, event) -> None:  # noqa: N802
+        self.rest.start()
+        super().showEvent(event)
+
+    def mouseMoveEvent(self, event) -> None:  # noqa: N802
+        self.unsetCursor()
+        self.rest.start()
+        super().mouseMoveEvent(event)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        self._place_picker()
+        super().resizeEvent(event)
+
+    # -- painting --------------------------------------------------------------------------
+    def _margin(self) -> int:
+        return max(20, round(self.height() * 0.045))
+
+    def _footer(self) -> int:
+        return max(18, round(self.height() * 0.03))
+
+    def _font(self, fraction: float, bold: bool = False, serif: bool = False) -> QFont:
+        font = QFont("serif") if serif else QFont(self.font())
+        font.setPixelSize(max(10, round(self.height() * fraction)))
+        font.setBold(bold)
+        return font
+
+    def paintEvent(self, _event) -> None:  # noqa: N802
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
+        painter.fillRect(self.rect(), QColor(BACKGROUND))
+        if self.slide is not None:
+            self._paint_slide(painter, self.slide)
+        painter.end()
+
+    def _paint_slide(self, p: QPainter, slide: Slide) -> None:
+        w, h, m, footer = self.width(), self.height(), self._margin(), self._footer()
+        label_font = self._font(0.017)
+        label_h = QFontMetrics(label_font).height() + round(h * 0.012)
+        left_w = round((w - 3 * m) * 0.42)
+        # The query: its label, the image, its title and artist (numbers on M).
+        p.setFont(label_font)
+        p.setPen(QColor(DIM))
+        p.drawText(QRect(m, m, left_w, label_h), int(Qt.AlignmentFlag.AlignLeft),
+                   "YOUR PHOTO" if slide.query is None else "THE QUERY")
+        caption_h = round(h * 0.15) + (round(h * 0.03) if self.show_metrics else 0)
+        if slide.query is None and self.picker.isVisible():
+            caption_h += self.picker.height() + round(h * 0.02)
+        image_box = QRect(m, m + label_h, left_w, h - 2 * m - label_h - caption_h - footer)
+        drawn = self._image(p, "query:" + str(slide.query_path), slide.query_path, image_box,
+                            centre=False)
+        top = drawn.bottom() + round(h * 0.025)
+        top = self._caption(p, slide.query_caption, QRect(m, top, left_w, caption_h),
+                            0.036, 0.024)
+        if self.picker.isVisible():  # "This is…" right under "Your photo"
+            at = QPoint(m, top + round(h * 0.015))
+            if self.picker.pos() != at:
+                self.picker.move(at)
+        if self.show_metrics and slide.metrics:
+            p.setFont(self._font(0.019))
+            p.setPen(QColor(DIM))
+            p.drawText(QRect(m, top + round(h * 0.01), left_w, round(h * 0.03)),
+                       int(Qt.AlignmentFlag.AlignLeft), slide.metrics)
+        # The matches, best first, in the grid that makes them largest.
+        x0 = 2 * m + left_w
+        right = QRect(x0, m, w - x0 - m, h - 2 * m - footer)
+        p.setFont(label_font)
+        p.setPen(QColor(DIM))
+        p.drawText(QRect(right.left(), m, right.width(), label_h),
+                   int(Qt.AlignmentFlag.AlignLeft),
+                   "WHAT THE SYSTEM FINDS" if slide.tiles else "NO MATCHES")
+        self._matches(p, slide, right.adjusted(0, label_h, 0, 0))
+        # The footer: the keys, the slideshow, the position (with the numbers).
+        p.setFont(self._font(0.014))
+        p.setPen(QColor(FAINT))
+        band = QRect(m, h - m // 2 - footer, w - 2 * m, footer)
+        p.drawText(band, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
+                   KEYS_HINT)
+        status = []
+        if self.slideshow:
+            status.append(f"slideshow every {self.timer.interval() / 1000:g} s")
+        if self.show_metrics and self.position:
+            status.append(self.position)
+        p.drawText(band, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter),
+                   "   ·   ".join(status))
+
+    def _matches(self, p: QPainter, slide: Slide, area: QRect) -> None:
+        n = len(slide.tiles)
+        if not n:
+            return
+        h = self.height()
+        gap = round(h * 0.03)
+        cap_h = round(h * 0.1) + (round(h * 0.025) if self.show_metrics else 0)
+        best = (0.0, 1)
+        for cols in range(1, n + 1):
+            rows = math.ceil(n / cols)
+            cell_w = (area.width() - (cols - 1) * gap) / cols
+            cell_h = (area.height() - (rows - 1) * gap) / rows
+            side = min(cell_w, (cell_h - cap_h) * 1.15)
+            best = max(best, (side, cols))
+        cols = best[1]
+        rows = math.ceil(n / cols)
+        cell_w = (area.width() - (cols - 1) * gap) // cols
+        cell_h = (area.height() - (rows - 1) * gap) // rows
+        for i, (tile, cap) in enumerate(zip(slide.tiles, slide.captions, strict=True)):
+            row, col = divmod(i, cols)
+            in_row = min(cols, n - row * cols)  # a short last row is centred
+            x = area.left() + (area.width() - in_row * cell_w - (in_row - 1) * gap) // 2 \
+                + col * (cell_w + gap)
+            y = area.top() + row * (cell_h + gap)
+            box = QRect(x, y, cell_w, cell_h - cap_h)
+            drawn = self._image(p, tile.name, tile.path, box.adjusted(8, 8, -8, -8))
+            if self.show_frames and slide.judged:
+                colour, glyph, _ = RELEVANCE[tile.badge]
+                p.setPen(QPen(QColor(colour), max(4, round(h * 0.006))))
+                p.setBrush(Qt.BrushStyle.NoBrush)
+                p.drawRect(drawn.adjusted(-5, -5, 5, 5))
+                d = max(22, round(h * 0.03))
+                badge = QRectF(drawn.left() - 5 - d / 2, drawn.top() - 5 - d / 2, d, d)
+                p.setPen(QPen(QColor(BACKGROUND), 2))
+                p.setBrush(QColor(colour))
+                p.drawEllipse(badge)
+                p.setPen(QColor("white"))
+                p.setFont(self._font(0.02, bold=True))
+                p.drawText(badge, int(Qt.AlignmentFlag.AlignCenter), glyph)
+            text_x = min(drawn.left(), x + cell_w // 4)  # under the image, from its edge
+            bottom = self._caption(p, cap, QRect(text_x, drawn.bottom() + round(h * 0.016),
+                                                 x + cell_w - text_x, cap_h), 0.02, 0.016,
+                                   lines=2)
+            if self.show_metrics:
+                score = "" if math.isnan(tile.score) else f"   score {tile.score:.3f}"
+                p.setFont(self._font(0.016))
+                p.setPen(QColor(DIM))
+                p.drawText(QRect(text_x, bottom + 2, cell_w, round(h * 0.025)),
+                           int(Qt.AlignmentFlag.AlignLeft), f"#{tile.rank}{score}")
+
+    def _caption(self, p: QPainter, cap: Caption, rect: QRect, title_size: float,
+                 artist_size: float, lines: int = 3) -> int:
+        """Draw the work's title (wrapped on at most ``lines`` lines, the last elided) and
+        the artist under it; return the y where the text ends."""
+        title_font = self._font(title_size, serif=True)
+        p.setFont(title_font)
+        p.setPen(QColor(TEXT))
+        fm = QFontMetrics(title_font)
+        y = rect.top()
+        for line in wrapped(fm, cap.title, rect.width(), lines):
+            p.drawText(QRect(rect.left(), y, rect.width(), fm.height()),
+                       int(Qt.AlignmentFlag.AlignLeft), line)
+            y += fm.lineSpacing()
+        y += 2
+        if cap.artist:
+            artist_font = self._font(artist_size)
+            p.setFont(artist_font)
+            p.setPen(QColor(DIM))
+            afm = QFontMetrics(artist_font)
+            text = afm.elidedText(cap.artist, Qt.TextElideMode.ElideRight, rect.width())
+            p.drawText(QRect(rect.left(), y, rect.width(), afm.height()),
+                       int(Qt.AlignmentFlag.AlignLeft), text)
+            y += afm.height()
+        return y
+
+    def _image(self, p: QPainter, key: str, path: Path | None, box: QRect,
+               centre: bool = True) -> QRect:
+        """Draw the image fitted in ``box``, on its bottom edge (so captions line up) and
+        centred or on the left; return the rectangle it took (a calm placeholder while it
+        loads)."""
+        image = self.cache.get(key, path)
+        if not isinstance(image, QImage) or image.isNull() or box.width() < 2 \
+                or box.height() < 2:
+            side = min(box.width(), box.height())
+            rect = QRect(box.left() + ((box.width() - side) // 2 if centre else 0),
+                         box.bottom() - side, side, side)
+            p.fillRect(rect, QColor("#1E1E1E"))
+            if image == BROKEN or image is None:
+                p.setPen(QColor(FAINT))
+                p.setFont(self._font(0.016))
+                p.drawText(rect, int(Qt.AlignmentFlag.AlignCenter),
+                           "image could not be read" if image == BROKEN else "no image")
+            return rect
+        scale = min(box.width() / image.width(), box.height() / image.height())
+        iw, ih = round(image.width() * scale), round(image.height() * scale)
+        x = box.left() + ((box.width() - iw) // 2 if centre else 0)
+        rect = QRect(x, box.bottom() - ih, iw, ih)
+        p.drawImage(rect, image)
+        return rect
+
+
+
+def wrapped(fm: QFontMetrics, text: str, width: int, max_lines: int) -> list[str]:
+    """Return ``text`` broken into lines at most ``width`` pixels wide at word boundaries,
+    at most ``max_lines`` of them, the last elided with "…" when the text goes on."""
+    lines: list[str] = []
+    words = text.split()
+    while words and len(lines) < max_lines:
+        line = words.pop(0)
+        while words and fm.horizontalAdvance(f"{line} {words[0]}") <= width:
+            line = f"{line} {words.pop(0)}"
+        lines.append(line)
+    if words or (lines and fm.horizontalAdvance(lines[-1]) > width):
+        rest = " ".join([lines.pop(), *words]) if lines else ""
+        lines.append(fm.elidedText(rest, Qt.TextElideMode.ElideRight, width))
+    return lines

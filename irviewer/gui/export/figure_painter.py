@@ -1,0 +1,296 @@
+"""Paint a :class:`irviewer.view.figure.FigureLayout` as a vector PDF (QPdfWriter), a vector
+SVG (QSvgGenerator) or a 300 dpi PNG (QImage). File ▸ Export figure and ``irviewer figure``
+call :func:`export_figure`; what is drawn where is the layout's decision, not this module's.
+
+Images are decoded with Pillow as the window's thumbnails are (bounded, a broken file or a
+decompression bomb gives a "broken image" tile, a missing file a tile with its name).
+Badges are drawn as shapes (check, cross, dash), not font glyphs, so they read the same in
+every font, in greyscale and for colour-blind readers; the frame colours are the window's
+Okabe–Ito theme.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QMarginsF, QPointF, QRectF, QSize, QSizeF, Qt
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QImage,
+    QPageLayout,
+    QPageSize,
+    QPainter,
+    QPainterPath,
+    QPdfWriter,
+    QPen,
+)
+
+from irviewer.core.atomic import atomic_write_bytes
+from irviewer.core.errors import InputError
+from irviewer.core.evaluation import IGNORED, NEGATIVE, POSITIVE
+from irviewer.gui.theme import QUERY_BOX, RELEVANCE
+from irviewer.gui.widgets.thumbnails import BROKEN, decode_with_width
+from irviewer.view.figure import FigureLayout, Rect
+from irviewer.view.figure_request import FORMATS
+
+#: Raster resolution of PNG export and of images embedded in PDF / SVG.
+DPI = 300
+TILE_BACKGROUND = "#f4f2ee"
+TEXT = "#222222"
+MUTED = "#555555"
+#: The query tile's frame width in points (thinner than a result's: it carries no verdict).
+QUERY_FRAME = 1.5
+
+
+def export_figure(layout: FigureLayout, path: Path) -> None:
+    """Write ``layout`` to ``path`` as PDF, SVG or PNG (by its suffix), atomically.
+
+    Needs a QGuiApplication. InputError for another suffix or a file that cannot be written.
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in FORMATS:
+        raise InputError(f"{path.name}: a figure is written as .pdf, .svg or .png")
+    images = _decode_all(layout)
+    data = {".pdf": _pdf_bytes, ".svg": _svg_bytes, ".png": _png_bytes}[suffix](layout, images)
+    try:
+        atomic_write_bytes(path, data)
+    except OSError as e:
+        raise InputError(f"{path}: cannot write the figure ({e.strerror})") from None
+
+
+def paint_figure(painter: QPainter, layout: FigureLayout, images: dict[str, object]) -> None:
+    """Paint ``layout`` with ``painter`` in points (the caller scales to its device);
+    ``images`` maps an image path (str) to what :func:`decode_with_width` returned."""
+    g = layout.geometry
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
+    painter.fillRect(QRectF(0, 0, layout.width, layout.height), QColor("white"))
+    # Fonts are sized for the device's resolution; the painter already scales points to
+    # device pixels, so a font of p points is asked for at p * 72 / dpi.
+    k = 72.0 / painter.device().logicalDpiY()
+    font, small = _font(g.font * k), _font(g.small_font * k)
+    bold = _font(g.font * k, bold=True)
+    _paint_legend(painter, layout, small)
+    for row in layout.rows:
+        painter.setFont(bold)
+        painter.setPen(QColor(TEXT))
+        header = painter.fontMetrics().elidedText(row.header, Qt.TextElideMode.ElideMiddle,
+                                                  round(row.header_rect.w))
+        painter.drawText(_qrect(row.header_rect), int(Qt.AlignmentFlag.AlignLeft
+                                                      | Qt.AlignmentFlag.AlignVCenter), header)
+        _paint_query(painter, row, images.get(str(row.query_path)), small)
+        painter.setFont(font)
+        painter.setPen(QColor(TEXT))
+        painter.drawText(QRectF(row.query_rect.x, row.query_rect.y + row.query_rect.h + 1,
+                                row.query_rect.w, g.caption_line),
+                         int(Qt.AlignmentFlag.AlignLeft), "query")
+        for cell in row.tiles:
+            colour = QColor(RELEVANCE[cell.badge][0])
+            _paint_image_tile(painter, cell.rect, colour, images.get(str(cell.tile.path)),
+                              cell.tile.name, small, g.frame)
+            _paint_badge(painter, cell.rect, cell.badge, g.badge)
+            painter.setFont(font)
+            painter.setPen(QColor(TEXT))
+            below = QRectF(cell.rect.x, cell.rect.y + cell.rect.h + 1, cell.rect.w,
+                           g.caption_line)
+            painter.drawText(below, int(Qt.AlignmentFlag.AlignLeft), cell.rank_text)
+            if cell.score_text:
+                painter.setFont(small)
+                painter.setPen(QColor(MUTED))
+                painter.drawText(below, int(Qt.AlignmentFlag.AlignRight), cell.score_text)
+    painter.setFont(small)
+    painter.setPen(QColor(MUTED))
+    for i, line in enumerate(layout.caption):
+        r = layout.caption_rect
+        painter.drawText(QRectF(r.x, r.y + i * g.caption_line, r.w, g.caption_line),
+                         int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), line)
+
+
+def png_size(layout: FigureLayout, dpi: int = DPI) -> QSize:
+    """Return the PNG's size in pixels for ``layout`` at ``dpi``."""
+    return QSize(round(layout.width * dpi / 72), round(layout.height * dpi / 72))
+
+
+# -- the three devices -----------------------------------------------------------------------
+
+def _png_bytes(layout: FigureLayout, images: dict[str, object]) -> bytes:
+    image = QImage(png_size(layout), QImage.Format.Format_RGB32)
+    dots_per_metre = round(DPI / 0.0254)
+    image.setDotsPerMeterX(dots_per_metre)
+    image.setDotsPerMeterY(dots_per_metre)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    painter.scale(DPI / 72, DPI / 72)
+    paint_figure(painter, layout, images)
+    painter.end()
+    return _save(image, "PNG")
+
+
+def _pdf_bytes(layout: FigureLayout, images: dict[str, object]) -> bytes:
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    writer = QPdfWriter(buffer)
+    writer.setResolution(DPI)
+    writer.setCreator("irviewer")
+    writer.setTitle("irviewer figure")
+    size = QPageSize(QSizeF(layout.width, layout.height), QPageSize.Unit.Point, "figure",
+                     QPageSize.SizeMatchPolicy.ExactMatch)
+    writer.setPageLayout(QPageLayout(size, QPageLayout.Orientation.Portrait,
+                                     QMarginsF(0, 0, 0, 0), QPageLayout.Unit.Point))
+    painter = QPainter(writer)
+    painter.scale(DPI / 72, DPI / 72)
+    paint_figure(painter, layout, images)
+    painter.end()
+    buffer.close()
+    return bytes(data.data())
+
+
+def _svg_bytes(layout: FigureLayout, images: dict[str, object]) -> bytes:
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+    from PySide6.QtSvg import QSvgGenerator
+
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    generator = QSvgGenerator()
+    generator.setOutputDevice(buffer)
+    generator.setResolution(72)  # one SVG user unit per point
+    generator.setSize(QSize(round(layout.width), round(layout.height)))
+    generator.setViewBox(QRectF(0, 0, layout.width, layout.height))
+    generator.setTitle("irviewer figure")
+    generator.setDescription(" ".join(layout.caption))
+    painter = QPainter(generator)
+    paint_figure(painter, layout, images)
+    painter.end()
+    buffer.close()
+    return bytes(data.data())
+
+
+def _save(image: QImage, kind: str) -> bytes:
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    image.save(buffer, kind)
+    buffer.close()
+    return bytes(data.data())
+
+
+# -- pieces ----------------------------------------------------------------------------------
+
+def _decode_all(layout: FigureLayout) -> dict[str, object]:
+    """Return every image the figure shows, decoded once at 300 dpi of its tile."""
+    size = round(layout.geometry.tile * DPI / 72)
+    paths = {row.query_path for row in layout.rows}
+    paths |= {cell.tile.path for row in layout.rows for cell in row.tiles}
+    return {str(p): decode_with_width(p, size) for p in paths if p is not None}
+
+
+def _paint_legend(painter: QPainter, layout: FigureLayout, font: QFont) -> None:
+    g, r = layout.geometry, layout.legend_rect
+    x = r.x
+    painter.setFont(font)
+    for badge, words in layout.legend:
+        d = g.caption_line
+        _badge_shape(painter, Rect(x, r.y, d, d), badge)
+        painter.setPen(QColor(TEXT))
+        text_rect = QRectF(x + d + 3, r.y, 200, d)
+        painter.drawText(text_rect, int(Qt.AlignmentFlag.AlignLeft
+                                        | Qt.AlignmentFlag.AlignVCenter), words)
+        x += d + 3 + painter.fontMetrics().horizontalAdvance(words) + 12
+
+
+def _paint_query(painter: QPainter, row, decoded: object, font: QFont) -> None:  # type: ignore[no-untyped-def]
+    r = row.query_rect
+    image, width = decoded if isinstance(decoded, tuple) else (None, 0)
+    placed = _paint_image_tile(painter, r, QColor(QUERY_BOX), decoded, row.query_image, font,
+                               QUERY_FRAME)
+    if placed is not None and row.query_box is not None and width and isinstance(image,
+                                                                                QImage):
+        target, _ = placed
+        f = target.width() / width
+        x1, y1, x2, y2 = row.query_box
+        painter.setPen(QPen(QColor(QUERY_BOX), 1.5))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRect(QRectF(target.x() + x1 * f, target.y() + y1 * f, (x2 - x1) * f,
+                                (y2 - y1) * f))
+
+
+def _paint_image_tile(painter: QPainter, rect: Rect, colour: QColor, decoded: object,
+                      name: str, font: QFont, frame: float):  # type: ignore[no-untyped-def]
+    """Paint a framed tile with the image fitted inside, or a named placeholder; return
+    (the image's rectangle, its original width) when an image was drawn."""
+    outer = _qrect(rect)
+    inner = _qrect(rect.inset(frame))
+    painter.fillRect(outer, colour)
+    painter.fillRect(inner, QColor(TILE_BACKGROUND))
+    image, width = decoded if isinstance(decoded, tuple) else (None, 0)
+    if isinstance(image, QImage) and not image.isNull():
+        s = min(inner.width() / image.width(), inner.height() / image.height())
+        w, h = image.width() * s, image.height() * s
+        target = QRectF(inner.center().x() - w / 2, inner.center().y() - h / 2, w, h)
+        painter.drawImage(target, image)
+        return target, width
+    painter.setFont(font)
+    painter.setPen(QColor(MUTED))
+    label = ("broken image" if image == BROKEN else "missing image") + "\n" + Path(name).name
+    painter.drawText(inner.adjusted(2, 2, -2, -2),
+                     int(Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWrapAnywhere), label)
+    return None
+
+
+def _paint_badge(painter: QPainter, rect: Rect, badge: int, diameter: float) -> None:
+    _badge_shape(painter, Rect(rect.x + 3, rect.y + 3, diameter, diameter), badge)
+
+
+def _badge_shape(painter: QPainter, r: Rect, badge: int) -> None:
+    """Draw a badge: a disc in the relevance colour with a white outline and a white shape
+    (✓ relevant, ✗ not relevant, – ignored, = same camera) drawn as strokes."""
+    colour = QColor(RELEVANCE[badge][0])
+    painter.setPen(QPen(QColor("white"), max(0.8, r.w / 12)))
+    painter.setBrush(colour)
+    painter.drawEllipse(_qrect(r))
+    pen = QPen(QColor("white"), max(1.0, r.w / 7))
+    pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+    pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
+    painter.setPen(pen)
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+
+    def at(fx: float, fy: float) -> QPointF:
+        return QPointF(r.x + fx * r.w, r.y + fy * r.h)
+
+    path = QPainterPath()
+    if badge == POSITIVE:
+        path.moveTo(at(0.27, 0.52))
+        path.lineTo(at(0.44, 0.69))
+        path.lineTo(at(0.74, 0.33))
+    elif badge == NEGATIVE:
+        path.moveTo(at(0.32, 0.32))
+        path.lineTo(at(0.68, 0.68))
+        path.moveTo(at(0.68, 0.32))
+        path.lineTo(at(0.32, 0.68))
+    elif badge == IGNORED:
+        path.moveTo(at(0.28, 0.5))
+        path.lineTo(at(0.72, 0.5))
+    else:  # an own badge (same camera): "="
+        for fy in (0.4, 0.6):
+            path.moveTo(at(0.3, fy))
+            path.lineTo(at(0.7, fy))
+    painter.drawPath(path)
+
+
+def _font(points: float, bold: bool = False) -> QFont:
+    font = QFont("DejaVu Sans")
+    font.setPointSizeF(points)
+    font.setBold(bold)
+    return font
+
+
+def _qrect(r: Rect) -> QRectF:
+    return QRectF(r.x, r.y, r.w, r.h)

@@ -1,0 +1,66 @@
+"""The plots on the right: the selected query's PR curve over the mean, and the dataset
+overview (AP histogram, P@k, CMC). Numbers come from the core; clicking a histogram bar asks
+for that AP range (``ap_range_requested``)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
+
+from irviewer.core.curves import ap_histogram, cmc_curve, mean_precision_at, query_precision_at
+from irviewer.core.evaluation import Evaluation
+from irviewer.gui.plots.overview import Overview
+from irviewer.gui.plots.pr_plot import PR_LEGEND, PRPlot
+from irviewer.view.mean_pr import MeanPR
+
+CURVE_DEPTH = 50  # the P@k and CMC curves run from 1 to this k
+
+
+class PlotsPanel(QSplitter):
+    """PR plot over the overview tabs. Emits ``ap_range_requested(range)`` with (low, high)
+    fractions when a histogram bar is clicked, None when the active bar is clicked again."""
+
+    ap_range_requested = Signal(object)
+
+    def __init__(self) -> None:
+        super().__init__(Qt.Orientation.Vertical)
+        self.plot = PRPlot()
+        self.mean_pr = MeanPR()
+        self.pr_legend = QLabel(PR_LEGEND)
+        self.pr_legend.setWordWrap(True)
+        pr = QWidget()
+        pr_layout = QVBoxLayout(pr)
+        pr_layout.setContentsMargins(0, 0, 0, 0)
+        pr_layout.setSpacing(2)
+        pr_layout.addWidget(self.pr_legend)
+        pr_layout.addWidget(self.plot, 1)
+        self.overview = Overview()
+        self.overview.histogram.range_clicked.connect(
+            lambda lo, hi: self.ap_range_requested.emit((lo, hi)))
+        self.overview.histogram.range_cleared.connect(
+            lambda: self.ap_range_requested.emit(None))
+        self.addWidget(pr)
+        self.addWidget(self.overview)
+        self.setSizes([440, 360])
+
+    def show_evaluation(self, evaluation: Evaluation, changed=None) -> None:
+        """Show the dataset's curves under ``evaluation`` (``changed``: the queries a label
+        correction re-scored, the only ones the mean PR curve is recomputed for)."""
+        self.mean_pr.update(evaluation, changed)
+        edges, counts = ap_histogram(evaluation)
+        ks, precision = mean_precision_at(evaluation, CURVE_DEPTH)
+        self.overview.set_dataset_curves(edges, counts, ks, precision,
+                                         *cmc_curve(evaluation, CURVE_DEPTH))
+
+    def show_query(self, evaluation: Evaluation, q: int) -> None:
+        """Show query ``q``'s PR curve, its AP bin and its P@k curve."""
+        recall, precision = evaluation.pr_curve(q)
+        ax, ay = evaluation.ap_curve(q)
+        levels, mean = self.mean_pr.curve(evaluation)
+        self.plot.set_curves(recall, precision, ax, ay, levels, mean)
+        ap = float(evaluation.per_query["AP"][q])
+        self.overview.set_query(ap, *query_precision_at(evaluation, q, CURVE_DEPTH))
+
+    def set_active_range(self, ap_range: tuple[float, float] | None) -> None:
+        """Outline the histogram bar of the table's AP filter (None: no filter)."""
+        self.overview.histogram.set_active(ap_range)

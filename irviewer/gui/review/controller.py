@@ -1,0 +1,208 @@
+"""Review suspects in the window: the label audit run in the background over every loaded
+method, its queue in a dock, and the answers.
+
+View ▸ Review suspects opens the dock and audits the open dataset (a new request cancels
+the old one). Selecting a suspect selects the query whose ranking shows the evidence and
+opens the comparison on the query and the item. Enter accepts the suggested fix through the
+corrections' undo stack (:class:`~irviewer.gui.corrections.store.CorrectionsController`, so Edit ▸
+Undo takes it back and the numbers re-score); Delete records "checked, the label stands" in
+the reviewed file beside the corrections file (never asked again). The queue's rules are
+Qt-free (:mod:`irviewer.view.review_queue`); the panel paints them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QDockWidget, QMenu
+
+from irviewer.core.audit import AuditResult
+from irviewer.core.corrections import utc_now
+from irviewer.core.errors import InputError, counted
+from irviewer.formats.reviewed_file import Reviewed, read_reviewed, reviewed_path, write_reviewed
+from irviewer.gui.review.panel import ReviewPanel
+from irviewer.gui.workers import Auditor
+from irviewer.opening.opener import Opened
+from irviewer.view.review_queue import (
+    ReviewQueue,
+    context_query,
+    detail_html,
+    suspect_tiles,
+)
+
+if TYPE_CHECKING:
+    from irviewer.gui.main_window import MainWindow
+
+
+class ReviewUI(QObject):
+    """Wires the Review suspects dock into ``window`` (see the module's docstring)."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.w = window
+        self.corrections = window.corrections.controller
+        self.panel = ReviewPanel()
+        self.dock = QDockWidget("Review suspects", window)
+        self.dock.setObjectName("review")
+        self.dock.setWidget(self.panel)
+        window.splitDockWidget(window.corrections.dock, self.dock, Qt.Orientation.Horizontal)
+        self.dock.hide()
+        self.auditor = Auditor(self)
+        self.queue = ReviewQueue()
+        self.earlier: tuple[Reviewed, ...] = ()
+        self.path: Path | None = None
+        self.sync = False  # tests and screenshots: audit on the calling thread
+
+        self.panel.run_requested.connect(self.run_or_cancel)
+        self.panel.selected.connect(self.show_suspect)
+        self.panel.accept_requested.connect(self.accept)
+        self.panel.check_requested.connect(self.check)
+        self.auditor.busy.connect(self.panel.set_busy)
+        self.auditor.progress.connect(self.panel.show_progress)
+        self.auditor.done.connect(self.show_result)
+        self.auditor.failed.connect(lambda m: self.panel.show_status(f"Audit failed: {m}"))
+        self.corrections.changed.connect(self._corrections_changed)
+        window.opening.opened.connect(self._dataset_opened)
+
+    # -- running ---------------------------------------------------------------------------
+    def open_dock(self) -> None:
+        """View ▸ Review suspects: show the dock; audit when nothing was audited yet."""
+        if not self.dock.isVisible():
+            self.dock.show()
+            # the queue gets the room: most of the width under the results, and height
+            self.w.resizeDocks([self.dock], [330], Qt.Orientation.Vertical)
+            self.w.resizeDocks([self.w.corrections.dock, self.dock], [380, 1100],
+                               Qt.Orientation.Horizontal)
+        self.dock.raise_()
+        if not self.queue.suspects and not self.auditor.running:
+            self.run()
+        self.panel.table.setFocus()
+
+    def run_or_cancel(self) -> None:
+        """The panel's Audit / Cancel button."""
+        if self.auditor.running:
+            self.auditor.cancel()
+            self.panel.show_status("Audit cancelled.")
+        else:
+            self.run()
+
+    def run(self) -> None:
+        """Audit the open dataset (as corrected now) under every loaded method."""
+        opened = self.w.opened
+        if opened is None or not opened.methods:
+            self.panel.show_status("Open a dataset with at least one method to audit it.")
+            return
+        names = ", ".join(opened.methods)
+        self.panel.show_status(f"Auditing {opened.dataset.label()} under "
+                               f"{counted(len(opened.methods), 'method')} ({names})…")
+        self.auditor.audit(opened.dataset, {n: m.ranking for n, m in opened.methods.items()},
+                           sync=self.sync)
+
+    def show_result(self, result: AuditResult) -> None:
+        """Fill the queue with ``result``'s suspects, less those checked before."""
+        log = self.corrections.log
+        self.path = (reviewed_path(self.corrections.path)
+                     if self.corrections.path is not None else None)
+        self.earlier = ()
+        problem = ""
+        if self.path is not None:
+            try:
+                self.earlier = read_reviewed(self.path)
+            except InputError as e:
+                problem = (f" {e}; this session's checks are not saved until the file is "
+                           "fixed or removed.")
+                self.path = None
+        self.queue = ReviewQueue(result.suspects, self.earlier,
+                                 log.saved() if log is not None else ())
+        self.panel.set_queue(self.queue)
+        said = [f"{counted(len(self.queue.suspects), 'suspect')} under "
+                f"{', '.join(result.methods)} (protocol {result.protocol}), most suspicious "
+                "first. Enter accepts the fix, Delete: the label stands."]
+        said += [n for n in (self.queue.note(), *result.notes) if n]
+        self.panel.show_status(" ".join(said) + problem)
+
+    # -- answering ---------------------------------------------------------------------------
+    def show_suspect(self, position: int) -> None:
+        """Show the suspect at ``position``: its query selected, the item beside it."""
+        opened = self.w.opened
+        if opened is None or position >= len(self.queue.suspects):
+            return
+        s = self.queue.suspects[position]
+        q = context_query(opened.dataset, s)
+        self.panel.show_detail(detail_html(opened.dataset, s, q))
+        if q < 0:
+            return
+        if not self.w.queries.select_query(q):
+            self.w.show_query(q)
+        g = opened.dataset.gallery_index().get(s.item, -1)
+        if self.w.evaluation is None or g < 0:
+            return
+        tiles, at = suspect_tiles(self.w.evaluation, q, g)
+        if at is not None:
+            self.w.comparison.show_tile(tiles, at, sync=self.sync)
+            self.w.activateWindow()  # the queue keeps the keys
+            self.panel.table.setFocus()
+
+    def accept(self, position: int) -> None:
+        """Apply the suggested fix of the suspect at ``position``, as one undoable
+        correction; the selection moves to the next open suspect."""
+        s = self.queue.suspects[position]
+        c = s.correction
+        if c is None or not self.queue.can_accept(position):
+            self.w.show_message("This suspect has no single fix to accept: look at it, and "
+                                "correct it from the tiles' menus, or press Delete")
+            return
+        before = self.corrections.stack.index()
+        self.corrections.correct(c.query, c.item, c.label,
+                                 note=f"audit: {s.kind}, score {s.score:.2f}")
+        if self.corrections.stack.index() != before:
+            self.w.show_message(f"{self.corrections.stack.undoText()} — Ctrl+Z undoes")
+            self._move_on(position)
+
+    def check(self, position: int) -> None:
+        """Mark the suspect at ``position`` "checked, the label stands" (again: unmark),
+        saved at once in the reviewed file."""
+        checked = self.queue.toggle_checked(position, self.corrections.author(), utc_now())
+        self._save()
+        self.panel.refresh()
+        if checked:
+            self._move_on(position)
+
+    def _move_on(self, position: int) -> None:
+        following = self.queue.next_open(position)
+        self.panel.select_position(following if following is not None else position)
+
+    def _save(self) -> None:
+        if self.path is None:
+            return
+        try:
+            write_reviewed(self.path, self.queue.records(self.earlier))
+        except OSError as e:
+            self.w.show_message(f"Could not save the reviewed suspects to {self.path}: "
+                                f"{e.strerror}")
+
+    def _corrections_changed(self, _queries: object) -> None:
+        log = self.corrections.log
+        self.queue.set_corrections(log.saved() if log is not None else ())
+        self.panel.refresh()
+
+    def _dataset_opened(self, _opened: Opened) -> None:
+        """A dataset opened: the old queue goes; audit again when the dock is shown."""
+        self.auditor.cancel()
+        self.queue = ReviewQueue()
+        self.panel.set_queue(self.queue)
+        self.panel.show_status("Press Audit labels to find the labels that look wrong.")
+        if self.dock.isVisible():
+            self.run()
+
+    def install_menus(self, view: QMenu) -> None:
+        """Add View ▸ Review suspects (Ctrl+Shift+R) to ``view``."""
+        action = QAction("&Review suspects…", self.w)
+        action.setShortcut(QKeySequence("Ctrl+Shift+R"))
+        action.setToolTip("Find the labels the rankings say look wrong, and review them")
+        action.triggered.connect(self.open_dock)
+        view.addAction(action)
+        self.action = action

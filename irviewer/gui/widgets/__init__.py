@@ -1,0 +1,2 @@
+"""Widgets several features share: thumbnails decoded off the GUI thread, the tile grid,
+the query image, and a tiles context menu."""

@@ -1,0 +1,148 @@
+"""Searching a dataset's gallery with a new photo: "which painting is this?" (Qt-free).
+
+The photo is described by the extractor that made the method's descriptor file (named by
+the file's ``extractor`` member, :func:`~irviewer.formats.descriptor_files.descriptor_extractor`,
+or chosen by the user) and the gallery is ranked for it exactly as for a dataset query:
+cosine similarity of L2-normalised vectors, equal scores in gallery order
+(:meth:`irviewer.core.ranking.Ranking.score_vector`, :func:`~irviewer.core.ranking.top_of_row`).
+This is the CLICIDE use case (a visitor's photo of an artwork, matched against the museum's
+reference views; Jégou et al. 2010 for VLAD retrieval).
+
+A :class:`Searcher` is immutable and its extractor stateless, so ``searcher.search(photo)``
+may run in a worker thread while the window stays responsive. ``irviewer search`` is its
+command line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from irviewer.core.dataset import Dataset
+from irviewer.core.errors import InputError
+from irviewer.core.ranking import top_of_row
+from irviewer.extract.base import Extractor, describe
+from irviewer.extract.registry import get_extractor, installed_names
+from irviewer.formats.base import ReadOptions
+from irviewer.formats.descriptor_files import descriptor_extractor
+from irviewer.formats.image_files import read_rgb
+from irviewer.opening.opener import Method, Opened, OpenRequest, demo_paths, open_now
+
+Photo = Path | str | Image.Image
+
+
+@dataclass(frozen=True)
+class Match:
+    """One gallery image found for a photo: its 1-based ``rank``, gallery index, image name
+    (``item``), instance label ("" when the dataset has none), display title ("" when the
+    dataset has none) and cosine ``score``."""
+
+    rank: int
+    gallery_index: int
+    item: str
+    instance: str
+    title: str
+    score: float
+
+
+def method_extractor(method: Method) -> str | None:
+    """Return the name of the extractor that made ``method``'s descriptor file, or None
+    when the file names none or the method is a precomputed ranking (then search by photo
+    needs the user to name one). InputError when the file's ``extractor`` member is bad."""
+    if method.kind != "descriptors":
+        return None
+    return descriptor_extractor(method.path)
+
+
+def photo_label(photo: Photo) -> str:
+    """Return how messages and outputs name a photo: its path as given, or "the photo"."""
+    return "the photo" if isinstance(photo, Image.Image) else str(photo)
+
+
+@dataclass(frozen=True)
+class Searcher:
+    """A method's gallery, ready to be searched with photos by ``extractor``."""
+
+    dataset: Dataset
+    method: Method
+    extractor: Extractor
+
+    @classmethod
+    def from_opened(cls, opened: Opened, method: str | None = None,
+                    extractor: str | None = None) -> Searcher:
+        """Return the searcher of ``method`` (a key of ``opened.methods``; None: the first).
+
+        ``extractor`` names the extractor to describe photos with; None takes the one the
+        descriptor file names. InputError with one sentence when the method has no gallery
+        vectors (a precomputed ranking), when no extractor is named anywhere (the sentence
+        says how to name one), when the named one is not installed, or when its vectors do
+        not have the file's dimension.
+        """
+        m = opened.first if method is None else opened.methods[method]
+        if m.kind != "descriptors" or m.ranking.descriptors is None:
+            raise InputError(f"{m.name} is a precomputed ranking: it has no gallery vectors "
+                             "to compare a photo with; search with a descriptor file")
+        recorded = method_extractor(m)
+        name = extractor or recorded
+        if name is None:
+            raise InputError(f"{m.path.name} does not name the extractor that made it; give "
+                             f"--extractor NAME (installed: {installed_names()}) or store the "
+                             "name as an 'extractor' string in the .npz")
+        try:
+            chosen = get_extractor(name)
+        except InputError as e:
+            if extractor is None:  # the file named it
+                raise InputError(f"{m.path.name} was made by extractor {name!r}, which is not "
+                                 f"available ({e}); install it or give --extractor NAME"
+                                 ) from None
+            raise
+        dim = m.ranking.descriptors.dim
+        if chosen.dim != dim:
+            raise InputError(f"extractor {chosen.name!r} makes {chosen.dim:,}-d vectors but "
+                             f"{m.path.name} holds {dim:,}-d ones; give the extractor that "
+                             "made the file")
+        return cls(opened.dataset, m, chosen)
+
+    def describe(self, photo: Photo) -> np.ndarray:
+        """Return the photo's float32 descriptor (a file is decoded safely:
+        :func:`~irviewer.formats.image_files.read_rgb`); InputError with one sentence for
+        a missing, non-image, truncated or decompression-bomb file, or a blank photo."""
+        image = photo if isinstance(photo, Image.Image) else read_rgb(photo)[0]
+        return describe(self.extractor, image, photo_label(photo))
+
+    def rank(self, vector: np.ndarray, k: int = 5) -> list[Match]:
+        """Return the ``k`` best gallery matches of a descriptor vector, best first."""
+        row = self.method.ranking.score_vector(vector)
+        indices, scores = top_of_row(row, k)
+        ds = self.dataset
+        labels = ds.gallery_labels
+        return [Match(rank=r + 1, gallery_index=int(g), item=ds.gallery[g],
+                      instance="" if labels is None else str(labels[g]),
+                      title=ds.titles.get(ds.gallery[g], ""), score=float(s))
+                for r, (g, s) in enumerate(zip(indices, scores, strict=True))]
+
+    def search(self, photo: Photo, k: int = 5) -> list[Match]:
+        """Return the ``k`` gallery images most similar to ``photo`` (a path or a PIL
+        image), best first; InputError with one sentence for a photo that cannot be used
+        (see :meth:`describe`). Safe to call from a worker thread."""
+        if k < 1:
+            raise InputError(f"the number of matches must be at least 1, not {k}")
+        return self.rank(self.describe(photo), k)
+
+
+def open_searcher(dataset: Path, descriptors: Path, extractor: str | None = None,
+                  format: str | None = None, options: ReadOptions | None = None) -> Searcher:
+    """Return the searcher of a dataset and one descriptor file, opened by the one opening
+    path (:func:`irviewer.opening.opener.open_now`); see :meth:`Searcher.from_opened`."""
+    request = OpenRequest(Path(dataset), (Path(descriptors),), format=format,
+                          options=options or ReadOptions(), k=1)
+    return Searcher.from_opened(open_now(request), extractor=extractor)
+
+
+def open_demo_searcher() -> Searcher:
+    """Return the searcher of the built-in museum demo (its strong descriptor file)."""
+    manifest, strong = demo_paths()
+    return open_searcher(manifest, strong)

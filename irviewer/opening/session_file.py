@@ -1,0 +1,517 @@
+"""The ``.irv`` session file: JSON that reopens the inspector where the user left off (Qt-free).
+
+A session names what was open (the dataset, one or more descriptor files or a precomputed
+ranking, the image folder, the reader and its options) and how it was being looked at (the
+protocol and conventions, the selected query, list depth, tile size, filters, and the
+window's geometry as opaque strings). :func:`save_session` writes it atomically;
+:func:`load_session` reads it back and turns every problem into one :class:`InputError`
+sentence naming the file.
+
+Paths are stored relative to the ``.irv`` file's folder when they lie inside it (or below
+it), else absolute, always with forward slashes, so a folder holding the session and its
+data can be moved or shared as a whole. Loaded paths are absolute.
+
+Forward compatibility: keys this version does not know are ignored, not an error, so a
+session written by a later irviewer of the same ``version`` still opens here (the unknown
+keys are not kept when this version saves it again). Keys other than ``format``,
+``version`` and ``dataset`` may be missing (hand-written sessions); they take the defaults
+of :class:`SessionFile`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from irviewer.core.atomic import atomic_open
+from irviewer.core.errors import InputError
+from irviewer.formats.base import ReadOptions, read_text
+from irviewer.opening.opener import SESSION_SUFFIX, TOP_K_RANGE, OpenRequest
+
+SESSION_FORMAT = "irviewer-session"
+SESSION_VERSION = 1
+AUTOSAVE_SUFFIX = "~autosave"
+AP_RULES = ("finite", "trapezoid")
+SELF_MATCH_RULES = ("keep", "remove")
+# Reader options that hold a path: stored relative to the session like the other paths.
+PATH_OPTIONS = ("distractors", "row_names")
+# Reader options whose JSON type is checked on load (others are kept as they are).
+_OPTION_TYPES: dict[str, tuple[str, str]] = {
+    "instance_rule": ("str|null", "a string or null"),
+    "ignore_labels": ("list[str]", "a list of strings"),
+    "keep_orphans": ("bool", "true or false"),
+    "drop_orphans": ("bool", "true or false"),
+    "distractors": ("str|null", "a string or null"),
+    "row_names": ("str|null", "a string or null"),
+}
+
+
+@dataclass(frozen=True)
+class SessionFile:
+    """Everything a ``.irv`` file holds.
+
+    Attributes:
+        dataset: the dataset file (or folder) that was opened.
+        descriptors: the descriptor files, in the order they were opened.
+        rankings: precomputed rankings opened instead of (or beside) descriptor files.
+        active_method: index into ``descriptors + rankings`` of the method shown.
+        images: the image folder, or None.
+        format: the reader's name, or None to detect it.
+        options: reader options as plain JSON values, e.g. ``{"instance_rule": "dash",
+            "ignore_labels": ["0"], "keep_orphans": false, "distractors": "extra.txt"}``;
+            see :func:`read_options`.
+        protocol, ap, self_match: the protocol's name and the AP and self-match rules shown
+            (None: the protocol's own).
+        selected_query: the name of the selected query, or None.
+        top_k: how many results are shown per query (10 to 200).
+        tile_size: tile edge in pixels (positive; the GUI clamps it to its own range).
+        show_ignored, filter_text, failures_only: the query list's filters.
+        ap_range: the AP filter as fractions ``(low, high)`` within 0..1, or None.
+        window: opaque strings (base64 geometry and splitter states), kept as they are.
+        corrections: the dataset's label-corrections file (``<dataset>.corrections.csv`` or
+            one the user chose), or None; it need not exist yet.
+
+    Equality compares every field; ``options`` and ``window`` are dicts, so a session is
+    not hashable. Construction checks the values (``InputError`` without a file name).
+    """
+
+    dataset: Path
+    descriptors: tuple[Path, ...] = ()
+    rankings: tuple[Path, ...] = ()
+    active_method: int = 0
+    images: Path | None = None
+    format: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+    protocol: str | None = None
+    ap: str | None = None
+    self_match: str | None = None
+    selected_query: str | None = None
+    top_k: int = 50
+    tile_size: int = 132
+    show_ignored: bool = False
+    filter_text: str = ""
+    failures_only: bool = False
+    ap_range: tuple[float, float] | None = None
+    window: dict[str, str] = field(default_factory=dict)
+    corrections: Path | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "dataset", Path(self.dataset))
+        if self.corrections is not None:
+            object.__setattr__(self, "corrections", Path(self.corrections))
+        object.__setattr__(self, "descriptors", tuple(Path(p) for p in self.descriptors))
+        object.__setattr__(self, "rankings", tuple(Path(p) for p in self.rankings))
+        if self.images is not None:
+            object.__setattr__(self, "images", Path(self.images))
+        if self.ap_range is not None:
+            object.__setattr__(self, "ap_range", (float(self.ap_range[0]),
+                                                  float(self.ap_range[1])))
+        problem = _check_values(self)
+        if problem:
+            raise InputError(f"session: {problem}")
+
+    @property
+    def sources(self) -> tuple[Path, ...]:
+        """Return every method's file: the descriptor files, then the rankings."""
+        return (*self.descriptors, *self.rankings)
+
+    @property
+    def active_source(self) -> Path:
+        """Return the file of the method shown."""
+        return self.sources[self.active_method]
+
+
+def _check_values(s: SessionFile) -> str | None:
+    """Return what is wrong with the values of ``s`` as a sentence fragment, or None."""
+    if not s.sources:
+        return ("names neither a descriptor file nor a ranking; add \"descriptors\" or "
+                "\"rankings\"")
+    if not 0 <= s.active_method < len(s.sources):
+        return (f"\"active_method\" is {s.active_method}; it must be between 0 and "
+                f"{len(s.sources) - 1} (an index into \"descriptors\" then \"rankings\")")
+    lo, hi = TOP_K_RANGE
+    if not lo <= s.top_k <= hi:
+        return f"\"top_k\" is {s.top_k}; it must be between {lo} and {hi}"
+    if s.tile_size < 1:
+        return f"\"tile_size\" is {s.tile_size}; it must be a positive number of pixels"
+    if s.ap is not None and s.ap not in AP_RULES:
+        return f"\"ap\" is {s.ap!r}; use {' or '.join(AP_RULES)} (or null)"
+    if s.self_match is not None and s.self_match not in SELF_MATCH_RULES:
+        return f"\"self_match\" is {s.self_match!r}; use {' or '.join(SELF_MATCH_RULES)} (or null)"
+    if s.ap_range is not None:
+        a, b = s.ap_range
+        if not (0.0 <= a <= b <= 1.0):
+            return (f"\"ap_range\" is [{a}, {b}]; it must be two numbers with "
+                    "0 <= low <= high <= 1")
+    return None
+
+
+# --- paths ---------------------------------------------------------------------------------
+
+
+def _absolute(path: Path) -> Path:
+    """Return ``path`` made absolute (against the working folder) and normalised."""
+    return Path(os.path.abspath(path))
+
+
+def _store_path(path: Path, folder: Path) -> str:
+    """Return ``path`` as stored: relative to ``folder`` when inside it, else absolute;
+    forward slashes either way."""
+    p = _absolute(path)
+    try:
+        rel = p.relative_to(folder)
+    except ValueError:
+        return p.as_posix()
+    return rel.as_posix() if rel.parts else "."
+
+
+def _load_path(text: str, folder: Path) -> Path:
+    """Return the stored path ``text`` resolved against ``folder`` when relative."""
+    p = Path(text)
+    return Path(os.path.normpath(p if p.is_absolute() else folder / p))
+
+
+# --- save ----------------------------------------------------------------------------------
+
+
+def session_to_json(session: SessionFile, folder: Path) -> dict[str, Any]:
+    """Return the JSON object for ``session`` with paths stored relative to ``folder`` (the
+    ``.irv`` file's folder) where they lie inside it."""
+    folder = _absolute(folder)
+    options = dict(session.options)
+    for key in PATH_OPTIONS:
+        if isinstance(options.get(key), str) and options[key]:
+            options[key] = _store_path(Path(options[key]), folder)
+    return {
+        "format": SESSION_FORMAT,
+        "version": SESSION_VERSION,
+        "dataset": _store_path(session.dataset, folder),
+        "descriptors": [_store_path(p, folder) for p in session.descriptors],
+        "rankings": [_store_path(p, folder) for p in session.rankings],
+        "active_method": session.active_method,
+        "images": None if session.images is None else _store_path(session.images, folder),
+        "reader": session.format,
+        "options": options,
+        "protocol": session.protocol,
+        "ap": session.ap,
+        "self_match": session.self_match,
+        "selected_query": session.selected_query,
+        "top_k": session.top_k,
+        "tile_size": session.tile_size,
+        "show_ignored": session.show_ignored,
+        "filter_text": session.filter_text,
+        "failures_only": session.failures_only,
+        "ap_range": None if session.ap_range is None else list(session.ap_range),
+        "window": dict(session.window),
+        "corrections": (None if session.corrections is None
+                        else _store_path(session.corrections, folder)),
+    }
+
+
+def save_session(path: Path, session: SessionFile) -> None:
+    """Write ``session`` to ``path`` as ``.irv`` JSON, atomically: the old file stays intact
+    when anything fails. Returns nothing; InputError when the folder is missing or cannot be
+    written, or when ``options`` holds a value JSON cannot store."""
+    path = Path(path)
+    data = session_to_json(session, _absolute(path).parent)
+    try:
+        text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    except (TypeError, ValueError) as e:
+        raise InputError(f"{path}: cannot save the session: the reader options hold a value "
+                         f"JSON cannot store ({e})") from None
+    with atomic_open(path, newline="\n") as stream:
+        stream.write(text)
+
+
+# --- load ----------------------------------------------------------------------------------
+
+_TYPE_NAMES = {str: "a string", bool: "true or false", int: "an integer", dict: "an object",
+               list: "a list", float: "a number", type(None): "null"}
+
+
+def _json_type(value: object) -> str:
+    """Return the JSON name of ``value``'s type ("a string", "a number", ...)."""
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return _TYPE_NAMES.get(type(value), type(value).__name__)
+
+
+class _Reader:
+    """Typed access to the session's JSON object; every failure names the file and key."""
+
+    def __init__(self, path: Path, data: dict[str, Any]) -> None:
+        self.path, self.data = path, data
+
+    def fail(self, sentence: str) -> InputError:
+        return InputError(f"{self.path}: {sentence}")
+
+    def wrong(self, key: str, expected: str) -> InputError:
+        value = self.data[key]
+        return self.fail(f"\"{key}\" must be {expected}, not {_json_type(value)}; "
+                         "edit the session or save it again")
+
+    def require(self, key: str) -> Any:
+        if key not in self.data:
+            raise self.fail(f"the session has no \"{key}\" key; it is required, so the file "
+                            "is incomplete: edit it or save the session again")
+        return self.data[key]
+
+    def string(self, key: str, default: str | None, nullable: bool) -> str | None:
+        value = self.data.get(key, default)
+        if value is None and nullable:
+            return None
+        if not isinstance(value, str):
+            raise self.wrong(key, "a string or null" if nullable else "a string")
+        return value
+
+    def boolean(self, key: str, default: bool) -> bool:
+        value = self.data.get(key, default)
+        if not isinstance(value, bool):
+            raise self.wrong(key, "true or false")
+        return value
+
+    def integer(self, key: str, default: int) -> int:
+        value = self.data.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.wrong(key, "an integer")
+        return value
+
+
+def load_session(path: Path) -> SessionFile:
+    """Return the session stored in the ``.irv`` file ``path``, with every path absolute
+    (relative ones resolved against the file's folder).
+
+    InputError, one sentence naming the file, when it cannot be read, is not JSON (with line
+    and column), is not an irviewer session, was written by a newer irviewer, lacks a
+    required key, holds a value of the wrong type or out of range, or names a dataset,
+    descriptor file or ranking that no longer exists. The image folder is not checked (the
+    GUI shows missing images as such). Unknown keys are ignored (forward compatibility).
+    """
+    path = Path(path)
+    text = read_text(path, "a session file")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputError(f"{path}: not valid JSON (line {e.lineno}, column {e.colno}: "
+                         f"{e.msg}); fix it in a text editor or save the session again"
+                         ) from None
+    if not isinstance(data, dict) or data.get("format") != SESSION_FORMAT:
+        raise InputError(f"{path}: not an irviewer session (it lacks \"format\": "
+                         f"\"{SESSION_FORMAT}\"); open a .irv file saved by irviewer")
+    r = _Reader(path, data)
+    version = r.require("version")
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise r.wrong("version", "an integer")
+    if version > SESSION_VERSION:
+        raise r.fail(f"written by a newer irviewer (version {version}); this one reads "
+                     f"version {SESSION_VERSION}, so update irviewer to open it")
+    if version < 1:
+        raise r.fail(f"\"version\" is {version}; irviewer sessions start at version 1")
+    folder = _absolute(path).parent
+
+    def a_path(key: str, value: object, what: str, check: bool = True) -> Path:
+        if not isinstance(value, str) or not value:
+            raise r.wrong(key, "a non-empty string (a path)")
+        p = _load_path(value, folder)
+        if check and not p.exists():
+            raise r.fail(f"the {what} {value} named in the session no longer exists "
+                         f"(looked for {p}); move it back or edit the session")
+        return p
+
+    dataset = a_path("dataset", r.require("dataset"), "dataset file")
+    def paths(key: str, what: str) -> tuple[Path, ...]:
+        raw = data.get(key, [])
+        if isinstance(raw, str):
+            raw = [raw]
+        if not isinstance(raw, list) or not all(isinstance(x, str) and x for x in raw):
+            raise r.wrong(key, "a list of paths (strings)")
+        return tuple(a_path(key, x, what) for x in raw)
+
+    descriptors = paths("descriptors", "descriptor file")
+    rankings = paths("rankings", "ranking file")
+    images_text = data.get("images")
+    images = None if images_text is None else a_path("images", images_text, "", check=False)
+
+    options = data.get("options", {})
+    if not isinstance(options, dict):
+        raise r.wrong("options", "an object")
+    options = dict(options)
+    for key, (kind, expected) in _OPTION_TYPES.items():
+        if key in options and not _is_kind(options[key], kind):
+            raise r.fail(f"the reader option \"{key}\" must be {expected}, not "
+                         f"{_json_type(options[key])}; edit the session")
+    for key in PATH_OPTIONS:
+        if isinstance(options.get(key), str) and options[key]:
+            options[key] = str(_load_path(options[key], folder))
+
+    ap_range_raw = data.get("ap_range")
+    ap_range: tuple[float, float] | None = None
+    if ap_range_raw is not None:
+        if (not isinstance(ap_range_raw, list) or len(ap_range_raw) != 2
+                or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                           and math.isfinite(x) for x in ap_range_raw)):
+            raise r.fail("\"ap_range\" must be null or a list of two numbers [low, high] "
+                         "within 0..1; edit the session")
+        ap_range = (float(ap_range_raw[0]), float(ap_range_raw[1]))
+    window = data.get("window", {})
+    if not isinstance(window, dict) or not all(isinstance(v, str) for v in window.values()):
+        raise r.fail("\"window\" must be an object of strings; delete it to reset the "
+                     "window layout")
+    fields: dict[str, Any] = dict(
+        dataset=dataset,
+        descriptors=descriptors,
+        rankings=rankings,
+        active_method=r.integer("active_method", 0),
+        images=images,
+        format=r.string("reader", None, nullable=True),
+        options=options,
+        protocol=r.string("protocol", None, nullable=True),
+        ap=r.string("ap", None, nullable=True),
+        self_match=r.string("self_match", None, nullable=True),
+        selected_query=r.string("selected_query", None, nullable=True),
+        top_k=r.integer("top_k", 50),
+        tile_size=r.integer("tile_size", 132),
+        show_ignored=r.boolean("show_ignored", False),
+        filter_text=r.string("filter_text", "", nullable=False) or "",
+        failures_only=r.boolean("failures_only", False),
+        ap_range=ap_range,
+        window=dict(window),
+        corrections=None if data.get("corrections") is None else a_path(
+            "corrections", data["corrections"], "", check=False),
+    )
+    try:
+        return SessionFile(**fields)
+    except InputError as e:
+        message = str(e).removeprefix("session: ")
+        raise r.fail(f"{message}; edit the session") from None
+
+
+def _is_kind(value: object, kind: str) -> bool:
+    """Return whether the JSON ``value`` is of ``kind`` (see ``_OPTION_TYPES``)."""
+    if kind == "bool":
+        return isinstance(value, bool)
+    if kind == "str|null":
+        return value is None or isinstance(value, str)
+    if kind == "list[str]":
+        return isinstance(value, list) and all(isinstance(x, str) for x in value)
+    raise AssertionError(kind)
+
+
+# --- helpers for the GUI -------------------------------------------------------------------
+
+
+def read_options(session: SessionFile) -> ReadOptions:
+    """Return the session's reader options as :class:`ReadOptions` (``images`` from the
+    session; ``keep_orphans`` or ``drop_orphans`` from the options; unknown keys ignored)."""
+    o = session.options
+    drop = o.get("drop_orphans", not o.get("keep_orphans", False))
+    distractors, row_names = o.get("distractors"), o.get("row_names")
+    return ReadOptions(
+        images=session.images,
+        ignore_labels=tuple(o.get("ignore_labels") or ()),
+        drop_orphans=bool(drop),
+        instance_rule=o.get("instance_rule"),
+        distractors=Path(distractors) if distractors else None,
+        row_names=Path(row_names) if row_names else None,
+    )
+
+
+def options_json(options: ReadOptions) -> dict[str, Any]:
+    """Return ``options`` as the session's plain JSON reader options (the inverse of
+    :func:`read_options`; ``images`` is a session field of its own, ``gallery_names`` comes
+    from the descriptor file again on opening)."""
+    out: dict[str, Any] = {"keep_orphans": not options.drop_orphans}
+    if options.instance_rule:
+        out["instance_rule"] = options.instance_rule
+    if options.ignore_labels:
+        out["ignore_labels"] = list(options.ignore_labels)
+    if options.distractors is not None:
+        out["distractors"] = str(options.distractors)
+    if options.row_names is not None:
+        out["row_names"] = str(options.row_names)
+    return out
+
+
+def open_request(session: SessionFile, k: int = 200) -> OpenRequest:
+    """Return what opening ``session`` must read: its dataset, methods, reader and options,
+    and its corrections file."""
+    return OpenRequest(session.dataset, session.descriptors, session.rankings, session.format,
+                       read_options(session), k, corrections=session.corrections)
+
+
+def session_label(session: SessionFile) -> str:
+    """Return a one-line name for menus: "demo.csv — strong.npz, weak.npz"."""
+    return f"{session.dataset.name} — {', '.join(p.name for p in session.sources)}"
+
+
+def auto_session_path(folder: Path, dataset: Path, sources: tuple[Path, ...]) -> Path:
+    """Return where the view of ``dataset`` with ``sources`` is kept when the user has not
+    saved it as a session: one file per dataset and set of methods in ``folder``, so that
+    opening the same files again (File ▸ Recent) restores where one left off."""
+    key = "\n".join(str(_absolute(Path(p))) for p in (dataset, *sources))
+    digest = hashlib.sha1(key.encode("utf-8")).hexdigest()[:12]
+    stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in Path(dataset).stem)
+    return Path(folder) / f"{stem[:40]}-{digest}{SESSION_SUFFIX}"
+
+
+def autosave_path(session_path: Path) -> Path:
+    """Return the autosave file beside ``session_path``: ``name.irv`` -> ``name.irv~autosave``
+    in the same folder."""
+    session_path = Path(session_path)
+    return session_path.with_name(session_path.name + AUTOSAVE_SUFFIX)
+
+
+def _same_key(path: str) -> str:
+    """Return the key that identifies ``path`` for de-duplication (resolved, case-folded
+    where the file system ignores case)."""
+    try:
+        resolved = Path(path).expanduser().resolve()
+    except (OSError, RuntimeError):
+        resolved = _absolute(Path(path))
+    return os.path.normcase(str(resolved))
+
+
+def recent_files_update(recent: list[str], new: str, limit: int = 10) -> list[str]:
+    """Return a new recent-files list: ``new`` first, then the entries of ``recent`` in their
+    order without any that resolve to the same file as an earlier one, cut to ``limit``.
+
+    ``recent`` is not changed. ``new`` is kept as given (not resolved).
+    """
+    out: list[str] = []
+    seen: set[str] = set()
+    for entry in (new, *recent):
+        key = _same_key(entry)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(entry)
+        if len(out) >= max(limit, 0):
+            break
+    return out[:max(limit, 0)]
+
+
+__all__ = [
+    "AUTOSAVE_SUFFIX",
+    "SESSION_FORMAT",
+    "SESSION_SUFFIX",
+    "SESSION_VERSION",
+    "TOP_K_RANGE",
+    "SessionFile",
+    "auto_session_path",
+    "autosave_path",
+    "load_session",
+    "open_request",
+    "options_json",
+    "read_options",
+    "recent_files_update",
+    "save_session",
+    "session_label",
+    "session_to_json",
+]
