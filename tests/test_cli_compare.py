@@ -1,5 +1,6 @@
 """`irviewer compare`: hand-computed numbers in the JSON, the table naming each test, the
-per-query CSV, Holm with three methods, the bad-input sentences, and no Qt."""
+per-query CSV, Holm with three methods and the bad-input sentences (that it loads no Qt:
+tests/test_architecture.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ import pytest
 
 from irviewer import __version__
 from irviewer.cli import main
-from tests.test_architecture import run_python
 
 MANIFEST = """image,instance,role
 a1.jpg,a,both
@@ -174,13 +174,3 @@ def test_demo_compares_strong_with_weak(capsys):
     assert main(["compare", "--demo", "--permutations", "200"]) == 0
     out = capsys.readouterr().out
     assert "strong.npz (baseline)" in out and "weak.npz" in out
-
-
-def test_compare_imports_no_qt(case):
-    code = ("import sys\nfrom irviewer.cli import main\n"
-            f"rc = main(['compare', {str(case / 'set.csv')!r}, '-d', "
-            f"{str(case / 'base.npz')!r}, '-d', {str(case / 'better.npz')!r}])\n"
-            "assert rc == 0, rc\n"
-            "print(sorted(k for k in sys.modules if k.split('.')[0] in "
-            "('PySide6', 'pyqtgraph', 'shiboken6')))")
-    assert run_python(code).splitlines()[-1] == "[]"
