@@ -187,7 +187,7 @@ FIXED = {
     "reid-manifest": [Correction("", "imgs/0001_c1s1_000100_00", "2")],
     "oxford": [Correction("souls_1", "bridge_000003", "good"),
                Correction("bridge_2", "bridge_000005", "negative")],
-    "revisited": [Correction("qim0", "im010", "hard"), Correction("qim2", "im001", "junk")],
+    "revisited": [Correction("qim0", "im010", "hard"), Correction("qim2", "im001", "hard")],
     "holidays": [Correction("", "100101", "1002"), Correction("", "100300", "1000")],
 }
 

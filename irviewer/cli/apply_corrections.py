@@ -42,6 +42,6 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     written, notes = write_corrected(dataset, args.out)
     print(f"{len(loaded.log)} corrections from {args.corrections} applied, "
           f"{len(loaded.log.changed_queries())} queries changed; {written}")
-    for note in notes:
+    for note in (*loaded.notes(), *notes):
         print(f"note: {note}", file=sys.stderr)
     return 0

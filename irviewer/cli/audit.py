@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from irviewer.cli.common import add_reader_options, read_options
@@ -64,6 +65,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     methods = [{"path": str(m.path), "sha256": file_sha256(m.path)}
                for m in opened.methods.values()]
     print(format_table(opened.dataset, result, shown))
+    for note in opened.corrections.notes() if opened.corrections is not None else ():
+        print(f"note: {note}", file=sys.stderr)
     if args.json is not None:
         from irviewer.core.atomic import atomic_write_text
 

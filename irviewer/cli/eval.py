@@ -103,10 +103,11 @@ def run_eval(args: argparse.Namespace) -> int:
     evaluations = [opened.evaluation(method.name, p, args.ap, args.self_match)
                    for p in opened.protocols]
     source = method_record(method)
+    notes = (*dataset.notes, *method.notes)
     if opened.corrections is not None:
         source |= corrections_record(opened.corrections)
-    report = build_report(dataset, source, evaluations,
-                          notes=(*dataset.notes, *method.notes))
+        notes += opened.corrections.notes()
+    report = build_report(dataset, source, evaluations, notes=notes)
     print(format_table(report, dataset))
     if args.write_results is not None:
         if dataset.format != "hpatches":

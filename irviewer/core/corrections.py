@@ -20,6 +20,13 @@ note per correction, and the queries each one touched); a
 :class:`CorrectionCommand` is one correction as a Qt-free command with ``do`` / ``undo`` /
 ``label`` that a ``QUndoCommand`` wraps. The published files are never written; the corrected
 ground truth is exported on request (``irviewer apply-corrections``).
+
+One rule holds for every way a correction enters a log (the window's gestures, the Review
+dock's Enter, a corrections file read by the command line or the window): a correction
+that would set what the ground truth already has is not pushed
+(:meth:`CorrectionLog.push` raises :class:`NothingToChangeError`), so it is neither an undo
+step nor a row of the file. :func:`sets_nothing` is the same test without applying
+anything (the review queue asks it of every suspect's fix).
 """
 
 from __future__ import annotations
@@ -136,6 +143,19 @@ class Correction:
         return f"{self.query} / {self.item}: {change}"
 
 
+class NothingToChangeError(InputError):
+    """A correction that would set what the ground truth already has (the pair's relation
+    is already its label, the image already has that label): it is not applied, not an
+    undo step, not written. ``correction`` is the correction, ``current`` the value there
+    (the item's group, or the image's label)."""
+
+    def __init__(self, where: str, correction: Correction, current: str) -> None:
+        what = (f"{correction.item} already has label {current}" if correction.is_relabel
+                else f"{correction.item} is already {current} for {correction.query}")
+        super().__init__(f"{where}: {what}; nothing to change")
+        self.correction, self.current = correction, current
+
+
 @dataclass(frozen=True)
 class Change:
     """The result of applying one correction.
@@ -144,11 +164,14 @@ class Change:
     whose ground truth (groups or label) changed, or whose scores can change otherwise
     (every query of a CUHK03 set when a gallery identity changes),
     ``before`` the item's group (pair) or label (relabel) before the change.
+    ``sets_nothing`` is True when the correction set what was already there (then
+    ``dataset`` is the dataset given, unchanged).
     """
 
     dataset: Dataset
     changed: np.ndarray
     before: str
+    sets_nothing: bool = False
     _old_queries: dict[int, Query] = field(default_factory=dict, repr=False)
     _old_labels: np.ndarray | None = field(default=None, repr=False)
 
@@ -163,22 +186,56 @@ def apply_correction(dataset: Dataset, correction: Correction) -> Change:
 
     InputError with one sentence for an unknown query or image, a label that is not one of
     the dataset's groups (pair) or not a valid label of its family (relabel), a relabel on a
-    family whose ground truth is per-query lists, and HPatches.
+    family whose ground truth is per-query lists, and HPatches. A correction that sets what
+    ``dataset`` already has gives ``Change.sets_nothing`` (:func:`sets_nothing`'s test).
     """
+    now, _, same = _now_and_wanted(dataset, correction)
+    if same:
+        return Change(dataset, np.zeros(0, np.int64), str(now), sets_nothing=True)
     if correction.is_relabel:
         return _relabel(dataset, correction)
     return _pair(dataset, correction)
 
 
+def sets_nothing(dataset: Dataset, correction: Correction) -> bool:
+    """Return True when ``correction`` would set what ``dataset`` already has: the item's
+    group for the query is already the pair correction's label, or the image already has
+    the relabel's label (compared as the family's labels: person id ``"07"`` is ``7``).
+    Nothing is applied, so this is cheap for a relabel too. InputError for an unknown query
+    or image, a label that is not valid for the family, and HPatches; the same test as
+    :attr:`Change.sets_nothing`."""
+    return _now_and_wanted(dataset, correction)[2]
+
+
 def preview_relabel(dataset: Dataset, item: str, label: str) -> int:
     """Return how many queries relabelling image ``item`` to ``label`` would change (shown
-    before the relabel is applied); InputError as :func:`apply_correction`."""
-    return len(_relabel(dataset, Correction("", item, label)).changed)
+    before the relabel is applied; 0 when it already has that label); InputError as
+    :func:`apply_correction`."""
+    return len(apply_correction(dataset, Correction("", item, label)).changed)
 
 
 # -- pair corrections -------------------------------------------------------------------
 
-def _pair(dataset: Dataset, c: Correction) -> Change:
+def _now_and_wanted(dataset: Dataset, c: Correction) -> tuple[object, object, bool]:
+    """Return (the value there now, the value ``c`` sets, whether they are equal): the
+    item's group for the query and the pair's label, or the image's label and the
+    relabel's label parsed as the family's (an int person id, a 4-digit Holidays group).
+    The one test of "sets what is already there"; InputError as :func:`apply_correction`
+    for names and labels."""
+    if c.is_relabel:
+        fam = _relabel_family(dataset)
+        now = _image_label(dataset, c.item)
+        wanted = _parse_label(fam, c.label, dataset.label())
+    else:
+        q, g = _pair_positions(dataset, c)
+        now, wanted = group_of(dataset.queries[q], g), c.label
+    return now, wanted, now == wanted
+
+
+def _pair_positions(dataset: Dataset, c: Correction) -> tuple[int, int]:
+    """Return (query position, gallery position) of pair correction ``c``; InputError for
+    a label that is not a group of the dataset, an unknown query or image, and an image
+    removed for every query."""
     where = dataset.label()
     allowed = pair_labels(dataset)
     if c.label not in allowed:
@@ -190,8 +247,13 @@ def _pair(dataset: Dataset, c: Correction) -> Change:
         raise InputError(f"{where}: {c.item} is removed for every query (junk id or ignored "
                          "label), so a pair correction would change nothing; relabel the "
                          "image instead")
+    return q, g
+
+
+def _pair(dataset: Dataset, c: Correction) -> Change:
+    q, g = _pair_positions(dataset, c)
     old = dataset.queries[q]
-    before = _group_of(old, g)
+    before = group_of(old, g)
     relevance = {}
     for group in dataset.groups:
         members = old.relevance.get(group)
@@ -199,14 +261,13 @@ def _pair(dataset: Dataset, c: Correction) -> Change:
             continue
         kept = members[members != g] if members is not None else np.zeros(0, np.int64)
         relevance[group] = index_array(np.append(kept, g) if group == c.label else kept)
-    if before == c.label:
-        return Change(dataset, np.zeros(0, np.int64), before)
     new = dataset.with_ground_truth({q: replace(old, relevance=relevance)})
     return Change(new, np.array([q], dtype=np.int64), before, _old_queries={q: old})
 
 
-def _group_of(query: Query, g: int) -> str:
-    """Return the first group of ``query`` holding gallery item ``g``, else ``negative``."""
+def group_of(query: Query, g: int) -> str:
+    """Return the first group of ``query`` holding gallery item ``g`` (its relation to the
+    query), else ``negative``."""
     for group, members in query.relevance.items():
         at = np.searchsorted(members, g)
         if at < len(members) and members[at] == g:
@@ -224,14 +285,35 @@ def _gallery_position(dataset: Dataset, item: str) -> int:
 
 # -- image relabels ---------------------------------------------------------------------
 
-def _relabel(dataset: Dataset, c: Correction) -> Change:
-    where = dataset.label()
+def _relabel_family(dataset: Dataset) -> str:
+    """Return the family of ``dataset`` when its images can be relabelled; InputError
+    otherwise (HPatches, per-query lists)."""
     fam = family(dataset)
     if fam == "hpatches":
-        raise InputError(f"{where}: {GEOMETRY_LABELS}")
+        raise InputError(f"{dataset.label()}: {GEOMETRY_LABELS}")
     if not can_relabel(dataset):
-        raise InputError(f"{where}: {fam} ground truth lists each query's images, it has no "
-                         "image labels to change; correct (query, image) pairs instead")
+        raise InputError(f"{dataset.label()}: {fam} ground truth lists each query's images, "
+                         "it has no image labels to change; correct (query, image) pairs "
+                         "instead")
+    return fam
+
+
+def _image_label(dataset: Dataset, item: str) -> object:
+    """Return image ``item``'s label: a gallery image's, else that of the query whose image
+    it is; InputError when no image has that name."""
+    g = dataset.gallery_index().get(item, -1)
+    if g >= 0:
+        return np.asarray(dataset.gallery_labels)[g].item()
+    for query in dataset.queries:
+        if query.image == item:
+            return query.meta.get("label")
+    raise InputError(f"{dataset.label()}: no image is called {item!r}, e.g. "
+                     f"{examples(dataset.gallery)}")
+
+
+def _relabel(dataset: Dataset, c: Correction) -> Change:
+    where = dataset.label()
+    fam = _relabel_family(dataset)
     labels = np.asarray(dataset.gallery_labels)
     g = dataset.gallery_index().get(c.item, -1)
     new = _parse_label(fam, c.label, where)
@@ -249,8 +331,6 @@ def _relabel(dataset: Dataset, c: Correction) -> Change:
         candidates = [q for q, query in enumerate(dataset.queries)
                       if q in own or query.meta.get("label") in (old, new)]
     _check_relabel(dataset, fam, c.item, old, new, bool(own))
-    if old == new:
-        return Change(dataset, np.zeros(0, np.int64), str(old))
     new_labels = labels
     if g >= 0:
         new_labels = labels.astype(np.result_type(labels, np.asarray([new])))
@@ -346,12 +426,14 @@ def _check_relabel(dataset: Dataset, fam: str, item: str, old: object, new: obje
 
 @dataclass(frozen=True)
 class LogEntry:
-    """One applied correction: the correction, the item's group or label before it, and the
-    positions of the queries it touched."""
+    """One applied correction: the correction, the item's group or label before it, the
+    positions of the queries it touched, and whether it set what was already there (only
+    possible for a correction replayed after an earlier one was removed)."""
 
     correction: Correction
     before: str
     changed: np.ndarray
+    sets_nothing: bool = False
 
 
 class CorrectionLog:
@@ -395,12 +477,30 @@ class CorrectionLog:
         parts = [e.changed for e in self._entries]
         return np.unique(np.concatenate(parts)) if parts else np.zeros(0, np.int64)
 
+    def check(self, correction: Correction) -> None:
+        """Raise :class:`NothingToChangeError` when ``correction`` would set what the corrected
+        ground truth already has (InputError for an unknown name or a label the family
+        refuses); apply nothing. The window asks before it asks for the author's name."""
+        now, _, same = _now_and_wanted(self.dataset, correction)
+        if same:
+            raise NothingToChangeError(self.dataset.label(), correction, str(now))
+
     def push(self, correction: Correction) -> np.ndarray:
-        """Apply ``correction`` last; return the changed query positions."""
+        """Apply ``correction`` last; return the changed query positions.
+
+        :class:`NothingToChangeError` (an InputError) when it would set what the corrected ground
+        truth already has: the log stays as it was, so such a correction is never an undo
+        step nor a row of the file. InputError as :func:`apply_correction` otherwise."""
+        return self._push(correction, replaying=False)
+
+    def _push(self, correction: Correction, replaying: bool) -> np.ndarray:
         change = apply_correction(self.dataset, correction)
+        if change.sets_nothing and not replaying:
+            raise NothingToChangeError(self.dataset.label(), correction, change.before)
         self.dataset = change.dataset
         self._changes.append(change)
-        self._entries.append(LogEntry(correction, change.before, change.changed))
+        self._entries.append(LogEntry(correction, change.before, change.changed,
+                                      change.sets_nothing))
         return change.changed
 
     def pop(self) -> LogEntry:
@@ -428,16 +528,36 @@ class CorrectionLog:
     def saved(self) -> tuple[Correction, ...]:
         """Return the corrections to save: for each (query, item), the last one, in the
         order of those last ones. A later correction of the same pair or image replaces the
-        earlier one, so a file never holds two rows that contradict each other."""
-        last = {c.key: i for i, c in enumerate(self.corrections)}
-        return tuple(c for i, c in enumerate(self.corrections) if last[c.key] == i)
+        earlier one, so a file never holds two rows that contradict each other. A pair or
+        image whose corrections end where they started (set to junk, then back to good)
+        writes no row: read back, it would set what is already there."""
+        first: dict[tuple[str, str], int] = {}
+        last: dict[tuple[str, str], int] = {}
+        for i, c in enumerate(self.corrections):
+            first.setdefault(c.key, i)
+            last[c.key] = i
+        return tuple(c for i, c in enumerate(self.corrections)
+                     if last[c.key] == i and not self._undone(first[c.key], i))
+
+    def _undone(self, first: int, last: int) -> bool:
+        """Return True when the corrections of one pair or image, from entry ``first`` to
+        entry ``last``, together set nothing: the last sets what the first found. For a
+        pair that holds when no relabel lies between them (relabels may rewrite the pair;
+        other pairs never do); for an image, only for one entry that set nothing itself."""
+        entries = self._entries
+        if first == last:
+            return entries[last].sets_nothing
+        if entries[last].correction.is_relabel:
+            return False
+        return (entries[first].before == entries[last].correction.label
+                and not any(e.correction.is_relabel for e in entries[first + 1:last]))
 
     def _rebuild(self, corrections: Sequence[Correction], position: int) -> np.ndarray:
         touched = [e.changed for e in self._entries[position:]]
         while len(self._entries) > position:
             self.pop()
-        for c in corrections[position:]:
-            touched.append(self.push(c))
+        for c in corrections[position:]:  # each was a change when made: kept, for exact undo
+            touched.append(self._push(c, replaying=True))
         return np.unique(np.concatenate(touched)) if touched else np.zeros(0, np.int64)
 
 
@@ -456,7 +576,9 @@ class CorrectionCommand:
         return self.correction.describe(self.before)
 
     def do(self, log: CorrectionLog) -> np.ndarray:
-        """Apply the correction as the log's last; return the changed query positions."""
+        """Apply the correction as the log's last; return the changed query positions.
+        :class:`NothingToChangeError` when it would set what is already there (the log is left
+        as it was: the command is not to be kept)."""
         changed = log.push(self.correction)
         self.before = log.entries[-1].before
         return changed

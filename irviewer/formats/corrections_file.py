@@ -29,6 +29,7 @@ from irviewer.core.atomic import atomic_open
 from irviewer.core.corrections import (
     Correction,
     CorrectionLog,
+    NothingToChangeError,
     can_relabel,
     pair_labels,
 )
@@ -54,11 +55,27 @@ def default_corrections_path(dataset_path: Path) -> Path:
 
 @dataclass(frozen=True)
 class LoadedCorrections:
-    """A corrections file applied to a dataset: the file, its corrections and the log."""
+    """A corrections file applied to a dataset: the file, its corrections, the log, and
+    (line, correction) of the rows left out because they set what the ground truth already
+    had at their turn (the log's rule: such a correction is never applied)."""
 
     path: Path
     corrections: tuple[Correction, ...]
     log: CorrectionLog
+    left_out: tuple[tuple[int, Correction], ...] = ()
+
+    def notes(self) -> tuple[str, ...]:
+        """Return the sentence saying which rows changed nothing (none: empty), e.g.
+        "fix.csv: line 3 sets what the ground truth already has: not applied"."""
+        n = len(self.left_out)
+        if not n:
+            return ()
+        lines = ", ".join(str(line) for line, _ in self.left_out[:5])
+        more = f" and {n - 5} more" if n > 5 else ""
+        which = f"line {lines}" if n == 1 else f"lines {lines}{more}"
+        verb = "sets" if n == 1 else "set"
+        return (f"{self.path.name}: {which} {verb} what the ground truth already has: "
+                "not applied",)
 
 
 def read_corrections(path: Path, dataset: Dataset) -> tuple[Correction, ...]:
@@ -136,17 +153,22 @@ def read_csv_text(path: Path, what: str, columns: Iterable[str]) -> str:
 def load_corrections(path: Path, dataset: Dataset) -> LoadedCorrections:
     """Return the corrections of ``path`` applied in order to ``dataset`` (the published
     ground truth); InputError as :func:`read_corrections`, and with the line of a row the
-    dataset's rules refuse (a relabel to a junk id on a query, an ignored label)."""
+    dataset's rules refuse (a relabel to a junk id on a query, an ignored label). A row
+    that sets what the ground truth already has at its turn is left out
+    (:attr:`LoadedCorrections.left_out`, said by :meth:`LoadedCorrections.notes`)."""
     path = Path(path)
     rows = _checked_rows(path, dataset)
     log = CorrectionLog(dataset)
+    left_out = []
     for line, c in rows:
         try:
             log.push(c)
+        except NothingToChangeError:
+            left_out.append((line, c))
         except InputError as e:
             reason = str(e).removeprefix(f"{dataset.label()}: ")
             raise InputError(f"{path.name}, line {line}: {reason}") from None
-    return LoadedCorrections(path, tuple(c for _, c in rows), log)
+    return LoadedCorrections(path, tuple(c for _, c in rows), log, tuple(left_out))
 
 
 def write_corrections(path: Path, corrections: Iterable[Correction],

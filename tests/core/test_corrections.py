@@ -13,12 +13,14 @@ from irviewer.core.corrections import (
     Correction,
     CorrectionCommand,
     CorrectionLog,
+    NothingToChangeError,
     RemoveCorrectionCommand,
     applied_summary,
     apply_correction,
     beyond_labels,
     pair_choices,
     preview_relabel,
+    sets_nothing,
 )
 from irviewer.core.dataset import Dataset, build_query
 from irviewer.core.errors import InputError
@@ -246,3 +248,83 @@ def test_with_ground_truth_checks_what_changed_and_keeps_the_lookups():
         ds.with_ground_truth({0: build_query("q0", "g0", {"good": [9]})})
     with pytest.raises(InputError, match="unknown relevance group 'easy'"):
         ds.with_ground_truth({0: build_query("q0", "g0", {"easy": [1]})})
+
+
+# -- the one rule: a correction that sets what is already there is not pushed (issue #20) --
+
+@pytest.mark.parametrize(("make", "correction", "sentence"), [
+    (oxford, Correction("q0", "g2", "junk"), "ox: g2 is already junk for q0; nothing to change"),
+    (oxford, Correction("q1", "g0", "negative"),
+     "ox: g0 is already negative for q1; nothing to change"),
+    (instance, Correction("", "g1", "a"), "inst: g1 already has label a; nothing to change"),
+    (instance, Correction("", "qa", "a"), "inst: qa already has label a; nothing to change"),
+    (reid, Correction("", "g2", "02"), "market: g2 already has label 2; nothing to change"),
+])
+def test_a_correction_that_sets_what_is_there_is_not_pushed(make, correction, sentence):
+    log = CorrectionLog(make())
+    assert sets_nothing(log.dataset, correction)
+    assert apply_correction(log.dataset, correction).sets_nothing
+    with pytest.raises(NothingToChangeError) as e:
+        log.check(correction)
+    assert str(e.value) == sentence
+    with pytest.raises(NothingToChangeError):
+        log.push(correction)
+    assert len(log) == 0 and log.dataset is log.published and log.saved() == ()
+    with pytest.raises(NothingToChangeError):
+        CorrectionCommand(correction).do(log)
+    assert len(log) == 0
+
+
+def test_sets_nothing_agrees_with_applying_for_every_choice():
+    for make in (oxford, instance, reid):
+        ds = make()
+        labels = [*pair_choices(ds)]
+        for query in ds.queries:
+            for item in ds.gallery:
+                if ds.ignored_mask[ds.gallery_index()[item]]:
+                    continue
+                for _, label in labels:
+                    if label not in (*ds.groups, "negative"):
+                        continue
+                    c = Correction(query.name, item, label)
+                    change = apply_correction(ds, c)
+                    assert sets_nothing(ds, c) == change.sets_nothing == (
+                        change.dataset is ds)
+
+
+def test_a_preview_of_a_relabel_to_its_own_label_changes_nothing_even_on_cuhk03():
+    assert preview_relabel(reid("cuhk03"), "g0", "2") == 2  # a real one: every query
+    assert preview_relabel(reid("cuhk03"), "g0", "01") == 0  # its own label: none
+
+
+def test_a_pair_set_and_set_back_writes_no_row_unless_a_relabel_came_between():
+    log = CorrectionLog(instance())
+    log.push(Correction("qa", "g2", "positive"))
+    log.push(Correction("qb", "g0", "junk"))
+    log.push(Correction("qa", "g2", "negative"))  # back to what was published
+    assert log.saved() == (Correction("qb", "g0", "junk"),)
+    replayed = CorrectionLog.replay(instance(), log.saved())
+    assert [groups(replayed.dataset, q) for q in range(3)] == \
+        [groups(log.dataset, q) for q in range(3)]
+    between = CorrectionLog(instance())
+    between.push(Correction("qa", "g2", "positive"))
+    between.push(Correction("", "g2", "a"))  # g2 becomes a label-derived positive of qa
+    between.push(Correction("qa", "g2", "negative"))
+    assert [c.key for c in between.saved()] == [("", "g2"), ("qa", "g2")]
+    replayed = CorrectionLog.replay(instance(), between.saved())
+    assert groups(replayed.dataset, 0) == groups(between.dataset, 0)
+
+
+def test_a_correction_left_setting_nothing_by_a_removal_stays_for_an_exact_undo():
+    log = CorrectionLog(oxford())
+    first, second = Correction("q0", "g5", "good"), Correction("q0", "g5", "negative")
+    log.push(first)
+    log.push(second)
+    remove = RemoveCorrectionCommand(0)
+    remove.do(log)  # the second now sets what the published ground truth has
+    assert log.corrections == (second,) and log.entries[0].sets_nothing
+    assert log.saved() == ()  # so it is not written
+    remove.undo(log)
+    assert log.corrections == (first, second) and not log.entries[1].sets_nothing
+    assert log.saved() == ()  # good, then negative again: together they set nothing
+    assert groups(log.dataset, 0) == groups(oxford(), 0)

@@ -4,6 +4,7 @@ at any moment (the file is always the old or the new version, never a part)."""
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import re
@@ -226,3 +227,29 @@ def test_a_save_killed_at_any_moment_leaves_the_old_or_the_new_file(tmp_path):
         server.stdin.close()
         server.stdout.close()
     assert len(seen) == 2  # the kills landed in the middle of a run of saves
+
+
+def test_rows_that_set_what_is_already_there_are_not_applied_and_said(tmp_path, manifest,
+                                                                      capsys):
+    """One rule for the command line and the window (issue #20): a row that sets what the
+    ground truth already has at its turn is not applied, not counted, and named."""
+    path = tmp_path / "fix.csv"
+    path.write_text(HEADER + "img/a_q,img/b1,negative,,,\n"  # b1 is a negative of a_q
+                    ",img/c2,d,,,\n"                         # a real relabel
+                    ",img/a1,a,,,\n", encoding="utf-8")      # a1 is labelled a already
+    loaded = load_corrections(path, read_dataset(manifest.dataset))
+    assert len(loaded.log) == 1 and [line for line, _ in loaded.left_out] == [2, 4]
+    note = "fix.csv: lines 2, 4 set what the ground truth already has: not applied"
+    assert loaded.notes() == (note,)
+    out = tmp_path / "o.csv"
+    assert main(["apply-corrections", str(manifest.dataset), "--corrections", str(path),
+                 "--out", str(out)]) == 0
+    said = capsys.readouterr()
+    assert said.out.startswith(f"1 corrections from {path} applied, ")
+    assert f"note: {note}\n" in said.err
+    report = tmp_path / "r.json"
+    assert main(["eval", str(manifest.dataset), "-d", str(manifest.descriptors),
+                 "--corrections", str(path), "--json", str(report)]) == 0
+    document = json.loads(report.read_text(encoding="utf-8"))
+    assert document["corrections"]["n_applied"] == 1
+    assert note in document["dataset"]["notes"]
