@@ -7,7 +7,8 @@ many queries it would change, which tiles carry the "corrected" mark, the rows o
 Corrections panel, and the summary line with both numbers. :class:`CorrectionState` keeps
 one open dataset's log together with its :class:`~irviewer.opening.opener.Opened`, so a
 correction, its undo and the published/corrected switch re-score only the queries they
-touch (:meth:`Opened.update_ground_truth`).
+touch (:meth:`Opened.update_ground_truth`). Whichever ground truth is shown, corrections
+edit the corrected one (:attr:`CorrectionState.corrected`).
 """
 
 from __future__ import annotations
@@ -21,10 +22,11 @@ from irviewer.core.corrections import (
     PAIR_CHOICES,
     CorrectionCommand,
     CorrectionLog,
+    NothingToChangeError,
     RemoveCorrectionCommand,
-    _group_of,  # the core's own "which group holds this item" rule, reused, not rewritten
     can_relabel,
     family,
+    group_of,
     pair_labels,
     preview_relabel,
 )
@@ -55,7 +57,7 @@ class PairChoice:
 def relation(dataset: Dataset, q: int, g: int) -> str:
     """Return gallery item ``g``'s group for query ``q`` in ``dataset`` (``negative`` when
     no group holds it), by the core's rule."""
-    return _group_of(dataset.queries[q], int(g))
+    return group_of(dataset.queries[q], int(g))
 
 
 def pair_menu(dataset: Dataset, q: int, g: int) -> tuple[PairChoice, ...]:
@@ -72,6 +74,18 @@ def pair_menu(dataset: Dataset, q: int, g: int) -> tuple[PairChoice, ...]:
                if label in allowed]
     return tuple(PairChoice(key, text, label, label == now)
                  for key, (text, label) in zip(CHOICE_KEYS, choices, strict=False))
+
+
+@dataclass(frozen=True)
+class RelationMenu:
+    """The relation entries of a tile's menu: the section's title, the choices (the one
+    ticked is the item's relation in the corrected ground truth, which a choice edits) and,
+    while the published ground truth is shown, a line saying what the published labels say
+    and where a choice goes ("" otherwise)."""
+
+    title: str
+    choices: tuple[PairChoice, ...]
+    note: str
 
 
 def uncorrectable_reason(dataset: Dataset) -> str:
@@ -205,9 +219,11 @@ class CorrectionState:
     """One open dataset's corrections: the log over its published ground truth, and the
     :class:`Opened` kept in step with it.
 
-    ``do``/``undo`` run the core's commands; :meth:`show_published` switches the shown
-    ground truth. Each returns the positions of the queries re-scored (only those).
-    While the published ground truth is shown, a new correction first switches back.
+    ``do``/``undo`` run the core's commands on the corrected ground truth (never on the
+    published one, whichever is shown); :meth:`show_published` switches the shown ground
+    truth. Each returns the positions of the queries re-scored (only those). A correction
+    made while the published ground truth is shown switches back to the corrected one, so
+    its effect is seen.
     """
 
     def __init__(self, opened: Opened, log: CorrectionLog | None = None) -> None:
@@ -223,10 +239,45 @@ class CorrectionState:
         """Return the ground truth as published (read from the benchmark's files)."""
         return self.log.published
 
+    @property
+    def corrected(self) -> Dataset:
+        """Return the corrected ground truth: the one every correction edits, and the one
+        the review queue audits, whichever is shown."""
+        return self.log.dataset
+
+    def relation_menu(self, q: int, g: int) -> RelationMenu:
+        """Return the relation entries of gallery item ``g``'s menu for query ``q``: the
+        family's choices with the corrected relation ticked and, in the published view,
+        the published relation and the sentence saying a choice edits the corrected ground
+        truth and shows it (:meth:`do` switches back)."""
+        choices = pair_menu(self.corrected, q, g)
+        if not self.showing_published:
+            return RelationMenu("Relation to the query", choices, "")
+        published = relation_words(self.published, relation(self.published, q, g))
+        return RelationMenu("Relation to the query (corrected ground truth)", choices,
+                            f"Published: {published} · a choice edits the corrected ground "
+                            "truth and shows it")
+
+    def nothing_to_change(self, error: NothingToChangeError) -> str:
+        """Return the status line for a correction the log refused because it sets what
+        the corrected ground truth already has (in the family's words)."""
+        c = error.correction
+        if c.is_relabel:
+            what = f"{c.item} already has label {error.current}"
+        else:
+            what = (f"{c.item} is already {relation_words(self.corrected, error.current)} "
+                    f"for {c.query}")
+        where = (" in the corrected ground truth (the published one is shown)"
+                 if self.showing_published else "")
+        return f"{what}{where}: nothing to change"
+
     def do(self, command: CorrectionCommand | RemoveCorrectionCommand) -> np.ndarray:
-        """Run ``command`` on the log and re-score the queries it changed."""
-        back = self._corrected_again()
+        """Run ``command`` on the log (the corrected ground truth, whichever is shown) and
+        re-score the queries it changed; the corrected ground truth is shown again, so the
+        edit is seen. :class:`NothingToChangeError` (nothing done, the view stays) for a
+        correction that sets what the corrected ground truth already has."""
         changed = command.do(self.log)
+        back = self._corrected_again()
         return self._rescore(np.union1d(back, changed))
 
     def undo(self, command: CorrectionCommand | RemoveCorrectionCommand) -> np.ndarray:
@@ -276,6 +327,6 @@ class CorrectionState:
 
 
 __all__ = ["CHOICE_KEYS", "MARK_GLYPH", "MARK_LEGEND", "NEGATIVE", "CorrectionState",
-           "LogRow", "PairChoice", "RelabelOffer", "both_numbers", "corrected_items",
-           "log_rows", "pair_menu", "relabel_offer", "relabel_preview",
+           "LogRow", "PairChoice", "RelabelOffer", "RelationMenu", "both_numbers",
+           "corrected_items", "log_rows", "pair_menu", "relabel_offer", "relabel_preview",
            "relation", "relation_words", "uncorrectable_reason"]

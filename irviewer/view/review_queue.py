@@ -2,11 +2,14 @@
 the counts and the kind filter, and the words the Review suspects panel paints.
 
 The suspects come from :func:`irviewer.core.audit.iter_audit`, most suspicious first; the
-queue keeps that order. A suspect is *accepted* while the corrections log holds its
-suggested correction (so undoing the correction makes it open again), *checked* when a
-person said the label stands (:class:`~irviewer.formats.reviewed_file.Reviewed`, kept in
-the reviewed file), else *open*. Suspects checked in an earlier session are left out of the
-queue: a question answered is never asked again.
+queue keeps that order. A suspect is *accepted* ("fixed") while its suggested fix is in
+place in the corrected ground truth, whatever correction put it there (its own, or a
+relabel that made the pair right): the core's test of a correction that would set nothing
+(:func:`irviewer.core.corrections.sets_nothing`), asked again after every correction, undo
+and redo, so undoing the fix makes it open again. A suspect is *checked* when a person said
+the label stands (:class:`~irviewer.formats.reviewed_file.Reviewed`, kept in the reviewed
+file), else *open*. Suspects checked in an earlier session are left out of the queue: a
+question answered is never asked again.
 """
 
 from __future__ import annotations
@@ -16,9 +19,9 @@ from dataclasses import dataclass
 from html import escape
 
 from irviewer.core.audit import DUPLICATE, HUB, KINDS, LABEL, NEG_POS, POS_NEG, QUERY, Suspect
-from irviewer.core.corrections import Correction
+from irviewer.core.corrections import sets_nothing
 from irviewer.core.dataset import Dataset
-from irviewer.core.errors import counted
+from irviewer.core.errors import InputError, counted
 from irviewer.core.evaluation import Evaluation
 from irviewer.formats.reviewed_file import Reviewed
 from irviewer.view.result_list import ResultTile, result_list
@@ -81,34 +84,35 @@ class ReviewQueue:
     """The audit's suspects as a queue to work through.
 
     ``suspects`` most suspicious first; ``reviewed`` the records of the reviewed file
-    (their questions are left out); ``corrections`` the log's corrections now (see
-    :meth:`set_corrections`).
+    (their questions are left out); ``ground_truth`` the corrected ground truth now (see
+    :meth:`set_ground_truth`).
     """
 
     def __init__(self, suspects: Sequence[Suspect] = (), reviewed: Iterable[Reviewed] = (),
-                 corrections: Iterable[Correction] = ()) -> None:
+                 ground_truth: Dataset | None = None) -> None:
         before = {r.key for r in reviewed}
         self.suspects = tuple(s for s in suspects if suspect_key(s) not in before)
         self.skipped = len(suspects) - len(self.suspects)
         self.checked: dict[tuple[str, str, str], Reviewed] = {}
         self.kind: str | None = None
         self.hide_reviewed = False
-        self._fixes: set[tuple[str, str, str]] = set()
-        self.set_corrections(corrections)
+        self._fixed: frozenset[int] = frozenset()
+        if ground_truth is not None:
+            self.set_ground_truth(ground_truth)
 
     # -- state ---------------------------------------------------------------------------
-    def set_corrections(self, corrections: Iterable[Correction]) -> None:
-        """Take the corrections log's corrections now (after a correction, undo or redo):
-        a suspect whose suggested correction is among them is accepted."""
-        self._fixes = {(c.query, c.item, c.label) for c in corrections}
+    def set_ground_truth(self, dataset: Dataset) -> None:
+        """Check every suspect's suggested fix against ``dataset``, the corrected ground
+        truth now (after a correction, undo or redo): a suspect whose fix is in place is
+        accepted. One cheap look per suspect (no correction is applied)."""
+        self._fixed = frozenset(i for i, s in enumerate(self.suspects)
+                                if s.correction is not None and _in_place(dataset, s))
 
     def state(self, position: int) -> str:
         """Return ``open``, ``accepted`` or ``checked`` for the suspect at ``position``."""
-        s = self.suspects[position]
-        c = s.correction
-        if c is not None and (c.query, c.item, c.label) in self._fixes:
+        if position in self._fixed:
             return ACCEPTED
-        return CHECKED if suspect_key(s) in self.checked else OPEN
+        return CHECKED if suspect_key(self.suspects[position]) in self.checked else OPEN
 
     def can_accept(self, position: int) -> bool:
         """Return True when the suspect at ``position`` has a fix and is not accepted."""
@@ -178,6 +182,16 @@ class ReviewQueue:
             return ""
         return (f"{counted(self.skipped, 'suspect')} checked before (in the reviewed file) "
                 "not asked again")
+
+
+def _in_place(dataset: Dataset, suspect: Suspect) -> bool:
+    """Return True when ``suspect``'s suggested correction would set nothing in
+    ``dataset``: its fix is there (a name the dataset does not have: not in place)."""
+    assert suspect.correction is not None
+    try:
+        return sets_nothing(dataset, suspect.correction)
+    except InputError:
+        return False
 
 
 # -- what selecting a suspect shows ------------------------------------------------------

@@ -11,6 +11,7 @@ import pytest
 from irviewer.core.corrections import (
     Correction,
     CorrectionCommand,
+    NothingToChangeError,
     RemoveCorrectionCommand,
     preview_relabel,
 )
@@ -93,8 +94,13 @@ def test_relabel_offer_and_preview_count_match_the_core(opened_cases):
 
 def test_reid_relabel_to_junk_is_refused_with_the_cores_sentence(opened_cases):
     ds = opened_cases["reid"].dataset
-    count, sentence = relabel_preview(ds, ds.gallery[0], "-1")
+    labels = np.asarray(ds.gallery_labels)
+    person = ds.gallery[int(np.flatnonzero(labels > 0)[0])]
+    count, sentence = relabel_preview(ds, person, "-1")
     assert count is None and "junk" in sentence
+    junk = ds.gallery[int(np.flatnonzero(labels == -1)[0])]  # already -1: nothing to do
+    assert relabel_preview(ds, junk, "-1") == (0, f"{junk} already has label -1: nothing "
+                                                  "changes")
 
 
 def test_state_keeps_opened_equal_to_a_full_evaluation_through_do_undo_and_switch(
@@ -149,6 +155,36 @@ def test_a_correction_while_published_is_shown_switches_back_first(opened_cases)
     ev = opened.evaluation(opened.first.name, opened.protocols[0])
     assert_same(ev, evaluate(state.log.dataset, ev.ranking, ev.protocol))
     state.undo(second)
+    state.undo(first)
+
+
+def test_the_published_view_offers_and_edits_the_corrected_relation(opened_cases):
+    """Issue #20: in the published view the menu ticks the corrected relation (the one an
+    edit changes) and says what the published labels say; a choice that sets what the
+    corrected ground truth has is refused with a sentence, and the view stays."""
+    opened = opened_cases["holidays"]
+    state = CorrectionState(opened)
+    ds = opened.dataset
+    name, g = ds.queries[0].name, int(ds.queries[0].group("positive")[0])
+    first = CorrectionCommand(Correction(name, ds.gallery[g], "negative"))
+    assert state.relation_menu(0, g).note == ""
+    assert state.relation_menu(0, g).title == "Relation to the query"
+    state.do(first)
+    state.show_published(True)
+    menu = state.relation_menu(0, g)
+    assert [c.text for c in menu.choices if c.current] == ["not relevant"]
+    assert menu.title == "Relation to the query (corrected ground truth)"
+    assert menu.note == ("Published: relevant · a choice edits the corrected ground truth "
+                         "and shows it")
+    again = CorrectionCommand(Correction(name, ds.gallery[g], "negative"))
+    with pytest.raises(NothingToChangeError) as e:
+        state.do(again)
+    assert state.showing_published and len(state.log) == 1
+    assert state.nothing_to_change(e.value) == (
+        f"{ds.gallery[g]} is already not relevant for {name} in the corrected ground truth "
+        "(the published one is shown): nothing to change")
+    state.show_published(False)
+    assert state.nothing_to_change(e.value).endswith("for " + name + ": nothing to change")
     state.undo(first)
 
 

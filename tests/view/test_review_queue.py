@@ -1,10 +1,15 @@
-"""The review queue's model, headless: order, reviewed state (accepted follows the log,
-checked follows the person), counts, the kind filter, hiding and skipping answered ones."""
+"""The review queue's model, headless: order, reviewed state (accepted follows the corrected
+ground truth: a suspect whose fix is in place, by whatever correction; checked follows the
+person), counts, the kind filter, hiding and skipping answered ones."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from irviewer.core.audit import HUB, LABEL, NEG_POS, Suspect
-from irviewer.core.corrections import Correction
+from irviewer.core.corrections import Correction, CorrectionLog
+from irviewer.core.dataset import Dataset, build_query
+from irviewer.core.label_rules import LabelIndex, same_label_groups
 from irviewer.formats.reviewed_file import Reviewed
 from irviewer.view.review_queue import (
     ACCEPTED,
@@ -28,15 +33,42 @@ SUSPECTS = (suspect(NEG_POS, 0.9, "q1", "g1"),
             suspect(HUB, 0.4, None, "g4", "L3", None))
 
 
-def test_accepted_follows_the_corrections_log():
-    queue = ReviewQueue(SUSPECTS)
+def published() -> Dataset:
+    """An instance set the suspects fit: g1..g4 labelled L0 L1 L0 L3; q1 of label L2 and q2
+    of label L5 (neither has a gallery image of its own label)."""
+    labels = np.array(["L0", "L1", "L0", "L3"])
+    index = LabelIndex.of(labels)
+    queries = tuple(build_query(name, name, same_label_groups(index, label),
+                                meta={"label": label}) for name, label in
+                    (("q1", "L2"), ("q2", "L5")))
+    return Dataset(name="tiny", format="manifest", path=None,
+                   gallery=("g1", "g2", "g3", "g4"), queries=queries,
+                   groups=("positive", "junk"), protocols=("instance",),
+                   gallery_labels=labels)
+
+
+def test_accepted_follows_the_corrected_ground_truth():
+    log = CorrectionLog(published())
+    queue = ReviewQueue(SUSPECTS, ground_truth=log.dataset)
     assert [queue.state(i) for i in range(4)] == [OPEN] * 4
-    queue.set_corrections([Correction("q1", "g1", "positive", "ana")])
+    log.push(Correction("q1", "g1", "positive", "ana"))
+    queue.set_ground_truth(log.dataset)
     assert queue.state(0) == ACCEPTED and not queue.can_accept(0)
-    queue.set_corrections([Correction("q1", "g1", "junk")])  # another fix: not this one
+    log.pop()
+    log.push(Correction("q1", "g1", "junk"))  # another fix: not this one
+    queue.set_ground_truth(log.dataset)
     assert queue.state(0) == OPEN and queue.can_accept(0)
-    queue.set_corrections([])  # undone
+    log.pop()  # undone
+    queue.set_ground_truth(log.dataset)
     assert queue.state(0) == OPEN
+    # the fix put in place by another correction: g1 given q1's label makes the pair
+    # positive, which is what the suspect suggested
+    log.push(Correction("", "g1", "L2"))
+    queue.set_ground_truth(log.dataset)
+    assert queue.state(0) == ACCEPTED
+    log.push(Correction("", "g2", "L2"))  # the relabel suspect's fix is L2: in place
+    queue.set_ground_truth(log.dataset)
+    assert queue.state(1) == ACCEPTED
     assert not queue.can_accept(3)  # a hub has no fix
 
 
@@ -53,7 +85,9 @@ def test_checked_toggles_and_becomes_a_record():
 def test_counts_filter_and_hiding():
     queue = ReviewQueue(SUSPECTS)
     assert queue.count().text() == "0 of 4 reviewed"
-    queue.set_corrections([SUSPECTS[2].correction])
+    log = CorrectionLog(published())
+    log.push(SUSPECTS[2].correction)
+    queue.set_ground_truth(log.dataset)
     queue.toggle_checked(3)
     assert queue.count().text() == "2 of 4 reviewed"
     assert queue.rows() == (0, 1, 2, 3)

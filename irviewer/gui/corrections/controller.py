@@ -30,9 +30,7 @@ from irviewer.view.corrections import (
     both_numbers,
     corrected_items,
     log_rows,
-    pair_menu,
-    relation,
-    relation_words,
+    relabel_offer,
     uncorrectable_reason,
 )
 from irviewer.view.result_list import ResultTile
@@ -132,11 +130,15 @@ class CorrectionsUI(QObject):
     # -- what the user points at -----------------------------------------------------------
     def add_menu_entries(self, menu: QMenu, tile: ResultTile) -> None:
         """The tile menu's hook: add the relation choices and the relabel entry of
-        ``tile`` for the query shown."""
-        if self.w.current is None or self.w.evaluation is None:
+        ``tile`` for the query shown, as the corrected ground truth has them (the one a
+        choice edits, also while the published one is shown: the menu then says so)."""
+        state = self.controller.state
+        if self.w.current is None or self.w.evaluation is None or state is None:
             return
         q = self.w.current
-        add_correction_entries(menu, self.w.evaluation.dataset, q, tile,
+        add_correction_entries(menu, state.relation_menu(q, tile.index),
+                               relabel_offer(state.corrected, q, tile.index),
+                               uncorrectable_reason(state.corrected),
                                lambda label: self.set_relation(q, tile, label),
                                lambda offer: self.relabel_dialog(offer))
 
@@ -176,25 +178,21 @@ class CorrectionsUI(QObject):
 
     def key_on(self, tiles: tuple[ResultTile, ...], at: int | None, key: str) -> None:
         """Set ``tiles[at]``'s relation to the query shown to the family's choice ``key``."""
-        if at is None or self.w.current is None or self.w.evaluation is None:
+        state = self.controller.state
+        if at is None or self.w.current is None or self.w.evaluation is None or state is None:
             return
         tile, q = tiles[at], self.w.current
-        choices = {c.key: c for c in pair_menu(self.w.evaluation.dataset, q, tile.index)}
+        choices = {c.key: c for c in state.relation_menu(q, tile.index).choices}
         if key in choices:
             self.set_relation(q, tile, choices[key].label)
 
     def set_relation(self, q: int, tile: ResultTile, label: str) -> None:
-        """Correct ``tile``'s relation to query ``q`` to ``label`` (undoable); the status bar
-        says what changed, and where an item made ignored went."""
-        assert self.w.opened is not None
-        dataset = self.w.opened.dataset
-        if relation(dataset, q, tile.index) == label:
-            self.w.show_message(f"{tile.name} is already {relation_words(dataset, label)} "
-                                "for this query")
-            return
-        before = self.controller.stack.index()
-        self.controller.correct(dataset.queries[q].name, tile.name, label)
-        if self.controller.stack.index() == before:
+        """Correct ``tile``'s relation to query ``q`` to ``label`` in the corrected ground
+        truth (undoably; the corrected ground truth is shown after it); the status bar says
+        what changed, where an item made ignored went, or that nothing had to change."""
+        state = self.controller.state
+        assert state is not None
+        if not self.controller.correct(state.corrected.queries[q].name, tile.name, label):
             return
         hidden = (self.w.evaluation is not None and not self.w.results.show_ignored
                   and tile.index not in {t.index for t in self.w.results.tiles()})
@@ -203,10 +201,11 @@ class CorrectionsUI(QObject):
                                if hidden else ""))
 
     def relabel_dialog(self, offer: RelabelOffer) -> None:
-        """Ask for the image's new label (showing how many queries it changes) and relabel
-        it for every query."""
-        assert self.w.evaluation is not None
-        dialog = RelabelDialog(self.w, self.w.evaluation.dataset, offer)
+        """Ask for the image's new label (showing how many queries it changes in the
+        corrected ground truth) and relabel it for every query."""
+        state = self.controller.state
+        assert state is not None
+        dialog = RelabelDialog(self.w, state.corrected, offer)
         if dialog.exec():
             self.controller.correct("", offer.item, dialog.new_label(), dialog.note())
 

@@ -1,7 +1,8 @@
 """The correction entries of a result tile's menu (right-click, in the results, the missed
 positives and the comparison window) and the "Relabel this image…" dialog. What they offer comes
-from :mod:`irviewer.view.corrections` (the family's groups, the relabel offer and its
-preview); choosing calls back, and the window makes the correction."""
+from :mod:`irviewer.view.corrections` (the family's groups as the corrected ground truth has
+them, the relabel offer and its preview); choosing calls back, and the window makes the
+correction."""
 
 from __future__ import annotations
 
@@ -20,37 +21,30 @@ from PySide6.QtWidgets import (
 )
 
 from irviewer.core.dataset import Dataset
-from irviewer.view.corrections import (
-    RelabelOffer,
-    pair_menu,
-    relabel_offer,
-    relabel_preview,
-    uncorrectable_reason,
-)
-from irviewer.view.result_list import ResultTile
+from irviewer.view.corrections import RelabelOffer, RelationMenu, relabel_preview
 
 
-def add_correction_entries(menu: QMenu, dataset: Dataset, q: int, tile: ResultTile,
-                           set_relation: Callable[[str], None],
+def add_correction_entries(menu: QMenu, entries: RelationMenu, offer: RelabelOffer | None,
+                           reason: str, set_relation: Callable[[str], None],
                            relabel: Callable[[RelabelOffer], None]) -> None:
-    """Add to ``menu`` the corrections of ``tile`` shown with query ``q``: a section
-    "Relation to the query", one entry per relation of the family (key 1–4, the current one
-    checked), and "Relabel this image…" where relevance comes from image labels; for
-    HPatches, one disabled line saying why nothing can be corrected."""
-    menu.addSection("Relation to the query")
-    choices = pair_menu(dataset, q, tile.index)
-    if not choices:
-        reason = menu.addAction(uncorrectable_reason(dataset) or "cannot be corrected")
-        reason.setEnabled(False)
+    """Add to ``menu`` the corrections of one tile: a section titled as ``entries`` says
+    (which ground truth a choice edits), in the published view a disabled line saying what
+    the published labels say, one entry per relation of the family (key 1–4, the corrected
+    relation checked), and "Relabel this image…" when there is an ``offer``; with no
+    choices (HPatches), one disabled line saying why (``reason``)."""
+    menu.addSection(entries.title)
+    if not entries.choices:
+        menu.addAction(reason or "cannot be corrected").setEnabled(False)
         return
-    for choice in choices:
+    if entries.note:
+        menu.addAction(entries.note).setEnabled(False)
+    for choice in entries.choices:
         action = QAction(f"&{choice.key}  {choice.text}", menu)
         action.setShortcut(QKeySequence(choice.key))
         action.setCheckable(True)
         action.setChecked(choice.current)
         action.triggered.connect(lambda _=False, label=choice.label: set_relation(label))
         menu.addAction(action)
-    offer = relabel_offer(dataset, q, tile.index)
     if offer is not None:
         menu.addSeparator()
         action = menu.addAction(f"Relabel this image… (now {offer.current})")

@@ -109,7 +109,8 @@ class CorrectionsLine(QWidget):
         self.text.setTextFormat(Qt.TextFormat.RichText)
         self.switch = QCheckBox("Show the published ground truth")
         self.switch.setToolTip("Score and colour the results with the benchmark's own labels, "
-                               "without your corrections")
+                               "without your corrections. A correction made meanwhile edits "
+                               "the corrected ground truth and shows it again.")
         self.switch.toggled.connect(self.published_toggled)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

@@ -5,10 +5,13 @@ file written after every change, loading it when a dataset opens, and the author
 :class:`~irviewer.view.corrections.CorrectionState`. Every correction, its undo and its
 deletion is a :class:`CorrectionUndo` on a ``QUndoStack`` (Edit ▸ Undo / Redo) wrapping the
 core's Qt-free command; each re-scores only the queries it touches and emits
-``changed(queries)``. The corrections file (default ``<dataset>.corrections.csv``, or the
-one chosen with File ▸ Corrections file…) is written atomically after each change. A file
-that cannot be read gives ``error(sentence)``; the corrections already made stay, and the
-bad file is never overwritten.
+``changed(queries)``. Corrections always edit the corrected ground truth, also while the
+published one is shown; one that would set what is already there is not pushed and not
+written (the core's rule, :meth:`~irviewer.core.corrections.CorrectionLog.check`). The
+corrections file (default ``<dataset>.corrections.csv``, or the one chosen with File ▸
+Corrections file…) is written atomically after each change. A file that cannot be read
+gives ``error(sentence)``; the corrections already made stay, and the bad file is never
+overwritten.
 """
 
 from __future__ import annotations
@@ -25,12 +28,14 @@ from irviewer.core.corrections import (
     Correction,
     CorrectionCommand,
     CorrectionLog,
+    NothingToChangeError,
     RemoveCorrectionCommand,
     applied_summary,
     utc_now,
 )
 from irviewer.core.errors import InputError
 from irviewer.formats.corrections_file import (
+    LoadedCorrections,
     default_corrections_path,
     load_corrections,
     write_corrections,
@@ -42,27 +47,22 @@ AUTHOR_KEY = "corrections/author"
 
 
 class CorrectionUndo(QUndoCommand):
-    """One correction (or the deletion of one) on the undo stack: ``redo`` runs the core
-    command's ``do``, ``undo`` its ``undo``. A correction the core refuses on its first run
-    makes the command obsolete (the stack drops it) and reports the sentence."""
+    """One correction (or the deletion of one) on the undo stack, pushed after the
+    controller ran it once (so a correction the core refuses, or one that sets what is
+    already there, never reaches the stack): ``redo`` runs the core command's ``do`` again
+    (the first call, from ``QUndoStack.push``, is skipped), ``undo`` its ``undo``."""
 
     def __init__(self, controller: CorrectionsController,
                  command: CorrectionCommand | RemoveCorrectionCommand) -> None:
-        super().__init__()
+        super().__init__(command.label)
         self.controller, self.command = controller, command
-        self.done_once = False
+        self.done_once = True
 
     def redo(self) -> None:
-        try:
-            self.controller.run(self.command, undo=False)
-        except InputError as e:
-            if self.done_once:
-                raise
-            self.setObsolete(True)
-            self.controller.error.emit(str(e))
+        if self.done_once:
+            self.done_once = False
             return
-        self.done_once = True
-        self.setText(self.command.label)
+        self.controller.run(self.command, undo=False)
 
     def undo(self) -> None:
         self.controller.run(self.command, undo=True)
@@ -124,7 +124,7 @@ class CorrectionsController(QObject):
         if opened.corrections is not None:
             self.path = opened.corrections.path
             self.state = CorrectionState(opened, opened.corrections.log)
-            self._applied()
+            self._applied(opened.corrections)
             return
         self.state = CorrectionState(opened)
         self.path = chosen or default_corrections_path(opened.request.dataset)
@@ -163,29 +163,56 @@ class CorrectionsController(QObject):
         opened.update_ground_truth(self.state.published, previous.tolist())
         self.state = CorrectionState(opened, loaded.log)
         self.path = path
-        self._applied()
+        self._applied(loaded)
         self.changed.emit(np.union1d(previous, loaded.log.changed_queries()))
         return True
 
-    def _applied(self) -> None:
+    def _applied(self, loaded: LoadedCorrections) -> None:
+        """Say how many corrections the file applied, and which rows changed nothing."""
         assert self.state is not None and self.path is not None
-        if len(self.state.log):
-            self.message.emit(f"{self.path.name}: {applied_summary(self.state.log)}")
+        said = [f"{self.path.name}: {applied_summary(self.state.log)}"] if len(
+            self.state.log) else []
+        said += [note.removeprefix(f"{self.path.name}: ") if said else note
+                 for note in loaded.notes()]
+        if said:
+            self.message.emit("; ".join(said))
 
     # -- corrections -----------------------------------------------------------------------
-    def correct(self, query: str, item: str, label: str, note: str = "") -> None:
+    def correct(self, query: str, item: str, label: str, note: str = "") -> bool:
         """Set ``item``'s relation to ``query`` to ``label`` (a group or ``negative``;
-        ``query`` "" relabels the image), as one undoable step."""
+        ``query`` "" relabels the image) in the corrected ground truth, whichever is shown,
+        as one undoable step; return True when it was made. A correction that sets what the
+        corrected ground truth already has is neither an undo step nor written: the status
+        bar says so (``message``); one the dataset's rules refuse gives ``error``."""
         if self.state is None:
-            return
-        author = self.author()
-        command = CorrectionCommand(Correction(query, item, label, author, utc_now(), note))
-        self.stack.push(CorrectionUndo(self, command))
+            return False
+        try:
+            self.state.log.check(Correction(query, item, label))  # before asking the author
+            correction = Correction(query, item, label, self.author(), utc_now(), note)
+            return self._run_new(CorrectionCommand(correction))
+        except NothingToChangeError as e:
+            self.message.emit(self.state.nothing_to_change(e))
+        except InputError as e:
+            self.error.emit(str(e))
+        return False
 
     def remove(self, position: int) -> None:
         """Delete the correction at ``position`` of the log (it is reverted), undoably."""
         if self.state is not None and 0 <= position < len(self.state.log):
-            self.stack.push(CorrectionUndo(self, RemoveCorrectionCommand(position)))
+            try:
+                self._run_new(RemoveCorrectionCommand(position))
+            except InputError as e:
+                self.error.emit(str(e))
+
+    def _run_new(self, command: CorrectionCommand | RemoveCorrectionCommand) -> bool:
+        """Run a new ``command`` once, then put it on the undo stack; save and re-score.
+        NothingToChangeError and InputError propagate, with nothing pushed or saved."""
+        assert self.state is not None
+        changed = self.state.do(command)
+        self.stack.push(CorrectionUndo(self, command))
+        self._save()
+        self.changed.emit(changed)
+        return True
 
     def show_published(self, on: bool) -> None:
         """Show the published ground truth (``on``) or the corrected one."""

@@ -27,6 +27,7 @@ from irviewer.gui.review.panel import ReviewPanel
 from irviewer.gui.workers import Auditor
 from irviewer.opening.opener import Opened
 from irviewer.view.review_queue import (
+    ACCEPTED,
     ReviewQueue,
     context_query,
     detail_html,
@@ -90,15 +91,18 @@ class ReviewUI(QObject):
             self.run()
 
     def run(self) -> None:
-        """Audit the open dataset (as corrected now) under every loaded method."""
+        """Audit the open dataset's corrected ground truth (as corrected now, also while
+        the published one is shown) under every loaded method."""
         opened = self.w.opened
+        state = self.corrections.state
         if opened is None or not opened.methods:
             self.panel.show_status("Open a dataset with at least one method to audit it.")
             return
+        dataset = state.corrected if state is not None else opened.dataset
         names = ", ".join(opened.methods)
-        self.panel.show_status(f"Auditing {opened.dataset.label()} under "
+        self.panel.show_status(f"Auditing {dataset.label()} under "
                                f"{counted(len(opened.methods), 'method')} ({names})…")
-        self.auditor.audit(opened.dataset, {n: m.ranking for n, m in opened.methods.items()},
+        self.auditor.audit(dataset, {n: m.ranking for n, m in opened.methods.items()},
                            sync=self.sync)
 
     def show_result(self, result: AuditResult) -> None:
@@ -116,7 +120,7 @@ class ReviewUI(QObject):
                            "fixed or removed.")
                 self.path = None
         self.queue = ReviewQueue(result.suspects, self.earlier,
-                                 log.saved() if log is not None else ())
+                                 log.dataset if log is not None else None)
         self.panel.set_queue(self.queue)
         said = [f"{counted(len(self.queue.suspects), 'suspect')} under "
                 f"{', '.join(result.methods)} (protocol {result.protocol}), most suspicious "
@@ -151,14 +155,16 @@ class ReviewUI(QObject):
         correction; the selection moves to the next open suspect."""
         s = self.queue.suspects[position]
         c = s.correction
-        if c is None or not self.queue.can_accept(position):
+        if c is None:
             self.w.show_message("This suspect has no single fix to accept: look at it, and "
                                 "correct it from the tiles' menus, or press Delete")
             return
-        before = self.corrections.stack.index()
-        self.corrections.correct(c.query, c.item, c.label,
-                                 note=f"audit: {s.kind}, score {s.score:.2f}")
-        if self.corrections.stack.index() != before:
+        if self.queue.state(position) == ACCEPTED:
+            self.w.show_message("Its fix is already in the corrected ground truth: nothing "
+                                "to change")
+            return
+        if self.corrections.correct(c.query, c.item, c.label,
+                                    note=f"audit: {s.kind}, score {s.score:.2f}"):
             self.w.show_message(f"{self.corrections.stack.undoText()} — Ctrl+Z undoes")
             self._move_on(position)
 
@@ -185,8 +191,11 @@ class ReviewUI(QObject):
                                 f"{e.strerror}")
 
     def _corrections_changed(self, _queries: object) -> None:
+        """A correction, undo, redo or the switch: each suspect's fix is checked against the
+        corrected ground truth now."""
         log = self.corrections.log
-        self.queue.set_corrections(log.saved() if log is not None else ())
+        if log is not None:
+            self.queue.set_ground_truth(log.dataset)
         self.panel.refresh()
 
     def _dataset_opened(self, _opened: Opened) -> None:
