@@ -99,16 +99,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = args._parser.parse_intermixed_args(argv[1:])
     elif extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
-    return guarded(lambda: args._module.run(args, args._parser))
+    return guarded(lambda: args._module.run(args, args._parser), args._parser)
 
 
-def guarded(work) -> int:  # type: ignore[no-untyped-def]
+def guarded(work, parser: argparse.ArgumentParser | None = None) -> int:  # type: ignore[no-untyped-def]
     """Run ``work()`` and return its exit code, turning bad input into exit 2 with one line
-    and a bug into exit 1 with the traceback."""
+    (worded for the command whose parser is ``parser``: the options it takes) and a bug
+    into exit 1 with the traceback."""
     try:
         return work()
     except InputError as e:
-        print(f"irviewer: error: {e}", file=sys.stderr)
+        from irviewer.opening.options import for_command
+
+        print(f"irviewer: error: {for_command(e, parser)}", file=sys.stderr)
         return EXIT_INPUT
     except KeyboardInterrupt:
         print("irviewer: interrupted", file=sys.stderr)
@@ -124,9 +127,23 @@ def guarded(work) -> int:  # type: ignore[no-untyped-def]
 
 
 def _run_viewer(argv: list[str]) -> int:
+    from irviewer.opening.options import at_most_one, dataset_problem, for_command
+    from irviewer.opening.session_file import SESSION_SUFFIX
+
     if "--help-viewer" in argv:
         argv = ["--help"]
-    gui_args = build_gui_parser().parse_args(argv)
+    parser = build_gui_parser()
+    gui_args = parser.parse_args(argv)
+    session = gui_args.dataset is not None and gui_args.dataset.suffix == SESSION_SUFFIX
+    names_data = (gui_args.dataset, gui_args.demo, gui_args.descriptors, gui_args.ranking)
+    problem = None if session or not any(names_data) else dataset_problem(gui_args)
+    try:
+        at_most_one(gui_args, ("protocol",), "protocol", "the window shows one at a time")
+    except InputError as e:
+        problem = for_command(e, parser)
+    if problem:
+        print(f"irviewer: error: {problem}", file=sys.stderr)
+        return EXIT_INPUT
     if gui_args.screenshot is not None:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     try:
@@ -138,7 +155,7 @@ def _run_viewer(argv: list[str]) -> int:
     try:
         code = run(gui_args)
     except InputError as e:
-        print(f"irviewer: error: {e}", file=sys.stderr)
+        print(f"irviewer: error: {for_command(e, parser)}", file=sys.stderr)
         return EXIT_INPUT
     if gui_args.screenshot is not None:
         global _screenshot_written

@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from irviewer.cli.common import add_reader_options, read_options
+from irviewer.opening.options import READER, add_options, request_from_args
 
 NAME = "apply-corrections"
 HELP = "write a dataset's ground truth with a corrections file applied, in its own format"
@@ -22,22 +22,20 @@ DESCRIPTION = ("Apply a label corrections file (query,item,label,author,time,not
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``irviewer apply-corrections``' arguments to ``parser``."""
     parser.add_argument("dataset", type=Path, help="the published dataset (file or folder)")
-    parser.add_argument("--corrections", type=Path, required=True, metavar="FILE",
-                        help="the corrections file to apply")
+    add_options(parser, "corrections", required=("corrections",),
+                help={"corrections": "the corrections file to apply"})
     parser.add_argument("--out", type=Path, required=True, metavar="PATH",
                         help="where to write the corrected ground truth (a .csv, .pkl, "
                         ".dat/.txt file, or a folder for Oxford/Paris gt_files)")
-    add_reader_options(parser)
+    add_options(parser, *READER)
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Apply the corrections and write the corrected copy; return the exit code."""
     from irviewer.formats.corrected import write_corrected
-    from irviewer.opening.opener import OpenRequest, open_ground_truth
+    from irviewer.opening.opener import open_ground_truth
 
-    request = OpenRequest(args.dataset, format=args.format, options=read_options(args),
-                          corrections=args.corrections)
-    dataset, loaded = open_ground_truth(request)
+    dataset, loaded = open_ground_truth(request_from_args(args))
     assert loaded is not None
     written, notes = write_corrected(dataset, args.out)
     print(f"{len(loaded.log)} corrections from {args.corrections} applied, "

@@ -8,7 +8,13 @@ import json
 import sys
 from pathlib import Path
 
-from irviewer.cli.common import add_reader_options, read_options
+from irviewer.opening.options import (
+    METHODS,
+    READER,
+    add_options,
+    at_most_one,
+    request_from_args,
+)
 
 NAME = "audit"
 HELP = "find labels that look wrong, using every method's ranking as evidence"
@@ -20,22 +26,18 @@ DESCRIPTION = ("Rank the gallery with every descriptor file (or read precomputed
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add ``irviewer audit``'s arguments to ``p``."""
     p.add_argument("dataset", type=Path, help="dataset file or folder")
-    p.add_argument("-d", "--descriptors", type=Path, action="append", default=[],
-                   help="descriptor file (repeatable: each is one method)")
-    p.add_argument("--ranking", type=Path, action="append", default=[],
-                   help="precomputed result lists as another method (repeatable)")
-    add_reader_options(p)
-    p.add_argument("--protocol", help="judge labels under this protocol (default: the "
-                   "dataset's, revisited Medium for rOxford/rParis)")
+    add_options(p, *METHODS, *READER, "protocol", help={
+        "descriptors": "descriptor files, one method each",
+        "ranking": "precomputed result lists, one method each",
+        "protocol": "judge labels under this protocol (default: the dataset's, revisited "
+        "Medium for rOxford/rParis)"})
     p.add_argument("--top", type=int, default=100, metavar="N",
                    help="list the N most suspicious (0: all; default 100)")
-    p.add_argument("--depth", type=int, default=200, metavar="N",
-                   help="length of the stored result lists a negative must be in to count as "
-                   "ranked among the positives (default 200; positives' ranks are exact at "
-                   "any depth)")
-    p.add_argument("--corrections", type=Path, metavar="FILE",
-                   help="audit the ground truth with this corrections file applied (a "
-                   "reviewed audit CSV applies the rows whose accept column says yes)")
+    add_options(p, "depth", "corrections", help={
+        "depth": "length of the stored result lists a negative must be in to count as "
+        "ranked among the positives (default 200; positives' ranks are exact at any depth)",
+        "corrections": "audit the ground truth with this corrections file applied (a "
+        "reviewed audit CSV applies the rows whose accept column says yes)"})
     p.add_argument("--min-score", type=float, default=0.5,
                    help="report suspects scoring at least this (0..1; default 0.5)")
     p.add_argument("--json", type=Path, metavar="OUT", help="write the suspects as JSON")
@@ -48,19 +50,17 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from irviewer.core.audit import AuditOptions, audit
     from irviewer.core.descriptors import file_sha256
     from irviewer.core.errors import InputError
-    from irviewer.opening.opener import OpenRequest, open_now
+    from irviewer.opening.opener import open_now
 
     if not args.descriptors and not args.ranking:
         parser.error("give at least one -d DESCRIPTORS or --ranking FILE")
     if args.top < 0:
         raise InputError(f"--top must be 0 (all) or more, not {args.top}")
+    at_most_one(args, ("protocol",), "protocol")
     options = AuditOptions(min_score=args.min_score)
-    opened = open_now(OpenRequest(args.dataset, descriptors=tuple(args.descriptors),
-                                  rankings=tuple(args.ranking), format=args.format,
-                                  options=read_options(args), k=args.depth,
-                                  corrections=args.corrections))
+    opened = open_now(request_from_args(args))
     result = audit(opened.dataset, {n: m.ranking for n, m in opened.methods.items()},
-                   args.protocol, options)
+                   args.protocol[0] if args.protocol else None, options)
     shown = result.suspects if args.top == 0 else result.suspects[:args.top]
     methods = [{"path": str(m.path), "sha256": file_sha256(m.path)}
                for m in opened.methods.values()]

@@ -7,9 +7,16 @@ import argparse
 import json
 from pathlib import Path
 
-from irviewer.cli.common import add_reader_options, read_options
 from irviewer.core.atomic import atomic_write_text
 from irviewer.core.paired import PERMUTATIONS
+from irviewer.opening.options import (
+    CONVENTIONS,
+    METHODS,
+    READER,
+    add_options,
+    dataset_problem,
+    request_from_args,
+)
 
 NAME = "compare"
 HELP = "compare methods query by query, with significance tests, headless"
@@ -24,8 +31,15 @@ EPILOG = ("Tests: two-sided paired t-test (p as scipy.stats.ttest_rel); paired "
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add ``irviewer compare``'s arguments to ``p``."""
-    add_method_arguments(p, "the built-in museum demo: strong.npz (baseline) against "
-                         "weak.npz unless -d names others")
+    p.add_argument("dataset", type=Path, nargs="?",
+                   help="dataset file or folder (e.g. a CSV manifest)")
+    add_options(p, "demo", *METHODS, *READER, *CONVENTIONS, help={
+        "demo": "the built-in museum demo: strong.npz (baseline) against weak.npz unless -d "
+        "or --ranking names others",
+        "descriptors": "descriptor files, one method each (the first method is the "
+        "baseline)",
+        "ranking": "precomputed rankings, one method each (after the -d methods)",
+        "protocol": "protocols to use instead of the dataset's default(s)"})
     p.add_argument("--metric", default="AP",
                    help="per-query metric to compare: AP (default), P@1, P@5, CMC@1, INP, "
                    "R-precision, ... (the protocol's)")
@@ -42,44 +56,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="write one CSV row per protocol, method and paired query")
 
 
-def add_method_arguments(p: argparse.ArgumentParser, demo_help: str) -> None:
-    """Add DATASET, --demo, the methods (-d, --ranking), the reader's options and the
-    conventions (--protocol, --ap, --self-match): what ``compare`` and ``figure`` share."""
-    p.add_argument("dataset", type=Path, nargs="?",
-                   help="dataset file or folder (e.g. a CSV manifest)")
-    p.add_argument("--demo", action="store_true", help=demo_help)
-    p.add_argument("-d", "--descriptors", type=Path, action="append", default=[],
-                   metavar="FILE", help="a method's descriptor file (repeatable; the first "
-                   "method is the baseline)")
-    p.add_argument("--ranking", type=Path, action="append", default=[], metavar="FILE",
-                   help="a method's precomputed ranking (repeatable; after the -d methods)")
-    add_reader_options(p)
-    p.add_argument("--protocol", action="append", metavar="P",
-                   help="protocol to use instead of the dataset's default(s) (repeatable)")
-    p.add_argument("--ap", choices=("finite", "trapezoid"),
-                   help="AP integration rule (default: the protocol's)")
-    p.add_argument("--self-match", choices=("keep", "remove"),
-                   help="keep or remove the query's own image (default: the protocol's)")
-
-
-def open_methods(args: argparse.Namespace, parser: argparse.ArgumentParser, k: int = 200):  # type: ignore[no-untyped-def]
+def open_methods(args: argparse.Namespace, parser: argparse.ArgumentParser):  # type: ignore[no-untyped-def]
     """Return the :class:`irviewer.opening.opener.Opened` that ``args`` name, through the one
     opening path; the demo opens its two descriptor files (strong first)."""
-    from irviewer.opening.opener import OpenRequest, demo_request, open_now
+    from irviewer.opening.opener import open_now
 
-    if args.demo:
-        if args.dataset is not None:
-            parser.error("--demo takes no DATASET argument")
-        demo = demo_request()
-        descriptors = tuple(args.descriptors) or demo.descriptors
-        request = OpenRequest(demo.dataset, descriptors, tuple(args.ranking),
-                              options=read_options(args), k=k)
-    elif args.dataset is None:
-        parser.error("give a DATASET (or --demo)")
-    else:
-        request = OpenRequest(args.dataset, tuple(args.descriptors), tuple(args.ranking),
-                              format=args.format, options=read_options(args), k=k)
-    return open_now(request)
+    problem = dataset_problem(args, methods=False)
+    if problem:
+        parser.error(problem)
+    return open_now(request_from_args(args))
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:

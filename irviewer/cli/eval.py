@@ -7,9 +7,17 @@ import argparse
 import sys
 from pathlib import Path
 
-from irviewer.cli.common import add_reader_options, read_options
 from irviewer.core.atomic import atomic_write_text
 from irviewer.core.errors import InputError
+from irviewer.opening.options import (
+    CONVENTIONS,
+    METHODS,
+    READER,
+    add_options,
+    at_most_one,
+    dataset_problem,
+    request_from_args,
+)
 from irviewer.reports.eval_report import (
     build_report,
     corrections_record,
@@ -32,30 +40,18 @@ def add_arguments(ev: argparse.ArgumentParser) -> None:
     """Add ``irviewer eval``'s arguments to ``ev``."""
     ev.add_argument("dataset", type=Path, nargs="?",
                     help="dataset file or folder (e.g. a CSV manifest)")
-    ev.add_argument("--demo", action="store_true",
-                    help="evaluate the built-in museum demo (with its strong descriptors "
-                    "unless -d names another file)")
-    source = ev.add_mutually_exclusive_group()
-    source.add_argument("-d", "--descriptors", type=Path,
-                        help="descriptor file: .npz, .npy, .fvecs, .mat or .h5, or an "
-                        "hpatches-benchmark descriptors/<name> folder of <sequence>/<type>.csv")
-    source.add_argument("--ranking", type=Path,
-                        help="precomputed result lists instead of descriptors: a TREC run "
-                        "(qid Q0 docid rank score tag) or an .npz with indices (and scores)")
-    add_reader_options(ev)
-    ev.add_argument("--protocol", help="protocol to use instead of the dataset's default(s)")
-    ev.add_argument("--ap", choices=("finite", "trapezoid"),
-                    help="AP integration rule (default: the protocol's)")
-    ev.add_argument("--self-match", choices=("keep", "remove"),
-                    help="keep the query's own image in the ranking or remove it "
-                    "(default: the protocol's)")
-    ev.add_argument("--corrections", type=Path, metavar="FILE",
-                    help="apply this label corrections file (query,item,label,...) to the "
-                    "ground truth before scoring; the output says so (never applied unless "
-                    "given, so a published number never changes silently)")
-    ev.add_argument("--depth", type=int, default=200, metavar="N",
-                    help="how many results per query are kept (the lists --export-trec and "
-                    "--write-results write); the ranks of positives are exact at any depth")
+    add_options(ev, "demo", *METHODS, *READER, *CONVENTIONS, "corrections", "depth", help={
+        "demo": "evaluate the built-in museum demo (with its strong descriptors unless -d or "
+        "--ranking names another method)",
+        "descriptors": "the descriptor file: .npz, .npy, .fvecs, .mat or .h5, or an "
+        "hpatches-benchmark descriptors/<name> folder of <sequence>/<type>.csv (eval "
+        "scores one method; irviewer compare scores several)",
+        "ranking": "precomputed result lists instead of descriptors: a TREC run (qid Q0 "
+        "docid rank score tag), an .npz with indices (and scores) or an HPatches .results",
+        "protocol": "protocol to use instead of the dataset's default(s)",
+        "depth": "how many results per query are kept (the lists --export-trec and "
+        "--write-results write); the ranks of positives are exact at any depth",
+    })
     ev.add_argument("--top-k", dest="depth", type=int, default=argparse.SUPPRESS,
                     help=argparse.SUPPRESS)  # the old name of --depth
     ev.add_argument("--json", type=Path, metavar="OUT", help="write results as JSON")
@@ -70,19 +66,11 @@ def add_arguments(ev: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Check ``args`` and evaluate; return the exit code."""
-    if args.demo:
-        from irviewer.core.resources import resources_dir
-
-        demo = resources_dir() / "demo"
-        if args.dataset is not None:
-            parser.error("--demo takes no DATASET argument")
-        args.dataset = demo / "demo.csv"
-        if args.descriptors is None and args.ranking is None:
-            args.descriptors = demo / "strong.npz"
-    elif args.dataset is None:
-        parser.error("give a DATASET (or --demo)")
-    elif args.descriptors is None and args.ranking is None:
-        parser.error("give --descriptors FILE or --ranking FILE")
+    problem = dataset_problem(args)
+    if problem:
+        parser.error(problem)
+    at_most_one(args, METHODS, "method", "irviewer compare scores several side by side")
+    at_most_one(args, ("protocol",), "protocol")
     return run_eval(args)
 
 
@@ -90,15 +78,9 @@ def run_eval(args: argparse.Namespace) -> int:
     """Evaluate as ``irviewer eval`` asks, through the one opening path
     (:mod:`irviewer.opening.opener`); return the exit code."""
     from irviewer.formats.trec import write_qrels, write_trec_run
-    from irviewer.opening.opener import OpenRequest, open_now
+    from irviewer.opening.opener import open_now
 
-    request = OpenRequest(args.dataset,
-                          descriptors=(args.descriptors,) if args.descriptors else (),
-                          rankings=(args.ranking,) if args.ranking else (),
-                          format=args.format, options=read_options(args), k=args.depth,
-                          protocol=args.protocol, ap=args.ap, self_match=args.self_match,
-                          corrections=args.corrections)
-    opened = open_now(request)
+    opened = open_now(request_from_args(args, demo_methods=1))
     dataset, method = opened.dataset, opened.first
     evaluations = [opened.evaluation(method.name, p, args.ap, args.self_match)
                    for p in opened.protocols]

@@ -9,8 +9,16 @@ import os
 import sys
 from pathlib import Path
 
-from irviewer.cli.compare import add_method_arguments, open_methods
 from irviewer.core.errors import InputError
+from irviewer.opening.options import (
+    CONVENTIONS,
+    METHODS,
+    READER,
+    add_options,
+    at_most_one,
+    dataset_problem,
+    request_from_args,
+)
 
 NAME = "figure"
 HELP = "draw the ranked results of chosen queries as a PDF, SVG or PNG figure"
@@ -27,8 +35,14 @@ EPILOG = ("Choose the queries with one of --queries, --worst, --best, --largest-
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add ``irviewer figure``'s arguments to ``p``."""
-    add_method_arguments(p, "the built-in museum demo, with strong.npz and weak.npz unless "
-                         "-d names others")
+    p.add_argument("dataset", type=Path, nargs="?",
+                   help="dataset file or folder (e.g. a CSV manifest)")
+    add_options(p, "demo", *METHODS, *READER, *CONVENTIONS, help={
+        "demo": "the built-in museum demo, with strong.npz and weak.npz unless -d or "
+        "--ranking names others",
+        "descriptors": "descriptor files, one method each (one or two methods)",
+        "ranking": "precomputed rankings, one method each (after the -d methods)",
+        "protocol": "the protocol to use instead of the dataset's first"})
     which = p.add_mutually_exclusive_group(required=True)
     which.add_argument("--queries", nargs="+", metavar="Q",
                        help="queries by name (or by unique file name)")
@@ -59,9 +73,13 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if n_methods > 2 or (not args.demo and n_methods == 0):
         raise InputError(f"a figure shows one or two methods (-d / --ranking), not "
                          f"{n_methods}")
-    if args.protocol and len(args.protocol) > 1:
-        raise InputError("a figure shows one protocol; give --protocol once")
-    opened = open_methods(args, parser)
+    at_most_one(args, ("protocol",), "protocol", "a figure shows one protocol")
+    problem = dataset_problem(args, methods=False)
+    if problem:
+        parser.error(problem)
+    from irviewer.opening.opener import open_now
+
+    opened = open_now(request_from_args(args))
     protocol = args.protocol[0] if args.protocol else opened.protocols[0]
     methods = list(opened.methods)
     if len(args.label) > len(methods):

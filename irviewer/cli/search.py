@@ -7,9 +7,9 @@ import json
 import sys
 from pathlib import Path
 
-from irviewer.cli.common import add_reader_options, read_options
 from irviewer.core.atomic import atomic_write_text
 from irviewer.core.errors import InputError
+from irviewer.opening.options import READER, add_options, at_most_one, read_options
 
 NAME = "search"
 INTERMIXED = True  # DATASET -d F PHOTO ...: the photos come after the options
@@ -29,17 +29,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add ``irviewer search``'s arguments to ``p``."""
     p.add_argument("paths", type=Path, nargs="*", metavar="DATASET PHOTO",
                    help="the dataset (not with --demo), then one or more photos")
-    p.add_argument("--demo", action="store_true",
-                   help="search the built-in museum demo (its strong descriptor file)")
-    p.add_argument("-d", "--descriptors", type=Path,
-                   help="the gallery's descriptor file (.npz, .npy, .fvecs, .mat, .h5)")
+    add_options(p, "demo", "descriptors", one_per_flag=True, help={
+        "demo": "search the built-in museum demo (its strong descriptor file)",
+        "descriptors": "the gallery's descriptor file (.npz, .npy, .fvecs, .mat, .h5)"})
     p.add_argument("--extractor", metavar="NAME",
                    help="extractor that describes the photos (default: the one the "
                    "descriptor file names)")
     p.add_argument("--top", type=int, default=5, metavar="K",
                    help="number of matches per photo (default 5)")
     p.add_argument("--json", type=Path, metavar="OUT", help="write the matches as JSON")
-    add_reader_options(p)
+    add_options(p, *READER, one_per_flag=True)  # the photos follow the options
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -47,17 +46,18 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from irviewer.opening.opener import demo_paths
 
     paths = list(args.paths)
+    at_most_one(args, ("descriptors",), "gallery descriptor file")
     if args.demo:
-        if args.descriptors is not None:
+        if args.descriptors:
             parser.error("--demo searches the demo's own descriptor file; drop -d")
         dataset, descriptors = demo_paths()
     else:
         if not paths:
             parser.error("give a DATASET and photos (or --demo and photos)")
         dataset = paths.pop(0)
-        if args.descriptors is None:
+        if not args.descriptors:
             parser.error("give the gallery's descriptor file with -d FILE")
-        descriptors = args.descriptors
+        descriptors = args.descriptors[0]
     if not paths:
         parser.error("give at least one photo")
     if args.top < 1:

@@ -1,4 +1,5 @@
-"""The viewer's command line: ``irviewer [DATASET -d FILE ...] [--screenshot PATH]``."""
+"""The viewer's command line: ``irviewer [DATASET -d FILE ...] [--screenshot PATH]``, its
+shared options from the one table (:mod:`irviewer.opening.options`)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import argparse
 from pathlib import Path
 
 from irviewer import __version__
-from irviewer.cli.common import add_reader_options
+from irviewer.opening.options import METHODS, READER, add_options
 
 
 def build_viewer_parser() -> argparse.ArgumentParser:
@@ -18,12 +19,11 @@ def build_viewer_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"irviewer {__version__}")
     parser.add_argument("dataset", type=Path, nargs="?",
                         help="dataset file or folder (or a .irv session)")
-    parser.add_argument("-d", "--descriptors", type=Path, nargs="+", default=[],
-                        metavar="FILE", help="descriptor files, one method each")
-    parser.add_argument("--ranking", type=Path, nargs="+", default=[], metavar="FILE",
-                        help="precomputed rankings (TREC run, .npz indices, .results)")
-    add_reader_options(parser)
-    parser.add_argument("--protocol", help="protocol to use instead of the dataset's default(s)")
+    add_options(parser, "demo", *METHODS, *READER, "protocol", help={
+        "demo": "open the built-in museum demo (as without a DATASET), with its descriptor "
+        "files unless -d or --ranking names others",
+        "ranking": "precomputed rankings, one method each (TREC run, .npz indices, "
+        ".results)"})
     parser.add_argument("--screenshot", type=Path, metavar="PATH",
                         help="render the window offscreen to a PNG and exit")
     parser.add_argument("--select", metavar="QUERY", help="query to show (with --screenshot)")

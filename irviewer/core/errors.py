@@ -1,65 +1,81 @@
-"""The one exception type for bad user input, and sentences that name an option neutrally.
+"""The one exception type for bad user input, and sentences that name options neutrally.
 
 Readers and validators raise :class:`InputError` with a sentence the user can act on
 ("descriptors.npz: 12 gallery images have no descriptor, e.g. all_souls_000013").
 The edges catch it: the CLI prints it on one line and exits with code 2, the GUI shows it
 in a dialog. Anything else escaping is a bug (CLI exit code 1).
 
-A sentence that tells the user to set an option names it with :func:`option` (a reader
-option of :data:`OPTION_LABELS`) or :func:`either` (any two wordings), so that each edge
-fills in its own word: the command line the flag (``--row-names FILE``), the window the
-Open dialog's field ("“Row names” in the Open dialog"). ``str()`` of an
-:class:`InputError` or a :class:`Sentence` is the command-line wording;
-``for_window()`` (or :func:`window_text` for any message) the window's.
+A sentence that tells the user to set an option names it through a placeholder, so that
+each edge fills in its own word: the command line the flag (``--row-names FILE``), the
+window the Open dialog's field ("“Row names” in the Open dialog"). :func:`either` makes a
+placeholder from any two wordings; ``irviewer.formats.base.option`` makes one for a reader
+option from its declaration. A placeholder may carry the *key* of the option it names (the
+option's key in ``irviewer.opening.options.OPTIONS``), and :func:`when` marks a clause that
+only applies where an option is taken ("a descriptor file with names" where ``-d`` is), so
+the command line can word a sentence for the running command: :func:`command_line_text`
+with ``takes`` drops the clauses of options the command does not take (and a test checks
+that every option a command's messages name is one of its own). ``str()`` of an
+:class:`InputError` or a :class:`Sentence` is the command-line wording for a command that
+takes every option; ``for_window()`` (or :func:`window_text` for any message) the window's.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
-#: Reader options a message may name: key -> (command-line flag, Open dialog field label).
-#: The window's Open dialog labels its fields with these labels.
-OPTION_LABELS: dict[str, tuple[str, str]] = {
-    "format": ("--format", "Format"),
-    "images": ("--images DIR", "Images"),
-    "row_names": ("--row-names FILE", "Row names"),
-    "instance_rule": ("--instance-rule", "Instance rule"),
-    "distractors": ("--distractors FILE", "Distractors"),
-    "ignore_labels": ("--ignore-label LABEL", "Ignore labels"),
-    "keep_orphans": ("--keep-orphans", "Keep orphans"),
-    "protocol": ("--protocol", "Protocol"),
-}
-
-_OPEN, _BAR, _CLOSE = "\u27e6", "\u2016", "\u27e7"  # ⟦command line‖window⟧
-_CHOICE = re.compile(f"{_OPEN}([^{_OPEN}{_CLOSE}]*?){_BAR}([^{_OPEN}{_CLOSE}]*?){_CLOSE}")
+# ⟦key?‖command line‖window⟧: key names the option (may be empty), "?" marks a clause
+# that only applies where that option is taken.
+_OPEN, _BAR, _CLOSE = "\u27e6", "\u2016", "\u27e7"
+_CHOICE = re.compile(f"{_OPEN}([a-z0-9_]*)(\\??){_BAR}([^{_OPEN}{_CLOSE}]*?){_BAR}"
+                     f"([^{_OPEN}{_CLOSE}]*?){_CLOSE}")
 
 
-def either(command_line: str, window: str) -> str:
+def either(command_line: str, window: str, key: str = "") -> str:
     """Return a placeholder that reads ``command_line`` on the command line and ``window``
-    in the window (see :func:`command_line_text` and :func:`window_text`)."""
-    return f"{_OPEN}{command_line}{_BAR}{window}{_CLOSE}"
+    in the window (see :func:`command_line_text` and :func:`window_text`); ``key`` names the
+    option it speaks of (its key in ``irviewer.opening.options.OPTIONS``), if any."""
+    return f"{_OPEN}{key}{_BAR}{command_line}{_BAR}{window}{_CLOSE}"
 
 
-def option(key: str) -> str:
-    """Return the placeholder naming reader option ``key`` of :data:`OPTION_LABELS`: its flag
-    on the command line, "“Label” in the Open dialog" in the window. KeyError for an
-    unknown key (a bug)."""
-    flag, label = OPTION_LABELS[key]
-    return either(flag, f"\u201c{label}\u201d in the Open dialog")
+def when(key: str, text: str, window: str | None = None) -> str:
+    """Return a placeholder for ``text``, a clause that only applies where option ``key`` is
+    taken: the command line drops it for a command without that option (``", a descriptor
+    file with names,"`` in ``apply-corrections``, which takes no ``-d``); the window reads
+    ``window`` (default: ``text``)."""
+    return f"{_OPEN}{key}?{_BAR}{text}{_BAR}{text if window is None else window}{_CLOSE}"
 
 
-def command_line_text(message: str) -> str:
-    """Return ``message`` with every placeholder in its command-line wording."""
-    return _CHOICE.sub(lambda m: m[1], message)
+def option_keys(message: object) -> list[str]:
+    """Return the keys of the options the placeholders of ``message`` (a string with
+    placeholders, a :class:`Sentence` or an :class:`InputError`) name, in order."""
+    return [m[1] for m in _CHOICE.finditer(_template(message)) if m[1]]
+
+
+def command_line_text(message: object, takes: Callable[[str], bool] | None = None) -> str:
+    """Return ``message`` with every placeholder in its command-line wording; with
+    ``takes`` (is an option key taken by the running command?) without the clauses of
+    options it does not take (None: every option is taken)."""
+    def word(m: re.Match[str]) -> str:
+        key, conditional, text = m[1], m[2], m[3]
+        if conditional and takes is not None and key and not takes(key):
+            return ""
+        return text
+
+    return _CHOICE.sub(word, _template(message))
 
 
 def window_text(message: object) -> str:
     """Return a message (a string with placeholders, a :class:`Sentence` or an
     :class:`InputError`) in the window's wording."""
+    return _CHOICE.sub(lambda m: m[4], _template(message))
+
+
+def _template(message: object) -> str:
+    """Return the text of ``message`` with its placeholders (a Sentence's or an
+    InputError's template, else ``str(message)``)."""
     template = getattr(message, "template", None)
-    text = template if isinstance(template, str) else str(message)
-    return _CHOICE.sub(lambda m: m[2], text)
+    return template if isinstance(template, str) else str(message)
 
 
 class Sentence(str):
@@ -83,7 +99,7 @@ class InputError(ValueError):
     ``str()`` gives it in the command line's wording, :meth:`for_window` in the window's."""
 
     def __init__(self, message: object = "", *more: object) -> None:
-        self.template = str(getattr(message, "template", message))
+        self.template = _template(message)
         super().__init__(command_line_text(self.template), *more)
 
     def for_window(self) -> str:

@@ -1,20 +1,83 @@
-"""What every dataset reader shares: the options a user can pass and the Reader record."""
+"""What every dataset reader shares: the options a user can pass (each declared once, with
+how every edge shows it) and the Reader record."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from irviewer.core.dataset import Dataset
-from irviewer.core.errors import InputError, counted, examples
+from irviewer.core.errors import InputError, counted, either, examples
+
+#: The kinds of value an option holds (:attr:`OptionSpec.kind`).
+OPTION_KINDS = ("folder", "file", "text", "words", "switch")
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """How a user gives one reader option: the one description from which the command line
+    (:mod:`irviewer.opening.options`), the session file
+    (:mod:`irviewer.opening.session_file`), the Open dialog and the messages that name the
+    option (:func:`option`) take their form. A :class:`ReadOptions` field carries it as its
+    ``metadata["option"]``; adding a reader option is adding such a field.
+
+    Attributes:
+        flag: the command-line flag (``--row-names``).
+        help: the command-line help, also the dialog field's tooltip.
+        label: the Open dialog's field label, which the window's messages name it by.
+        kind: what the value is: ``folder`` or ``file`` (a Path; stored in a session
+            relative to the session file when it lies below it), ``text`` (a string),
+            ``words`` (a tuple of strings: a repeatable option that extends, a JSON list,
+            comma-separated in the dialog) or ``switch`` (a bool: a flag without value, a
+            JSON boolean, a check box).
+        metavar: the word for the value in help and messages (``FILE``); None for a switch.
+        negate: a switch that sets the field to False (``--keep-orphans`` sets
+            ``drop_orphans``); the session stores the switch's value under :attr:`json`.
+        json: the key in a session's ``"options"`` object; None when the session keeps the
+            value elsewhere (``images``: a field of its own).
+        legacy_json: a key older sessions used for the field's own value (read, not written).
+        list_file: for ``words``, a second flag naming a text file of further values, one
+            per line (``--ignore-labels FILE``).
+        hint: the dialog field's placeholder text; ``check`` the check box's text (switch).
+    """
+
+    flag: str
+    help: str
+    label: str
+    kind: str = "text"
+    metavar: str | None = None
+    negate: bool = False
+    json: str | None = None
+    legacy_json: str | None = None
+    list_file: str | None = None
+    hint: str = ""
+    check: str = ""
+
+    def __post_init__(self) -> None:
+        assert self.kind in OPTION_KINDS, self.kind
+        assert self.flag.startswith("--"), self.flag
+
+    @property
+    def flag_text(self) -> str:
+        """Return the flag as messages write it: with its value's word for a path or a list
+        (``--row-names FILE``, ``--ignore-label LABEL``), without for a text the sentence
+        goes on to describe (``--instance-rule``)."""
+        if self.metavar and self.kind in ("folder", "file", "words"):
+            return f"{self.flag} {self.metavar}"
+        return self.flag
+
+
+def _spec(**kwargs: object) -> dict[str, OptionSpec]:
+    return {"option": OptionSpec(**kwargs)}  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
 class ReadOptions:
-    """Reader options from the command line or the GUI's Open dialog; each reader uses the
-    ones it understands and ignores the rest.
+    """Reader options from the command line, a session or the GUI's Open dialog; each reader
+    uses the ones it understands and ignores the rest. Every field but ``gallery_names``
+    carries its :class:`OptionSpec` (``metadata["option"]``), which says how a user gives it.
 
     Attributes:
         images: folder holding the image files (for display, and for readers whose gallery
@@ -28,19 +91,71 @@ class ReadOptions:
             fields) or a regular expression whose first group (or whole match) is the label.
         distractors: a text file of extra gallery names (e.g. the revisited 1M distractors).
         gallery_names: gallery names known from elsewhere (a descriptor file), for readers
-            whose ground truth does not list the whole gallery (Oxford5k without images).
+            whose ground truth does not list the whole gallery (Oxford5k without images);
+            not a user's option (the opening fills it in).
         row_names: a text file naming the rows of descriptor files that carry no names, one
             image per line (``--row-names``); without ``gallery_names`` its names are also
             the gallery of ground truth that does not list one.
     """
 
-    images: Path | None = None
-    ignore_labels: tuple[str, ...] = ()
-    drop_orphans: bool = True
-    instance_rule: str | None = None
-    distractors: Path | None = None
+    images: Path | None = field(default=None, metadata=_spec(
+        flag="--images", metavar="DIR", kind="folder", label="Images",
+        help="folder with the image files",
+        hint="optional: the folder with the image files"))
+    row_names: Path | None = field(default=None, metadata=_spec(
+        flag="--row-names", metavar="FILE", kind="file", label="Row names",
+        json="row_names",
+        help="text file naming the descriptor rows, one image per line, for .fvecs/.npy "
+        "files that carry no names; ground truth that does not list its gallery (Oxford5k "
+        "gt_files) takes these names as the gallery",
+        hint="optional: a text file naming the descriptor rows, one image per line"))
+    instance_rule: str | None = field(default=None, metadata=_spec(
+        flag="--instance-rule", metavar="RULE", kind="text", label="Instance rule",
+        json="instance_rule",
+        help="instance sets named by file: dash (text before the first -), underscore2 "
+        "(first two _ fields) or a regular expression whose first group is the instance "
+        "label",
+        hint="instance sets named by file: dash, underscore2 or a regular expression"))
+    ignore_labels: tuple[str, ...] = field(default=(), metadata=_spec(
+        flag="--ignore-label", metavar="LABEL", kind="words", label="Ignore labels",
+        json="ignore_labels", list_file="--ignore-labels",
+        help="instance label whose images take no part: such queries are removed, such "
+        "gallery images ignored",
+        hint="optional: instance labels that take no part, separated by commas"))
+    distractors: Path | None = field(default=None, metadata=_spec(
+        flag="--distractors", metavar="FILE", kind="file", label="Distractors",
+        json="distractors",
+        help="text file of extra gallery names (the revisited 1M distractors)",
+        hint="optional: a text file of extra gallery names"))
+    drop_orphans: bool = field(default=True, metadata=_spec(
+        flag="--keep-orphans", kind="switch", negate=True, label="Keep orphans",
+        json="keep_orphans", legacy_json="drop_orphans",
+        help="keep queries whose instance has no gallery image (reported as skipped) "
+        "instead of removing them",
+        check="Keep queries whose instance has no gallery image"))
     gallery_names: tuple[str, ...] | None = None
-    row_names: Path | None = None
+
+
+def reader_options() -> dict[str, OptionSpec]:
+    """Return every user-facing :class:`ReadOptions` field's :class:`OptionSpec`, by field
+    name, in the class's order."""
+    return {f.name: f.metadata["option"] for f in fields(ReadOptions)
+            if "option" in f.metadata}
+
+
+#: The reader to use instead of detecting it: not a ReadOptions field (the registry picks
+#: the reader with it), declared here beside them because the readers' messages name it.
+FORMAT_OPTION = OptionSpec(flag="--format", metavar="NAME", label="Format",
+                           help="dataset reader to use instead of detecting it")
+
+
+def option(key: str) -> str:
+    """Return the placeholder naming reader option ``key`` (a :class:`ReadOptions` field, or
+    ``format``) in a message: its flag on the command line (``--row-names FILE``),
+    "“Label” in the Open dialog" in the window (see :mod:`irviewer.core.errors`). KeyError
+    for an unknown key (a bug)."""
+    spec = FORMAT_OPTION if key == "format" else reader_options()[key]
+    return either(spec.flag_text, f"\u201c{spec.label}\u201d in the Open dialog", key)
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,10 @@ import numpy as np
 
 from irviewer.core.corrections import GEOMETRY_LABELS, beyond_labels, family
 from irviewer.core.dataset import Dataset
-from irviewer.core.errors import InputError, Sentence, counted, either, examples, option
+from irviewer.core.errors import InputError, Sentence, counted, either, examples
 from irviewer.core.label_rules import INSTANCE, LabelIndex
 from irviewer.formats import holidays, instance_names, manifest, oxford, reid, revisited
+from irviewer.formats.base import option
 
 #: Per reader: what is written, and the file suffixes its reader recognises (None: a folder).
 OUTPUTS: dict[str, tuple[str, tuple[str, ...] | None]] = {
@@ -100,7 +101,7 @@ def instance_query_changes(dataset: Dataset) -> list[str]:
             f"image of {'its' if len(orphans) == 1 else 'their'} instance after the "
             f"corrections, e.g. {examples(orphans)}: read with the default options "
             f"the copy leaves {'it' if len(orphans) == 1 else 'them'} out "
-            f"({option('keep_orphans')} keeps them, reported as skipped); the means are the "
+            f"({option('drop_orphans')} keeps them, reported as skipped); the means are the "
             "same"))
     if dataset.format == manifest.NAME and dataset.path is not None:
         present = {q.name for q in dataset.queries}

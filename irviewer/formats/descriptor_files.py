@@ -50,7 +50,8 @@ from irviewer.core.descriptors import (
     file_sha256,
     name_key,
 )
-from irviewer.core.errors import InputError, counted, either, option
+from irviewer.core.errors import InputError, counted, either
+from irviewer.formats.base import option
 
 SUFFIXES = (".npz", ".npy", ".fvecs", ".mat", ".h5", ".hdf5")
 #: The name arrays a file may carry for its gallery (or only) table, in lookup order.

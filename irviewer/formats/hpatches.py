@@ -28,9 +28,9 @@ import numpy as np
 from irviewer.core.atomic import atomic_open
 from irviewer.core.dataset import Dataset, build_query
 from irviewer.core.descriptors import Descriptors, DescriptorTable, file_sha256
-from irviewer.core.errors import InputError, examples, option
+from irviewer.core.errors import InputError, examples
 from irviewer.core.ranking import Ranking, ranking_from_lists
-from irviewer.formats.base import Reader, ReadOptions
+from irviewer.formats.base import Reader, ReadOptions, option
 
 NAME = "hpatches"
 PATCH = re.compile(r"^([A-Za-z0-9_\-]+)\.([A-Za-z0-9]+)\.(\d+)$")

@@ -22,8 +22,8 @@ from pathlib import Path
 
 from irviewer.core.atomic import atomic_write_text
 from irviewer.core.dataset import Box, Dataset, Query, build_query
-from irviewer.core.errors import InputError, counted, examples, option
-from irviewer.formats.base import Reader, ReadOptions, list_images, read_text
+from irviewer.core.errors import InputError, counted, examples
+from irviewer.formats.base import Reader, ReadOptions, list_images, option, read_text
 
 NAME = "oxford"
 GROUPS = ("good", "ok", "junk")

@@ -12,8 +12,8 @@ import importlib
 from pathlib import Path
 
 from irviewer.core.dataset import Dataset
-from irviewer.core.errors import InputError, option
-from irviewer.formats.base import Reader, ReadOptions
+from irviewer.core.errors import InputError
+from irviewer.formats.base import Reader, ReadOptions, option
 
 #: Modules of irviewer.formats that each define ``READER`` (one benchmark family each).
 BUILTIN = ("manifest", "oxford", "revisited", "reid", "holidays", "instance_names",

@@ -8,10 +8,11 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
 
-from irviewer.cli.common import read_options
 from irviewer.gui.main_window import MainWindow
-from irviewer.opening.opener import OpenRequest, demo_request
+from irviewer.opening.options import request_from_args
 from irviewer.opening.session_file import SESSION_SUFFIX
+
+__all__ = ["application", "request_from_args", "run", "screenshot"]
 
 
 def application() -> QApplication:
@@ -22,14 +23,6 @@ def application() -> QApplication:
         app.setApplicationName("irviewer")
         app.setOrganizationName("irviewer")
     return app
-
-
-def request_from_args(args: argparse.Namespace) -> OpenRequest:
-    """Return what the command line asks to open (the demo without a dataset)."""
-    if args.dataset is None:
-        return demo_request()
-    return OpenRequest(Path(args.dataset), tuple(args.descriptors), tuple(args.ranking),
-                       args.format, read_options(args), protocol=args.protocol)
 
 
 def screenshot(window: MainWindow, path: Path, select: str | None = None,
@@ -53,12 +46,10 @@ def screenshot(window: MainWindow, path: Path, select: str | None = None,
 
 def run(args: argparse.Namespace) -> int:
     """Open the window on what ``args`` name; with ``--screenshot``, render it offscreen with
-    every visible thumbnail loaded, save a PNG and return 0 (2 with one line on bad input)."""
+    every visible thumbnail loaded, save a PNG and return 0 (2 with one line on bad input).
+    ``args`` are the viewer's command line (checked: :func:`irviewer.cli.main`), turned
+    into what to open by the opening layer (:func:`request_from_args`)."""
     session = args.dataset is not None and args.dataset.suffix == SESSION_SUFFIX
-    if args.dataset is not None and not session and not args.descriptors and not args.ranking:
-        print("irviewer: error: give the dataset's descriptor file with -d FILE (or a "
-              "precomputed ranking with --ranking FILE)", file=sys.stderr)
-        return 2
     app = application()
     window = MainWindow(top_k=args.results, keep_sessions=args.screenshot is None)
 

@@ -24,12 +24,12 @@ from pathlib import Path
 from irviewer.core.chance import chance_level
 from irviewer.core.dataset import Dataset
 from irviewer.core.descriptors import Descriptors, align, file_sha256, prefetch_sha256
-from irviewer.core.errors import InputError, Sentence, option
+from irviewer.core.errors import InputError, Sentence
 from irviewer.core.evaluation import Evaluation, evaluate
 from irviewer.core.protocols import get_protocol
 from irviewer.core.ranking import Ranking, iter_rank
 from irviewer.core.resources import resources_dir
-from irviewer.formats.base import ReadOptions, read_name_list
+from irviewer.formats.base import ReadOptions, option, read_name_list
 from irviewer.formats.corrections_file import (
     LoadedCorrections,
     default_corrections_path,

@@ -30,7 +30,7 @@ from typing import Any
 
 from irviewer.core.atomic import atomic_open
 from irviewer.core.errors import InputError
-from irviewer.formats.base import ReadOptions, read_text
+from irviewer.formats.base import OptionSpec, ReadOptions, read_text, reader_options
 from irviewer.opening.opener import SESSION_SUFFIX, TOP_K_RANGE, OpenRequest
 
 SESSION_FORMAT = "irviewer-session"
@@ -38,17 +38,22 @@ SESSION_VERSION = 1
 AUTOSAVE_SUFFIX = "~autosave"
 AP_RULES = ("finite", "trapezoid")
 SELF_MATCH_RULES = ("keep", "remove")
-# Reader options that hold a path: stored relative to the session like the other paths.
-PATH_OPTIONS = ("distractors", "row_names")
-# Reader options whose JSON type is checked on load (others are kept as they are).
+#: The reader options a session's "options" object stores, by JSON key: every
+#: :class:`ReadOptions` field whose :class:`OptionSpec` names a ``json`` key.
+STORED_OPTIONS: dict[str, tuple[str, OptionSpec]] = {
+    spec.json: (name, spec) for name, spec in reader_options().items() if spec.json}
+#: Reader options that hold a path: stored relative to the session like the other paths.
+PATH_OPTIONS = tuple(key for key, (_name, spec) in STORED_OPTIONS.items()
+                     if spec.kind in ("file", "folder"))
+_KIND_JSON = {"folder": ("str|null", "a string or null"), "file": ("str|null", "a string or null"),
+              "text": ("str|null", "a string or null"),
+              "words": ("list[str]", "a list of strings"), "switch": ("bool", "true or false")}
+# Reader options whose JSON type is checked on load (keys no option uses are kept as they
+# are): every stored option, and the older key of the value of a switch.
 _OPTION_TYPES: dict[str, tuple[str, str]] = {
-    "instance_rule": ("str|null", "a string or null"),
-    "ignore_labels": ("list[str]", "a list of strings"),
-    "keep_orphans": ("bool", "true or false"),
-    "drop_orphans": ("bool", "true or false"),
-    "distractors": ("str|null", "a string or null"),
-    "row_names": ("str|null", "a string or null"),
-}
+    **{key: _KIND_JSON[spec.kind] for key, (_name, spec) in STORED_OPTIONS.items()},
+    **{spec.legacy_json: _KIND_JSON[spec.kind] for _name, spec in STORED_OPTIONS.values()
+       if spec.legacy_json}}
 
 
 @dataclass(frozen=True)
@@ -408,34 +413,47 @@ def _is_kind(value: object, kind: str) -> bool:
 
 
 def read_options(session: SessionFile) -> ReadOptions:
-    """Return the session's reader options as :class:`ReadOptions` (``images`` from the
-    session; ``keep_orphans`` or ``drop_orphans`` from the options; unknown keys ignored)."""
+    """Return the session's reader options as :class:`ReadOptions`, each read as its
+    :class:`OptionSpec` says: from the "options" object's ``json`` key (a switch's older
+    ``legacy_json`` key, holding the field's own value, first), or from the session's own
+    field of that name (``images``); keys no option uses are ignored."""
     o = session.options
-    drop = o.get("drop_orphans", not o.get("keep_orphans", False))
-    distractors, row_names = o.get("distractors"), o.get("row_names")
-    return ReadOptions(
-        images=session.images,
-        ignore_labels=tuple(o.get("ignore_labels") or ()),
-        drop_orphans=bool(drop),
-        instance_rule=o.get("instance_rule"),
-        distractors=Path(distractors) if distractors else None,
-        row_names=Path(row_names) if row_names else None,
-    )
+    values: dict[str, Any] = {}
+    for name, spec in reader_options().items():
+        if not spec.json:
+            values[name] = getattr(session, name)
+        elif spec.kind == "switch":
+            default = ReadOptions.__dataclass_fields__[name].default
+            if spec.legacy_json and spec.legacy_json in o:
+                values[name] = bool(o[spec.legacy_json])
+            else:
+                flag = bool(o.get(spec.json, default != spec.negate))
+                values[name] = flag != spec.negate
+        elif spec.kind == "words":
+            values[name] = tuple(o.get(spec.json) or ())
+        elif spec.kind in ("file", "folder"):
+            values[name] = Path(o[spec.json]) if o.get(spec.json) else None
+        else:
+            values[name] = o.get(spec.json) or None
+    return ReadOptions(**values)
 
 
 def options_json(options: ReadOptions) -> dict[str, Any]:
     """Return ``options`` as the session's plain JSON reader options (the inverse of
-    :func:`read_options`; ``images`` is a session field of its own, ``gallery_names`` comes
-    from the descriptor file again on opening)."""
-    out: dict[str, Any] = {"keep_orphans": not options.drop_orphans}
-    if options.instance_rule:
-        out["instance_rule"] = options.instance_rule
-    if options.ignore_labels:
-        out["ignore_labels"] = list(options.ignore_labels)
-    if options.distractors is not None:
-        out["distractors"] = str(options.distractors)
-    if options.row_names is not None:
-        out["row_names"] = str(options.row_names)
+    :func:`read_options`): switches always, other options when set; paths as strings (made
+    relative to the session file when it is saved). Options the session keeps as fields of
+    its own (``images``) and ``gallery_names`` (read from the descriptor file again on
+    opening) are not in it."""
+    out: dict[str, Any] = {}
+    for key, (name, spec) in STORED_OPTIONS.items():
+        value = getattr(options, name)
+        if spec.kind == "switch":
+            out[key] = bool(value) != spec.negate
+        elif spec.kind == "words":
+            if value:
+                out[key] = list(value)
+        elif value is not None and value != "":
+            out[key] = str(value)
     return out
 
 

@@ -27,29 +27,41 @@ def test_examples_names_a_few_and_says_when_there_are_more():
     assert examples("abcd", limit=4) == "a, b, c, d"
 
 
-def test_an_option_reads_as_a_flag_on_the_command_line_and_as_a_field_in_the_window():
-    from irviewer.core.errors import InputError, Sentence, either, option, window_text
+def test_a_placeholder_reads_one_way_on_the_command_line_and_another_in_the_window():
+    from irviewer.core.errors import InputError, Sentence, either, window_text
 
-    e = InputError(f"gt: give {option('images')} or {option('row_names')} "
-                   f"({either('irviewer eval ', '')}{option('row_names')} names rows)")
+    images = either("--images DIR", "“Images” in the Open dialog", "images")
+    rows = either("--row-names FILE", "“Row names” in the Open dialog", "row_names")
+    e = InputError(f"gt: give {images} or {rows} ({either('irviewer eval ', '')}{rows} names "
+                   "rows)")
     assert str(e) == ("gt: give --images DIR or --row-names FILE "
                       "(irviewer eval --row-names FILE names rows)")
     assert e.for_window() == ("gt: give “Images” in the Open dialog or “Row names” in the "
                               "Open dialog (“Row names” in the Open dialog names rows)")
     assert window_text(e) == e.for_window() and window_text("plain") == "plain"
-    note = Sentence(f"x.fvecs: give {option('row_names')}")
+    note = Sentence(f"x.fvecs: give {rows}")
     assert note == "x.fvecs: give --row-names FILE" and isinstance(note, str)
     assert note.for_window() == "x.fvecs: give “Row names” in the Open dialog"
     # Re-raising with the message keeps the window's wording.
     assert InputError(e.template).for_window() == e.for_window()
-    with pytest.raises(KeyError):
-        option("no_such_option")
 
 
-def test_every_dialog_label_and_flag_is_distinct():
-    from irviewer.core.errors import OPTION_LABELS
+def test_a_clause_of_an_option_the_command_does_not_take_is_left_out():
+    from irviewer.core.errors import (
+        InputError,
+        command_line_text,
+        either,
+        option_keys,
+        when,
+        window_text,
+    )
 
-    flags = [f for f, _ in OPTION_LABELS.values()]
-    labels = [label for _, label in OPTION_LABELS.values()]
-    assert len(set(flags)) == len(flags) and len(set(labels)) == len(labels)
-    assert all(f.startswith("--") for f in flags)
+    images = either("--images DIR", "“Images”", "images")
+    e = InputError(f"gt: give {images}{when('descriptors', ', a descriptor file with names,')}"
+                   " or more")
+    assert str(e) == "gt: give --images DIR, a descriptor file with names, or more"
+    assert command_line_text(e, takes=lambda key: key != "descriptors") == (
+        "gt: give --images DIR or more")
+    assert command_line_text(e, takes=lambda key: True) == str(e)
+    assert window_text(e) == "gt: give “Images”, a descriptor file with names, or more"
+    assert option_keys(e) == ["images", "descriptors"] and option_keys("plain") == []

@@ -153,8 +153,8 @@ def test_open_dialog_builds_the_request(qtbot, small):
     dialog.dataset.setText(str(small / "set.csv"))
     assert dialog.request() is None and "descriptor" in dialog.message.text()
     dialog.methods.addItems([str(small / "good.npz")])
-    dialog.images.setText(str(small))
-    dialog.instance_rule.setText("dash")
+    dialog.fields["images"].setText(str(small))
+    dialog.fields["instance_rule"].setText("dash")
     request = dialog.request()
     assert request == OpenRequest(small / "set.csv", (small / "good.npz",), (), None,
                                   request.options)
@@ -199,6 +199,22 @@ def test_command_line_names_several_methods_and_reader_options(tmp_path):
     assert request.rankings == (Path("c.run"),) and request.format == "manifest"
     assert request.options.images == tmp_path and request.options.instance_rule == "dash"
     assert request_from_args(build_gui_parser().parse_args([])) == demo_request()
+
+
+@pytest.mark.parametrize("form", ["-d A -d B", "-d A B"])
+def test_the_window_opens_every_descriptor_file_of_its_command_line(qtbot, form):
+    """`irviewer DATASET -d A -d B` opened B alone: -d now extends, as everywhere."""
+    from irviewer.cli import build_gui_parser
+    from irviewer.opening.options import request_from_args
+
+    manifest, strong = demo_paths()
+    files = {"A": str(strong), "B": str(strong.parent / "weak.npz")}
+    args = build_gui_parser().parse_args([str(manifest), *(files.get(w, w)
+                                                           for w in form.split())])
+    w = make_window(qtbot)
+    w.open_request(request_from_args(args), sync=True)
+    assert w.last_error is None, w.last_error
+    assert list(w.opened.methods) == ["strong.npz", "weak.npz"]
 
 
 def test_a_dataset_without_methods_exits_2_with_one_line(tmp_path, capsys):

@@ -279,10 +279,10 @@ def test_the_open_dialog_has_every_reader_option(qtbot, tmp_path):
     qtbot.addWidget(dialog)
     dialog.dataset.setText(str(tmp_path / "gt_files"))
     dialog.methods.addItems([str(tmp_path / "oxford_features.fvecs")])
-    dialog.row_names.setText(str(tmp_path / "names.txt"))
-    dialog.distractors.setText(str(tmp_path / "extra.txt"))
-    dialog.ignore_labels.setText("0, blank ,")
-    dialog.instance_rule.setText("dash")
+    dialog.fields["row_names"].setText(str(tmp_path / "names.txt"))
+    dialog.fields["distractors"].setText(str(tmp_path / "extra.txt"))
+    dialog.fields["ignore_labels"].setText("0, blank ,")
+    dialog.fields["instance_rule"].setText("dash")
     dialog.protocol.setCurrentIndex(dialog.protocol.findData("oxford"))
     dialog.format.setCurrentIndex(dialog.format.findData("oxford"))
     request = dialog.request()
@@ -323,7 +323,7 @@ def test_combo_boxes_show_their_whole_text(qtbot):
 def test_an_error_in_the_window_names_the_open_dialogs_fields(qtbot, tmp_path):
     import re
 
-    from irviewer.core.errors import OPTION_LABELS
+    from irviewer.formats.base import reader_options
     from irviewer.gui.opening.open_dialog import FIELD_LABELS
     from tests.formats.test_oxford import NAMES, write_gt
 
@@ -336,7 +336,7 @@ def test_an_error_in_the_window_names_the_open_dialogs_fields(qtbot, tmp_path):
     named = re.findall(r"“([^”]+)” in the Open dialog", w.last_error)
     assert named == ["Images", "Row names"]
     assert set(named) <= set(FIELD_LABELS.values())
-    assert {label for _flag, label in OPTION_LABELS.values()} <= set(FIELD_LABELS.values())
+    assert {s.label for s in reader_options().values()} <= set(FIELD_LABELS.values())
 
 
 def test_a_names_less_descriptor_file_gets_the_banner(qtbot, tmp_path):

@@ -1,10 +1,15 @@
 """File ▸ Open: one dialog for a dataset, the methods to inspect it with (descriptor files
-and precomputed rankings) and the reader options, returning an :class:`OpenRequest`."""
+and precomputed rankings) and the reader options, returning an :class:`OpenRequest`.
+
+The reader options' fields are built from their declaration
+(:class:`irviewer.formats.base.OptionSpec` on each :class:`ReadOptions` field): a new reader
+option gets its field, label, placeholder and tooltip here without an edit."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -22,19 +27,21 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from irviewer.core.errors import OPTION_LABELS
 from irviewer.core.protocols import PROTOCOLS
+from irviewer.formats.base import OptionSpec, ReadOptions, reader_options
 from irviewer.formats.registry import readers
 from irviewer.opening.opener import OpenRequest, classify_paths
+from irviewer.opening.options import OPTIONS
 
 DETECT = "detect from the files"
 
-#: The dialog's field labels by option name: the reader options' labels are the ones
-#: messages use ("give “Row names” in the Open dialog", :data:`OPTION_LABELS`).
+#: The dialog's field labels by option key: the labels messages name the options by ("give
+#: “Row names” in the Open dialog"), from the table of shared options.
 FIELD_LABELS = {
     "dataset": "Dataset",
-    "methods": "Descriptors or rankings",
-    **{key: label for key, (_flag, label) in OPTION_LABELS.items()},
+    "methods": OPTIONS["descriptors"].label,
+    **{key: o.label for key, o in OPTIONS.items() if o.label and (o.reader or key in (
+        "format", "protocol"))},
 }
 
 
@@ -51,6 +58,42 @@ def _path_row(edit: QLineEdit, *buttons: QPushButton) -> QWidget:
     for button in buttons:
         layout.addWidget(button)
     return row
+
+
+def option_field(spec: OptionSpec) -> QLineEdit | QCheckBox:
+    """Return the input widget of a reader option: a check box for a switch, else a line
+    edit (paths, a text, comma-separated words) with the option's placeholder and, as its
+    tooltip, its help and flag."""
+    tip = f"{spec.help[:1].upper()}{spec.help[1:]} (command line: {spec.flag})"
+    widget: QLineEdit | QCheckBox
+    if spec.kind == "switch":
+        widget = QCheckBox(spec.check or spec.label)
+    else:
+        widget = QLineEdit()
+        widget.setPlaceholderText(spec.hint)
+    widget.setToolTip(tip)
+    return widget
+
+
+def set_field(widget: QLineEdit | QCheckBox, spec: OptionSpec, value: Any) -> None:
+    """Show a reader option's ``value`` (a ReadOptions field's) in its widget."""
+    if isinstance(widget, QCheckBox):
+        widget.setChecked(bool(value) != spec.negate)
+    elif spec.kind == "words":
+        widget.setText(", ".join(value))
+    else:
+        widget.setText("" if value is None else str(value))
+
+
+def field_value(widget: QLineEdit | QCheckBox, spec: OptionSpec) -> Any:
+    """Return the ReadOptions field value a reader option's widget shows."""
+    if isinstance(widget, QCheckBox):
+        return widget.isChecked() != spec.negate
+    if spec.kind == "words":
+        return tuple(w.strip() for w in widget.text().split(",") if w.strip())
+    if spec.kind in ("file", "folder"):
+        return _path_or_none(widget)
+    return widget.text().strip() or None
 
 
 class OpenDialog(QDialog):
@@ -83,45 +126,19 @@ class OpenDialog(QDialog):
         method_row = QHBoxLayout()
         method_row.addWidget(self.methods, 1)
         method_row.addLayout(method_buttons)
-        self.images = QLineEdit()
-        self.images.setPlaceholderText("optional: the folder with the image files")
-        images_button = QPushButton("Folder…")
-        images_button.clicked.connect(self._choose_images)
         self.format = QComboBox()
         self.format.addItem(DETECT, None)
         for reader in readers():
             self.format.addItem(f"{reader.name} — {reader.description}", reader.name)
-        self.instance_rule = QLineEdit()
-        self.instance_rule.setPlaceholderText("instance sets named by file: dash, underscore2 "
-                                              "or a regular expression")
-        self.row_names = QLineEdit()
-        self.row_names.setPlaceholderText("optional: a text file naming the descriptor rows, "
-                                          "one image per line")
-        self.row_names.setToolTip("For descriptor files without names (.fvecs, .npy): which "
-                                  "image each row is (eval --row-names)")
-        row_names_button = QPushButton("File…")
-        row_names_button.clicked.connect(lambda: self._choose_file(self.row_names,
-                                                                   "Row names"))
-        self.distractors = QLineEdit()
-        self.distractors.setPlaceholderText("optional: a text file of extra gallery names")
-        self.distractors.setToolTip("Extra gallery images, e.g. the revisited 1M distractors "
-                                    "(eval --distractors)")
-        distractors_button = QPushButton("File…")
-        distractors_button.clicked.connect(lambda: self._choose_file(self.distractors,
-                                                                     "Distractors"))
-        self.ignore_labels = QLineEdit()
-        self.ignore_labels.setPlaceholderText("optional: instance labels that take no part, "
-                                              "separated by commas")
-        self.ignore_labels.setToolTip("Images of these instance labels take no part: such "
-                                      "queries are removed, such gallery images ignored "
-                                      "(eval --ignore-label)")
+        self.format.setToolTip(f"{OPTIONS['format'].help} (command line: --format)")
         self.protocol = QComboBox()
         self.protocol.addItem("the dataset's own", None)
         for name in PROTOCOLS:
             self.protocol.addItem(name, name)
-        self.protocol.setToolTip("The protocol to score with (eval --protocol); the dataset's "
-                                 "own protocols when not chosen")
-        self.keep_orphans = QCheckBox("Keep queries whose instance has no gallery image")
+        self.protocol.setToolTip("The protocol to score with (command line: --protocol); "
+                                 "the dataset's own protocols when not chosen")
+        #: The reader options' widgets by ReadOptions field (see :func:`option_field`).
+        self.fields = {name: option_field(spec) for name, spec in reader_options().items()}
         self.message = QLabel("")
         self.message.setStyleSheet("color: #D55E00")
         self.message.setWordWrap(True)
@@ -129,16 +146,16 @@ class OpenDialog(QDialog):
         form.addRow(FIELD_LABELS["dataset"] + ":", _path_row(self.dataset, file_button,
                                                              folder_button))
         form.addRow(FIELD_LABELS["methods"] + ":", method_row)
-        form.addRow(FIELD_LABELS["images"] + ":", _path_row(self.images, images_button))
-        form.addRow(FIELD_LABELS["row_names"] + ":", _path_row(self.row_names,
-                                                               row_names_button))
         form.addRow(FIELD_LABELS["format"] + ":", self.format)
         form.addRow(FIELD_LABELS["protocol"] + ":", self.protocol)
-        form.addRow(FIELD_LABELS["instance_rule"] + ":", self.instance_rule)
-        form.addRow(FIELD_LABELS["ignore_labels"] + ":", self.ignore_labels)
-        form.addRow(FIELD_LABELS["distractors"] + ":", _path_row(self.distractors,
-                                                                 distractors_button))
-        form.addRow(FIELD_LABELS["keep_orphans"] + ":", self.keep_orphans)
+        for name, spec in reader_options().items():
+            widget = self.fields[name]
+            if spec.kind in ("file", "folder"):
+                button = QPushButton("Folder…" if spec.kind == "folder" else "File…")
+                button.clicked.connect(lambda _=False, e=widget, s=spec: self._choose(e, s))
+                form.addRow(spec.label + ":", _path_row(widget, button))
+            else:
+                form.addRow(spec.label + ":", widget)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Open
                                    | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self._accept)
@@ -157,16 +174,10 @@ class OpenDialog(QDialog):
         self.methods.clear()
         self.methods.addItems([str(p) for p in request.sources()])
         self._initial = request
-        o = request.options
-        self.images.setText(str(o.images) if o.images else "")
-        i = self.format.findData(request.format)
-        self.format.setCurrentIndex(max(0, i))
+        self.format.setCurrentIndex(max(0, self.format.findData(request.format)))
         self.protocol.setCurrentIndex(max(0, self.protocol.findData(request.protocol)))
-        self.instance_rule.setText(o.instance_rule or "")
-        self.row_names.setText(str(o.row_names) if o.row_names else "")
-        self.distractors.setText(str(o.distractors) if o.distractors else "")
-        self.ignore_labels.setText(", ".join(o.ignore_labels))
-        self.keep_orphans.setChecked(not o.drop_orphans)
+        for name, spec in reader_options().items():
+            set_field(self.fields[name], spec, getattr(request.options, name))
 
     def request(self) -> OpenRequest | None:
         """Return the request the fields describe, or None with a message shown."""
@@ -179,14 +190,10 @@ class OpenDialog(QDialog):
             self.message.setText("Add at least one descriptor file or precomputed ranking.")
             return None
         roles = classify_paths(sources)
-        options = replace(self._initial.options, images=_path_or_none(self.images),
-                          instance_rule=self.instance_rule.text().strip() or None,
-                          row_names=_path_or_none(self.row_names),
-                          distractors=_path_or_none(self.distractors),
-                          ignore_labels=tuple(label.strip() for label in
-                                              self.ignore_labels.text().split(",")
-                                              if label.strip()),
-                          drop_orphans=not self.keep_orphans.isChecked(), gallery_names=None)
+        options: ReadOptions = replace(
+            self._initial.options, gallery_names=None,
+            **{name: field_value(self.fields[name], spec)
+               for name, spec in reader_options().items()})
         return replace(self._initial, dataset=Path(dataset),
                        descriptors=(*roles.descriptors, *roles.datasets),
                        rankings=roles.rankings, format=self.format.currentData(),
@@ -214,12 +221,8 @@ class OpenDialog(QDialog):
         if path:
             self.methods.addItem(path)
 
-    def _choose_file(self, edit: QLineEdit, title: str) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, title)
+    def _choose(self, edit: QLineEdit, spec: OptionSpec) -> None:
+        path = (QFileDialog.getExistingDirectory(self, spec.label) if spec.kind == "folder"
+                else QFileDialog.getOpenFileName(self, spec.label)[0])
         if path:
             edit.setText(path)
-
-    def _choose_images(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Image folder")
-        if path:
-            self.images.setText(path)

@@ -1,0 +1,267 @@
+"""The options several commands share, declared once: the one table every subcommand and the
+window's command line build their parsers from, and the one function that turns parsed
+arguments into an :class:`~irviewer.opening.opener.OpenRequest` (Qt-free).
+
+:data:`OPTIONS` holds, per key, how an option is written (flags, value word, help), how it
+parses, and which :class:`OpenRequest` field it fills. The reader options are not written
+here: they are the fields of :class:`irviewer.formats.base.ReadOptions`, whose metadata
+(:class:`irviewer.formats.base.OptionSpec`) this table, the session file and the Open dialog
+all derive their forms from; ``--format`` is :data:`irviewer.formats.base.FORMAT_OPTION`.
+
+Every command parses a shared option the same way. A repeatable option extends: ``-d A -d B``
+and ``-d A B`` both give two files. A command with positional arguments after its options
+(``irviewer search DATASET -d F PHOTO ...``) adds them with ``one_per_flag=True``: each flag
+then takes one value (``-d A -d B``), so the photos stay positional. A command that takes
+one value of a repeatable option says so when given more (:func:`at_most_one`) rather than
+keeping one silently.
+
+To add a shared option: add an :class:`Option` to :data:`OPTIONS` (with ``request`` naming
+the :class:`OpenRequest` field it fills, if any) and its key to the commands that take it
+(``add_options(parser, ..., "key")``); a reader option is a new ReadOptions field instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+from irviewer.core.errors import InputError, command_line_text
+from irviewer.formats.base import (
+    FORMAT_OPTION,
+    OptionSpec,
+    ReadOptions,
+    read_name_list,
+    reader_options,
+)
+from irviewer.opening.opener import OpenRequest, demo_request
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option several commands share.
+
+    Attributes:
+        key: its name: the parsed value's attribute (``args.<key>``) and the key messages
+            name it by (:func:`irviewer.core.errors.either`'s ``key``).
+        flags: the flags (``("-d", "--descriptors")``).
+        help: the help line (a command may word it for itself: ``add_options``' ``help``).
+        metavar: the word for its value; None for a switch.
+        type: converts one value (``Path``, ``int``, ``str``).
+        choices: the values it accepts, or None for any.
+        default: the value when it is not given (``[]`` for a repeatable option).
+        repeatable: it may be given several times, and each time with several values.
+        switch: a flag without value: ``store_true`` (``store_false`` when ``negate``).
+        negate: see ``switch``.
+        request: the :class:`OpenRequest` field it fills (:func:`request_from_args`): a
+            tuple of every value for a repeatable option, unless ``request_one``.
+        request_one: a repeatable option whose request field holds one value (filled when
+            the option is given once).
+        reader: it is a :class:`ReadOptions` field (:func:`read_options` fills it).
+        list_file: a second flag naming a text file of further values, one per line.
+        label: what the window calls it (the Open dialog's field), or None.
+    """
+
+    key: str
+    flags: tuple[str, ...]
+    help: str
+    metavar: str | None = None
+    type: Callable[[str], Any] | None = None
+    choices: tuple[str, ...] | None = None
+    default: Any = None
+    repeatable: bool = False
+    switch: bool = False
+    negate: bool = False
+    request: str | None = None
+    request_one: bool = False
+    reader: bool = False
+    list_file: str | None = None
+    label: str | None = None
+
+    @property
+    def flag(self) -> str:
+        """Return the flag messages and help name it by (the shortest: ``-d``)."""
+        return min(self.flags, key=len)
+
+
+_VALUE_TYPES: dict[str, Callable[[str], Any]] = {"folder": Path, "file": Path, "text": str,
+                                                 "words": str}
+
+
+def _from_spec(key: str, spec: OptionSpec, reader: bool, request: str | None = None
+               ) -> Option:
+    """Return the table's :class:`Option` for a reader option's :class:`OptionSpec`."""
+    words = spec.kind == "words"
+    return Option(key, (spec.flag,), spec.help, metavar=spec.metavar,
+                  type=_VALUE_TYPES.get(spec.kind),
+                  default=[] if words else spec.negate if spec.kind == "switch" else None,
+                  repeatable=words, switch=spec.kind == "switch", negate=spec.negate,
+                  request=request, reader=reader, list_file=spec.list_file, label=spec.label)
+
+
+def _table() -> dict[str, Option]:
+    request_options = [
+        Option("demo", ("--demo",), "use the built-in museum demo", switch=True,
+               default=False),
+        Option("descriptors", ("-d", "--descriptors"), "descriptor files, one method each: "
+               ".npz, .npy, .fvecs, .mat or .h5, or an hpatches-benchmark descriptors/<name> "
+               "folder of <sequence>/<type>.csv", metavar="FILE", type=Path, default=[],
+               repeatable=True, request="descriptors", label="Descriptors or rankings"),
+        Option("ranking", ("--ranking",), "precomputed result lists, one method each: a TREC "
+               "run (qid Q0 docid rank score tag), an .npz with indices (and scores) or an "
+               "HPatches .results file", metavar="FILE", type=Path, default=[],
+               repeatable=True, request="rankings", label="Descriptors or rankings"),
+        _from_spec("format", FORMAT_OPTION, reader=False, request="format"),
+        *(_from_spec(name, spec, reader=True) for name, spec in reader_options().items()),
+        Option("protocol", ("--protocol",), "protocol to use instead of the dataset's "
+               "default(s)", metavar="NAME", default=[], repeatable=True, request="protocol",
+               request_one=True, label="Protocol"),
+        Option("ap", ("--ap",), "AP integration rule (default: the protocol's)",
+               choices=("finite", "trapezoid"), request="ap"),
+        Option("self_match", ("--self-match",), "keep the query's own image in the ranking "
+               "or remove it (default: the protocol's)", choices=("keep", "remove"),
+               request="self_match"),
+        Option("corrections", ("--corrections",), "apply this label corrections file "
+               "(query,item,label,...) to the ground truth before scoring; the output says "
+               "so (never applied unless given, so a published number never changes "
+               "silently)", metavar="FILE", type=Path, request="corrections"),
+        Option("depth", ("--depth",), "how many results per query the stored result lists "
+               "keep; the ranks of positives are exact at any depth (default 200)",
+               metavar="N", type=int, default=200, request="k"),
+    ]
+    return {o.key: o for o in request_options}
+
+
+#: Every shared option, by key, in the order help lists them.
+OPTIONS: dict[str, Option] = _table()
+#: The dataset reader's options: ``--format`` and every :class:`ReadOptions` field.
+READER: tuple[str, ...] = ("format", *reader_options())
+#: The methods: descriptor files and precomputed rankings.
+METHODS: tuple[str, ...] = ("descriptors", "ranking")
+#: The scoring conventions a command may override.
+CONVENTIONS: tuple[str, ...] = ("protocol", "ap", "self_match")
+
+
+def add_options(parser: argparse.ArgumentParser, *keys: str, one_per_flag: bool = False,
+                help: Mapping[str, str] | None = None, required: Iterable[str] = ()) -> None:
+    """Add the shared options ``keys`` (keys of :data:`OPTIONS`) to ``parser``, parsed as
+    the table says. ``one_per_flag``: each flag of a repeatable option takes one value (for
+    commands with positional arguments after the options); ``help``: a command's own help
+    line per key; ``required``: keys the command cannot do without."""
+    help, required = dict(help or {}), set(required)
+    for key in keys:
+        o = OPTIONS[key]
+        text = help.get(key, o.help)
+        if o.switch:
+            parser.add_argument(*o.flags, dest=key, help=text, default=o.default,
+                                action="store_false" if o.negate else "store_true")
+            continue
+        kwargs: dict[str, Any] = dict(dest=key, help=text, metavar=o.metavar, type=o.type,
+                                      choices=o.choices, default=o.default,
+                                      required=key in required)
+        if o.repeatable:
+            kwargs.update(action="append" if one_per_flag else "extend",
+                          nargs=None if one_per_flag else "+", default=[])
+            kwargs["help"] = f"{text} (repeatable" + ("" if one_per_flag else
+                                                       ", each time one or more") + ")"
+        parser.add_argument(*o.flags, **kwargs)
+        if o.list_file:
+            parser.add_argument(o.list_file, dest=f"{key}_file", type=Path, metavar="FILE",
+                                help=argparse.SUPPRESS if key in help else
+                                f"file with one {o.metavar or 'value'} per line")
+
+
+def read_options(args: argparse.Namespace) -> ReadOptions:
+    """Return the :class:`ReadOptions` the parsed ``args`` name (fields a command does not
+    take keep their defaults)."""
+    values: dict[str, Any] = {}
+    for f in fields(ReadOptions):
+        o = OPTIONS.get(f.name)
+        if o is None or not o.reader or not hasattr(args, f.name):
+            continue
+        value = getattr(args, f.name)
+        if o.repeatable:
+            value = list(value or [])
+            listed = getattr(args, f"{f.name}_file", None)
+            if listed is not None:
+                value += read_name_list(listed)
+            value = tuple(value)
+        elif isinstance(value, str) and o.type is str:
+            value = value or None
+        values[f.name] = value
+    return ReadOptions(**values)
+
+
+def request_from_args(args: argparse.Namespace, demo_methods: int = 2) -> OpenRequest:
+    """Return the :class:`OpenRequest` that parsed ``args`` name: ``args.dataset`` (None or
+    ``--demo``: the built-in demo, with its first ``demo_methods`` descriptor files unless
+    ``-d`` or ``--ranking`` names methods), every option of :data:`OPTIONS` that fills a
+    request field, and the reader options. A repeatable option that fills a single field
+    (``--protocol``) fills it when given once (a command that takes several handles them
+    itself; :func:`at_most_one` refuses more where one is meant)."""
+    values: dict[str, Any] = {}
+    for o in OPTIONS.values():
+        if o.request is None or not hasattr(args, o.key):
+            continue
+        value = getattr(args, o.key)
+        if o.request_one:
+            value = value[0] if len(value or ()) == 1 else None
+        elif o.repeatable:
+            value = tuple(value or ())
+        if value is not None:
+            values[o.request] = value
+    dataset = getattr(args, "dataset", None)
+    if dataset is None or getattr(args, "demo", False):
+        demo = demo_request()
+        dataset = demo.dataset
+        if not values.get("descriptors") and not values.get("rankings"):
+            values["descriptors"] = demo.descriptors[:demo_methods]
+    return replace(OpenRequest(Path(dataset)), options=read_options(args), **values)
+
+
+def dataset_problem(args: argparse.Namespace, demo_flag: bool = True,
+                    methods: bool = True) -> str | None:
+    """Return what is missing or contradictory in the dataset and methods ``args`` name, as
+    a sentence for ``parser.error`` naming the command's options (``demo_flag``: the command
+    takes ``--demo``; ``methods``: it needs -d or --ranking), or None when nothing is."""
+    dataset, demo = getattr(args, "dataset", None), getattr(args, "demo", False)
+    given = [*getattr(args, "descriptors", ()), *getattr(args, "ranking", ())]
+    if demo and dataset is not None:
+        return "--demo takes no DATASET argument"
+    if demo or dataset is not None:
+        if methods and not demo and not given:
+            return "give the dataset's descriptor file with -d FILE (or a precomputed " \
+                   "ranking with --ranking FILE)"
+        return None
+    if given:
+        return ("give the DATASET before -d and --ranking (DATASET -d FILE ...): they take "
+                "every file that follows them"
+                + ("; --demo uses the built-in demo's dataset" if demo_flag else ""))
+    return "give a DATASET" + (" (or --demo)" if demo_flag else "")
+
+
+def at_most_one(args: argparse.Namespace, keys: Sequence[str], what: str,
+                instead: str = "") -> None:
+    """Raise InputError when the options ``keys`` together give more than one value (a
+    command that takes one ``what``), naming them and ``instead`` (where several go)."""
+    given = [(OPTIONS[k].flag, v) for k in keys for v in (getattr(args, k, None) or ())]
+    if len(given) > 1:
+        flags = " / ".join(dict.fromkeys(OPTIONS[k].flag for k in keys))
+        shown = ", ".join(Path(str(v)).name for _flag, v in given)
+        raise InputError(f"give one {what} ({flags}); {len(given)} given ({shown})"
+                         f"{'; ' + instead if instead else ''}")
+
+
+def takes(parser: argparse.ArgumentParser) -> Callable[[str], bool]:
+    """Return whether ``parser`` takes the option with a given key (its ``dest``)."""
+    keys = {a.dest for a in parser._actions}
+    return keys.__contains__
+
+
+def for_command(message: object, parser: argparse.ArgumentParser | None) -> str:
+    """Return ``message`` (an InputError, Sentence or string) worded for the command whose
+    parser is ``parser``: its placeholders in their command-line wording, without the
+    clauses of options the command does not take."""
+    return command_line_text(message, None if parser is None else takes(parser))

@@ -1,0 +1,48 @@
+"""File ▸ Open shows every reader option, built from the options' declarations."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QFormLayout, QLabel
+
+from irviewer.formats.base import ReadOptions, reader_options
+from irviewer.gui.opening.open_dialog import FIELD_LABELS, OpenDialog, set_field
+from irviewer.opening.opener import OpenRequest
+from tests.opening.reader_values import example_read_options
+
+
+def form_labels(dialog: OpenDialog) -> set[str]:
+    form = dialog.findChild(QFormLayout)
+    labels = set()
+    for i in range(form.rowCount()):
+        item = form.itemAt(i, QFormLayout.ItemRole.LabelRole)
+        if item is not None and isinstance(item.widget(), QLabel):
+            labels.add(item.widget().text().rstrip(":"))
+    return labels
+
+
+def test_the_open_dialog_shows_and_returns_every_reader_option(qtbot, tmp_path):
+    dialog = OpenDialog()
+    qtbot.addWidget(dialog)
+    shown = form_labels(dialog)
+    assert {spec.label for spec in reader_options().values()} <= shown
+    assert set(FIELD_LABELS.values()) <= shown
+    options = example_read_options(tmp_path)
+    request = OpenRequest(tmp_path / "set.csv", (tmp_path / "d.npz",), options=options)
+    dialog.set_request(request)
+    assert dialog.request() == request
+    for name in reader_options():  # each field is its own widget
+        changed = OpenDialog(initial=request)
+        qtbot.addWidget(changed)
+        default = getattr(ReadOptions(), name)
+        set_field(changed.fields[name], reader_options()[name], default)
+        got = changed.request()
+        assert got is not None and getattr(got.options, name) == default, name
+        assert all(getattr(got.options, other) == getattr(options, other)
+                   for other in reader_options() if other != name), name
+
+
+def test_a_field_says_what_it_is_and_its_flag(qtbot):
+    dialog = OpenDialog()
+    qtbot.addWidget(dialog)
+    for name, spec in reader_options().items():
+        assert spec.flag in dialog.fields[name].toolTip(), name
