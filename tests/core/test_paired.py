@@ -182,6 +182,48 @@ def test_bad_counts():
         bootstrap_interval(np.ones(3), resamples=-5)
 
 
+# -- today's numbers, pinned (the statistics moved to scipy.stats without changing them) -----
+
+def seeded_deltas(n: int) -> np.ndarray:
+    return np.random.default_rng(n).normal(0.01, 0.2, n)
+
+
+@pytest.mark.parametrize(("n", "seed", "interval"), [
+    (70, 0, (-0.023179568371010012, 0.062220523965868586)),
+    (70, 4, (-0.0223107433359286, 0.0620171661707786)),
+    (300, 2, (-0.01029429990189867, 0.030477350086733763)),
+    (3368, 0, (-0.0032503554481213117, 0.01065740492265705)),
+])
+def test_bootstrap_interval_pinned(n, seed, interval):
+    # the same resampled queries as before (numpy default_rng(seed), one row of n indices
+    # per resample); the quantile may differ in the last bit
+    assert bootstrap_interval(seeded_deltas(n), seed=seed) == pytest.approx(interval,
+                                                                           rel=1e-14)
+
+
+@pytest.mark.parametrize(("n", "permutations", "seed", "p"), [
+    (16, 1, 0, 0.3087158203125),  # exact: 20,232 of the 2^16 assignments
+    (70, 100_000, 0, 0.3739062609373906),
+    (70, 100_000, 4, 0.37733622663773364),
+    (300, 20_000, 2, 0.3566821658917054),
+    (3368, 20_000, 0, 0.2964851757412129),
+])
+def test_randomization_p_pinned(n, permutations, seed, p):
+    # Monte Carlo: the same sign assignments as before for a seed, so the same p exactly
+    assert randomization_test(seeded_deltas(n), permutations, seed).p_value == p
+
+
+@pytest.mark.parametrize(("n", "t", "p"), [
+    (70, 0.8879894714337018, 0.3776314432056398),
+    (300, 0.9313863834242015, 0.35240514437529347),
+    (3368, 1.0469308680370775, 0.29520661216697297),
+])
+def test_paired_t_pinned(n, t, p):
+    r = paired_t_test(seeded_deltas(n))
+    assert (r.statistic, r.df) == (pytest.approx(t, rel=1e-14), n - 1)
+    assert r.p_value == pytest.approx(p, rel=1e-13)
+
+
 # -- the reference: scipy --------------------------------------------------------------------
 
 @pytest.mark.parametrize("n", [2, 3, 5, 16, 55, 70, 500, 3368, 20000])
