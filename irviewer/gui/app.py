@@ -8,6 +8,8 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
 
+from irviewer.core.atomic import atomic_path
+from irviewer.core.errors import InputError
 from irviewer.gui.main_window import MainWindow
 from irviewer.opening.options import request_from_args
 from irviewer.opening.session_file import SESSION_SUFFIX
@@ -26,10 +28,11 @@ def application() -> QApplication:
 
 
 def screenshot(window: MainWindow, path: Path, select: str | None = None,
-               present: bool = False) -> bool:
+               present: bool = False) -> None:
     """Show ``window`` (offscreen under the offscreen platform), select ``select``, load
-    every visible thumbnail, render the window (``present``: presentation mode) to the PNG
-    ``path``; return True if written."""
+    every visible thumbnail, render the window (``present``: presentation mode) to the
+    image ``path`` (PNG; another suffix Qt writes, e.g. ``.jpg``, in its format), written
+    atomically. InputError with one sentence when it cannot be written."""
     app = application()
     window.show()
     if select:
@@ -41,7 +44,10 @@ def screenshot(window: MainWindow, path: Path, select: str | None = None,
         window.presentation.view.load_now()
     app.processEvents()
     shown = window.presentation.view if present else window
-    return shown.grab().save(str(path))
+    kind = Path(path).suffix.lstrip(".").upper() or "PNG"
+    with atomic_path(Path(path)) as tmp:
+        if not shown.grab().save(str(tmp), kind):
+            raise InputError(f"{path}: cannot write a {kind} image there")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -70,9 +76,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"irviewer: error: {window.last_error}", file=sys.stderr)
         window.close()
         return 2
-    ok = screenshot(window, args.screenshot, args.select, args.present)
-    window.close()
-    if not ok:
-        print(f"irviewer: error: {args.screenshot}: cannot write the PNG", file=sys.stderr)
+    try:
+        screenshot(window, args.screenshot, args.select, args.present)
+    except InputError as e:
+        print(f"irviewer: error: {e}", file=sys.stderr)
         return 2
+    finally:
+        window.close()
     return 0

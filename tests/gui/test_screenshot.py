@@ -4,10 +4,16 @@ the grey placeholder), the query image is there, and the PR plot is drawn."""
 
 from __future__ import annotations
 
+import os
+import re
+import stat
+
 import numpy as np
+import pytest
 from PIL import Image
 from PySide6.QtCore import QPoint
 
+from irviewer.core.errors import InputError
 from irviewer.gui.app import screenshot
 from irviewer.gui.main_window import MainWindow
 from irviewer.gui.theme import RELEVANCE
@@ -26,7 +32,7 @@ def test_screenshot_shows_every_visible_tile_with_its_colour_and_photo(qtbot, tm
     qtbot.addWidget(w)
     w.open_request(demo_request(), sync=True)
     out = tmp_path / "shot.png"
-    assert screenshot(w, out, QUERY)
+    screenshot(w, out, QUERY)
     with Image.open(out) as im:
         assert im.size == (w.width(), w.height())
         shot = np.asarray(im.convert("RGB")).astype(int)
@@ -51,3 +57,24 @@ def test_screenshot_shows_every_visible_tile_with_its_colour_and_photo(qtbot, tm
     region = shot[plot.y() - 100:plot.y() + 100, plot.x() - 100:plot.x() + 100]
     assert (np.abs(region - np.array(rgb("#0072B2"))).sum(axis=2) < 60).any(), \
         "the query's PR curve is not drawn"
+
+
+def test_screenshot_is_written_as_every_file_irviewer_writes(qtbot, tmp_path):
+    # atomically, through a temporary file beside it: a replaced image keeps its mode
+    # (a group's figure stays readable by the group); a folder that is not there is one
+    # sentence
+    w = MainWindow(top_k=50)
+    qtbot.addWidget(w)
+    w.open_request(demo_request(), sync=True)
+    out = tmp_path / "shot.png"
+    out.write_bytes(b"an older screenshot")
+    os.chmod(out, 0o664)
+    screenshot(w, out)
+    assert stat.S_IMODE(os.stat(out).st_mode) == 0o664
+    with Image.open(out) as im:
+        assert im.format == "PNG"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shot.png"]
+    missing = tmp_path / "nope" / "shot.png"
+    with pytest.raises(InputError, match=re.escape(f"the folder {missing.parent} does not "
+                                                   "exist")):
+        screenshot(w, missing)
