@@ -1,5 +1,5 @@
 """Paired comparison of two methods, query by query: deltas, wins / losses / ties, a bootstrap
-interval of the mean delta and two significance tests (numpy only).
+interval of the mean delta and two significance tests (scipy.stats).
 
 Two methods scored on the same queries give paired values; the question a reviewer asks is
 whether the mean difference is more than the noise of which queries happen to be in the
@@ -9,14 +9,11 @@ benchmark. Sources:
   information retrieval evaluation", CIKM 2007: the paired randomization (sign-flip) test
   and the paired t-test agree on IR data and are the tests to use; the bootstrap is close.
 - Efron & Tibshirani, "An Introduction to the Bootstrap", Chapman & Hall 1993, ch. 13: the
-  percentile interval of a bootstrapped statistic.
+  percentile interval of a bootstrapped statistic (``scipy.stats.bootstrap``,
+  ``method="percentile"``).
 - Holm, "A simple sequentially rejective multiple test procedure", Scandinavian Journal of
   Statistics 6 (1979) 65-70: adjusted p-values when several methods face one baseline.
-- Student's t distribution through the regularised incomplete beta function, evaluated by
-  its continued fraction with the modified Lentz method (Press et al., Numerical Recipes,
-  3rd ed., 6.4 and 5.2); log B(a, b) for large arguments as R's ``lbeta`` (Stirling series,
-  as in Abramowitz & Stegun 6.1.41), so that the p-value agrees with
-  ``scipy.stats.ttest_rel`` to 1e-12.
+- Student's paired t-test: ``scipy.stats.ttest_rel`` (the one-sample test of the deltas).
 
 Deltas are ``method - baseline``; a win is a delta > 0, a loss < 0, a tie exactly 0 (two
 methods that rank a query's positives alike get bit-identical values).
@@ -25,6 +22,7 @@ methods that rank a query's positives alike get bit-identical values).
 from __future__ import annotations
 
 import math
+import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -44,7 +42,7 @@ TIE_TOLERANCE = 1e-9
 
 INTERVAL = "percentile"
 SOURCES = {
-    "paired_t": "two-sided paired t-test (Student); p as scipy.stats.ttest_rel",
+    "paired_t": "two-sided paired t-test (Student): scipy.stats.ttest_rel",
     "randomization": "paired randomization test, sign flips of the per-query deltas "
                      "(Smucker, Allan & Carterette, CIKM 2007)",
     "bootstrap": "95 % percentile bootstrap interval of the mean delta, queries resampled "
@@ -230,33 +228,40 @@ def compare_evaluations(baseline: str, baseline_ev, method: str, method_ev,  # t
 def bootstrap_interval(deltas: np.ndarray, resamples: int = BOOTSTRAP_RESAMPLES,
                        seed: int = 0, level: float = 0.95) -> tuple[float, float]:
     """Return the percentile bootstrap interval (Efron & Tibshirani 1993, 13.3) of the mean
-    of ``deltas``: resample the queries with replacement ``resamples`` times (numpy
-    ``default_rng(seed)``), take each resample's mean, and return the (1 - level) / 2 and
-    (1 + level) / 2 quantiles of those means (numpy's linear quantile)."""
+    of ``deltas``: ``scipy.stats.bootstrap`` with ``method="percentile"`` resamples the
+    queries with replacement ``resamples`` times (numpy ``default_rng(seed)``, one row of n
+    query indices per resample), takes each resample's mean and returns the
+    (1 - level) / 2 and (1 + level) / 2 quantiles of those means (linear interpolation).
+
+    One query: its delta twice (every resample is that query). Resamples are drawn in
+    batches of about 2^21 indices, so 10,000 resamples of 20,000 queries never hold more
+    than 16 MB of them at once (the batches draw the same indices as one call would).
+    """
     d = np.asarray(deltas, dtype=np.float64)
     n = len(d)
     if n == 0:
         return float("nan"), float("nan")
     _check_count(resamples, "bootstrap resamples")
-    rng = np.random.default_rng(seed)
-    means = np.empty(resamples)
-    block = max(1, (1 << 21) // n)
-    for start in range(0, resamples, block):
-        stop = min(resamples, start + block)
-        means[start:stop] = d[rng.integers(0, n, size=(stop - start, n))].mean(axis=1)
-    alpha = (1.0 - level) / 2.0
-    lo, hi = np.quantile(means, [alpha, 1.0 - alpha])
-    return float(lo), float(hi)
+    if n == 1:  # scipy wants two observations; one query's resamples are all that query
+        return float(d[0]), float(d[0])
+    from scipy import stats  # imported on first use: the window opens without it
+
+    result = stats.bootstrap((d,), np.mean, n_resamples=resamples, batch=_batch(1 << 21, n),
+                             vectorized=True, confidence_level=level, method="percentile",
+                             rng=np.random.default_rng(seed))
+    interval = result.confidence_interval
+    return float(interval.low), float(interval.high)
 
 
 def paired_t_test(deltas: np.ndarray) -> TTest:
-    """Return the two-sided paired t-test of ``deltas`` (Student; as ``scipy.stats.ttest_rel``
-    of method and baseline): t = mean / (s / sqrt(n)) with the n - 1 standard deviation s,
-    p = 2 P(T_{n-1} >= |t|).
+    """Return the two-sided paired t-test of ``deltas`` (Student): ``scipy.stats.ttest_rel``
+    of method and baseline, which is the one-sample test of their differences,
+    t = mean / (s / sqrt(n)) with the n - 1 standard deviation s, p = 2 P(T_{n-1} >= |t|).
 
     Fewer than two queries, or all deltas 0: t and p are nan. All deltas equal and non-zero:
     t = +-inf and p = 0 (scipy gives the same when the mean is exact; where float rounding
-    of the mean leaves a variance of 1e-34 scipy reports a huge finite t instead).
+    of the mean leaves a variance of 1e-34 scipy reports a huge finite t instead). scipy's
+    warning about deltas that nearly all agree is not repeated: its t and p are kept.
     """
     d = np.asarray(deltas, dtype=np.float64)
     n = len(d)
@@ -266,69 +271,12 @@ def paired_t_test(deltas: np.ndarray) -> TTest:
         if d[0] == 0:
             return TTest(float("nan"), n - 1, float("nan"))
         return TTest(math.copysign(math.inf, d[0]), n - 1, 0.0)
-    mean = float(np.mean(d))
-    var = float(np.mean((d - mean) ** 2)) * n / (n - 1)
-    if var == 0.0:  # deltas so close (1e-200) that their variance underflows: as scipy
-        return TTest(math.copysign(math.inf, mean) if mean else float("nan"), n - 1,
-                     0.0 if mean else float("nan"))
-    t = mean / math.sqrt(var / n)
-    return TTest(t, n - 1, student_t_two_sided(t, n - 1))
+    from scipy import stats  # imported on first use: the window opens without it
 
-
-def student_t_two_sided(t: float, df: float) -> float:
-    """Return P(|T| >= |t|) for Student's t with ``df`` degrees of freedom:
-    I_x(df/2, 1/2) with x = df / (df + t^2) (Abramowitz & Stegun 26.7.1 and 26.5.27)."""
-    if math.isnan(t) or df <= 0:
-        return float("nan")
-    if math.isinf(t):
-        return 0.0
-    t2 = t * t
-    if t2 == 0.0:
-        return 1.0
-    # x = df / (df + t^2) and 1 - x, each with its logarithm, all without cancellation
-    x, y = df / (df + t2), t2 / (df + t2)
-    return _incomplete_beta(df / 2.0, 0.5, x, y, -math.log1p(t2 / df), -math.log1p(df / t2))
-
-
-def regularized_incomplete_beta(a: float, b: float, x: float) -> float:
-    """Return the regularised incomplete beta function I_x(a, b) (a, b > 0, 0 <= x <= 1).
-
-    Numerical Recipes (3rd ed., 6.4): the continued fraction converges quickly for
-    x < (a + 1) / (a + b + 2); otherwise I_x(a, b) = 1 - I_{1-x}(b, a).
-    """
-    if not (a > 0 and b > 0) or not 0.0 <= x <= 1.0:
-        raise ValueError(f"incomplete beta needs a, b > 0 and 0 <= x <= 1, not {a}, {b}, {x}")
-    if x == 0.0:
-        return 0.0
-    if x == 1.0:
-        return 1.0
-    return _incomplete_beta(a, b, x, 1.0 - x, math.log(x), math.log1p(-x))
-
-
-def _incomplete_beta(a: float, b: float, x: float, y: float, log_x: float,
-                     log_y: float) -> float:
-    """Return I_x(a, b) given y = 1 - x and both logarithms, each computed by the caller
-    without cancellation (with a = 5e5, an error of 1e-16 in log x costs 5e-11 in p)."""
-    log_front = a * log_x + b * log_y - log_beta(a, b)
-    if x < (a + 1.0) / (a + b + 2.0):
-        return math.exp(log_front) * _beta_continued_fraction(a, b, x) / a
-    return 1.0 - math.exp(log_front) * _beta_continued_fraction(b, a, y) / b
-
-
-def log_beta(a: float, b: float) -> float:
-    """Return log B(a, b) = log Gamma(a) + log Gamma(b) - log Gamma(a + b), accurate for
-    large arguments (R's ``lbeta``: Stirling's series for the parts of size >= 10, so that
-    no two large log-gammas are subtracted)."""
-    p, q = min(a, b), max(a, b)
-    if p >= 10.0:
-        corr = _stirling_correction(p) + _stirling_correction(q) - _stirling_correction(p + q)
-        return (-0.5 * math.log(q) + 0.5 * math.log(2.0 * math.pi) + corr
-                + (p - 0.5) * math.log(p / (p + q)) + q * math.log1p(-p / (p + q)))
-    if q >= 10.0:
-        corr = _stirling_correction(q) - _stirling_correction(p + q)
-        return (math.lgamma(p) + corr + p - p * math.log(p + q)
-                + (q - 0.5) * math.log1p(-p / (p + q)))
-    return math.lgamma(p) + math.lgamma(q) - math.lgamma(p + q)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        result = stats.ttest_1samp(d, 0.0)
+    return TTest(float(result.statistic), n - 1, float(result.pvalue))
 
 
 def randomization_test(deltas: np.ndarray, permutations: int = PERMUTATIONS,
@@ -338,10 +286,12 @@ def randomization_test(deltas: np.ndarray, permutations: int = PERMUTATIONS,
 
     Under the null hypothesis each query's delta is as likely to have either sign. Up to
     :data:`EXACT_MAX_QUERIES` queries, p is the share of all 2^n sign assignments whose
-    |mean| is at least the observed |mean delta| (exact). Beyond, ``permutations`` random
-    assignments (``default_rng(seed)``) give p = (b + 1) / (N + 1), b counting those at
-    least as extreme (never 0). Sums within ``TIE_TOLERANCE * sum |delta|`` of the observed
-    one count as equal, so float rounding of equal sums never decides.
+    |mean| is at least the observed |mean delta| (exact, as
+    ``scipy.stats.permutation_test(..., permutation_type="samples")`` enumerates them).
+    Beyond, ``scipy.stats.monte_carlo_test`` draws ``permutations`` random assignments
+    (``default_rng(seed)``) and gives p = (b + 1) / (N + 1), b counting those at least as
+    extreme (never 0). Sums within ``TIE_TOLERANCE * sum |delta|`` of the observed one count
+    as equal, so float rounding of equal sums never decides.
     """
     d = np.asarray(deltas, dtype=np.float64)
     n = len(d)
@@ -355,24 +305,49 @@ def randomization_test(deltas: np.ndarray, permutations: int = PERMUTATIONS,
         extreme = int(np.count_nonzero(np.abs(signs @ d) >= threshold))
         return RandomizationTest(extreme / (1 << n), "exact", None)
     _check_count(permutations, "permutations")
-    # One random bit per query (a set bit flips its sign), drawn a byte per 8 queries. The
-    # flipped part of a sum is looked up per byte in a table of the 256 partial sums of
-    # each group of 8 deltas: 1/8 of the additions and memory of a sign matrix product.
+    return RandomizationTest(_monte_carlo_p(d, threshold, permutations, seed),
+                             permutations, seed)
+
+
+def _monte_carlo_p(d: np.ndarray, threshold: float, permutations: int, seed: int) -> float:
+    """Return the Monte Carlo p of the sign-flip test: ``scipy.stats.monte_carlo_test`` of
+    the sign assignment, whose observed value flips nothing and which under the null
+    hypothesis is one fair random bit per query (a set bit flips that query's delta).
+
+    The bits are drawn a byte per 8 queries (``rng.integers(0, 256, dtype=uint8)``), and the
+    flipped part of a sum is looked up per byte in a table of the 256 partial sums of each
+    group of 8 deltas: 1/8 of the additions and memory of a +-1 matrix product, and 10 to
+    40 times faster than ``scipy.stats.permutation_test`` flipping the deltas themselves
+    (``tests/benchmarks/bench_paired.py``). An assignment's statistic is its |sum| capped at
+    ``threshold``, so those within the tie tolerance of the observed |sum| equal it. The
+    batches of draws depend only on the number of queries, so a seed gives the same p on
+    every machine.
+    """
+    from scipy import stats  # imported on first use: the window opens without it
+
+    n = len(d)
     groups = (n + 7) // 8
     padded = np.zeros(groups * 8)
     padded[:n] = d
     bit_of = (np.arange(256)[:, None] >> (7 - np.arange(8))) & 1  # first query = high bit
     table = (padded.reshape(groups, 8) @ bit_of.T.astype(np.float64)).ravel()
     offsets = np.arange(groups, dtype=np.intp) * 256
+    total = float(d.sum())
+
+    def capped_abs_sum(flips: np.ndarray, axis: int = -1) -> np.ndarray:
+        flipped = table[offsets + flips].sum(axis=axis)
+        return np.minimum(np.abs(total - 2.0 * flipped), threshold)
+
     rng = np.random.default_rng(seed)
-    block = max(1, (1 << 22) // groups)
-    total, extreme = float(d.sum()), 0
-    for start in range(0, permutations, block):
-        rows = min(block, permutations - start)
-        raw = rng.integers(0, 256, size=(rows, groups), dtype=np.uint8)
-        flipped = table[offsets + raw].sum(axis=1)
-        extreme += int(np.count_nonzero(np.abs(total - 2.0 * flipped) >= threshold))
-    return RandomizationTest((extreme + 1) / (permutations + 1), permutations, seed)
+
+    def fair_bytes(size: tuple[int, ...]) -> np.ndarray:
+        return rng.integers(0, 256, size=size, dtype=np.uint8)
+
+    result = stats.monte_carlo_test(np.zeros(groups, dtype=np.uint8), fair_bytes,
+                                    capped_abs_sum, vectorized=True, axis=-1,
+                                    n_resamples=permutations, batch=_batch(1 << 22, groups),
+                                    alternative="greater")
+    return float(result.pvalue)
 
 
 def holm_adjust(p_values: list[float] | np.ndarray) -> np.ndarray:
@@ -391,53 +366,12 @@ def holm_adjust(p_values: list[float] | np.ndarray) -> np.ndarray:
 
 # -- internals -----------------------------------------------------------------------------
 
+def _batch(elements: int, row: int) -> int:
+    """Return how many rows of ``row`` values make about ``elements`` values (at least 1)."""
+    return max(1, elements // row)
+
+
 def _check_count(n: int, what: str) -> None:
     if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
         raise InputError(f"the number of {what} must be a whole number of at least 1, "
                          f"not {n!r}")
-
-
-def _stirling_correction(x: float) -> float:
-    """Return log Gamma(x) - ((x - 1/2) log x - x + log sqrt(2 pi)) for x >= 10, by
-    Stirling's series (A&S 6.1.41) to 1e-17 (terms in 1/x up to 1/x^15)."""
-    inv = 1.0 / x
-    z = inv * inv
-    coefficients = (1 / 12, -1 / 360, 1 / 1260, -1 / 1680, 1 / 1188, -691 / 360360,
-                    1 / 156, -3617 / 122400)
-    total = 0.0
-    for c in reversed(coefficients):
-        total = total * z + c
-    return total * inv
-
-
-def _beta_continued_fraction(a: float, b: float, x: float) -> float:
-    """Return the continued fraction of I_x(a, b) by the modified Lentz method (Numerical
-    Recipes 3rd ed., ``Beta::betacf``), to relative accuracy 4e-16 (two ulps)."""
-    tiny, eps = 1e-300, 4e-16
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c = 1.0
-    d = 1.0 - qab * x / qap
-    d = tiny if abs(d) < tiny else d
-    d = 1.0 / d
-    h = d
-    for m in range(1, 100_000):
-        m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        d = tiny if abs(d) < tiny else d
-        c = 1.0 + aa / c
-        c = tiny if abs(c) < tiny else c
-        d = 1.0 / d
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        d = tiny if abs(d) < tiny else d
-        c = 1.0 + aa / c
-        c = tiny if abs(c) < tiny else c
-        d = 1.0 / d
-        delta = d * c
-        h *= delta
-        if abs(delta - 1.0) <= eps:
-            return h
-    raise ArithmeticError(f"incomplete beta continued fraction did not converge "
-                          f"(a={a}, b={b}, x={x})")

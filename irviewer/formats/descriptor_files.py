@@ -17,8 +17,8 @@ Which rows belong to which image:
   values, little-endian) hold one matrix.
 * ``.mat`` (revisitop / cirtorch): ``X`` database vectors as columns (dim x n_db), ``Q``
   query vectors as columns, in the dataset's gallery and query order. MATLAB v5/v7 files
-  need scipy; v7.3 files are HDF5 and need h5py. HDF5 stores MATLAB's column-major
-  matrices transposed, so there ``X`` already reads as n_db x dim.
+  are read by scipy (a dependency); v7.3 files are HDF5 and need h5py. HDF5 stores
+  MATLAB's column-major matrices transposed, so there ``X`` already reads as n_db x dim.
 
 Storage: values stored verbatim (an ``.npy`` or ``.fvecs`` file, an ``.npz`` member stored
 uncompressed by ``numpy.savez``, an HDF5 vector dataset stored contiguously and
@@ -336,8 +336,8 @@ def _keyed_tables(path: Path, get: Callable[[str], np.ndarray], keys: set[str],
 def _require(module: str, extra: str, what: str) -> ModuleType:
     """Return the imported optional ``module``; InputError naming the extra when missing.
 
-    ``what`` is the kind of file ("reading .mat files needs scipy: pip install
-    'irviewer[mat]'").
+    ``what`` is the kind of file ("reading .h5 files needs h5py: pip install
+    'irviewer[hdf5]'").
     """
     try:
         return importlib.import_module(module)
@@ -539,7 +539,8 @@ def _read_mat(path: Path, order: _Order) -> list[DescriptorTable]:
             x = _h5_matrix(path, f, "X", h5py) if "X" in f else None
             q = _h5_matrix(path, f, "Q", h5py) if "Q" in f else None
     else:
-        sio = _require("scipy.io", "mat", ".mat")
+        from scipy import io as sio  # imported on first use: the window opens without it
+
         try:
             content = sio.loadmat(path, variable_names=["X", "Q"])
         except Exception as e:  # scipy raises many types for damaged files
