@@ -203,7 +203,8 @@ def test_failed_replace_leaves_the_old_file_intact(data, monkeypatch):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", broken_replace)
-    with pytest.raises(OSError):
+    with pytest.raises(InputError, match=r"work.irv: cannot write there \(No space left on "
+                       r"device\); the file is unchanged"):
         save_session(irv, full_session(data, top_k=10, filter_text="other"))
     monkeypatch.undo()
     assert irv.read_bytes() == before

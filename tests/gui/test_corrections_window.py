@@ -184,6 +184,30 @@ def test_a_bad_sidecar_gives_a_dialog_keeps_the_data_and_is_never_overwritten(qt
     assert spare.is_file() and "negative" in spare.read_text()
 
 
+def test_a_save_that_fails_is_a_sentence_in_a_dialog(window, qtbot, monkeypatch):
+    # the disk is full when the corrections are flushed: the writer thread reports it (the
+    # sentence names the file), the corrections made stay, the old file is unchanged
+    import errno
+    import os
+
+    w = window
+    sidecar = w.corrections.controller.path
+    sidecar.write_text("query,item,label\n")
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fsync", full)
+    choose(w, first_tile(w, POSITIVE), "not relevant")
+    w.corrections.controller.wait_saved()
+    qtbot.waitUntil(lambda: w.corrections.last_error is not None)
+    assert w.corrections.last_error == (
+        f"Could not save the corrections: {sidecar}: cannot write there "
+        f"({os.strerror(errno.ENOSPC)}); the file is unchanged")
+    assert len(w.corrections.controller.log) == 1
+    assert sidecar.read_text() == "query,item,label\n"
+
+
 def test_choosing_a_bad_file_keeps_the_corrections_made(window, tmp_path):
     w = window
     choose(w, first_tile(w, POSITIVE), "not relevant")

@@ -83,6 +83,8 @@ class _SaveJob(QRunnable):
     def run(self) -> None:
         try:
             write_corrections(self.path, self.corrections)
+        except InputError as e:  # the folder cannot be written, the disk is full: a sentence
+            self.signals.failed.emit(f"Could not save the corrections: {e}")
         except OSError as e:
             self.signals.failed.emit(f"Could not save the corrections to {self.path}: "
                                      f"{e.strerror}")

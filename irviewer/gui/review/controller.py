@@ -186,6 +186,8 @@ class ReviewUI(QObject):
             return
         try:
             write_reviewed(self.path, self.queue.records(self.earlier))
+        except InputError as e:  # the folder cannot be written, the disk is full: a sentence
+            self.w.show_message(f"Could not save the reviewed suspects: {e}")
         except OSError as e:
             self.w.show_message(f"Could not save the reviewed suspects to {self.path}: "
                                 f"{e.strerror}")
