@@ -14,6 +14,7 @@ from irviewer.opening.options import (
     add_options,
     at_most_one,
     request_from_args,
+    window_corrections_note,
 )
 
 NAME = "audit"
@@ -58,7 +59,11 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         raise InputError(f"--top must be 0 (all) or more, not {args.top}")
     at_most_one(args, ("protocol",), "protocol")
     options = AuditOptions(min_score=args.min_score)
-    opened = open_now(request_from_args(args))
+    request = request_from_args(args)
+    opened = open_now(request)
+    note = window_corrections_note(request, "audits")
+    if note:
+        print(f"note: {note}", file=sys.stderr)
     result = audit(opened.dataset, {n: m.ranking for n, m in opened.methods.items()},
                    args.protocol[0] if args.protocol else None, options)
     shown = result.suspects if args.top == 0 else result.suspects[:args.top]

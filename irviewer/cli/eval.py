@@ -17,6 +17,7 @@ from irviewer.opening.options import (
     at_most_one,
     dataset_problem,
     request_from_args,
+    window_corrections_note,
 )
 from irviewer.reports.eval_report import (
     build_report,
@@ -80,7 +81,11 @@ def run_eval(args: argparse.Namespace) -> int:
     from irviewer.formats.trec import write_qrels, write_trec_run
     from irviewer.opening.opener import open_now
 
-    opened = open_now(request_from_args(args, demo_methods=1))
+    request = request_from_args(args, demo_methods=1)
+    opened = open_now(request)
+    note = window_corrections_note(request, "scores")
+    if note:
+        print(f"note: {note}", file=sys.stderr)
     dataset, method = opened.dataset, opened.first
     evaluations = [opened.evaluation(method.name, p, args.ap, args.self_match)
                    for p in opened.protocols]

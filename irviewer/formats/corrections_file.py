@@ -14,7 +14,10 @@ reviewer to fill): then only the rows whose ``accept`` says yes (``yes``, ``y``,
 ``1`` or ``x``, any case) are corrections; the others are suggestions not taken.
 The default file is ``<dataset>.corrections.csv`` beside the dataset: ``demo.csv`` ->
 ``demo.corrections.csv``, the folder ``market1501/`` -> ``market1501.corrections.csv`` beside
-the folder. It is written atomically (a reader sees the old or the new file, never a part).
+the folder. When the dataset's folder cannot be written (a shared benchmark on a read-only
+mount, another user's folder), the file is kept in the user's data folder instead
+(:func:`corrections_place`). It is written atomically (a reader sees the old or the new
+file, never a part).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from irviewer.core import user_data
 from irviewer.core.atomic import atomic_open
 from irviewer.core.corrections import (
     Correction,
@@ -43,14 +47,75 @@ REQUIRED = COLUMNS[:3]
 ACCEPT = "accept"
 ACCEPTED = ("yes", "y", "true", "1", "x")
 SUFFIX = ".corrections.csv"
+#: The folder of the user's data folder that keeps corrections of read-only datasets.
+KEPT_FOLDER = "corrections"
 
 
 def default_corrections_path(dataset_path: Path) -> Path:
     """Return ``<dataset>.corrections.csv`` beside the dataset: the file's name without its
     extension (``demo.csv`` -> ``demo.corrections.csv``), a folder's whole name."""
     p = Path(dataset_path)
-    name = p.name if p.is_dir() else p.stem
-    return p.parent / f"{name}{SUFFIX}"
+    return p.parent / f"{_dataset_name(p)}{SUFFIX}"
+
+
+def kept_corrections_path(dataset_path: Path) -> Path:
+    """Return where the user's data folder keeps the dataset's corrections when its own
+    folder cannot be written: ``corrections/<name>-<key>.corrections.csv`` there, the key
+    naming the dataset's absolute path (:func:`irviewer.core.user_data.kept_name`)."""
+    p = Path(dataset_path)
+    return (user_data.user_data_folder() / KEPT_FOLDER
+            / user_data.kept_name(p, _dataset_name(p), SUFFIX))
+
+
+@dataclass(frozen=True)
+class CorrectionsPlace:
+    """Where a dataset's corrections live: ``path`` is the file they are saved to,
+    ``existing`` the file to read when the dataset opens (None: none made yet; it differs
+    from ``path`` when corrections found beside a dataset whose folder became read-only
+    are saved on in the user's data folder), ``kept`` True when ``path`` is in the user's
+    data folder because the dataset's folder cannot be written, ``beside`` the file beside
+    the dataset (``<dataset>.corrections.csv``)."""
+
+    path: Path
+    existing: Path | None
+    kept: bool
+    beside: Path
+
+    def sentence(self) -> str:
+        """Return where the corrections are kept and why when that is the user's data
+        folder ("" when beside the dataset)."""
+        if not self.kept:
+            return ""
+        if user_data.can_write_in(self.beside.parent):
+            return (f"the label corrections of this dataset are kept in {self.path} (made "
+                    f"while its folder {self.beside.parent} could not be written)")
+        return (f"the label corrections of this dataset are kept in {self.path}, as its "
+                f"folder {self.beside.parent} cannot be written")
+
+
+def corrections_place(dataset_path: Path) -> CorrectionsPlace:
+    """Return where the corrections of the dataset at ``dataset_path`` are read and saved.
+
+    The rule, the same on every opening: a file the user's data folder keeps for this
+    dataset comes first (it holds every correction made since the dataset's folder could
+    not be written); else the file beside the dataset, when its folder can be written
+    (:func:`irviewer.core.user_data.can_write_in`); else the user's data folder's file
+    (its folder created here), which receives the corrections read beside the dataset, if
+    any, as soon as one is made (:func:`write_corrections` creates its folder).
+    """
+    beside = default_corrections_path(dataset_path)
+    kept = kept_corrections_path(dataset_path)
+    if kept.is_file():
+        return CorrectionsPlace(kept, kept, True, beside)
+    if user_data.can_write_in(beside.parent):
+        return CorrectionsPlace(beside, beside if beside.is_file() else None, False, beside)
+    return CorrectionsPlace(kept, beside if beside.is_file() else None, True, beside)
+
+
+def _dataset_name(p: Path) -> str:
+    """Return the name a dataset's sidecar files start with: a file's name without its
+    extension, a folder's whole name."""
+    return p.name if p.is_dir() else p.stem
 
 
 @dataclass(frozen=True)
@@ -176,6 +241,7 @@ def write_corrections(path: Path, corrections: Iterable[Correction],
     """Write ``corrections`` to ``path`` as a corrections file, atomically; with ``accept``
     (one value per correction), also the ``accept`` column of a file to review."""
     values = None if accept is None else list(accept)
+    user_data.make_room_for(Path(path))
     with atomic_open(Path(path), newline="") as stream:
         writer = csv.writer(stream, lineterminator="\n")
         writer.writerow(COLUMNS if values is None else (*COLUMNS, ACCEPT))

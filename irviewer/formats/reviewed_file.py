@@ -4,7 +4,9 @@ A label the review queue asked about and a person confirmed ("checked, the label
 never asked about again. Such a record is not a correction (nothing changes), so it lives in
 its own CSV beside the corrections file rather than in it, and every reader of corrections
 files stays as it was: ``<dataset>.reviewed.csv`` (``demo.csv`` -> ``demo.reviewed.csv``; a
-corrections file chosen elsewhere, ``x.corrections.csv`` -> ``x.reviewed.csv`` beside it).
+corrections file chosen elsewhere, ``x.corrections.csv`` -> ``x.reviewed.csv`` beside it;
+corrections kept in the user's data folder because the dataset's folder cannot be written,
+there beside them).
 
 UTF-8, header ``kind,query,item,label,author,time,note``; ``kind``, ``query`` and ``item``
 identify the question (an audit kind, the query's name or empty for an image-level suspect,
@@ -22,10 +24,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from irviewer.core import user_data
 from irviewer.core.atomic import atomic_open
 from irviewer.core.errors import InputError
 from irviewer.formats.corrections_file import SUFFIX as CORRECTIONS_SUFFIX
-from irviewer.formats.corrections_file import default_corrections_path, read_csv_text
+from irviewer.formats.corrections_file import corrections_place, read_csv_text
 
 COLUMNS = ("kind", "query", "item", "label", "author", "time", "note")
 REQUIRED = COLUMNS[:3]
@@ -63,8 +66,10 @@ def reviewed_path(corrections_path: Path) -> Path:
 
 
 def default_reviewed_path(dataset_path: Path) -> Path:
-    """Return ``<dataset>.reviewed.csv`` beside the dataset (as the corrections file)."""
-    return reviewed_path(default_corrections_path(dataset_path))
+    """Return ``<dataset>.reviewed.csv`` beside the dataset's corrections file (beside the
+    dataset, or in the user's data folder when the dataset's folder cannot be written:
+    :func:`~irviewer.formats.corrections_file.corrections_place`)."""
+    return reviewed_path(corrections_place(dataset_path).path)
 
 
 def read_reviewed(path: Path) -> tuple[Reviewed, ...]:
@@ -106,6 +111,7 @@ def read_reviewed(path: Path) -> tuple[Reviewed, ...]:
 
 def write_reviewed(path: Path, records: Iterable[Reviewed]) -> None:
     """Write ``records`` to ``path`` as a reviewed file, atomically."""
+    user_data.make_room_for(Path(path))
     with atomic_open(Path(path), newline="") as stream:
         writer = csv.writer(stream, lineterminator="\n")
         writer.writerow(COLUMNS)

@@ -32,7 +32,7 @@ from irviewer.core.resources import resources_dir
 from irviewer.formats.base import ReadOptions, option, read_name_list
 from irviewer.formats.corrections_file import (
     LoadedCorrections,
-    default_corrections_path,
+    corrections_place,
     load_corrections,
 )
 from irviewer.formats.descriptor_files import descriptor_names, read_descriptors
@@ -322,13 +322,25 @@ def open_ground_truth(request: OpenRequest) -> tuple[Dataset, LoadedCorrections 
 
 
 def with_default_corrections(request: OpenRequest) -> OpenRequest:
-    """Return ``request`` with the dataset's default corrections file
-    (``<dataset>.corrections.csv`` beside it) when it names none and that file exists: the
-    window opens a dataset with the corrections made on it before (and says how many)."""
+    """Return ``request`` with the dataset's own corrections file when it names none and one
+    exists (``<dataset>.corrections.csv`` beside it, or the one the user's data folder keeps
+    for a dataset whose folder cannot be written: :func:`corrections_place`), as the window
+    opens a dataset with the corrections made on it before."""
     if request.corrections is not None:
         return request
-    default = default_corrections_path(Path(request.dataset))
-    return replace(request, corrections=default) if default.is_file() else request
+    existing = corrections_place(Path(request.dataset)).existing
+    return replace(request, corrections=existing) if existing is not None else request
+
+
+def unapplied_corrections(request: OpenRequest) -> Path | None:
+    """Return the dataset's own corrections file (made in the window) when it exists and the
+    request applies another file or none (the command line applies only the file it is
+    given, and says where the window's are)."""
+    existing = corrections_place(Path(request.dataset)).existing
+    if existing is None or (request.corrections is not None
+                            and Path(request.corrections).resolve() == existing.resolve()):
+        return None
+    return existing
 
 
 def open_now(request: OpenRequest) -> Opened:

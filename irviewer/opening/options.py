@@ -221,6 +221,27 @@ def request_from_args(args: argparse.Namespace, demo_methods: int = 2) -> OpenRe
     return replace(OpenRequest(Path(dataset)), options=read_options(args), **values)
 
 
+def window_corrections_note(request: OpenRequest, doing: str) -> str | None:
+    """Return a note for a command that scores or audits ``request`` when the dataset has
+    label corrections made in the window that the request does not apply (the command
+    line applies only the file given with ``--corrections``): where they are (beside the
+    dataset, or in the user's data folder when its folder cannot be written) and the option
+    that applies them (``doing``: what the command does with them, "scores", "audits");
+    None when there are none."""
+    from irviewer.formats.corrections_file import corrections_place
+    from irviewer.opening.opener import unapplied_corrections
+
+    found = unapplied_corrections(request)
+    if found is None:
+        return None
+    place = corrections_place(Path(request.dataset))
+    where = (f" (in your data folder: {place.beside.parent} cannot be written)"
+             if place.kept and found == place.path else "")
+    return (f"the label corrections made in the window for this dataset are in {found}"
+            f"{where}; they are not applied ({OPTIONS['corrections'].flag} {found} {doing} "
+            "with them)")
+
+
 def dataset_problem(args: argparse.Namespace, demo_flag: bool = True,
                     methods: bool = True) -> str | None:
     """Return what is missing or contradictory in the dataset and methods ``args`` name, as

@@ -21,6 +21,9 @@ from irviewer.cli import main
 from irviewer.core.corrections import Correction
 from irviewer.core.errors import InputError
 from irviewer.formats.corrections_file import (
+    SUFFIX,
+    CorrectionsPlace,
+    corrections_place,
     default_corrections_path,
     load_corrections,
     read_corrections,
@@ -73,6 +76,101 @@ def test_default_path_is_beside_the_dataset(tmp_path):
         tmp_path / "demo.corrections.csv"
     assert default_corrections_path(tmp_path / "market.v2") == \
         tmp_path / "market.v2.corrections.csv"
+
+
+# -- where: beside the dataset, or in the user's data folder when its folder is read-only --
+
+@pytest.fixture
+def read_only(monkeypatch):
+    """Return the set of folders ``can_write_in`` says no for (root writes in any folder,
+    so a chmod alone cannot test this where tests run as root)."""
+    from irviewer.core import user_data
+
+    folders: set[Path] = set()
+    real = user_data.can_write_in
+    monkeypatch.setattr(user_data, "can_write_in",
+                        lambda folder: Path(folder) not in folders and real(folder))
+    return folders
+
+
+def test_corrections_are_beside_a_dataset_whose_folder_can_be_written(tmp_path):
+    place = corrections_place(tmp_path / "demo.csv")
+    assert place == CorrectionsPlace(tmp_path / "demo.corrections.csv", None, False,
+                                     tmp_path / "demo.corrections.csv")
+    assert place.sentence() == ""
+    write_corrections(place.path, [Correction("q", "i", "negative")])
+    assert corrections_place(tmp_path / "demo.csv").existing == place.path
+
+
+def test_a_read_only_dataset_keeps_its_corrections_in_the_user_data_folder(
+        tmp_path, read_only, user_data):
+    dataset = tmp_path / "shared" / "demo.csv"
+    dataset.parent.mkdir()
+    read_only.add(dataset.parent)
+    place = corrections_place(dataset)
+    assert place.kept and place.existing is None
+    assert place.path.parent == user_data / "corrections"
+    assert place.path.name.startswith("demo-") and place.path.name.endswith(SUFFIX)
+    assert place.sentence() == (
+        f"the label corrections of this dataset are kept in {place.path}, as its folder "
+        f"{dataset.parent} cannot be written")
+    write_corrections(place.path, [Correction("q", "i", "negative")])  # makes its folder
+    again = corrections_place(dataset)  # the next opening finds them
+    assert again == CorrectionsPlace(place.path, place.path, True, place.beside)
+    assert not place.beside.exists()
+    # the folder writable again: the kept file still comes first (it has every correction)
+    read_only.clear()
+    assert corrections_place(dataset).existing == place.path
+    assert "(made while its folder" in corrections_place(dataset).sentence()
+
+
+def test_corrections_beside_a_folder_now_read_only_are_read_and_saved_on_in_the_user_folder(
+        tmp_path, read_only, user_data):
+    dataset = tmp_path / "demo.csv"
+    beside = tmp_path / "demo.corrections.csv"
+    write_corrections(beside, [Correction("q", "i", "negative")])
+    read_only.add(tmp_path)
+    place = corrections_place(dataset)
+    assert (place.existing, place.kept) == (beside, True)
+    assert place.path.parent == user_data / "corrections"
+
+
+@pytest.mark.skipif(os.name == "nt" or os.geteuid() == 0,
+                    reason="POSIX permissions (root may write in any folder)")
+def test_a_folder_without_write_permission_is_read_only(tmp_path, user_data):
+    folder = tmp_path / "theirs"
+    folder.mkdir()
+    folder.chmod(0o555)
+    try:
+        place = corrections_place(folder / "demo.csv")
+        assert place.kept and place.path.parent == user_data / "corrections"
+    finally:
+        folder.chmod(0o755)
+
+
+def test_eval_and_audit_say_where_the_windows_corrections_are_and_do_not_apply_them(
+        tmp_path, manifest, read_only, capsys):
+    # the command line applies only the file it is given; it names the one the window
+    # keeps (here in the user's data folder) and the option that applies it
+    import shutil
+
+    shared = tmp_path / "shared"
+    shutil.copytree(manifest.dataset.parent, shared)
+    dataset = shared / manifest.dataset.name
+    descriptors = shared / manifest.descriptors.name
+    read_only.add(shared)
+    kept = corrections_place(dataset).path
+    write_corrections(kept, [Correction("img/a_q", "img/b1", "junk")])
+    assert main(["eval", str(dataset), "-d", str(descriptors)]) == 0
+    err = capsys.readouterr().err
+    assert err == (f"note: the label corrections made in the window for this dataset are in "
+                   f"{kept} (in your data folder: {shared} cannot be written); they are not "
+                   f"applied (--corrections {kept} scores with them)\n")
+    assert main(["eval", str(dataset), "-d", str(descriptors), "--corrections",
+                 str(kept)]) == 0
+    assert capsys.readouterr().err == ""
+    assert main(["audit", str(dataset), "-d", str(descriptors)]) == 0
+    assert capsys.readouterr().err.endswith(f"(--corrections {kept} audits with them)\n")
 
 
 HEADER = "query,item,label,author,time,note\n"

@@ -57,3 +57,16 @@ def test_bad_files_are_one_sentence(tmp_path, content, message):
     with pytest.raises(InputError, match=r"bad\.reviewed\.csv") as e:
         read_reviewed(path)
     assert message in str(e.value) and "\n" not in str(e.value)
+
+
+def test_a_read_only_dataset_keeps_its_reviewed_file_beside_its_kept_corrections(
+        tmp_path, monkeypatch, user_data):
+    from irviewer.core import user_data as folders
+    from irviewer.formats.corrections_file import corrections_place
+
+    monkeypatch.setattr(folders, "can_write_in", lambda folder: folder != tmp_path)
+    path = default_reviewed_path(tmp_path / "demo.csv")
+    assert path == reviewed_path(corrections_place(tmp_path / "demo.csv").path)
+    assert path.parent == user_data / "corrections" and path.name.endswith(".reviewed.csv")
+    write_reviewed(path, [Reviewed("hub", "", "x")])  # its folder is made on first write
+    assert read_reviewed(path) == (Reviewed("hub", "", "x"),)

@@ -1,5 +1,5 @@
 """GUI test set-up: settings (recent files, window layout) go to a temporary folder, never
-to the user's own irviewer settings."""
+to the user's own irviewer settings (the user's data folder: tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ def isolated_settings(tmp_path_factory, monkeypatch):
     QSettings.setDefaultFormat(QSettings.Format.IniFormat)
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(folder))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(folder))
-    monkeypatch.setenv("XDG_DATA_HOME", str(folder / "data"))
     return folder
 
 

@@ -171,6 +171,38 @@ def test_the_sidecar_is_written_after_each_change_and_read_on_reopening(qtbot, d
     assert "published →" in again.corrections.line.text.text()
 
 
+def test_a_read_only_dataset_keeps_its_corrections_in_the_user_data_folder(
+        qtbot, demo, monkeypatch):
+    # a shared benchmark on a read-only mount: the corrections go to the user's data folder,
+    # the status line says where, and the next opening finds them there
+    from irviewer.core import user_data
+    from irviewer.formats.corrections_file import corrections_place
+
+    folder = demo[0].parent
+    monkeypatch.setattr(user_data, "can_write_in", lambda f: f != folder)
+    kept = corrections_place(demo[0]).path
+    assert kept.parent == user_data.user_data_folder() / "corrections"
+    w = make_window(qtbot, demo)
+    assert w.corrections.controller.path == kept
+    assert w.statusBar().currentMessage() == (
+        f"The label corrections of this dataset are kept in {kept}, as its folder {folder} "
+        "cannot be written")
+    choose(w, first_tile(w, POSITIVE), "not relevant")
+    w.corrections.controller.wait_saved()
+    assert [c.label for c in read_corrections(kept, w.corrections.controller.log.published)
+            ] == ["negative"]
+    assert not demo[0].with_name("demo.corrections.csv").exists()
+    corrected = w.evaluation.per_query["AP"].copy()
+    w.close()
+
+    again = make_window(qtbot, demo)
+    assert len(again.corrections.controller.log) == 1
+    assert again.statusBar().currentMessage() == (
+        f"{kept.name}: 1 correction applied, 1 query changed; the label corrections of this "
+        f"dataset are kept in {kept}, as its folder {folder} cannot be written")
+    np.testing.assert_array_equal(again.evaluation.per_query["AP"], corrected)
+
+
 def test_a_bad_sidecar_gives_a_dialog_keeps_the_data_and_is_never_overwritten(qtbot, demo):
     sidecar = demo[0].with_name("demo.corrections.csv")
     sidecar.write_text("query,item,label\nno_such_query,x,negative\n")

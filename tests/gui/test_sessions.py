@@ -184,3 +184,10 @@ def test_a_normal_quit_leaves_no_crash_notice_and_asks_to_save_changes(qtbot, tm
     assert not w.isVisible() and not backup.exists()
     assert load_session(tmp_path / "work.irv").selected_query == QUERY
     reopen()
+
+
+def test_kept_sessions_live_in_the_user_data_folder(user_data):
+    # one rule for "the user's data folder" (platformdirs), shared with the corrections of
+    # datasets whose folder cannot be written
+    assert persistence.data_folder() == user_data / "sessions"
+    assert (user_data / "sessions").is_dir()

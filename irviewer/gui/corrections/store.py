@@ -8,10 +8,10 @@ core's Qt-free command; each re-scores only the queries it touches and emits
 ``changed(queries)``. Corrections always edit the corrected ground truth, also while the
 published one is shown; one that would set what is already there is not pushed and not
 written (the core's rule, :meth:`~irviewer.core.corrections.CorrectionLog.check`). The
-corrections file (default ``<dataset>.corrections.csv``, or the one chosen with File ▸
-Corrections file…) is written atomically after each change. A file that cannot be read
-gives ``error(sentence)``; the corrections already made stay, and the bad file is never
-overwritten.
+corrections file (default ``<dataset>.corrections.csv``, kept in the user's data folder when
+the dataset's folder cannot be written, or the one chosen with File ▸ Corrections file…) is
+written atomically after each change. A file that cannot be read gives ``error(sentence)``;
+the corrections already made stay, and the bad file is never overwritten.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from irviewer.core.corrections import (
 from irviewer.core.errors import InputError
 from irviewer.formats.corrections_file import (
     LoadedCorrections,
-    default_corrections_path,
+    corrections_place,
     load_corrections,
     write_corrections,
 )
@@ -111,6 +111,7 @@ class CorrectionsController(QObject):
         self.state: CorrectionState | None = None
         self.path: Path | None = None
         self.chosen: Path | None = None  # File ▸ Corrections file…, kept in the session
+        self._where = ""  # while attaching: where the corrections are kept, if not beside
         # One writer thread: saves run in order, off the GUI thread, each atomic.
         self.saver = QThreadPool(self)
         self.saver.setMaxThreadCount(1)
@@ -129,9 +130,19 @@ class CorrectionsController(QObject):
             self._applied(opened.corrections)
             return
         self.state = CorrectionState(opened)
-        self.path = chosen or default_corrections_path(opened.request.dataset)
-        if self.path.is_file():
-            self._load(self.path)
+        if chosen is not None:
+            self.path = chosen
+            if chosen.is_file():
+                self._load(chosen)
+            return
+        place = corrections_place(opened.request.dataset)
+        self.path = place.path
+        self._where = place.sentence()  # where, when the dataset's folder is read-only
+        if place.existing is not None:
+            self._load(place.existing, save_to=place.path)
+        elif self._where:
+            self.message.emit(_capital(self._where))
+        self._where = ""
 
     def choose_file(self, path: Path) -> None:
         """File ▸ Corrections file…: keep the corrections in ``path`` from now on. An
@@ -148,14 +159,15 @@ class CorrectionsController(QObject):
         self._save()
         self.message.emit(f"Corrections are saved to {path}")
 
-    def _load(self, path: Path) -> bool:
-        """Apply the corrections of ``path`` over the published ground truth; True when
-        read. A bad file leaves the current corrections and is never overwritten."""
+    def _load(self, path: Path, save_to: Path | None = None) -> bool:
+        """Apply the corrections of ``path`` over the published ground truth and save the
+        next ones to ``save_to`` (None: ``path``); True when read. A bad file leaves the
+        current corrections and is never overwritten."""
         assert self.state is not None
         try:
             loaded = load_corrections(path, self.state.published)
         except InputError as e:
-            self.path = _spare_path(path)
+            self.path = _spare_path(save_to or path)
             self.error.emit(f"{e}. The corrections already made stay; new ones are saved to "
                             f"{self.path.name}.")
             return False
@@ -164,7 +176,7 @@ class CorrectionsController(QObject):
         opened = self.state.opened
         opened.update_ground_truth(self.state.published, previous.tolist())
         self.state = CorrectionState(opened, loaded.log)
-        self.path = path
+        self.path = save_to or path
         self._applied(loaded)
         self.changed.emit(np.union1d(previous, loaded.log.changed_queries()))
         return True
@@ -176,6 +188,8 @@ class CorrectionsController(QObject):
             self.state.log) else []
         said += [note.removeprefix(f"{self.path.name}: ") if said else note
                  for note in loaded.notes()]
+        if self._where:
+            said.append(self._where if said else _capital(self._where))
         if said:
             self.message.emit("; ".join(said))
 
@@ -268,6 +282,10 @@ def _login() -> str:
         return getpass.getuser()
     except (KeyError, OSError):
         return ""
+
+
+def _capital(sentence: str) -> str:
+    return sentence[:1].upper() + sentence[1:]
 
 
 def _spare_path(path: Path) -> Path:

@@ -15,10 +15,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
-from PySide6.QtCore import QObject, QSettings, QStandardPaths, QTimer
+from PySide6.QtCore import QObject, QSettings, QTimer
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
 from irviewer.core.errors import InputError
+from irviewer.core.user_data import user_subfolder
 from irviewer.opening.opener import Opened, OpenRequest
 from irviewer.opening.session_file import (
     SESSION_SUFFIX,
@@ -40,11 +41,10 @@ AUTOSAVE_MS = 5000
 
 
 def data_folder() -> Path:
-    """Return the folder for sessions kept for the user (created on first use)."""
-    base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
-    folder = Path(base or Path.home() / ".irviewer") / "sessions"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
+    """Return the folder for sessions kept for the user: ``sessions`` in the user's data
+    folder (:func:`irviewer.core.user_data.user_data_folder`, the one rule for it), created
+    on first use."""
+    return user_subfolder("sessions")
 
 
 def session_of(request: OpenRequest, methods: list[str], view: ViewState,
