@@ -293,8 +293,10 @@ def test_bootstrap_is_scipy_percentile_interval():
 def test_the_window_opens_without_scipy():
     # scipy.stats takes 0.3 s (3 s from a cold disk) to import: the statistics import it
     # when first computed, not when the comparison module is imported
-    code = ("import sys, irviewer.core.paired, irviewer.view.compare_view; "
-            "assert 'scipy' not in sys.modules, 'scipy imported'")
+    code = ("import sys, numpy, irviewer.core.paired as p, irviewer.view.compare_view; "
+            "assert 'scipy' not in sys.modules, 'scipy imported'; "
+            "assert not p.statistics_loaded(); p.paired_t_test(numpy.array([1.0, 2.0, 4.0])); "
+            "assert p.statistics_loaded()")
     subprocess.run([sys.executable, "-c", code], check=True)
 
 

@@ -17,6 +17,13 @@ from irviewer.opening.opener import demo_request
 from tests.figure_case import make_case
 
 
+@pytest.fixture(autouse=True)
+def statistics_library():
+    """scipy.stats imported, as after a first comparison: small comparisons are then
+    computed at once (the first one goes to the worker: see its own test)."""
+    import scipy.stats  # noqa: F401
+
+
 @pytest.fixture
 def window(qtbot):
     w = MainWindow(top_k=20)
@@ -132,6 +139,21 @@ def test_statistics_arrive_from_a_worker_and_stale_ones_are_dropped(window, qtbo
     assert mode.statistics.ci95 == c.ci95
     assert mode.statistics.randomization_p == c.randomization.p_value
     mode._arrived(stale, None)  # a late result of the first comparison is ignored
+    assert mode.statistics is not None and "…" not in mode.line.text()
+
+
+def test_the_first_comparison_is_computed_off_the_gui_thread(window, qtbot, monkeypatch):
+    # importing scipy.stats takes seconds from a cold disk: a small comparison waits for
+    # it in the worker, not in the GUI thread
+    monkeypatch.setattr(compare_mode, "statistics_loaded", lambda: False)
+    mode = window.compare_mode
+    mode.set_compared("weak.npz")
+    assert mode.statistics is None and "95 % CI …" in mode.line.text()
+    mode.wait()
+    qtbot.waitUntil(lambda: mode.statistics is not None)
+    assert mode.statistics.ci95 == core(window).ci95
+    monkeypatch.undo()
+    window.bar.ap_box.setCurrentIndex(2)  # another comparison, the library loaded: at once
     assert mode.statistics is not None and "…" not in mode.line.text()
 
 

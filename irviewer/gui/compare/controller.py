@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QComboBox, QLabel, QSplitter
 
 from irviewer.core.errors import InputError
 from irviewer.core.evaluation import Evaluation
-from irviewer.core.paired import PairedComparison
+from irviewer.core.paired import PairedComparison, statistics_loaded
 from irviewer.gui.compare.scatter import APScatter
 from irviewer.gui.compare.strips import CompareStrips
 from irviewer.view.compare_view import (
@@ -32,7 +32,8 @@ if TYPE_CHECKING:
 
 NONE = "none"
 #: Up to this many paired queries the statistics are computed at once (revisited Oxford's
-#: 70: 0.02 s); beyond, in a worker thread, the summary reading "…" until they arrive.
+#: 70: 0.02 s); beyond, in a worker thread, the summary reading "…" until they arrive. The
+#: first comparison of a process is computed in the worker too: it imports scipy.stats.
 SYNC_MAX_QUERIES = 100
 #: Tiles per strip (the strips follow the results' depth up to this).
 STRIP_DEPTH = 50
@@ -155,7 +156,7 @@ class CompareMode(QObject):
         if from_box:
             overview.setCurrentIndex(self.scatter_tab)
         self.line.setVisible(True)
-        if c.n <= SYNC_MAX_QUERIES:
+        if c.n <= SYNC_MAX_QUERIES and statistics_loaded():
             self.statistics = paired_statistics(c)
         else:
             self.pool.clear()  # statistics not started yet are stale already
