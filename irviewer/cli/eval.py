@@ -95,7 +95,7 @@ def run_eval(args: argparse.Namespace) -> int:
         source |= corrections_record(opened.corrections)
         notes += opened.corrections.notes()
     report = build_report(dataset, source, evaluations, notes=notes)
-    print(format_table(report, dataset))
+    print(format_table(report))
     if args.write_results is not None:
         if dataset.format != "hpatches":
             raise InputError("--write-results writes HPatches .results files; this dataset "

@@ -152,7 +152,8 @@ class Context:
         """Return the context: protocol roles as sorted (query, gallery) keys, and views."""
         n_g = dataset.n_gallery
         active = ~dataset.ignored_mask
-        pos_parts, rem_parts = [], []
+        pos_parts: list[np.ndarray] = []
+        rem_parts: list[np.ndarray] = []
         for groups, parts in ((protocol.positive, pos_parts), (protocol.ignored, rem_parts)):
             for group in groups:
                 owners, members = dataset.group_table(group)

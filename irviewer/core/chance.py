@@ -17,11 +17,15 @@ query's random AP is estimated by seeded simulation, so the check is reproducibl
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from irviewer.core import metrics
 from irviewer.core.errors import InputError
+
+if TYPE_CHECKING:
+    from irviewer.core.evaluation import Evaluation
 
 #: Random orders drawn in all, shared among the distinct (n, N) pairs of a dataset.
 SIMULATIONS = 4_000
@@ -80,7 +84,7 @@ class ChanceLevel:
     at_chance: bool
 
 
-def chance_level(evaluation, seed: int = 0) -> ChanceLevel:  # type: ignore[no-untyped-def]
+def chance_level(evaluation: Evaluation, seed: int = 0) -> ChanceLevel:
     """Return how ``evaluation``'s finite-sum mAP compares with a random ranking.
 
     Each evaluated query is ranked among N = the items its ranking orders minus the items

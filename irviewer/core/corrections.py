@@ -38,7 +38,7 @@ from datetime import datetime, timezone
 
 import numpy as np
 
-from irviewer.core.dataset import Dataset, Query, index_array
+from irviewer.core.dataset import Dataset, Query, index_array, whole_number
 from irviewer.core.errors import InputError, counted, examples
 from irviewer.core.label_rules import (
     HOLIDAYS,
@@ -338,14 +338,11 @@ def _relabel(dataset: Dataset, c: Correction) -> Change:
         new_labels.setflags(write=False)
     before_index = LabelIndex.of(labels, only=(old, new))
     after_index = LabelIndex.of(new_labels, only=(old, new))
-    cameras = dataset.gallery_cameras
-    if fam == REID and cameras is None:
-        raise InputError(f"{where}: the gallery images' cameras are unknown, so a person "
-                         "cannot be relabelled")
+    cameras = _cameras(dataset) if fam == REID else None
 
     def rule(index: LabelIndex, query: Query, label: object) -> dict[str, np.ndarray]:
-        if fam == REID:
-            return reid_groups(index, cameras, int(label), int(query.meta["camera"]))
+        if cameras is not None:
+            return reid_groups(index, cameras, whole_number(label), query.meta_int("camera"))
         return same_label_groups(index, label)
 
     own_set = set(own)
@@ -381,6 +378,14 @@ def _relabel(dataset: Dataset, c: Correction) -> Change:
     return Change(corrected, np.array(sorted(changed), dtype=np.int64),
                   str(old), _old_queries=old_queries,
                   _old_labels=labels if g >= 0 else None)
+
+
+def _cameras(dataset: Dataset) -> np.ndarray:
+    """Return a re-identification dataset's gallery cameras; InputError when unknown."""
+    if dataset.gallery_cameras is None:
+        raise InputError(f"{dataset.label()}: the gallery images' cameras are unknown, so a "
+                         "person cannot be relabelled")
+    return dataset.gallery_cameras
 
 
 def _parse_label(fam: str, text: str, where: str) -> object:
@@ -632,8 +637,8 @@ def beyond_labels(dataset: Dataset) -> list[str]:
     for query in dataset.queries:
         label = query.meta.get("label")
         if fam == REID:
-            rule = reid_groups(index, dataset.gallery_cameras, int(label),
-                               int(query.meta["camera"]))
+            rule = reid_groups(index, _cameras(dataset), whole_number(label),
+                               query.meta_int("camera"))
         else:
             rule = same_label_groups(index, label)
         if any(not np.array_equal(query.group(g), rule.get(g, query.group(g)[:0]))

@@ -60,6 +60,20 @@ class Query:
         found = self.relevance.get(name)
         return found if found is not None else _EMPTY
 
+    def meta_int(self, key: str) -> int:
+        """Return ``meta[key]`` as an int: a re-identification query's person id
+        (``label``) or ``camera``. KeyError when absent; TypeError when it is not a whole
+        number (a reader's bug, never the user's input)."""
+        return whole_number(self.meta[key])
+
+
+def whole_number(value: object) -> int:
+    """Return ``value``, an int or numpy integer (a person id, a camera), as an int;
+    TypeError for anything else."""
+    if isinstance(value, int | np.integer):
+        return int(value)
+    raise TypeError(f"expected a whole number, got {value!r}")
+
 
 _EMPTY = np.zeros(0, dtype=np.int64)
 _EMPTY.setflags(write=False)
@@ -266,14 +280,12 @@ class Dataset:
         if n == 0:
             raise InputError(f"{where}: the gallery is empty")
         if len(set(self.gallery)) != n:
-            seen: set[str] = set()
-            dups = [g for g in self.gallery if g in seen or seen.add(g)]
+            dups = repeated(self.gallery)
             raise InputError(f"{where}: {len(dups)} gallery names are repeated, "
                              f"e.g. {examples(dups)}")
         names = [q.name for q in self.queries]
         if len(set(names)) != len(names):
-            seen = set()
-            dups = [q for q in names if q in seen or seen.add(q)]
+            dups = repeated(names)
             raise InputError(f"{where}: {len(dups)} query names are repeated, "
                              f"e.g. {examples(dups)}")
         for q in self.queries:
@@ -285,6 +297,17 @@ class Dataset:
         if self.gallery_cameras is not None and len(self.gallery_cameras) != n:
             raise InputError(f"{where}: {len(self.gallery_cameras)} gallery cameras "
                              f"for {n} gallery images")
+
+
+def repeated(names: Iterable[str]) -> list[str]:
+    """Return every name of ``names`` that an earlier one repeats, in order."""
+    seen: set[str] = set()
+    out = []
+    for name in names:
+        if name in seen:
+            out.append(name)
+        seen.add(name)
+    return out
 
 
 def build_query(name: str, image: str, groups: Mapping[str, Sequence[int] | np.ndarray],

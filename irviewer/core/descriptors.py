@@ -413,8 +413,8 @@ def align(descriptors: Descriptors, dataset: Dataset) -> AlignedDescriptors:
         gallery = gallery[:n_g]
     g_norms = None
     if not (isinstance(gallery_table.vectors, np.memmap) and n_g > LAZY_CHECK_ROWS):
-        g_norms = row_norms(gallery, None if in_order else rows)
-        row_ids = np.arange(n_g, dtype=np.int64) if in_order else rows
+        g_norms = row_norms(gallery, rows)
+        row_ids = np.arange(n_g, dtype=np.int64) if rows is None else rows
         message = bad_rows_message(descriptors.path, g_norms, row_ids, gallery_table.names)
         if message:
             raise InputError(message)

@@ -62,8 +62,9 @@ class LabelIndex:
         """Return the sorted gallery indices whose label is ``label`` (empty when none)."""
         if not len(self.sorted_labels):
             return np.zeros(0, dtype=np.int64)
-        start = np.searchsorted(self.sorted_labels, label, side="left")
-        stop = np.searchsorted(self.sorted_labels, label, side="right")
+        key = np.asarray(label)  # a str or int label, as searchsorted takes it
+        start = int(np.searchsorted(self.sorted_labels, key, side="left"))
+        stop = int(np.searchsorted(self.sorted_labels, key, side="right"))
         return np.sort(self.order[start:stop])
 
 

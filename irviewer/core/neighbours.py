@@ -15,6 +15,7 @@ with its exact cosine.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,6 +49,14 @@ class UnitGallery:
         """Return the number of gallery images."""
         return len(self.active)
 
+    @property
+    def dim(self) -> int:
+        """Return the vectors' dimension (a unit gallery is made of a ranking's descriptors
+        only, :func:`unit_gallery`)."""
+        aligned = self.ranking.descriptors
+        assert aligned is not None
+        return aligned.dim
+
     def rows(self, indices: np.ndarray) -> np.ndarray:
         """Return the unit float32 vectors of the gallery images ``indices`` (dataset order)."""
         idx = np.asarray(indices, dtype=np.int64)
@@ -56,7 +65,7 @@ class UnitGallery:
             return full[idx]
         return self._read(idx)
 
-    def chunks(self):  # type: ignore[no-untyped-def]
+    def chunks(self) -> Iterator[tuple[int, int, np.ndarray]]:
         """Yield (start, stop, unit vectors of gallery start..stop)."""
         full = self._cached()
         for start in range(0, self.n, CHUNK_ROWS):
@@ -190,7 +199,7 @@ def _combine(top_idx: np.ndarray, top_sim: np.ndarray, idx: np.ndarray,
 def pair_cosines(gallery: UnitGallery, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Return the cosine of each gallery pair (a[i], b[i]), in blocks."""
     out = np.empty(len(a), dtype=np.float32)
-    step = max(1, BLOCK_BYTES // (8 * max(gallery.ranking.descriptors.dim, 1)))  # type: ignore[union-attr]
+    step = max(1, BLOCK_BYTES // (8 * max(gallery.dim, 1)))
     for s in range(0, len(a), step):
         va, vb = gallery.rows(a[s:s + step]), gallery.rows(b[s:s + step])
         out[s:s + step] = np.einsum("ij,ij->i", va, vb)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
-from typing import Literal
+from typing import Any, Literal
 
 from irviewer.core.errors import InputError
 
@@ -97,8 +97,10 @@ class Protocol:
         if self.cmc_repeats < 1:
             raise InputError(f"protocol {self.name}: the CMC repeat count must be at least 1")
 
-    def override(self, **changes: object) -> Protocol:
-        """Return a copy with the named fields changed; InputError for an unknown field."""
+    def override(self, **changes: Any) -> Protocol:
+        """Return a copy with the named fields changed (None leaves a field as it is);
+        InputError for an unknown field or a value :meth:`__post_init__` refuses (the
+        values come from users, so their types are checked there, at run time)."""
         known = {f.name for f in fields(self)}
         unknown = sorted(set(changes) - known)
         if unknown:

@@ -355,7 +355,7 @@ def _mostly_candidates(scores: np.ndarray, floor: np.ndarray) -> bool:
     sample = scores[:, ::8]
     if sample.size == 0:
         return False
-    return np.count_nonzero(sample >= floor[:, None]) > SORT_WHOLE_FRACTION * sample.size
+    return bool(np.count_nonzero(sample >= floor[:, None]) > SORT_WHOLE_FRACTION * sample.size)
 
 
 def _chunk_rows(dim: int) -> int:

@@ -68,9 +68,9 @@ def write_corrected(dataset: Dataset, out: Path) -> tuple[str, list[str]]:
                          f"{examples(beyond)}; {what} records labels only, so relabel the "
                          "images instead, or publish the corrections file with the dataset")
     notes = instance_query_changes(dataset)
-    if dataset.format == manifest.NAME:
-        manifest.rewrite_manifest(Path(dataset.path), out, manifest.corrected_label_of(dataset))
-    elif dataset.format in (instance_names.NAME, reid.NAME):
+    if dataset.format == manifest.NAME and dataset.path is not None:
+        manifest.rewrite_manifest(dataset.path, out, manifest.corrected_label_of(dataset))
+    elif dataset.format in (manifest.NAME, instance_names.NAME, reid.NAME):  # built, not read
         manifest.write_manifest(out, dataset)
     elif dataset.format == oxford.NAME:
         oxford.write_gt_files(out, dataset)
@@ -94,7 +94,7 @@ def instance_query_changes(dataset: Dataset) -> list[str]:
     index = LabelIndex.of(np.asarray(dataset.gallery_labels))
     orphans = [q.name for q in dataset.queries
                if not np.any(index.members(q.meta.get("label")) != q.self_index)]
-    notes = []
+    notes: list[str] = []
     if orphans:
         notes.append(Sentence(
             f"{counted(len(orphans), 'query has', 'queries have')} no other gallery "

@@ -40,7 +40,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -441,7 +441,7 @@ def _stored_member(path: Path, archive: zipfile.ZipFile, key: str) -> np.ndarray
 
 
 def stored_array(path: Path, dtype: np.dtype, offset: int, shape: tuple[int, ...],
-                 order: str = "C") -> np.ndarray:
+                 order: Literal["C", "F"] = "C") -> np.ndarray:
     """Return the array whose values are stored verbatim at byte ``offset`` of ``path``.
 
     An array of at most :data:`READ_WHOLE_BYTES` is read into memory with one read: its
@@ -560,7 +560,7 @@ def _read_mat(path: Path, order: _Order) -> list[DescriptorTable]:
     return [DescriptorTable(q_names, q), DescriptorTable(g_names, x)]
 
 
-def _h5_matrix(path: Path, f: object, key: str, h5py: ModuleType) -> np.ndarray:
+def _h5_matrix(path: Path, f: Any, key: str, h5py: ModuleType) -> np.ndarray:
     """Return an HDF5 vector dataset: read from its byte offset when stored contiguous and
     uncompressed (:func:`stored_array`), else read whole through h5py."""
     data = _h5_dataset(path, f, key, h5py)
@@ -572,8 +572,10 @@ def _h5_matrix(path: Path, f: object, key: str, h5py: ModuleType) -> np.ndarray:
     return np.asarray(data[()])
 
 
-def _h5_dataset(path: Path, f: object, key: str, h5py: ModuleType):  # type: ignore[no-untyped-def]
-    data = f[key]  # type: ignore[index]
+def _h5_dataset(path: Path, f: Any, key: str, h5py: ModuleType) -> Any:
+    """Return the ``h5py.Dataset`` called ``key`` in the open file ``f`` (h5py is optional
+    and has no type hints: both are ``Any``); InputError for a group or an object array."""
+    data = f[key]
     if not isinstance(data, h5py.Dataset):
         raise InputError(f"{path.name}: {key!r} is a group, not an array")
     if data.dtype.hasobject and key not in _NAMES_KEYS:

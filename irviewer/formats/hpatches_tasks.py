@@ -187,13 +187,15 @@ def _rows(descriptors: Descriptors, names: list[str] | tuple[str, ...],
         raise InputError(f"{descriptors.path.name}: {counted(len(missing), what)} "
                          f"{'has' if len(missing) == 1 else 'have'} no descriptor, e.g. "
                          f"{examples(missing)}")
+    located = [f for f in found if f is not None]  # every name, none missing
     out = np.empty((len(names), descriptors.dim), dtype=np.float32)
     for t, table in enumerate(descriptors.tables):
-        rows = np.array([f[1] if f[0] == t else -1 for f in found])  # type: ignore[index]
+        rows = np.array([row if table_index == t else -1 for table_index, row in located])
         mine = rows >= 0
         out[mine] = np.asarray(table.vectors[rows[mine]], dtype=np.float32)
-    if not np.isfinite(out).all():
-        bad = [n for n, ok in zip(names, np.isfinite(out).all(axis=1), strict=True) if not ok]
+    finite = np.isfinite(out).all(axis=1)
+    if not finite.all():
+        bad = [names[i] for i in np.flatnonzero(~finite)]
         raise InputError(f"{descriptors.path.name}: {counted(len(bad), what)} "
                          f"{'has' if len(bad) == 1 else 'have'} NaN or infinite values, "
                          f"e.g. {examples(bad)}")

@@ -302,9 +302,9 @@ def write_manifest(out: Path, dataset: Dataset) -> None:
         for i, name in enumerate(dataset.gallery):
             role = "both" if name in queries and not reid else "gallery"
             writer.writerow([where(name), labels[name], role,
-                             *([int(cameras[i])] if reid else [])])
+                             *([int(cameras[i])] if cameras is not None else [])])
         gallery = set(dataset.gallery)
         for name, q in queries.items():
             if reid or name not in gallery:
                 writer.writerow([where(name), labels[name], "query",
-                                 *([int(q.meta["camera"])] if reid else [])])
+                                 *([q.meta_int("camera")] if reid else [])])

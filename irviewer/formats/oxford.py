@@ -21,7 +21,7 @@ import math
 from pathlib import Path
 
 from irviewer.core.atomic import atomic_write_text
-from irviewer.core.dataset import Box, Dataset, Query, build_query
+from irviewer.core.dataset import Box, Dataset, Query, build_query, repeated
 from irviewer.core.errors import InputError, counted, examples
 from irviewer.formats.base import Reader, ReadOptions, list_images, option, read_text
 
@@ -181,8 +181,7 @@ def _names(path: Path, notes: list[str]) -> list[str]:
         names += fields
     unique = list(dict.fromkeys(names))
     if len(unique) != len(names):
-        seen: set[str] = set()
-        dups = [n for n in names if n in seen or seen.add(n)]
+        dups = repeated(names)
         notes.append(f"{path.name}: {counted(len(dups), 'name')} listed more than once, "
                      f"counted once ({examples(dups)})")
     return unique

@@ -459,7 +459,9 @@ def _query_rows(name: str, n_rows: int, query_names: np.ndarray | None,
     queries = NameMatcher(q.name for q in dataset.queries)
     skipped = NameMatcher(s.name for s in dataset.skipped_queries)
     rows = np.full(n_q, -1, dtype=np.int64)
-    unknown, ignored, repeated = [], [], []
+    unknown: list[str] = []
+    ignored: list[str] = []
+    repeated: list[str] = []
     for row, qname in enumerate(names):
         q = queries.find(qname)
         if q == AMBIGUOUS:

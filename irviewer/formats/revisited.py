@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from irviewer.core.atomic import atomic_write_bytes
-from irviewer.core.dataset import Box, Dataset, Query, build_query
+from irviewer.core.dataset import Box, Dataset, Query, build_query, repeated
 from irviewer.core.errors import InputError, counted, examples
 from irviewer.formats.base import Reader, ReadOptions, read_text
 from irviewer.formats.safe_pickle import load_plain_pickle
@@ -125,14 +125,15 @@ def _layout(entries: list[object] | tuple[object, ...],
             where: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Return (groups, protocols): revisited (easy/hard/junk) or cirtorch's original
     Oxford/Paris (ok/junk); InputError when an entry is not a dict or lacks its lists."""
+    dicts: list[dict[object, object]] = []
     for qi, entry in enumerate(entries):
         if not isinstance(entry, dict):
             raise InputError(f"{where}: gnd entry {qi} is a {type(entry).__name__}, not a dict "
                              "with easy, hard, junk and bbx")
-    old = bool(entries) and all("ok" in e and "easy" not in e and "hard" not in e
-                                for e in entries)
+        dicts.append(entry)
+    old = bool(dicts) and all("ok" in e and "easy" not in e and "hard" not in e for e in dicts)
     needed = ("ok", "junk") if old else GROUPS
-    for qi, entry in enumerate(entries):
+    for qi, entry in enumerate(dicts):
         lacking = [k for k in needed if k not in entry]
         if lacking:
             raise InputError(f"{where}: gnd entry {qi} has no {' or '.join(lacking)} list "
@@ -186,8 +187,7 @@ def _read_distractors(path: Path) -> list[str]:
     if not names:
         raise InputError(f"{path.name} is empty: a distractor list has one image name per line")
     if len(set(names)) != len(names):
-        seen: set[str] = set()
-        dups = [n for n in names if n in seen or seen.add(n)]
+        dups = repeated(names)
         raise InputError(f"{path.name}: {counted(len(dups), 'distractor name')} "
                          f"{'repeats' if len(dups) == 1 else 'repeat'}, e.g. {examples(dups)}")
     return names

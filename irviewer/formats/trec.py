@@ -160,7 +160,7 @@ def write_trec_run(path: Path, evaluation: Evaluation, depth: int | None = None,
             out.writelines(f"{qname} Q0 {ds.gallery[g]} {r} {s} {tag}\n"
                            for r, (g, s) in enumerate(zip(listed, column, strict=True),
                                                       start=1))
-    notes = []
+    notes: list[str] = []
     if ev.protocol.ap != "finite":
         notes.append(Sentence(f"{path.name}: trec_eval's map is the finite-sum AP; irviewer's "
                               f"mAP under {ev.protocol.name} is {ev.protocol.ap}: compare with "

@@ -13,6 +13,7 @@ import csv
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from irviewer import __version__
 from irviewer.core.atomic import atomic_open
@@ -25,6 +26,10 @@ from irviewer.core.paired import (
     holm_adjust,
 )
 from irviewer.reports.eval_report import json_number
+
+if TYPE_CHECKING:
+    from irviewer.core.protocols import Protocol
+    from irviewer.opening.opener import Opened
 
 #: How many of the largest gains and of the largest losses a comparison lists by default.
 LISTED_CHANGES = 10
@@ -51,7 +56,7 @@ def check_method_count(n: int) -> None:
                          "more); the first is the baseline")
 
 
-def compare_opened(opened, metric: str = "AP", protocols: list[str] | None = None,  # type: ignore[no-untyped-def]
+def compare_opened(opened: Opened, metric: str = "AP", protocols: list[str] | None = None,
                    ap: str | None = None, self_match: str | None = None,
                    permutations: int = PERMUTATIONS, seed: int = 0,
                    resamples: int = BOOTSTRAP_RESAMPLES) -> list[ProtocolComparison]:
@@ -79,7 +84,7 @@ def compare_opened(opened, metric: str = "AP", protocols: list[str] | None = Non
     return out
 
 
-def build_compare_report(opened, comparisons: list[ProtocolComparison],  # type: ignore[no-untyped-def]
+def build_compare_report(opened: Opened, comparisons: list[ProtocolComparison],
                          listed: int = LISTED_CHANGES) -> dict:
     """Return the ``irviewer compare --json`` document.
 
@@ -198,7 +203,7 @@ def write_compare_csv(path: Path, comparisons: list[ProtocolComparison]) -> None
                                  repr(float(c.method_values[i])), repr(float(c.deltas[i]))])
 
 
-def metric_convention(protocol, metric: str) -> str:  # type: ignore[no-untyped-def]
+def metric_convention(protocol: Protocol, metric: str) -> str:
     """Return the sentence naming the convention of a per-query ``metric`` under
     ``protocol`` (a :class:`~irviewer.core.protocols.Protocol`, overrides applied; the one
     source of these sentences is :func:`irviewer.core.protocols.conventions`), "" when it

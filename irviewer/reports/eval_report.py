@@ -7,12 +7,20 @@ import csv
 import json
 import math
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from irviewer import __version__
 from irviewer.core.atomic import atomic_open
+
+if TYPE_CHECKING:
+    from irviewer.core.dataset import Dataset
+    from irviewer.core.evaluation import Evaluation
+    from irviewer.formats.corrections_file import LoadedCorrections
+    from irviewer.opening.opener import Method
 
 
 def json_number(x: object) -> object:
@@ -24,7 +32,7 @@ def json_number(x: object) -> object:
     return x
 
 
-def method_record(method) -> dict:  # type: ignore[no-untyped-def]
+def method_record(method: Method) -> dict:
     """Return how the report identifies a :class:`~irviewer.opening.opener.Method`:
     ``{"descriptors": {path, dim, sha256}}`` or, for a precomputed ranking,
     ``{"ranking": {path, depth, sha256, rule}}``."""
@@ -36,7 +44,7 @@ def method_record(method) -> dict:  # type: ignore[no-untyped-def]
                             "sha256": method.sha256}}
 
 
-def corrections_record(loaded) -> dict:  # type: ignore[no-untyped-def]
+def corrections_record(loaded: LoadedCorrections) -> dict:
     """Return how the report identifies an applied corrections file
     (:class:`~irviewer.formats.corrections_file.LoadedCorrections`):
     ``{"corrections": {path, sha256, n_applied}}``."""
@@ -46,8 +54,8 @@ def corrections_record(loaded) -> dict:  # type: ignore[no-untyped-def]
                             "n_applied": len(loaded.log)}}
 
 
-def build_report(dataset, source: dict, evaluations,  # type: ignore[no-untyped-def]
-                 notes=None) -> dict:
+def build_report(dataset: Dataset, source: dict, evaluations: Sequence[Evaluation],
+                 notes: Sequence[str] | None = None) -> dict:
     """Return the ``irviewer eval --json`` document (a stable schema other tools read).
 
     ``source`` is ``{"descriptors": {...}}`` or, for a precomputed ranking,
@@ -131,7 +139,7 @@ def report_json(report: dict) -> str:
     return text + "\n"
 
 
-def format_table(report: dict, dataset) -> str:  # type: ignore[no-untyped-def]
+def format_table(report: dict) -> str:
     """Return the human-readable table ``irviewer eval`` prints (values in percent)."""
     from irviewer.core.protocols import TIES
 

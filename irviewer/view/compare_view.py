@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irviewer.core.dataset import Dataset
 from irviewer.core.evaluation import IGNORED, Evaluation
 from irviewer.core.paired import PairedComparison, compare_evaluations
 from irviewer.view.result_list import ResultTile
@@ -26,7 +27,8 @@ GAIN_COLOUR, LOSS_COLOUR, TIE_COLOUR = "#009E73", "#D55E00", "#999999"
 HIGHER, LOWER, SAME = "↑", "↓", "="
 
 
-def paired_columns(comparison: PairedComparison, dataset) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
+def paired_columns(comparison: PairedComparison,
+                   dataset: Dataset) -> tuple[np.ndarray, np.ndarray]:
     """Return (compared method's AP, ΔAP = compared − shown), one value per query position
     of ``dataset`` (the shown method's), nan where a query is not evaluated by both.
 

@@ -19,11 +19,13 @@ the PNG at 300 dpi.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from irviewer.core.dataset import Query
 from irviewer.core.errors import InputError, counted, examples
 from irviewer.core.evaluation import IGNORED, NEGATIVE, POSITIVE, Evaluation
 from irviewer.core.paired import compare_evaluations
@@ -155,7 +157,7 @@ def select_queries(evaluations: list[tuple[str, Evaluation]], *,
     return [int(positions[i]) for i in order]
 
 
-def find_query(queries, name: str) -> int:  # type: ignore[no-untyped-def]
+def find_query(queries: Sequence[Query], name: str) -> int:
     """Return the position of the query called ``name``: its exact name, else the query whose
     name or image has the same file stem ("qa.jpg", "images/qa" and "qa" find query
     "images/qa") when only one has. InputError naming a few queries otherwise."""

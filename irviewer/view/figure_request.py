@@ -75,7 +75,9 @@ def figure_layout(request: FigureRequest, shown: tuple[str, Evaluation],
             raise InputError("the table lists no query: clear its filters")
         queries = listed[:MAX_LISTED]
     else:
-        queries = select_queries(evaluations, **{request.choice: request.n})
+        n = {request.choice: request.n}  # worst, best or largest_changes
+        queries = select_queries(evaluations, worst=n.get("worst"), best=n.get("best"),
+                                 largest_changes=n.get("largest_changes"))
     if not request.second_row:
         evaluations = evaluations[:1]
     return layout_figure(evaluations, queries, request.top_k, scores=request.scores)
