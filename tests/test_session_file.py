@@ -82,7 +82,8 @@ def test_round_trip_equals(data):
     irv = data["dataset"].parent / "work.irv"
     save_session(irv, session)
     assert load_session(irv) == session
-    assert load_session(irv).active_source == data["weak"]
+    loaded = load_session(irv)
+    assert loaded.sources[loaded.active_method] == data["weak"]
 
 
 def test_round_trip_with_ranking_only(data):
@@ -91,7 +92,7 @@ def test_round_trip_with_ranking_only(data):
     save_session(irv, session)
     loaded = load_session(irv)
     assert loaded == session
-    assert loaded.active_source == data["ranking"]
+    assert loaded.sources[loaded.active_method] == data["ranking"]
 
 
 def test_descriptors_and_rankings_side_by_side(data):
@@ -102,7 +103,7 @@ def test_descriptors_and_rankings_side_by_side(data):
     assert stored(irv)["rankings"] == ["run.trec"]
     loaded = load_session(irv)
     assert loaded == session and loaded.sources == (data["strong"], data["ranking"])
-    assert loaded.active_source == data["ranking"]
+    assert loaded.sources[loaded.active_method] == data["ranking"]
 
 
 def test_file_holds_format_version_and_relative_forward_slash_paths(data):

@@ -47,9 +47,13 @@ def mean_precision_at(evaluation: Evaluation, max_k: int) -> tuple[np.ndarray, n
 
 def query_precision_at(evaluation: Evaluation, q: int, max_k: int) -> tuple[np.ndarray,
                                                                             np.ndarray]:
-    """Return (k = 1..max_k, query ``q``'s true P@k); nan values when it is skipped."""
+    """Return (k = 1..max_k, query ``q``'s true P@k); nan values when it is skipped.
+    InputError for a query position that is not one."""
     max_k = _check_depth(max_k)
     p = evaluation.positives
+    n_queries = len(p.n_positives)
+    if isinstance(q, bool) or not isinstance(q, int | np.integer) or not 0 <= q < n_queries:
+        raise InputError(f"no query {q!r}: there are {n_queries} queries")
     ks = np.arange(1, max_k + 1)
     if p.n_positives[q] == 0:
         return ks, np.full(max_k, np.nan)

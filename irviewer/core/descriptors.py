@@ -34,7 +34,9 @@ from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError, counted, examples
 from irviewer.core.parallel import row_parts, run_parts
 
-#: Extensions :func:`name_key` strips (compared case-insensitively).
+#: The image file extensions, the one list (compared case-insensitively): the files every
+#: reader lists as images, the extensions :func:`name_key` strips from a name, the photos
+#: the window and ``irviewer search`` take.
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".ppm", ".pgm", ".bmp", ".tif", ".tiff", ".webp")
 _SUFFIX_SET = frozenset(IMAGE_SUFFIXES)
 #: Memory-mapped galleries with more rows than this are checked for NaN/zero rows chunk by

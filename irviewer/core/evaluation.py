@@ -112,56 +112,6 @@ class Evaluation:
         p = self.positives
         return lv, metrics.mean_interpolated_pr(p.ranks, p.offsets, p.n_positives, lv)
 
-    def precision_curve(self, max_k: int) -> tuple[np.ndarray, np.ndarray]:
-        """Return (k = 1..max_k, mean true P@k over the evaluated queries).
-
-        True P@k as :func:`metrics.batch_precision_at_k` (trec_eval ``P``: positives in the
-        top k over k, a short list padded with non-positives); at a k of ``protocol.ks`` it
-        equals the summary's ``mP@k``. All nan when no query is evaluated.
-        """
-        ks = np.arange(1, _check_depth(max_k) + 1)
-        p = self.positives
-        ok = self.evaluated
-        n_eval = int(ok.sum())
-        if not n_eval:
-            return ks, np.full(len(ks), np.nan)
-        owner = np.repeat(np.arange(len(ok)), np.diff(p.offsets))
-        return ks, _hits_within(p.ranks[ok[owner]], len(ks)) / (ks * n_eval)
-
-    def query_precision_curve(self, q: int, max_k: int) -> tuple[np.ndarray, np.ndarray]:
-        """Return (k = 1..max_k, query ``q``'s true P@k); nan values when ``q`` is skipped."""
-        ks = np.arange(1, _check_depth(max_k) + 1)
-        q = self._check_query(q)
-        if not self.evaluated[q]:
-            return ks, np.full(len(ks), np.nan)
-        return ks, _hits_within(self.positives.of(q), len(ks)) / ks
-
-    def cmc_curve(self, max_k: int) -> tuple[np.ndarray, np.ndarray]:
-        """Return (ranks k, mean CMC@k over the evaluated queries) under the protocol's CMC.
-
-        ``market``: k = 1..max_k, first-match CMC as torchreid ``eval_market1501`` and
-        :func:`metrics.batch_cmc_first_match` (1 when the first positive, after the
-        protocol's removals, is within the top k), so the curve never decreases.
-        ``cuhk03``: the single-gallery-shot estimate is a seeded random sampling per query
-        over its whole score row, computed only at ``protocol.cmc_ks``; the curve is those
-        of ``cmc_ks`` up to ``max_k`` with the summary's ``CMC@k`` values (not recomputed).
-        ``none``: empty arrays. All nan values when no query is evaluated.
-        """
-        max_k = _check_depth(max_k)
-        if self.protocol.cmc == "cuhk03":
-            ks = np.array([k for k in self.protocol.cmc_ks if k <= max_k], dtype=np.int64)
-            return ks, np.array([self.summary[f"CMC@{k}"] for k in ks], dtype=np.float64)
-        if self.protocol.cmc != "market":
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
-        ks = np.arange(1, max_k + 1)
-        ok = self.evaluated
-        n_eval = int(ok.sum())
-        if not n_eval:
-            return ks, np.full(max_k, np.nan)
-        p = self.positives
-        first = metrics.batch_first_positive_rank(p.ranks, p.offsets)[ok]
-        return ks, _hits_within(first[first >= 0], max_k) / n_eval
-
     def ap_values(self) -> tuple[np.ndarray, np.ndarray]:
         """Return (query indices, AP) of the evaluated queries, in query order; skipped
         queries are left out (never counted as 0)."""
@@ -233,13 +183,6 @@ class Evaluation:
                 per_query[f"CMC@{k}"][changed] = rows[:, j]
         return Evaluation(dataset, self.ranking, self.protocol, positives, per_query,
                           _summary(per_query, positives, self.protocol))
-
-    def _check_query(self, q: int) -> int:
-        if isinstance(q, bool) or not isinstance(q, int | np.integer) or not (
-                0 <= q < len(self.positives.n_positives)):
-            raise InputError(f"no query {q!r}: there are "
-                             f"{len(self.positives.n_positives)} queries")
-        return int(q)
 
     def _global_mask(self) -> np.ndarray:
         return self.dataset.ignored_mask
@@ -369,18 +312,6 @@ def _with_unstored(ranking: Ranking, n_g: int, missing: list[tuple[np.ndarray, i
 def _union(query: Query, groups: tuple[str, ...]) -> np.ndarray:
     arrays = [query.group(g) for g in groups]
     return np.unique(np.concatenate(arrays)) if arrays else np.zeros(0, dtype=np.int64)
-
-
-def _check_depth(max_k: int) -> int:
-    if isinstance(max_k, bool) or not isinstance(max_k, int | np.integer) or max_k < 1:
-        raise InputError(f"the curve depth must be a whole number of at least 1, not {max_k!r}")
-    return int(max_k)
-
-
-def _hits_within(ranks: np.ndarray, max_k: int) -> np.ndarray:
-    """Return, for k = 1..max_k, how many of ``ranks`` (0-based, >= 0) are below k."""
-    ranks = ranks[ranks < max_k]
-    return np.cumsum(np.bincount(ranks, minlength=max_k)[:max_k])
 
 
 def remove_ignored(raw_ranks: np.ndarray, ignored_ranks: np.ndarray) -> np.ndarray:

@@ -199,7 +199,7 @@ def average_precision_finite(positive_ranks: np.ndarray | Sequence[int],
     r, n = _check_one(positive_ranks, n_positives)
     if n == 0:
         return float("nan")
-    return float(np.sum(np.arange(1, len(r) + 1) / (r + 1)) / n)
+    return float(np.sum(_ap_terms(r, np.arange(len(r)), "finite")) / n)
 
 
 def average_precision_trapezoid(positive_ranks: np.ndarray | Sequence[int],
@@ -218,10 +218,33 @@ def average_precision_trapezoid(positive_ranks: np.ndarray | Sequence[int],
     r, n = _check_one(positive_ranks, n_positives)
     if n == 0:
         return float("nan")
-    j = np.arange(len(r), dtype=np.float64)
-    precision_0 = np.where(r == 0, 1.0, j / np.maximum(r, 1))
-    precision_1 = (j + 1) / (r + 1)
-    return float(np.sum((precision_0 + precision_1) / 2) / n)
+    return float(np.sum(_ap_terms(r, np.arange(len(r)), "trapezoid")) / n)
+
+
+def _precision_at(r: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """Return the precision at the ``j``-th retrieved positive (0-based) at rank ``r``
+    (0-based): ``(j + 1) / (r + 1)``."""
+    return (j + 1) / (r + 1)
+
+
+def _precision_before(r: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """Return the precision just before the ``j``-th retrieved positive (0-based) at rank
+    ``r`` (0-based): ``j / r``, 1 at rank 0 (where the trapezoid rule starts its curve)."""
+    return np.where(r == 0, 1.0, j / np.maximum(r, 1))
+
+
+def _ap_terms(r: np.ndarray, j: np.ndarray, rule: str) -> np.ndarray:
+    """Return each retrieved positive's share of AP times the number of positives: the one
+    place AP's formula is written (the per-query and batch AP and :func:`ap_polyline` use it).
+
+    For the ``j``-th retrieved positive (0-based) at rank ``r`` (0-based): ``finite``, the
+    precision at it (:func:`_precision_at`, trec_eval ``map``); ``trapezoid``, the mean of
+    that and :func:`_precision_before` (VGG ``compute_ap.cpp``).
+    """
+    at = _precision_at(r, j)
+    if rule == "trapezoid":
+        return (_precision_before(r, j) + at) / 2
+    return at
 
 
 def average_precision(positive_ranks: np.ndarray | Sequence[int], n_positives: int,
@@ -384,8 +407,8 @@ def pr_points(positive_ranks: np.ndarray | Sequence[int],
     r, n = _check_one(positive_ranks, n_positives)
     if n == 0:
         return np.zeros(0), np.zeros(0)
-    i = np.arange(1, len(r) + 1, dtype=np.float64)
-    return i / n, i / (r + 1)
+    j = np.arange(len(r), dtype=np.float64)
+    return (j + 1) / n, _precision_at(r, j)
 
 
 def interpolated_precision(recall: np.ndarray | Sequence[float],
@@ -419,17 +442,6 @@ def interpolated_precision(recall: np.ndarray | Sequence[float],
     return out
 
 
-def nanmean_evaluated(values: np.ndarray | Sequence[float]) -> tuple[float, int, int]:
-    """Return (mean over the non-nan values, number evaluated, number skipped).
-
-    The mean is nan when no value was evaluated. Means are taken here, last, over per-query
-    values in which skipped queries are nan (never 0 or 1).
-    """
-    v = np.asarray(values, dtype=np.float64).ravel()
-    ok = ~np.isnan(v)
-    n = int(ok.sum())
-    return (float(v[ok].mean()) if n else float("nan")), n, int(len(v) - n)
-
 
 def ap_polyline(positive_ranks: np.ndarray | Sequence[int], n_positives: int,
                 rule: str) -> tuple[np.ndarray, np.ndarray]:
@@ -445,8 +457,8 @@ def ap_polyline(positive_ranks: np.ndarray | Sequence[int], n_positives: int,
     if n == 0 or not len(r):
         return np.zeros(0), np.zeros(0)
     j = np.arange(len(r), dtype=np.float64)
-    at = (j + 1) / (r + 1)
-    start = at if rule == "finite" else np.where(r == 0, 1.0, j / np.maximum(r, 1))
+    at = _precision_at(r, j)
+    start = at if rule == "finite" else _precision_before(r, j)
     x = np.column_stack([j / n, (j + 1) / n]).ravel()
     y = np.column_stack([start, at]).ravel()
     return x, y
@@ -474,10 +486,8 @@ class Ragged:
         """Return AP per query by ``rule`` (see ``average_precision_finite`` and
         ``average_precision_trapezoid`` for the sources); nan where ``n_positives == 0``."""
         _check_rule(rule)
-        r, j, n = self.ranks, self.position, self.n_positives
-        terms = (j + 1) / (r + 1)
-        if rule == "trapezoid":
-            terms = (np.where(r == 0, 1.0, j / np.maximum(r, 1)) + terms) / 2
+        n = self.n_positives
+        terms = _ap_terms(self.ranks, self.position, rule)
         total = np.bincount(self.query_of, weights=terms, minlength=len(n))
         return _with_nan(total / np.maximum(n, 1), n)
 
@@ -617,7 +627,7 @@ def mean_interpolated_pr(ranks: np.ndarray, offsets: np.ndarray, n_positives: np
     if not ok.any():
         return np.full(len(lv), np.nan)
     counts, _, j = _layout(o, len(r))
-    precision = (j + 1) / (r + 1)
+    precision = _precision_at(r, j)
     # below[q, l] = number of q's points with recall i / n below the level (minus the
     # tolerance), found by arithmetic and corrected with the very float comparison that
     # interpolated_precision makes, so both agree to the last bit.

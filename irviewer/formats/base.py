@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from irviewer.core.dataset import Dataset
+from irviewer.core.descriptors import IMAGE_SUFFIXES
 from irviewer.core.errors import InputError, counted, either, examples
 
 #: The kinds of value an option holds (:attr:`OptionSpec.kind`).
@@ -172,9 +173,6 @@ class Reader:
     sniff: Callable[[Path], bool]
     read: Callable[[Path, ReadOptions], Dataset]
     priority: int = 0
-
-
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".ppm", ".bmp", ".tif", ".tiff", ".webp")
 
 
 def list_images(folder: Path, suffixes: tuple[str, ...] = IMAGE_SUFFIXES,

@@ -65,12 +65,6 @@ READ_WHOLE_BYTES = 512 * 2**20
 _MAX_FVECS_DIM = 1 << 20
 
 
-def sniff_descriptors(path: Path) -> bool:
-    """Return True when ``path`` is a file with a descriptor file suffix (case-insensitive)."""
-    p = Path(path)
-    return p.suffix.lower() in SUFFIXES and p.is_file()
-
-
 def descriptor_names(path: Path) -> tuple[str, ...] | None:
     """Return the gallery names a descriptor file carries (``gallery_names`` or ``names`` of
     an .npz/.h5, the patch names of an hpatches descriptor folder), or None when it has

@@ -13,7 +13,8 @@ file*; this reader groups by the first four digits instead. The two agree on the
 list (sorted, and every group has its ``00`` image); where a group has no ``00`` image, its
 images stay in the gallery as negatives for every query and a note says so.
 
-Input: a folder of such images (``.jpg``/``.jpeg``; not searched recursively), or a name
+Input: a folder of such images (INRIA ships ``.jpg``; any image extension of
+:data:`irviewer.core.descriptors.IMAGE_SUFFIXES` is read; not searched recursively), or a name
 list such as INRIA's ``holidays_images.dat``: one name per line (``100000.jpg``; a
 directory part or a missing extension is accepted; the last line may lack its newline).
 
@@ -33,10 +34,10 @@ import numpy as np
 
 from irviewer.core.atomic import atomic_write_text
 from irviewer.core.dataset import Dataset, Query, build_query
+from irviewer.core.descriptors import IMAGE_SUFFIXES
 from irviewer.core.errors import InputError, counted, examples
 from irviewer.core.label_rules import HOLIDAYS, RULE_GROUPS, LabelIndex, same_label_groups
 from irviewer.formats.base import (
-    IMAGE_SUFFIXES,
     Reader,
     ReadOptions,
     by_stem,
@@ -51,7 +52,6 @@ HOLIDAYS_NAME = re.compile(r"^(\d{4})(\d{2})$")
 GROUP_FIELD = re.compile(r"^\d{4}$")
 QUERY_NUMBER = "00"
 LIST_SUFFIXES = (".dat", ".txt")
-FOLDER_SUFFIXES = (".jpg", ".jpeg")
 SNIFF_BYTES = 65_536
 SNIFF_FILES = 500
 
@@ -219,7 +219,7 @@ def _queries(gallery: list[str],
 
 def _folder_names(folder: Path) -> tuple[list[str], dict[str, Path]]:
     """Return the image names of a folder and their files; InputError for a repeated name."""
-    files = list_images(folder, FOLDER_SUFFIXES, noun="image folder")
+    files = list_images(folder, noun="image folder")
     paths = by_stem(files, folder.absolute().name)
     return list(paths), paths
 
@@ -238,7 +238,7 @@ def _sniff_folder_names(folder: Path) -> list[str]:
     with os.scandir(folder) as it:
         for entry in it:
             stem, dot, suffix = entry.name.rpartition(".")
-            if dot and f".{suffix.lower()}" in FOLDER_SUFFIXES and entry.is_file():
+            if dot and f".{suffix.lower()}" in IMAGE_SUFFIXES and entry.is_file():
                 names.append(stem)
                 if len(names) >= SNIFF_FILES:
                     break

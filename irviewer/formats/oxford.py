@@ -22,6 +22,7 @@ from pathlib import Path
 
 from irviewer.core.atomic import atomic_write_text
 from irviewer.core.dataset import Box, Dataset, Query, build_query, repeated
+from irviewer.core.descriptors import IMAGE_SUFFIXES
 from irviewer.core.errors import InputError, counted, examples
 from irviewer.formats.base import Reader, ReadOptions, list_images, option, read_text
 
@@ -29,7 +30,6 @@ NAME = "oxford"
 GROUPS = ("good", "ok", "junk")
 #: The four files every query has, by the suffix after ``<query id>``.
 SUFFIXES = ("_query.txt", "_good.txt", "_ok.txt", "_junk.txt")
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
 QUERY_PREFIX = "oxc1_"
 QUERY_LINE = "'oxc1_<image> x1 y1 x2 y2'"
 

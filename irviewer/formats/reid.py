@@ -5,8 +5,9 @@ person id and the camera: ``0001_c1s1_001051_00.jpg`` (Market-1501: id, camera, 
 frame, box), ``0001_c2_f0046182.jpg`` (DukeMTMC-reID: id, camera, frame). They are read as
 torchreid's ``Market1501`` and ``DukeMTMCreID`` datasets read them: the first match of
 ``([-\\d]+)_c(\\d)`` gives (person id, camera); here it is searched in the file name only,
-not in the whole path as torchreid does. Images are ``.jpg``, ``.jpeg`` or ``.png``
-(CUHK03-NP ships ``.png``); other files are not listed. Image names are the file stems.
+not in the whole path as torchreid does. Images are the files with an image extension
+(:data:`irviewer.core.descriptors.IMAGE_SUFFIXES`: Market-1501 ships ``.jpg``, CUHK03-NP
+``.png``); other files are not listed. Image names are the file stems.
 
 Conventions of the Market-1501 evaluation (Zheng et al., ICCV 2015) as torchreid's
 ``eval_market1501`` and fast-reid apply them:
@@ -57,7 +58,6 @@ QUERY_DIR = "query"
 GALLERY_DIR = "bounding_box_test"
 #: torchreid's Market1501 / DukeMTMCreID pattern: (person id, camera).
 PERSON_CAMERA = re.compile(r"([-\d]+)_c(\d)")
-SUFFIXES = (".jpg", ".jpeg", ".png")
 DEFAULT_PROTOCOL = "market1501"
 CUHK03_PROTOCOL = "cuhk03"
 #: CUHK03-NP (Zhong et al., CVPR 2017) ships two Market-style sets in one folder.
@@ -130,7 +130,7 @@ def read_reid_folder(root: Path, sub: str) -> ReidFolder:
     if not folder.is_dir():
         raise InputError(f"{where}: the folder {sub}/ is missing; a re-identification set "
                          f"needs {QUERY_DIR}/ and {GALLERY_DIR}/")
-    files = list_image_names(folder, SUFFIXES, noun=f"{sub} folder")
+    files = list_image_names(folder, noun=f"{sub} folder")
     ids: list[int] = []
     cams: list[int] = []
     bad: list[str] = []

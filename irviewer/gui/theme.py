@@ -22,7 +22,6 @@ QUERY_CURVE = "#0072B2"
 BAR = "#9ecae1"          # AP histogram bars
 SELECTED_BAR = "#0072B2"  # the selected query's bin
 ACTIVE_BAR = "#E69F00"    # the bin the table is filtered to
-CMC_CURVE = "#009E73"     # the CMC curve (alone on its plot)
 
 
 def legend_html(ignored: list[str] | tuple[str, ...] = (),

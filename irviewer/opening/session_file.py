@@ -125,11 +125,6 @@ class SessionFile:
         """Return every method's file: the descriptor files, then the rankings."""
         return (*self.descriptors, *self.rankings)
 
-    @property
-    def active_source(self) -> Path:
-        """Return the file of the method shown."""
-        return self.sources[self.active_method]
-
 
 def _check_values(s: SessionFile) -> str | None:
     """Return what is wrong with the values of ``s`` as a sentence fragment, or None."""

@@ -35,10 +35,6 @@ from irviewer.view.result_list import ResultTile, result_list
 #: Badge words, as the legend and the caption say them (the colours are the window's theme).
 BADGE_WORDS = {POSITIVE: "relevant", NEGATIVE: "not relevant", IGNORED: "ignored"}
 
-#: How queries are chosen: by name, the N with the lowest / highest AP under the first
-#: method, or the N whose AP changes most between the two methods.
-SELECTIONS = ("queries", "worst", "best", "largest_changes")
-
 
 @dataclass(frozen=True)
 class Rect:

@@ -26,7 +26,6 @@ SAME_CAMERA = 3
 #: A result with no ground truth to judge it by: a visitor's photo searched against the
 #: gallery before anyone says which painting it shows (issue #13).
 UNJUDGED = 4
-BADGES = (NEGATIVE, POSITIVE, IGNORED, SAME_CAMERA, UNJUDGED)
 
 #: Ignored relevance groups that get their own badge instead of the plain "ignored" one.
 OWN_BADGE_GROUPS = {"same_camera": SAME_CAMERA}

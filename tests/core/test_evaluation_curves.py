@@ -1,5 +1,6 @@
-"""Evaluation's curve methods (mean and per-query P@k, CMC, AP values): hand-computed values on
-hand-built PositiveRanks and a lined-up ranking, and invariants on random ragged ranks."""
+"""The curves of an Evaluation (mean and per-query P@k and CMC: :mod:`irviewer.core.curves`; AP
+values): hand-computed values on hand-built PositiveRanks and a lined-up ranking, and
+invariants on random ragged ranks."""
 
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ HAND = [([0, 2], 3), ([], 0), ([1, 4], 3), ([], 2)]
 
 
 def test_precision_curve_by_hand():
-    ks, p = from_ranks(HAND).precision_curve(5)
+    ks, p = curves.mean_precision_at(from_ranks(HAND), 5)
     assert ks.tolist() == [1, 2, 3, 4, 5]
     # positives within the top k over the 3 evaluated queries: 1, 2, 3, 3, 4 -> / (3k)
     np.testing.assert_allclose(p, [1 / 3, 2 / 6, 3 / 9, 3 / 12, 4 / 15])
@@ -53,15 +54,17 @@ def test_precision_curve_by_hand():
 
 def test_query_precision_curve_by_hand_and_nan_when_skipped():
     ev = from_ranks(HAND)
-    np.testing.assert_allclose(ev.query_precision_curve(0, 5)[1], [1, 1 / 2, 2 / 3, 2 / 4, 2 / 5])
-    np.testing.assert_allclose(ev.query_precision_curve(2, 5)[1], [0, 1 / 2, 1 / 3, 1 / 4, 2 / 5])
-    np.testing.assert_allclose(ev.query_precision_curve(3, 3)[1], [0, 0, 0])
-    ks, skipped = ev.query_precision_curve(1, 4)
+    np.testing.assert_allclose(curves.query_precision_at(ev, 0, 5)[1],
+                               [1, 1 / 2, 2 / 3, 2 / 4, 2 / 5])
+    np.testing.assert_allclose(curves.query_precision_at(ev, 2, 5)[1],
+                               [0, 1 / 2, 1 / 3, 1 / 4, 2 / 5])
+    np.testing.assert_allclose(curves.query_precision_at(ev, 3, 3)[1], [0, 0, 0])
+    ks, skipped = curves.query_precision_at(ev, 1, 4)
     assert ks.tolist() == [1, 2, 3, 4] and np.isnan(skipped).all()
 
 
 def test_cmc_curve_by_hand_is_first_match():
-    ks, cmc = from_ranks(HAND).cmc_curve(4)
+    ks, cmc = curves.cmc_curve(from_ranks(HAND), 4)
     assert ks.tolist() == [1, 2, 3, 4]
     # first positives: q0 at 0, q2 at 1, q3 never; q1 skipped (not counted as a miss)
     np.testing.assert_allclose(cmc, [1 / 3, 2 / 3, 2 / 3, 2 / 3])
@@ -76,8 +79,8 @@ def test_ap_values_by_hand_leave_skipped_queries_out():
 
 def test_curves_agree_with_the_summary_at_its_cut_offs():
     ev = from_ranks(HAND)
-    _, p = ev.precision_curve(5)
-    _, cmc = ev.cmc_curve(5)
+    _, p = curves.mean_precision_at(ev, 5)
+    _, cmc = curves.cmc_curve(ev, 5)
     for k in MARKET.ks:
         assert p[k - 1] == pytest.approx(ev.summary[f"mP@{k}"])
     for k in MARKET.cmc_ks:
@@ -97,13 +100,13 @@ def test_junk_removed_before_ranks_through_evaluate():
     protocol = Protocol("t", "test", positive=("positive",), ignored=("junk",), cmc="market")
     ev = evaluate(ds, rank(aligned(np.array([[1.0, 0.0]], np.float32), gallery), ds, k=10),
                   protocol)
-    ks, p = ev.precision_curve(8)
+    ks, p = curves.mean_precision_at(ev, 8)
     np.testing.assert_allclose(p, np.array([1, 2, 2, 3, 3, 3, 4, 4]) / ks)
-    np.testing.assert_allclose(ev.query_precision_curve(0, 8)[1], p)
+    np.testing.assert_allclose(curves.query_precision_at(ev, 0, 8)[1], p)
     assert p[4] == pytest.approx(ev.summary["mP@5"])
-    np.testing.assert_allclose(ev.cmc_curve(3)[1], [1, 1, 1])
+    np.testing.assert_allclose(curves.cmc_curve(ev, 3)[1], [1, 1, 1])
     no_cmc = evaluate(ds, ev.ranking, protocol.override(cmc="none"))
-    ks, cmc = no_cmc.cmc_curve(10)
+    ks, cmc = curves.cmc_curve(no_cmc, 10)
     assert len(ks) == len(cmc) == 0
 
 
@@ -112,14 +115,14 @@ def test_cuhk03_curve_is_the_summary_at_its_cut_offs():
     cuhk = MARKET.override(cmc="cuhk03", cmc_ks=(1, 5, 20))
     fake = Evaluation(None, None, cuhk, ev.positives, ev.per_query,
                       {"CMC@1": 0.25, "CMC@5": 0.75, "CMC@20": 1.0})
-    ks, cmc = fake.cmc_curve(10)
+    ks, cmc = curves.cmc_curve(fake, 10)
     assert ks.tolist() == [1, 5] and cmc.tolist() == [0.25, 0.75]
 
 
 def test_nothing_evaluated_gives_nan_curves_and_no_ap():
     ev = from_ranks([([], 0), ([], 0)])
-    assert np.isnan(ev.precision_curve(3)[1]).all()
-    assert np.isnan(ev.cmc_curve(3)[1]).all()
+    assert np.isnan(curves.mean_precision_at(ev, 3)[1]).all()
+    assert np.isnan(curves.cmc_curve(ev, 3)[1]).all()
     queries, ap = ev.ap_values()
     assert len(queries) == len(ap) == 0
 
@@ -127,14 +130,15 @@ def test_nothing_evaluated_gives_nan_curves_and_no_ap():
 @pytest.mark.parametrize("bad", [0, -1, 2.5, True, "5"])
 def test_bad_depth_is_an_input_error(bad):
     with pytest.raises(InputError, match="curve depth"):
-        from_ranks(HAND).precision_curve(bad)
+        curves.mean_precision_at(from_ranks(HAND), bad)
     with pytest.raises(InputError, match="curve depth"):
-        from_ranks(HAND).cmc_curve(bad)
+        curves.cmc_curve(from_ranks(HAND), bad)
 
 
-def test_unknown_query_is_an_input_error():
-    with pytest.raises(InputError, match="no query 4"):
-        from_ranks(HAND).query_precision_curve(4, 3)
+@pytest.mark.parametrize("bad", [4, -1, True, 1.0])
+def test_unknown_query_is_an_input_error(bad):
+    with pytest.raises(InputError, match=f"no query {bad!r}: there are 4 queries"):
+        curves.query_precision_at(from_ranks(HAND), bad, 3)
 
 
 @st.composite
@@ -155,8 +159,8 @@ def test_curves_are_bounded_monotone_and_match_the_batch_metrics(case, max_k, ru
     ev = from_ranks(case, protocol)
     p = ev.positives
     ok = ev.evaluated
-    ks, mean_p = ev.precision_curve(max_k)
-    cks, cmc = ev.cmc_curve(max_k)
+    ks, mean_p = curves.mean_precision_at(ev, max_k)
+    cks, cmc = curves.cmc_curve(ev, max_k)
     assert ks.tolist() == cks.tolist() == list(range(1, max_k + 1))
     if not ok.any():
         assert np.isnan(mean_p).all() and np.isnan(cmc).all()
@@ -174,7 +178,7 @@ def test_curves_are_bounded_monotone_and_match_the_batch_metrics(case, max_k, ru
     first = metrics.batch_cmc_first_match(p.ranks, p.offsets, p.n_positives, ks)
     np.testing.assert_allclose(cmc, first[ok].mean(axis=0), atol=1e-12)
     for q in range(len(ok)):
-        mine = ev.query_precision_curve(q, max_k)[1]
+        mine = curves.query_precision_at(ev, q, max_k)[1]
         if ok[q]:
             np.testing.assert_allclose(mine, by_k[q], atol=1e-12)
             assert np.all(np.diff(np.round(mine * ks)) >= 0)  # hits never decrease
@@ -184,6 +188,3 @@ def test_curves_are_bounded_monotone_and_match_the_batch_metrics(case, max_k, ru
     assert queries.tolist() == np.flatnonzero(ok).tolist()
     assert np.all((ap >= 0) & (ap <= 1))
     assert ap.mean() == pytest.approx(ev.summary["mAP"], abs=1e-12)
-    # the same numbers as the module the overview plots use
-    np.testing.assert_allclose(mean_p, curves.mean_precision_at(ev, max_k)[1], atol=1e-12)
-    np.testing.assert_allclose(cmc, curves.cmc_curve(ev, max_k)[1], atol=1e-12)

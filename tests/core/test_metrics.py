@@ -210,15 +210,6 @@ def test_no_positive_gives_nan_everywhere():
     assert np.isnan(m.cmc_first_match([], 0, (1, 5))).all()
 
 
-def test_nanmean_evaluated_takes_the_mean_last():
-    assert m.nanmean_evaluated(np.array([0.5, NAN, 1.0])) == ((0.5 + 1.0) / 2, 2, 1)
-    assert m.nanmean_evaluated([0.0, 1.0, 1.0]) == pytest.approx(((0 + 1 + 1) / 3, 3, 0))
-    mean, n, skipped = m.nanmean_evaluated(np.array([NAN, NAN]))
-    assert math.isnan(mean) and (n, skipped) == (0, 2)
-    mean, n, skipped = m.nanmean_evaluated([])
-    assert math.isnan(mean) and (n, skipped) == (0, 0)
-
-
 # -- batch -------------------------------------------------------------------------------
 
 def ragged(lists: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:

@@ -17,7 +17,6 @@ from irviewer.formats import descriptor_files
 from irviewer.formats.descriptor_files import (
     descriptor_names,
     read_descriptors,
-    sniff_descriptors,
 )
 
 GALLERY = ("a", "b", "c", "d")
@@ -270,16 +269,6 @@ def test_missing_h5py_names_the_extra(tmp_path, without):
         read(tmp_path / "d.mat")
     assert str(caught.value) == ("reading MATLAB v7.3 .mat files needs h5py: "
                                  "pip install 'irviewer[hdf5]'")
-
-
-# -- sniffing -----------------------------------------------------------------------------
-
-def test_sniff_descriptors(tmp_path):
-    for name in ("a.npz", "b.NPY", "c.fvecs", "d.mat", "e.h5", "f.hdf5", "g.txt"):
-        (tmp_path / name).write_bytes(b"x")
-    (tmp_path / "dir.npz").mkdir()
-    found = sorted(p.name for p in tmp_path.iterdir() if sniff_descriptors(p))
-    assert found == ["a.npz", "b.NPY", "c.fvecs", "d.mat", "e.h5", "f.hdf5"]
 
 
 # -- one exact sentence per bad file ------------------------------------------------------

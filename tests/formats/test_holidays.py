@@ -196,7 +196,8 @@ def test_malformed_files_and_folders(tmp_path):
         read_holidays(tmp_path / "nope.dat")
     touch(tmp_path / "empty", ["readme.txt"])
     with pytest.raises(InputError, match=re.escape(
-            f"{tmp_path / 'empty'}: holds no image (.jpg, .jpeg)")):
+            f"{tmp_path / 'empty'}: holds no image (.jpg, .jpeg, .png, .ppm, .pgm, .bmp, "
+            ".tif, .tiff, .webp)")):
         read_holidays(tmp_path / "empty")
     touch(tmp_path / "jpg", ["100000.jpg", "100000.jpeg", "100001.jpg"])
     with pytest.raises(InputError, match=re.escape(

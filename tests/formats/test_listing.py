@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from irviewer.core.descriptors import IMAGE_SUFFIXES
 from irviewer.core.errors import InputError
 from irviewer.formats.base import (
-    IMAGE_SUFFIXES,
     ImageFiles,
     by_stem,
     list_image_names,

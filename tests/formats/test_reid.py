@@ -216,7 +216,8 @@ BAD = [
                  "(PPPP_cC...), e.g. 1-2_c1s1_000001_00.jpg, person7.jpg, x.jpg; Market-1501 "
                  "names look like 0001_c1s1_001051_00.jpg, DukeMTMC-reID like "
                  "0001_c2_f0046182.jpg"),
-    (_empty_query, "market/query: holds no image (.jpg, .jpeg, .png)"),
+    (_empty_query, "market/query: holds no image (.jpg, .jpeg, .png, .ppm, .pgm, .bmp, .tif, "
+                   ".tiff, .webp)"),
     (_only_junk_queries, "market: all 2 queries have person id -1 (junk), so nothing is left "
                          "to evaluate"),
     (_one_junk_query, "market: the only query has person id -1 (junk), so nothing is left to "

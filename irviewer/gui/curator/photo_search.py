@@ -23,8 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from irviewer.core.descriptors import IMAGE_SUFFIXES
 from irviewer.core.errors import InputError
-from irviewer.formats.base import IMAGE_SUFFIXES
 from irviewer.gui.results.side_by_side import query_side
 from irviewer.opening.opener import Opened, classify_paths
 from irviewer.opening.photo_search import Match, Searcher
