@@ -79,6 +79,34 @@ def test_at_most_twelve_modules_at_the_top_of_gui():
     assert len(top) <= 12, top
 
 
+def test_tests_name_no_folder_of_one_machine_and_find_the_samples_in_one_place():
+    """A test runs on any clone: it names no absolute path of the developers' machine, and
+    the real sample files are found by tests/conftest.py's ``shared_samples`` alone (beside
+    the checkout, skipped with a reason when absent)."""
+    machine = ("/work/", "/home/", "/Users/", "/root/")
+    offenders = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        where = path.relative_to(ROOT).as_posix()
+        if path.name == "test_architecture.py":
+            continue
+        offenders += [f"{where}: {m}" for m in machine if m in text]
+        if path.parent.name != "benchmarks" and path.name != "conftest.py" and (
+                '"shared" / "samples"' in text or "shared/samples" in text):
+            offenders.append(f"{where}: builds the samples' path itself")
+    assert offenders == []
+
+
+def test_an_absent_sample_skips_the_test_and_says_which(monkeypatch, tmp_path):
+    from tests import conftest
+
+    monkeypatch.setattr(conftest, "SHARED_SAMPLES", tmp_path / "elsewhere")
+    with pytest.raises(pytest.skip.Exception, match="elsewhere/oxford5k-gt is absent"):
+        conftest.shared_sample("oxford5k-gt")
+    (tmp_path / "elsewhere" / "oxford5k-gt").mkdir(parents=True)
+    assert conftest.shared_sample("oxford5k-gt") == tmp_path / "elsewhere" / "oxford5k-gt"
+
+
 def test_shared_constants_are_defined_once():
     """A rule lives in one place: these names are assigned in exactly one module."""
     defined_in = {"SESSION_SUFFIX": "irviewer/opening/opener.py",

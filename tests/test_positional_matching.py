@@ -24,8 +24,6 @@ from irviewer.core.ranking import ranking_from_lists
 from irviewer.formats.registry import read_dataset
 from irviewer.opening.opener import OpenRequest, demo_request, open_now
 
-SHARED = Path("/work/shared/samples")
-
 
 def all_orders(n: int, big_n: int) -> np.ndarray:
     """Return the finite-sum AP of every placement of n positives among big_n ranks."""
@@ -145,16 +143,15 @@ def test_rows_in_another_order_give_a_chance_level_sentence_in_table_and_json(tm
     assert f"note         {position}\n" in table and f"note         {chance}\n" in table
 
 
-@pytest.mark.skipif(not (SHARED / "oxford5k-lopq-fc7-features").is_dir(),
-                    reason="the shared Oxford samples are absent")
-def test_the_real_fvecs_in_another_order_than_revisited_oxford_is_flagged(capsys):
-    fvecs = SHARED / "oxford5k-lopq-fc7-features" / "oxford_features.fvecs"
-    gnd = SHARED / "revisited-oxford-paris-gnd" / "gnd_roxford5k.pkl"
+def test_the_real_fvecs_in_another_order_than_revisited_oxford_is_flagged(capsys,
+                                                                          shared_samples):
+    fvecs = shared_samples("oxford5k-lopq-fc7-features", "oxford_features.fvecs")
+    gnd = shared_samples("revisited-oxford-paris-gnd", "gnd_roxford5k.pkl")
     assert main(["eval", str(gnd), "-d", str(fvecs)]) == 0
     table = capsys.readouterr().out
     assert "matched to the dataset by position" in table
     assert "the rows are probably in another order than the dataset's" in table
-    rows = SHARED / "oxford5k-lopq-fc7-features" / "oxford5k_imlist_sorted.txt"
+    rows = shared_samples("oxford5k-lopq-fc7-features", "oxford5k_imlist_sorted.txt")
     assert main(["eval", str(gnd), "-d", str(fvecs), "--row-names", str(rows)]) == 0
     named = capsys.readouterr().out
     assert "by position" not in named and "28.89" in named  # SOURCE.md's Easy mAP

@@ -20,7 +20,6 @@ from irviewer.formats.descriptor_files import (
 )
 
 GALLERY = ("a", "b", "c", "d")
-SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples"
 
 
 def dataset(queries=(("q1", "q1"), ("b", "b"))) -> Dataset:
@@ -481,10 +480,8 @@ def test_no_dataset_order_and_no_names_says_how_to_name_the_rows(tmp_path):
 
 # -- real data, when the shared samples are present ---------------------------------------
 
-def test_oxford_fc7_fvecs_from_the_shared_samples():
-    folder = SAMPLES / "oxford5k-lopq-fc7-features"
-    if not (folder / "oxford_features.fvecs").is_file():
-        pytest.skip("shared samples not present")
+def test_oxford_fc7_fvecs_from_the_shared_samples(shared_samples):
+    folder = shared_samples("oxford5k-lopq-fc7-features")
     names = (folder / "oxford5k_imlist_sorted.txt").read_text().split()
     d = read_descriptors(folder / "oxford_features.fvecs", gallery_names=names)
     vecs = d.tables[0].vectors

@@ -25,10 +25,6 @@ from irviewer.formats.holidays import (
 )
 from irviewer.formats.registry import detect
 
-#: The shared reference data beside the checkout (read there, never copied in).
-SAMPLE = (Path(__file__).resolve().parents[3] / "shared" / "samples" / "holidays-imagelist"
-          / "holidays_images.dat")
-
 # Group 1000: query + 2; group 1001: query + 1; group 1002: no query (stays, noted).
 NAMES = ["100000.jpg", "100001.jpg", "100002.jpg", "100100.jpg", "100101.jpg", "100201.jpg"]
 
@@ -156,10 +152,10 @@ def test_sniff_reads_only_the_head_of_a_long_list(tmp_path):
         read_holidays(path)
 
 
-@pytest.mark.skipif(not SAMPLE.is_file(), reason="shared sample not present")
-def test_inria_holidays_images_dat():
-    ds = read_holidays(SAMPLE)
-    assert sniff_holidays(SAMPLE)
+def test_inria_holidays_images_dat(shared_samples):
+    sample = shared_samples("holidays-imagelist", "holidays_images.dat")
+    ds = read_holidays(sample)
+    assert sniff_holidays(sample)
     assert (ds.n_gallery, ds.n_queries, ds.notes) == (1491, 500, ())
     sizes = [len(q.group("positive")) for q in ds.queries]
     assert (min(sizes), max(sizes), sizes.count(2)) == (2, 13, 267)

@@ -19,7 +19,6 @@ from irviewer.formats.oxford import read_oxford, sniff_oxford
 from irviewer.formats.registry import detect
 
 NAMES = [f"tower_{i:06d}" for i in range(8)]
-SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples"
 
 
 def write_gt(folder: Path, files: dict[str, str | None] | None = None) -> Path:
@@ -210,16 +209,15 @@ def test_no_gallery_no_queries_no_folder(tmp_path):
         read_oxford(gt / "tower_1_ok.txt", ReadOptions(gallery_names=tuple(NAMES)))
 
 
-@pytest.mark.skipif(not (SAMPLES / "oxford5k-gt").is_dir(), reason="shared samples absent")
-def test_real_oxford5k_ground_truth_and_regression_map():
+def test_real_oxford5k_ground_truth_and_regression_map(shared_samples):
     """The real gt_files (read in place, never copied) and the LOPQ fc7 fvecs: the
     regression values of that sample's SOURCE.md (40.29 kept, 34.68 removed)."""
     from irviewer.core.descriptors import align
     from irviewer.formats.descriptor_files import read_descriptors
 
-    features = SAMPLES / "oxford5k-lopq-fc7-features"
+    features = shared_samples("oxford5k-lopq-fc7-features")
     names = tuple((features / "oxford5k_imlist_sorted.txt").read_text().split())
-    ds = read_oxford(SAMPLES / "oxford5k-gt", ReadOptions(gallery_names=names))
+    ds = read_oxford(shared_samples("oxford5k-gt"), ReadOptions(gallery_names=names))
     assert (ds.n_queries, ds.n_gallery) == (55, 5063)
     assert ds.notes == ("all_souls_1_good.txt: 1 name listed more than once, counted once "
                         "(all_souls_000091)",)

@@ -27,7 +27,6 @@ GND = {
         {"easy": [], "hard": [2, 6], "junk": [7], "bbx": [0, 0, 10, 10]},
     ],
 }
-SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples"
 
 
 def write_gnd(tmp_path: Path, gnd: object = GND, name: str = "gnd_rtest.pkl") -> Path:
@@ -250,11 +249,9 @@ def test_a_gnd_file_with_code_is_refused_and_nothing_runs(tmp_path):
     assert not marker.exists()
 
 
-@pytest.mark.skipif(not (SAMPLES / "revisited-oxford-paris-gnd").is_dir(),
-                    reason="shared samples absent")
-def test_real_revisited_ground_truth():
+def test_real_revisited_ground_truth(shared_samples):
     """The real gnd files, read in place (never copied): structure facts of SOURCE.md."""
-    folder = SAMPLES / "revisited-oxford-paris-gnd"
+    folder = shared_samples("revisited-oxford-paris-gnd")
     rox = read_revisited(folder / "gnd_roxford5k.pkl")
     assert (rox.name, rox.n_queries, rox.n_gallery) == ("roxford5k", 70, 4993)
     assert all(q.self_index == -1 for q in rox.queries)

@@ -1,8 +1,8 @@
 """Presentation mode and search with a photo in the window (issue #13), offscreen: F11 and
---present enter, the keys walk the inspector's list, Esc returns on the same query, M and R
-change what is painted, the slideshow moves on, a dropped photo is searched in a worker and
-its painting comes first, a method without an extractor and a broken photo are one
-sentence."""
+``irviewer --present`` enter, the keys walk the inspector's list, Esc returns on the same
+query, M and R change what is painted, the slideshow moves on, a dropped photo is searched
+in a worker and its painting comes first, a method without an extractor and a broken photo
+are one sentence."""
 
 from __future__ import annotations
 
@@ -15,8 +15,10 @@ from PySide6.QtCore import QEvent, QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QColor, QDropEvent, QMouseEvent
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from irviewer.cli import main
 from irviewer.cli.viewer import build_viewer_parser
 from irviewer.core.evaluation import NEGATIVE, POSITIVE
+from irviewer.gui.curator.slide import PresentationView
 from irviewer.gui.main_window import MainWindow
 from irviewer.gui.results.query_model import TITLE
 from irviewer.opening.opener import demo_paths, demo_request
@@ -138,7 +140,49 @@ def test_the_slideshow_moves_on_by_itself(window, qtbot):
     assert not view.slideshow  # leaving stops it
 
 
-def test_present_on_the_command_line_enters_once_the_data_is_shown(qtbot):
+def test_irviewer_present_opens_the_demo_in_presentation_mode(qtbot, monkeypatch):
+    """``irviewer --present`` run as the command line runs it (the event loop replaced by
+    one that waits for the first slide): full screen, on the query the inspector selected."""
+    seen = {}
+
+    def event_loop(*_args: object) -> int:
+        def presenting() -> list[PresentationView]:
+            return [w for w in QApplication.topLevelWidgets()
+                    if isinstance(w, PresentationView) and w.isVisible()]
+
+        qtbot.waitUntil(lambda: bool(presenting()), timeout=60_000)
+        view = presenting()[0]
+        window = view.parentWidget()
+        assert isinstance(window, MainWindow)
+        seen.update(full_screen=view.isFullScreen(), active=window.presentation.active,
+                    query=view.slide.query, current=window.current)
+        window.presentation.leave()
+        window.close()
+        return 0
+
+    monkeypatch.setattr(QApplication, "exec", event_loop)
+    assert main(["--present"]) == 0
+    assert seen["full_screen"] and seen["active"]
+    assert seen["current"] is not None and seen["query"] == seen["current"]
+
+
+def test_without_present_the_inspector_opens(qtbot, monkeypatch):
+    seen = {}
+
+    def event_loop(*_args: object) -> int:
+        window, = (w for w in QApplication.topLevelWidgets()
+                   if isinstance(w, MainWindow) and w.isVisible())
+        qtbot.waitUntil(lambda: window.evaluation is not None, timeout=60_000)
+        seen["presenting"] = window.presentation.active
+        window.close()
+        return 0
+
+    monkeypatch.setattr(QApplication, "exec", event_loop)
+    assert main([]) == 0
+    assert seen == {"presenting": False}
+
+
+def test_enter_when_opened_waits_for_the_data(qtbot):
     args = build_viewer_parser().parse_args(["--present"])
     assert args.present
     w = MainWindow(top_k=20)
