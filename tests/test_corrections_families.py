@@ -19,13 +19,16 @@ from irviewer.cli import main
 from irviewer.core.corrections import (
     Correction,
     CorrectionLog,
+    NothingToChangeError,
     beyond_labels,
     can_relabel,
+    group_of,
     pair_labels,
 )
 from irviewer.core.descriptors import name_key
 from irviewer.core.errors import InputError
 from irviewer.core.evaluation import evaluate
+from irviewer.core.label_rules import REID_DISTRACTOR_ID, REID_JUNK_ID
 from irviewer.formats.corrected import write_corrected
 from irviewer.formats.corrections_file import write_corrections
 from irviewer.formats.registry import read_dataset
@@ -73,6 +76,43 @@ def corrections(draw, dataset):
     return out
 
 
+def label_of(dataset, item: str) -> str:
+    """Return the image label of ``item`` (a gallery image, else a query's own image)."""
+    g = dataset.gallery_index().get(item)
+    if g is not None:
+        return str(np.asarray(dataset.gallery_labels)[g])
+    return next(str(q.meta["label"]) for q in dataset.queries if q.image == item)
+
+
+def assert_refused_for_its_reason(dataset, family: str, c: Correction,
+                                  error: InputError) -> None:
+    """A drawn correction may be refused only for a reason its family gives, with that
+    sentence, and only when the reason holds: it sets what is already there (any family);
+    on re-identification sets, a pair on an image removed for every query (junk id -1), a
+    relabel to or from the junk id, a query relabelled to the junk or distractor id."""
+    message = str(error)
+    if isinstance(error, NothingToChangeError):
+        if c.is_relabel:
+            assert label_of(dataset, c.item) == c.label, message
+        else:
+            q = next(i for i, query in enumerate(dataset.queries) if query.name == c.query)
+            assert group_of(dataset.queries[q], dataset.gallery_index()[c.item]) == c.label
+        assert "already" in message
+        return
+    assert family in ("reid", "reid-manifest"), f"{family} refused {c}: {message}"
+    junk, distractor = str(REID_JUNK_ID), str(REID_DISTRACTOR_ID)
+    if not c.is_relabel:
+        assert label_of(dataset, c.item) == junk, message
+        assert "is removed for every query (junk id or ignored label), so a pair correction "\
+               "would change nothing; relabel the image instead" in message
+    elif junk in (c.label, label_of(dataset, c.item)):
+        assert "id -1 (junk) takes an image out of every ranking, so relabelling" in message
+    else:
+        assert c.label == distractor and any(q.image == c.item for q in dataset.queries)
+        assert f"is a query and id {distractor} marks distractor images, which are never " \
+               "queries; give it the id of the person it shows" in message
+
+
 def values(opened: Opened) -> dict:
     return {key: {k: v.copy() for k, v in ev.per_query.items()}
             for key, ev in opened.cached().items()}
@@ -108,6 +148,20 @@ def assert_same_ground_truth(a, b) -> None:
 
 
 @pytest.mark.parametrize("family", FAMILIES)
+def test_every_family_takes_a_pair_correction(cases, family):
+    """Each family works: a negative made the family's first group changes that query."""
+    ds = read_dataset(cases[family].dataset, options=cases[family].options)
+    label = pair_labels(ds)[0]
+    query = ds.queries[0]
+    item = next(g for g in range(ds.n_gallery)
+                if group_of(query, g) not in (label, "junk") and g not in ds.global_ignored)
+    log = CorrectionLog(ds)
+    changed = log.push(Correction(query.name, ds.gallery[item], label))
+    assert changed.tolist() == [0]
+    assert group_of(log.dataset.queries[0], item) == label
+
+
+@pytest.mark.parametrize("family", FAMILIES)
 @settings(max_examples=15, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture,
                                  HealthCheck.too_slow])
@@ -120,7 +174,8 @@ def test_live_rescore_equals_a_full_evaluation_and_undo_redo_are_exact(cases, fa
     for c in data.draw(corrections(opened.dataset)):
         try:
             changed = log.push(c)
-        except InputError:  # a relabel the family refuses (to a junk id, a query to 0)
+        except InputError as e:
+            assert_refused_for_its_reason(log.dataset, family, c, e)
             continue
         applied.append(c)
         opened.update_ground_truth(log.dataset, changed)
@@ -148,8 +203,8 @@ def test_the_written_copy_reads_back_as_the_corrected_dataset(cases, family, dat
     for c in data.draw(corrections(published)):
         try:
             log.push(c)
-        except InputError:
-            continue
+        except InputError as e:
+            assert_refused_for_its_reason(log.dataset, family, c, e)
     out = tmp_path / f"{data.draw(st.integers(0, 10**9))}{case.out.suffix}"
     if beyond_labels(log.dataset):
         with pytest.raises(InputError, match="pair corrections that image labels cannot "
