@@ -10,7 +10,16 @@ import pytest
 from irviewer.core.errors import InputError
 from irviewer.core.evaluation import NEGATIVE, POSITIVE
 from irviewer.opening.opener import OpenRequest, open_now
-from irviewer.view.figure import Geometry, find_query, layout_figure, select_queries
+from irviewer.reports.eval_report import build_report, format_table, method_record
+from irviewer.view.figure import (
+    Geometry,
+    find_query,
+    layout_figure,
+    removed_before_ranking,
+    select_queries,
+)
+from tests.corrections_cases import FAMILIES
+from tests.corrections_cases import make_case as make_family_case
 from tests.figure_case import make_case
 
 
@@ -133,5 +142,33 @@ def test_ignored_items_shown_where_they_ranked(tmp_path):
         ("a1", IGNORED, "ignored"), ("b2", NEGATIVE, "#1"), ("a3", POSITIVE, "#2")]
     assert [b for b, _ in shown.legend] == [POSITIVE, NEGATIVE, IGNORED]
     text = " ".join(shown.caption)
-    assert "Removed before ranks are counted: the query itself" in text
+    assert "Removed before ranks are counted: the query's own image." in text
     assert "Ignored items are shown where they ranked and take no rank" in text
+
+
+def removed_sentence(caption: str) -> str:
+    return caption.split("Removed before ranks are counted: ", 1)[1].split(". ", 1)[0]
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_the_caption_and_the_table_never_say_nothing_is_removed_while_removing(family,
+                                                                                tmp_path):
+    """Figure caption and eval table, on a dataset of every correctable family (with and
+    without query images in the gallery, junk ids, kept query images): "nothing" only when
+    nothing is removed, and the self-match rule said once, in the same clause."""
+    case = make_family_case(family, tmp_path)
+    opened = open_now(OpenRequest(case.dataset, (case.descriptors,), options=case.options))
+    for protocol in opened.protocols:
+        ev = opened.evaluation(opened.first.name, protocol)
+        ds, p = ev.dataset, ev.protocol
+        said = removed_sentence(" ".join(layout_figure([("m", ev)], [0], 2).caption))
+        assert said == removed_before_ranking(ev)
+        removes_something = (any(ds.has_members(g) for g in p.ignored if g in ds.groups)
+                             or len(ds.global_ignored)
+                             or (p.self_match == "remove" and ds.has_self_images))
+        assert said.startswith("nothing") == (not removes_something), said
+        assert said.count("own image") <= 1 and "is removed" not in said
+        table = format_table(build_report(ds, method_record(opened.first), [ev]))
+        line = next(t for t in table.splitlines() if t.startswith(f"protocol {p.name}:"))
+        assert "nothing" not in line or p.self_match == "keep", line
+        assert line.count("own image") == 1, line

@@ -205,6 +205,33 @@ def conventions(protocol: Protocol, keys: Iterable[str]) -> dict[str, str]:
     return out
 
 
+#: How every sentence names the query's own image in the gallery.
+OWN_IMAGE = "the query's own image"
+
+
+def removals(ignored: Iterable[str], self_match: str, own_images: bool | None = None) -> str:
+    """Return what each ranking loses before ranks are counted, as one clause that says the
+    self-match rule with the rest, so that the two can never disagree (the eval table and
+    the figure caption write it; "nothing" is said only when nothing is removed).
+
+    ``ignored``: the removed groups, in words; ``self_match``: the protocol's rule;
+    ``own_images``: whether some query's own image is in the gallery (None when unknown:
+    the clause then says "where it is in the gallery"). For example "junk, the query's own
+    image"; "nothing (no query's own image is in the gallery)"; "junk; the query's own
+    image stays in its ranking".
+    """
+    where = ", where it is in the gallery," if own_images is None else ""
+    items = list(ignored)
+    if self_match == "remove" and own_images is not False:
+        items.append(OWN_IMAGE + where.rstrip(","))
+    text = ", ".join(items) or "nothing"
+    if self_match == "remove" and own_images is False:
+        text += " (no query's own image is in the gallery)"
+    elif self_match == "keep" and own_images is not False:
+        text += f"; {OWN_IMAGE}{where} stays in its ranking"
+    return text
+
+
 def _metric_convention(protocol: Protocol, key: str) -> str | None:
     """Return the sentence of one summary key (None for counts)."""
     if key in ("n_evaluated", "n_skipped"):

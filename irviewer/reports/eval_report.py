@@ -141,7 +141,7 @@ def report_json(report: dict) -> str:
 
 def format_table(report: dict) -> str:
     """Return the human-readable table ``irviewer eval`` prints (values in percent)."""
-    from irviewer.core.protocols import TIES
+    from irviewer.core.protocols import TIES, removals
 
     d, desc = report["dataset"], report["descriptors"]
     lines = [f"irviewer {report['irviewer_version']}",
@@ -165,7 +165,7 @@ def format_table(report: dict) -> str:
     for ev in report["evaluations"]:
         p, s, said = ev["protocol"], ev["summary"], ev["conventions"]
         lines += ["", f"protocol {p['name']}: positive = {', '.join(p['positive'])}; "
-                  f"removed = {', '.join(p['ignored']) or 'nothing'}; {said['self_match']}",
+                  f"removed = {removals(p['ignored'], p['self_match'])}",
                   f"  source: {p['source']}",
                   f"  {'metric':<18}{'value %':>9}  convention"]
         for key, value in s.items():

@@ -29,7 +29,7 @@ from irviewer.core.dataset import Query
 from irviewer.core.errors import InputError, counted, examples
 from irviewer.core.evaluation import IGNORED, NEGATIVE, POSITIVE, Evaluation
 from irviewer.core.paired import compare_evaluations
-from irviewer.core.protocols import conventions
+from irviewer.core.protocols import conventions, removals
 from irviewer.view.result_list import ResultTile, result_list
 
 #: Badge words, as the legend and the caption say them (the colours are the window's theme).
@@ -248,13 +248,10 @@ def caption_lines(ev: Evaluation, top_k: int, show_ignored: bool, width: float,
     """Return the caption, wrapped to ``width`` points: the dataset, the protocol and its
     source (what counts as positive), what is removed, the AP rule, the tie rule, and how
     ranks and ignored items are shown."""
-    from irviewer.view.result_list import ignored_reasons
-
     p = ev.protocol
-    removed = ignored_reasons(ev)
     said = conventions(p, ["mAP"])
     text = (f"{ev.dataset.name}, protocol {p.name}: {p.source}. Removed before ranks are "
-            f"counted: {', '.join(removed) or 'nothing'}; {said['self_match']}. "
+            f"counted: {removed_before_ranking(ev)}. "
             f"AP: {said['mAP']}. Ties: {said['ties']}. Top {top_k} results per row after "
             "the removals; #n is the rank the metric uses. "
             + ("Ignored items are shown where they ranked and take no rank. "
@@ -263,6 +260,20 @@ def caption_lines(ev: Evaluation, top_k: int, show_ignored: bool, width: float,
             "(Okabe–Ito colours).")
     chars = g.width_chars or max(40, int(width / (g.small_font * 0.62)))
     return _wrap(text, chars)
+
+
+def removed_before_ranking(ev: Evaluation) -> str:
+    """Return what the caption says each ranking loses before ranks are counted: the
+    protocol's removed groups this dataset has (in words), the images removed for every
+    query, and the query's own image by the self-match rule
+    (:func:`irviewer.core.protocols.removals`, which says "nothing" only when nothing is)."""
+    from irviewer.view.result_list import GROUP_WORDS
+
+    ds, p = ev.dataset, ev.protocol
+    words = [GROUP_WORDS.get(g, g) for g in p.ignored if g in ds.groups and ds.has_members(g)]
+    if len(ds.global_ignored):
+        words.append("the images removed for every query (junk ids, ignored labels)")
+    return removals(words, p.self_match, ds.has_self_images)
 
 
 def _with_header_width(row: FigureRow, width: float) -> FigureRow:

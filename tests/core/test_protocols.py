@@ -1,8 +1,13 @@
-"""The one source of the sentences that name each convention (eval table, JSON, window)."""
+"""The one source of the sentences that name each convention (eval table, JSON, window), and
+of the clause that says what a ranking loses before ranks are counted."""
 
 from __future__ import annotations
 
-from irviewer.core.protocols import TIES, conventions, get_protocol
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from irviewer.core.protocols import OWN_IMAGE, TIES, conventions, get_protocol, removals
 
 
 def test_each_summary_key_gets_its_sentence_and_counts_get_none():
@@ -30,3 +35,30 @@ def test_reid_sentences_follow_the_protocol_fields():
                                                      "seed 3")
     assert conventions(get_protocol("oxford").override(ap="finite"), ["mAP"])["mAP"] == (
         "finite-sum AP, mean of P@rank over positives (trec_eval, torchreid)")
+
+
+@pytest.mark.parametrize(("ignored", "rule", "own", "said"), [
+    ((), "remove", None, "the query's own image, where it is in the gallery"),
+    ((), "remove", True, "the query's own image"),
+    ((), "remove", False, "nothing (no query's own image is in the gallery)"),
+    ((), "keep", None, "nothing; the query's own image, where it is in the gallery, stays in "
+                       "its ranking"),
+    ((), "keep", True, "nothing; the query's own image stays in its ranking"),
+    ((), "keep", False, "nothing"),
+    (("junk",), "remove", False, "junk (no query's own image is in the gallery)"),
+    (("junk", "hard"), "remove", True, "junk, hard, the query's own image"),
+    (("junk",), "keep", True, "junk; the query's own image stays in its ranking"),
+])
+def test_removals_say_the_self_match_rule_with_the_rest(ignored, rule, own, said):
+    assert removals(ignored, rule, own) == said
+
+
+@given(st.lists(st.sampled_from(["junk", "hard", "easy", "same_camera"]), unique=True),
+       st.sampled_from(["keep", "remove"]), st.sampled_from([None, True, False]))
+def test_removals_never_say_nothing_while_removing_something(ignored, rule, own):
+    said = removals(ignored, rule, own)
+    removes_own = rule == "remove" and own is not False
+    assert said.startswith("nothing") == (not ignored and not removes_own)
+    assert ("stays" in said) == (rule == "keep" and own is not False)
+    assert (OWN_IMAGE in said) == (own is not False)
+    assert all(group in said for group in ignored)
