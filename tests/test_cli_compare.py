@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -73,9 +74,26 @@ def test_compare_json_by_hand(case, capsys):
     assert c["convention"].startswith("finite-sum AP")
     lo, hi = c["ci95"]
     assert 5 / 12 - 1e-6 <= lo <= hi <= 1 / 2 + 1e-6
-    assert [(q["name"], q["delta"]) for q in c["queries"]] == [
-        ("b1", pytest.approx(0.5)), ("a1", pytest.approx(5 / 12))]
+    assert [(q["name"], q["delta"]) for q in c["queries"]] == [  # every paired query
+        ("a1", pytest.approx(5 / 12)), ("b1", pytest.approx(0.5))]
     assert set(c["queries"][0]) == {"name", "baseline", "method", "delta"}
+
+
+def test_json_lists_every_paired_query_and_the_table_the_largest_changes(tmp_path, capsys):
+    out = tmp_path / "c.json"
+    assert main(["compare", "--demo", "--permutations", "200", "--list", "2",
+                 "--json", str(out)]) == 0
+    table = capsys.readouterr().out
+    [c] = json.loads(out.read_text())["comparisons"]
+    assert len(c["queries"]) == c["n_queries"] == 22
+    assert len({q["name"] for q in c["queries"]}) == 22
+    # largest first; equal deltas in query order (sorted() is stable)
+    losses = [q["name"] for q in sorted(c["queries"], key=lambda q: q["delta"])
+              if q["delta"] < 0][:2]
+    gains = [q["name"] for q in sorted(c["queries"], key=lambda q: -q["delta"])
+             if q["delta"] > 0][:2]
+    listed = re.findall(r"^ +[+-]\d+\.\d\d  (\S+) \(", table, re.M)
+    assert listed == gains + losses
 
 
 def test_compare_table_names_each_test(case, capsys):

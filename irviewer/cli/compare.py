@@ -17,6 +17,7 @@ from irviewer.opening.options import (
     dataset_problem,
     request_from_args,
 )
+from irviewer.reports.compare_report import LISTED_CHANGES
 
 NAME = "compare"
 HELP = "compare methods query by query, with significance tests, headless"
@@ -48,9 +49,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    f"queries (default {PERMUTATIONS:,})")
     p.add_argument("--seed", type=int, default=0,
                    help="seed of the randomization test and the bootstrap (default 0)")
-    p.add_argument("--list", type=int, default=10, metavar="N",
-                   help="how many of the largest gains and of the largest losses to list "
-                   "(default 10)")
+    p.add_argument("--list", type=int, default=LISTED_CHANGES, metavar="N",
+                   help="how many of the largest gains and of the largest losses the table "
+                   f"lists (default {LISTED_CHANGES}; --json and --per-query have every "
+                   "paired query)")
     p.add_argument("--json", type=Path, metavar="OUT", help="write the comparison as JSON")
     p.add_argument("--per-query", type=Path, metavar="OUT.csv",
                    help="write one CSV row per protocol, method and paired query")
@@ -92,8 +94,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     opened = open_methods(args, parser)
     comparisons = compare_opened(opened, args.metric, args.protocol, args.ap,
                                  args.self_match, args.permutations, args.seed)
-    report = build_compare_report(opened, comparisons, args.list)
-    print(format_compare_table(report))
+    report = build_compare_report(opened, comparisons)
+    print(format_compare_table(report, args.list))
     if args.json is not None:
         atomic_write_text(args.json, json.dumps(report, indent=1, allow_nan=False) + "\n")
     if args.per_query is not None:

@@ -160,16 +160,20 @@ class PairedComparison:
         return randomization_test(self._deltas, self.permutations, self.seed)
 
     def largest_changes(self, n: int) -> tuple[list[int], list[int]]:
-        """Return (positions of the ``n`` largest gains, largest first; positions of the
-        ``n`` largest losses, largest first) among the paired queries; ties never listed.
+        """Return :func:`largest_changes` of the paired queries' deltas."""
+        return largest_changes(self._deltas, n)
 
-        Equal deltas keep query order (a stable sort).
-        """
-        order = np.argsort(-self._deltas, kind="stable")
-        gains = [int(i) for i in order if self._deltas[i] > 0][:n]
-        order = np.argsort(self._deltas, kind="stable")
-        losses = [int(i) for i in order if self._deltas[i] < 0][:n]
-        return gains, losses
+
+def largest_changes(deltas: np.ndarray, n: int) -> tuple[list[int], list[int]]:
+    """Return (positions of the ``n`` largest gains, largest first; positions of the ``n``
+    largest losses, largest first) among ``deltas``; ties (a delta of exactly 0) are never
+    listed. Equal deltas keep their order (a stable sort)."""
+    deltas = np.asarray(deltas, dtype=np.float64)
+    order = np.argsort(-deltas, kind="stable")
+    gains = [int(i) for i in order if deltas[i] > 0][:n]
+    order = np.argsort(deltas, kind="stable")
+    losses = [int(i) for i in order if deltas[i] < 0][:n]
+    return gains, losses
 
 
 def pair_by_name(baseline: str, method: str, metric: str,

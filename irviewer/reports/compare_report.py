@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from irviewer import __version__
 from irviewer.core.atomic import atomic_open
 from irviewer.core.paired import (
@@ -24,6 +26,7 @@ from irviewer.core.paired import (
     PairedComparison,
     compare_evaluations,
     holm_adjust,
+    largest_changes,
 )
 from irviewer.reports.eval_report import json_number
 
@@ -31,8 +34,9 @@ if TYPE_CHECKING:
     from irviewer.core.protocols import Protocol
     from irviewer.opening.opener import Opened
 
-#: How many of the largest gains and of the largest losses a comparison lists by default.
-LISTED_CHANGES = 10
+#: How many of the largest gains and of the largest losses the table lists by default (the
+#: JSON document and the per-query CSV have every paired query).
+LISTED_CHANGES = 5
 
 
 @dataclass(frozen=True)
@@ -84,13 +88,12 @@ def compare_opened(opened: Opened, metric: str = "AP", protocols: list[str] | No
     return out
 
 
-def build_compare_report(opened: Opened, comparisons: list[ProtocolComparison],
-                         listed: int = LISTED_CHANGES) -> dict:
+def build_compare_report(opened: Opened, comparisons: list[ProtocolComparison]) -> dict:
     """Return the ``irviewer compare --json`` document.
 
-    Per comparison, ``queries`` lists up to ``listed`` largest gains (largest first), then
-    up to ``listed`` largest losses (largest first); the per-query CSV has every query.
-    A t statistic that is not a finite number (no variance) is written as null.
+    Per comparison, ``queries`` lists every paired query (evaluated by both methods) in
+    the baseline's query order, with both values and the delta. A t statistic that is not a
+    finite number (no variance) is written as null.
     """
     ds = opened.dataset
     out = []
@@ -104,7 +107,6 @@ def build_compare_report(opened: Opened, comparisons: list[ProtocolComparison],
         }
         if row.holm_p_value is not None:
             tests["holm_p_value"] = json_number(row.holm_p_value)
-        gains, losses = c.largest_changes(listed)
         out.append({
             "protocol": row.protocol, "baseline": c.baseline, "method": c.method,
             "metric": c.metric, "convention": row.convention, "n_queries": c.n,
@@ -113,7 +115,7 @@ def build_compare_report(opened: Opened, comparisons: list[ProtocolComparison],
             "wins": c.wins, "losses": c.losses, "ties": c.ties, "tests": tests,
             "queries": [{"name": c.queries[i], "baseline": float(c.baseline_values[i]),
                          "method": float(c.method_values[i]), "delta": float(c.deltas[i])}
-                        for i in gains + losses],
+                        for i in range(c.n)],
         })
     return {
         "irviewer_version": __version__,
@@ -125,10 +127,11 @@ def build_compare_report(opened: Opened, comparisons: list[ProtocolComparison],
     }
 
 
-def format_compare_table(report: dict, listed: int = 5) -> str:
+def format_compare_table(report: dict, listed: int = LISTED_CHANGES) -> str:
     """Return the table ``irviewer compare`` prints: per protocol, each method's mean, the
     mean delta with its interval, wins / losses / ties and each test's p-value by name
-    (values in percent points), then the largest gains and losses and what each test is."""
+    (values in percent points), then the ``listed`` largest gains and losses
+    (:func:`irviewer.core.paired.largest_changes`) and what each test is."""
     d = report["dataset"]
     methods = report["methods"]
     lines = [f"irviewer {report['irviewer_version']} — paired comparison",
@@ -164,8 +167,9 @@ def format_compare_table(report: dict, listed: int = 5) -> str:
         if "holm_p_value" in c["tests"]:
             line += f"p={_p(c['tests']['holm_p_value'])}"
         lines.append(line.rstrip())
-        for sign, label in ((1, "gains"), (-1, "losses")):
-            items = [q for q in c["queries"] if sign * q["delta"] > 0][:listed]
+        gains, losses = largest_changes(np.array([q["delta"] for q in c["queries"]]), listed)
+        for label, chosen in (("gains", gains), ("losses", losses)):
+            items = [c["queries"][i] for i in chosen]
             if items:
                 lines.append(f"    largest {label} of {c['method']}:")
                 lines += [f"      {100 * q['delta']:+7.2f}  {q['name']} "
