@@ -106,3 +106,40 @@ def test_every_option_of_a_synopsis_exists(where, line):
     known = command_parser(argv)._option_string_actions
     unknown = [t for t in argv if t.startswith("-") and t not in known]
     assert unknown == [], f"{where}: `{line}` names unknown options"
+
+
+# -- the architecture page draws the window's real features -------------------------------
+
+def gui_features() -> set[str]:
+    """Return the window's feature subpackages (every subpackage of gui/ but widgets)."""
+    gui = ROOT / "irviewer" / "gui"
+    return {p.parent.name for p in gui.glob("*/__init__.py")} - {"widgets"}
+
+
+def test_the_architecture_page_and_the_contracts_list_every_feature_of_the_window():
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10: tomli (import-linter's own dependency there)
+        import tomli as tomllib
+
+    contracts = {c["id"]: c for c in tomllib.loads(
+        (ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"][
+            "contracts"]}
+    layer = next(layer for layer in contracts["gui-features"]["layers"] if "|" in layer
+                 and "results" in layer)
+    assert {name.strip() for name in layer.split("|")} == gui_features()
+    assert {m.removeprefix("irviewer.gui.") for m in contracts["gui-faces"][
+        "allowed_importers"]} == gui_features()
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    assert set(re.findall(r"\| `gui/([a-z_]+)/` \|", page)) == gui_features()
+    assert "docs/architecture.md" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_each_feature_of_the_window_has_one_face():
+    import importlib
+
+    for feature in sorted(gui_features()):
+        package = importlib.import_module(f"irviewer.gui.{feature}")
+        assert len(package.__all__) == 1, feature
+        face = getattr(package, package.__all__[0])
+        assert face.__module__.startswith(f"irviewer.gui.{feature}."), feature

@@ -2,8 +2,8 @@
 
 Each kind imitates one way a visitor's phone photo differs from the museum's reference
 views; :func:`visitor_photo` applies one kind (or all of them, "combined") and returns a
-640-px photo. Used by ``tests/test_search.py`` (one photo from a demo gallery image) and
-``tests/benchmarks/visitor_photos.py`` (every source painting, every kind).
+640-px photo. Used by ``tests/opening/test_photo_search.py`` (one photo from a demo gallery
+image) and ``tests/benchmarks/visitor_photos.py`` (every source painting, every kind).
 """
 
 from __future__ import annotations

@@ -92,7 +92,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                            show_ignored=args.show_ignored,
                            labels=dict(zip(methods, args.label, strict=False)))
     _ensure_gui()
-    from irviewer.gui.export.figure_painter import export_figure
+    from irviewer.gui.figure_painter import export_figure
 
     export_figure(layout, args.out)
     print(f"wrote {args.out} ({layout.width:.0f} × {layout.height:.0f} pt, "

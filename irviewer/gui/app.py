@@ -38,7 +38,7 @@ def screenshot(window: MainWindow, path: Path, select: str | None = None,
     if select:
         window.select_query(select)
     app.processEvents()
-    window.cache.load_now(window.visible_thumbnails())
+    window.cache.load_now(window.inspector.visible_thumbnails())
     if present:
         window.presentation.enter()
         window.presentation.view.load_now()

@@ -1,17 +1,28 @@
-"""The window's menus and keyboard shortcuts, wired to the panels and controllers."""
+"""The window's menus and keyboard shortcuts.
+
+:func:`install` builds the menu bar with the window's own entries (opening, sessions, the
+inspector's keys) and returns :class:`Menus`, through which each feature adds its entries
+(File ▸ Search with a photo…, Export figure…, the Edit menu, View ▸ Review suspects…):
+features never look for an entry by its position or its text."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import Protocol
 
+from PySide6.QtCore import SignalInstance
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
-from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QLineEdit, QMenu, QMessageBox
+from PySide6.QtWidgets import (
+    QAbstractSpinBox,
+    QApplication,
+    QLineEdit,
+    QMenu,
+    QMenuBar,
+    QMessageBox,
+    QWidget,
+)
 
-from irviewer.opening.opener import demo_request
-
-if TYPE_CHECKING:
-    from irviewer.gui.main_window import MainWindow
+from irviewer.opening.opener import OpenRequest, demo_request
 
 KEYS_HELP = (
     "↑ / ↓  previous / next query\nF  next failure (P@1 = 0)\nHome / End  first / last "
@@ -27,35 +38,93 @@ KEYS_HELP = (
     "In the comparison: ← / →  previous / next result, 1–4  set its relation, Ctrl+0  fit")
 
 
-@dataclass
 class Menus:
-    """The menus that change while the window lives."""
+    """The menus that change while the window lives, and the places features add to."""
 
-    file: QMenu
-    recent: QMenu
-    view: QMenu
+    def __init__(self, bar: QMenuBar, file: QMenu, recent: QMenu, view: QMenu,
+                 after_opening: QAction, quit_action: QAction) -> None:
+        self.bar, self.file, self.recent, self.view = bar, file, recent, view
+        self._after_opening, self._quit = after_opening, quit_action
+
+    def add_file_action(self, action: QAction, with_opening: bool = False) -> None:
+        """Add ``action`` to File: among the opening entries (``with_opening``, after Open
+        a session…), else above Quit, after the entries added before."""
+        self.file.insertAction(self._after_opening if with_opening else self._quit, action)
+
+    def add_menu(self, menu: QMenu) -> None:
+        """Put ``menu`` in the menu bar, before View (the Edit menu)."""
+        self.bar.insertMenu(self.view.menuAction(), menu)
+
+    def add_view_action(self, action: QAction, separated: bool = False) -> None:
+        """Add ``action`` at the end of View (``separated``: after a separator)."""
+        if separated:
+            self.view.addSeparator()
+        self.view.addAction(action)
 
 
-def install(w: MainWindow) -> Menus:
-    """Build the window's menus and shortcuts; return the menus (``w.menus``)."""
+class OpeningActions(Protocol):
+    busy: SignalInstance
+
+    def open_dialog(self) -> None: ...
+    def add_methods_dialog(self) -> None: ...
+
+
+class SessionActions(Protocol):
+    def open_session_dialog(self) -> None: ...
+    def fill_recent(self, menu: QMenu) -> None: ...
+
+
+class InspectorKeys(Protocol):
+    def zoom(self, step: int) -> None: ...
+    def toggle_ignored(self) -> None: ...
+    def focus_filter(self) -> None: ...
+    def filter_has_focus(self) -> bool: ...
+    def clear_filter(self) -> None: ...
+    def first_query(self) -> None: ...
+    def last_query(self) -> None: ...
+
+
+class MenuHost(Protocol):
+    """What the menus act on: the window's opening, sessions and inspector."""
+
+    opening: OpeningActions
+    sessions: SessionActions
+    inspector: InspectorKeys
+
+    def menuBar(self) -> QMenuBar: ...  # noqa: N802 (Qt's name)
+    def open_request(self, request: OpenRequest, sync: bool = False) -> None: ...
+    def save_session(self) -> bool: ...
+    def save_session_as(self) -> bool: ...
+    def next_failure(self) -> None: ...
+    def cancel_opening(self) -> None: ...
+    def close(self) -> bool: ...
+
+
+def install(w: MenuHost, parent: QWidget) -> Menus:
+    """Build the window's menus and shortcuts (``parent``: the window, which owns the
+    actions); return the :class:`Menus` features add to."""
     bar = w.menuBar()
     file_menu = bar.addMenu("&File")
     opening_actions = []
-    for text, keys, slot in (
-            ("&Open…", QKeySequence.StandardKey.Open, w.opening.open_dialog),
-            ("&Add a descriptor file or ranking…", "Ctrl+Shift+O",
-             w.opening.add_methods_dialog),
-            ("Open the &demo", None, lambda: w.open_request(demo_request())),
-            ("Open a &session…", None, w.sessions.open_session_dialog),
-            ("&Save session", QKeySequence.StandardKey.Save, w.save_session),
-            ("Save session &as…", "Ctrl+Shift+S", w.save_session_as)):
-        action = QAction(text, w)
+    entries: tuple[tuple[str, QKeySequence.StandardKey | str | None, Callable[[], object]],
+                   ...] = (
+        ("&Open…", QKeySequence.StandardKey.Open, w.opening.open_dialog),
+        ("&Add a descriptor file or ranking…", "Ctrl+Shift+O", w.opening.add_methods_dialog),
+        ("Open the &demo", None, lambda: w.open_request(demo_request())),
+        ("Open a &session…", None, w.sessions.open_session_dialog),
+        ("&Save session", QKeySequence.StandardKey.Save, w.save_session),
+        ("Save session &as…", "Ctrl+Shift+S", w.save_session_as))
+    after_opening: QAction | None = None  # the first entry after the opening ones
+    for text, keys, slot in entries:
+        action = QAction(text, parent)
         if keys is not None:
             action.setShortcut(QKeySequence(keys))
         action.triggered.connect(lambda _=False, s=slot: s())
         file_menu.addAction(action)
         if "ave" not in text:
             opening_actions.append(action)
+        elif after_opening is None:
+            after_opening = action
     recent = file_menu.addMenu("&Recent")
     # One opening at a time: what would start another waits until this one ends (Esc or
     # Cancel stops it).
@@ -63,41 +132,41 @@ def install(w: MainWindow) -> Menus:
         w.opening.busy.connect(lambda busy, a=item: a.setEnabled(not busy))
     recent.aboutToShow.connect(lambda: w.sessions.fill_recent(recent))
     file_menu.addSeparator()
-    quit_action = QAction("&Quit", w)
+    quit_action = QAction("&Quit", parent)
     quit_action.setShortcut(QKeySequence.StandardKey.Quit)
     quit_action.triggered.connect(w.close)
     file_menu.addAction(quit_action)
     view = bar.addMenu("&View")
-    for text, keys, slot in (("Next &failure", "F", w.next_failure),
-                             ("&Larger thumbnails", "+", lambda: w.results.zoom(16)),
-                             ("&Smaller thumbnails", "-", lambda: w.results.zoom(-16)),
-                             ("Show &ignored items", "I", w.results.toggle_ignored)):
-        action = QAction(text, w)
-        action.setShortcut(QKeySequence(keys))
+    keys = w.inspector
+    for text, key, slot in (("Next &failure", "F", w.next_failure),
+                            ("&Larger thumbnails", "+", lambda: keys.zoom(16)),
+                            ("&Smaller thumbnails", "-", lambda: keys.zoom(-16)),
+                            ("Show &ignored items", "I", keys.toggle_ignored)):
+        action = QAction(text, parent)
+        action.setShortcut(QKeySequence(key))
         action.triggered.connect(slot)
         view.addAction(action)
-    w.corrections.install_menus(file_menu, view)
-    w.review.install_menus(view)
     help_menu = bar.addMenu("&Help")
-    keys_action = QAction("&Keyboard shortcuts", w)
+    keys_action = QAction("&Keyboard shortcuts", parent)
     keys_action.triggered.connect(
-        lambda: QMessageBox.information(w, "Keyboard shortcuts", KEYS_HELP))
+        lambda: QMessageBox.information(parent, "Keyboard shortcuts", KEYS_HELP))
     help_menu.addAction(keys_action)
-    for keys, slot in ((QKeySequence.StandardKey.Find, w.queries.focus_filter),
-                       ("=", lambda: w.results.zoom(16)),
-                       ("Home", lambda: w.queries.jump(0)), ("End", lambda: w.queries.jump(-1)),
-                       ("Escape", lambda: escape(w))):
-        QShortcut(QKeySequence(keys), w, activated=slot)
-    return Menus(file_menu, recent, view)
+    for shortcut, slot in ((QKeySequence.StandardKey.Find, keys.focus_filter),
+                           ("=", lambda: keys.zoom(16)),
+                           ("Home", keys.first_query), ("End", keys.last_query),
+                           ("Escape", lambda: escape(w))):
+        QShortcut(QKeySequence(shortcut), parent, activated=slot)
+    assert after_opening is not None
+    return Menus(bar, file_menu, recent, view, after_opening, quit_action)
 
 
-def escape(w: MainWindow) -> None:
+def escape(w: MenuHost) -> None:
     """Esc: in the filter box it clears the filter; in another field it does nothing there;
     elsewhere it cancels opening (it never cancels from a place where it means something
     else)."""
     focus = QApplication.focusWidget()
-    if w.queries.filter_has_focus():
-        w.queries.clear_filter_text()
+    if w.inspector.filter_has_focus():
+        w.inspector.clear_filter()
     elif isinstance(focus, QLineEdit | QAbstractSpinBox) or (
             focus is not None and isinstance(focus.parent(), QAbstractSpinBox)):
         return

@@ -1,6 +1,6 @@
 """A figure of ranked results for a paper or a report, as a Qt-free layout: which queries,
 which rows, every tile's place, relevance and words, and the caption. The painter
-(:mod:`irviewer.gui.export.figure_painter`) only draws what this module decides.
+(:mod:`irviewer.gui.figure_painter`) only draws what this module decides.
 
 One row per query, and per method when two are given: the query image (with the
 benchmark's query box), then its top K results after the protocol's removals, each with a

@@ -1,6 +1,6 @@
 """The view half of a session: what the window shows of the open data, as one frozen value
 (Qt-free). The window gives it (``MainWindow.view_state()``) and takes it
-(``MainWindow.apply_view(state)``); :mod:`irviewer.gui.opening.sessions` only stores it."""
+(``MainWindow.apply_view(state)``); :mod:`irviewer.gui.sessions` only stores it."""
 
 from __future__ import annotations
 

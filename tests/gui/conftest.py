@@ -32,6 +32,6 @@ def no_window_leaks(qapp):
 def no_save_question(monkeypatch):
     """Closing a window with an unsaved named session asks (a modal dialog); tests that do
     not answer it themselves discard."""
-    from irviewer.gui.opening.sessions import Sessions
+    from irviewer.gui.sessions.controller import Sessions
 
     monkeypatch.setattr(Sessions, "_ask_save", lambda self, path: "discard")

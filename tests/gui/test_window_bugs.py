@@ -225,13 +225,13 @@ def test_right_click_on_a_tile_opens_its_menu_not_the_comparison(window, qtbot):
     qtbot.mouseClick(grid, Qt.MouseButton.RightButton, pos=centre)
     assert window.comparison.window is None  # a right click is not a left click
     asked = []
-    window.results.tile_menu_requested.disconnect(window._tile_menu)  # no popup offscreen
+    window.results.tile_menu_requested.disconnect(window.inspector._popup_tile_menu)  # offscreen
     window.results.tile_menu_requested.connect(lambda tiles, at, pos: asked.append(at))
-    window.tile_menu_hooks.append(lambda menu, tile: menu.addAction(f"Mark {tile.name}"))
+    window.inspector.add_tile_menu_entries(lambda menu, tile: menu.addAction(f"Mark {tile.name}"))
     QApplication.sendEvent(grid, QContextMenuEvent(QContextMenuEvent.Reason.Mouse, centre,
                                                    grid.mapToGlobal(centre)))
     assert asked == [1]
-    menu = window.tile_menu(tuple(grid.tiles), 1)
+    menu = window.inspector.tile_menu(tuple(grid.tiles), 1)
     texts = [a.text() for a in menu.actions() if not a.isSeparator()]
     tile = grid.tiles[1]
     # the built-in entries first, then the hooks' (the corrections' own, then this one)

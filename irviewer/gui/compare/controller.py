@@ -6,17 +6,19 @@ side by side. Numbers come from :mod:`irviewer.view.compare_view` (the core's
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
-from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
-from PySide6.QtWidgets import QComboBox, QLabel, QSplitter
+from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal, SignalInstance
+from PySide6.QtWidgets import QComboBox, QLabel, QWidget
 
 from irviewer.core.errors import InputError
 from irviewer.core.evaluation import Evaluation
 from irviewer.core.paired import PairedComparison, statistics_loaded
 from irviewer.gui.compare.scatter import APScatter
 from irviewer.gui.compare.strips import CompareStrips
+from irviewer.gui.widgets.thumbnails import ThumbnailCache
+from irviewer.opening.opener import Opened
 from irviewer.view.compare_view import (
     PairedStatistics,
     compare_shown,
@@ -27,9 +29,6 @@ from irviewer.view.compare_view import (
 )
 from irviewer.view.result_list import result_list
 
-if TYPE_CHECKING:
-    from irviewer.gui.main_window import MainWindow
-
 NONE = "none"
 #: Up to this many paired queries the statistics are computed at once (revisited Oxford's
 #: 70: 0.02 s); beyond, in a worker thread, the summary reading "…" until they arrive. The
@@ -39,11 +38,36 @@ SYNC_MAX_QUERIES = 100
 STRIP_DEPTH = 50
 
 
+class Shown(Protocol):
+    """What compare mode takes from the inspector, and the places it puts its widgets."""
+
+    opened: Opened | None
+    evaluation: Evaluation | None
+    current: int | None
+
+    @property
+    def depth(self) -> int: ...
+    def choice(self) -> tuple[str, str, str | None, str | None]: ...
+    def select(self, q: int) -> None: ...
+    def set_compared(self, name: str, other_ap: np.ndarray | None,
+                     delta: np.ndarray | None) -> None: ...
+    def add_beside_method(self, label: str, widget: QWidget) -> None: ...
+    def add_summary_line(self, widget: QWidget) -> None: ...
+    def add_beside_results(self, widget: QWidget) -> None: ...
+
+
+class Tabs(Protocol):
+    """What compare mode takes from the plots: a tab of its own in the overview."""
+
+    def add_tab(self, widget: QWidget, title: str) -> int: ...
+    def set_tab_shown(self, index: int, shown: bool, current: bool = False) -> None: ...
+
+
 class _Job(QRunnable):
     """Computes :func:`paired_statistics` and reports ``(generation, statistics)``."""
 
     def __init__(self, generation: int, comparison: PairedComparison,
-                 done: Signal) -> None:
+                 done: SignalInstance) -> None:
         super().__init__()
         self.generation, self.comparison, self.done = generation, comparison, done
 
@@ -52,45 +76,35 @@ class _Job(QRunnable):
 
 
 class CompareMode(QObject):
-    """Owns the "Compare with" box, the comparison line, the scatter tab and the strips of
-    ``window``; the window calls :meth:`rescore` after it re-scores and :meth:`show_query`
-    when it shows a query."""
+    """Owns the "Compare with" box, the comparison line, the scatter tab and the strips;
+    the window calls :meth:`methods_changed` when data opens, :meth:`rescore` after the
+    inspector re-scores and :meth:`show_query` when it shows a query."""
 
     statistics_ready = Signal(int, object)
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.w = window
+    def __init__(self, parent: QWidget, shown: Shown, plots: Tabs,
+                 cache: ThumbnailCache) -> None:
+        super().__init__(parent)
+        self.shown, self.plots = shown, plots
         self.box = QComboBox()
         self.box.addItem(NONE)
         self.box.setEnabled(False)
         self.box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.box.setToolTip("Compare the shown method (the baseline) with another, query by "
                             "query: ΔAP = AP under it − AP under the shown method")
-        top = window.bar.layout().itemAt(0).layout()
-        at = top.indexOf(window.bar.method_box) + 1
-        top.insertWidget(at, QLabel("Compare with:"))
-        top.insertWidget(at + 1, self.box)
+        shown.add_beside_method("Compare with:", self.box)
         self.line = QLabel()
         self.line.setTextFormat(Qt.TextFormat.RichText)
         self.line.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.line.setWordWrap(True)
         self.line.setVisible(False)
-        window.bar.layout().addWidget(self.line)
+        shown.add_summary_line(self.line)
         self.scatter = APScatter()
-        overview = window.plots.overview
-        self.scatter_tab = overview.addTab(self.scatter, "AP vs AP")
-        overview.setTabVisible(self.scatter_tab, False)
-        self.scatter.query_clicked.connect(self._select)
-        self.strips = CompareStrips(window.cache)
+        self.scatter_tab = plots.add_tab(self.scatter, "AP vs AP")
+        self.scatter.query_clicked.connect(shown.select)
+        self.strips = CompareStrips(cache)
         self.strips.setVisible(False)
-        # Beside the results, in a splitter of their own: the window's three panes (and the
-        # sessions' splitter sizes) stay as they are.
-        self.middle = QSplitter()
-        self.middle.setChildrenCollapsible(False)
-        window.split.replaceWidget(1, self.middle)
-        self.middle.addWidget(window.results)
-        self.middle.addWidget(self.strips)
+        shown.add_beside_results(self.strips)
         self.other: Evaluation | None = None
         self.comparison: PairedComparison | None = None
         self.statistics: PairedStatistics | None = None
@@ -99,7 +113,6 @@ class CompareMode(QObject):
         self.pool.setMaxThreadCount(1)  # one at a time; a newer one replaces queued ones
         self.statistics_ready.connect(self._arrived)
         self.box.currentIndexChanged.connect(lambda _i: self.rescore(from_box=True))
-        window.opening.opened.connect(self._fill)
 
     @property
     def active(self) -> bool:
@@ -115,8 +128,16 @@ class CompareMode(QObject):
         i = self.box.findText(name) if name else 0
         self.box.setCurrentIndex(max(0, i))
 
-    def _fill(self, *_args: object) -> None:
-        opened = self.w.opened
+    def compared_evaluation(self) -> tuple[str, Evaluation] | None:
+        """Return (the compared method's name, its evaluation as shown), or None."""
+        name = self.compared()
+        if self.comparison is None or self.other is None or name is None:
+            return None
+        return name, self.other
+
+    def methods_changed(self, *_args: object) -> None:
+        """Data was opened: offer its methods (the one chosen stays when it still is)."""
+        opened = self.shown.opened
         names = list(opened.methods) if opened is not None else []
         keep = self.compared()
         self.box.blockSignals(True)
@@ -130,13 +151,13 @@ class CompareMode(QObject):
     # -- what is shown ---------------------------------------------------------------------
     def rescore(self, from_box: bool = False) -> None:
         """Compare the shown evaluation with the chosen method (or leave compare mode)."""
-        w, other = self.w, self.compared()
+        w, other = self.shown, self.compared()
         self.generation += 1  # statistics still running belong to another comparison
         if (w.opened is None or w.evaluation is None or other is None
                 or other not in w.opened.methods):
             self._off()
             return
-        method, protocol, ap, self_match = w.bar.choice()
+        method, protocol, ap, self_match = w.choice()
         self.other = w.opened.evaluation(other, protocol, ap=ap, self_match=self_match)
         try:
             c = compare_shown(method, w.evaluation, other, self.other)
@@ -147,14 +168,11 @@ class CompareMode(QObject):
             return
         self.comparison, self.statistics = c, None
         other_ap, delta = paired_columns(c, w.evaluation.dataset)
-        w.queries.set_compared(other, other_ap, delta)
+        w.set_compared(other, other_ap, delta)
         paired = np.flatnonzero(~np.isnan(delta))
         self.scatter.set_points(paired, w.evaluation.per_query["AP"][paired], other_ap[paired],
                                 method, other)
-        overview = w.plots.overview
-        overview.setTabVisible(self.scatter_tab, True)
-        if from_box:
-            overview.setCurrentIndex(self.scatter_tab)
+        self.plots.set_tab_shown(self.scatter_tab, True, current=from_box)
         self.line.setVisible(True)
         if c.n <= SYNC_MAX_QUERIES and statistics_loaded():
             self.statistics = paired_statistics(c)
@@ -168,11 +186,11 @@ class CompareMode(QObject):
 
     def show_query(self, q: int) -> None:
         """Show query ``q``'s point and both ranked lists (compare mode only)."""
-        if self.comparison is None or self.other is None or self.w.evaluation is None:
+        if self.comparison is None or self.other is None or self.shown.evaluation is None:
             return
         self.scatter.set_selected(q)
-        shown, other = self.w.evaluation, self.other
-        depth = min(self.w.results.depth, STRIP_DEPTH)
+        shown, other = self.shown.evaluation, self.other
+        depth = min(self.shown.depth, STRIP_DEPTH)
         here = result_list(shown, q, depth, False).tiles
         there = result_list(other, q, depth, False).tiles
         c = self.comparison
@@ -200,13 +218,8 @@ class CompareMode(QObject):
         self.line.setText(compare_summary_html(self.comparison, self.statistics))
 
     def _off(self) -> None:
-        w = self.w
         self.comparison = self.other = self.statistics = None
-        w.queries.set_compared("", None, None)
+        self.shown.set_compared("", None, None)
         self.line.setVisible(False)
-        w.plots.overview.setTabVisible(self.scatter_tab, False)
+        self.plots.set_tab_shown(self.scatter_tab, False)
         self.strips.setVisible(False)
-
-    def _select(self, q: int) -> None:
-        if not self.w.queries.select_query(q):
-            self.w.show_query(q)

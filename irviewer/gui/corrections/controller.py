@@ -4,24 +4,28 @@ published / corrected switch, the corrected marks, and the menu entries (Edit �
 Redo, Edit ▸ Correction author…, File ▸ Corrections file…).
 
 The :class:`~irviewer.gui.corrections.store.CorrectionsController` makes the corrections; this
-object turns what the user points at into them and shows their effect. The window calls
-:meth:`attach` when a dataset is open, :meth:`show_evaluation` when it re-scores and
-:meth:`marked` when it shows a query."""
+object turns what the user points at into them and shows their effect. It follows the
+inspector (its re-scores and the query it shows) and asks it to re-score what a correction
+changed; the window calls :meth:`take_request` before opening and :meth:`attach` once the
+data is open, and places the dock and the line."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from PySide6.QtCore import QObject, QPoint, Qt
+import numpy as np
+from PySide6.QtCore import QObject, QPoint, QSettings, Qt, Signal, SignalInstance
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QMenu, QMessageBox
+from PySide6.QtWidgets import QDockWidget, QFileDialog, QMenu, QMessageBox, QWidget
 
 from irviewer.core.evaluation import Evaluation
 from irviewer.gui.corrections.menu import RelabelDialog, add_correction_entries
 from irviewer.gui.corrections.panel import CorrectionsLine, CorrectionsPanel
 from irviewer.gui.corrections.store import CorrectionsController
+from irviewer.gui.menus import Menus
 from irviewer.opening.opener import Opened, OpenRequest
 from irviewer.view.corrections import (
     CHOICE_KEYS,
@@ -35,45 +39,72 @@ from irviewer.view.corrections import (
 )
 from irviewer.view.result_list import ResultTile
 
-if TYPE_CHECKING:
-    from irviewer.gui.main_window import MainWindow
-
 #: The legend's entry for the corrected mark (a folded corner with a pencil).
 MARK_LEGEND_HTML = (f'<span style="background:#1a1a1a; color:white">&nbsp;{MARK_GLYPH}&nbsp;'
                     "</span> corrected (folded corner)")
 
 
-class CorrectionsUI(QObject):
-    """Wires corrections into ``window`` (see the module's docstring)."""
+class Shown(Protocol):
+    """What the corrections take from the inspector: the query shown, its tiles, the
+    re-score of the queries a correction changed, and the signals they follow."""
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.w = window
-        self.controller = CorrectionsController(window, window.settings)
+    evaluation: Evaluation | None
+    current: int | None
+    evaluation_shown: SignalInstance
+    query_shown: SignalInstance
+    tile_clicked: SignalInstance
+    match_key: SignalInstance
+    match_menu_requested: SignalInstance
+
+    @property
+    def show_ignored(self) -> bool: ...
+    def rescore(self, changed: np.ndarray | None = None) -> None: ...
+    def select(self, q: int) -> None: ...
+    def shown_tiles(self) -> tuple[ResultTile, ...]: ...
+    def hovered_tile(self) -> tuple[tuple[ResultTile, ...], int] | None: ...
+    def tile_menu(self, tiles: tuple[ResultTile, ...], at: int) -> QMenu: ...
+    def add_tile_menu_entries(self, hook: Callable[[QMenu, ResultTile], None]) -> None: ...
+    def set_marked(self, marked: frozenset[int]) -> None: ...
+    def set_extra_legend(self, entries: tuple[str, ...]) -> None: ...
+    def side_by_side_window(self) -> QWidget | None: ...
+
+
+class CorrectionsUI(QObject):
+    """Corrections in the window (see the module's docstring); ``message(text)`` for the
+    status line."""
+
+    message = Signal(str)
+
+    def __init__(self, parent: QWidget, settings: QSettings, shown: Shown,
+                 menus: Menus) -> None:
+        super().__init__(parent)
+        self.parent_widget, self.shown = parent, shown
+        self.controller = CorrectionsController(parent, settings)
         self.panel = CorrectionsPanel()
-        self.dock = QDockWidget("Corrections", window)
+        self.dock = QDockWidget("Corrections", parent)
         self.dock.setObjectName("corrections")
         self.dock.setWidget(self.panel)
-        window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.dock)
-        window.resizeDocks([self.dock], [150], Qt.Orientation.Vertical)
         self.line = CorrectionsLine()
         self.last_error: str | None = None
         self.last_clicked: tuple[int, tuple[ResultTile, ...], int] | None = None
         self.menu: QMenu | None = None
         self.requested: dict[Path, Path] = {}
 
-        window.tile_menu_hooks.append(self.add_menu_entries)
-        window.results.tile_clicked.connect(self._remember_click)
-        window.comparison.menu_requested.connect(self.comparison_menu)
-        window.comparison.relation_key.connect(self.key_on)
-        self.panel.jump.connect(self.jump)
+        shown.add_tile_menu_entries(self.add_menu_entries)
+        shown.evaluation_shown.connect(self.show_evaluation)
+        shown.query_shown.connect(lambda q: shown.set_marked(self.marked(q)))
+        shown.tile_clicked.connect(self._remember_click)
+        shown.match_menu_requested.connect(self.comparison_menu)
+        shown.match_key.connect(self.key_on)
+        self.panel.jump.connect(shown.select)
         self.panel.remove.connect(self.controller.remove)
         self.line.published_toggled.connect(self.controller.show_published)
-        self.controller.changed.connect(lambda queries: window.rescore(queries))
+        self.controller.changed.connect(shown.rescore)
         self.controller.error.connect(self.show_error)
-        self.controller.message.connect(window.show_message)
+        self.controller.message.connect(self.message)
         for key in CHOICE_KEYS:
-            QShortcut(QKeySequence(key), window, activated=lambda k=key: self.key(k))
+            QShortcut(QKeySequence(key), parent, activated=lambda k=key: self.key(k))
+        self._install_menus(menus)
 
     # -- the window's calls ----------------------------------------------------------------
     def take_request(self, request: OpenRequest) -> OpenRequest:
@@ -95,8 +126,9 @@ class CorrectionsUI(QObject):
             chosen = self.controller.chosen
         self.controller.attach(opened, chosen)
         self._record_path()
+        self.shown.set_extra_legend(self.legend())
 
-    def show_evaluation(self, evaluation: Evaluation) -> None:
+    def show_evaluation(self, evaluation: Evaluation, _changed: object = None) -> None:
         """Show the corrections line and the panel for the evaluation shown."""
         state = self.controller.state
         reason = uncorrectable_reason(evaluation.dataset)
@@ -133,9 +165,9 @@ class CorrectionsUI(QObject):
         ``tile`` for the query shown, as the corrected ground truth has them (the one a
         choice edits, also while the published one is shown: the menu then says so)."""
         state = self.controller.state
-        if self.w.current is None or self.w.evaluation is None or state is None:
+        if self.shown.current is None or self.shown.evaluation is None or state is None:
             return
-        q = self.w.current
+        q = self.shown.current
         add_correction_entries(menu, state.relation_menu(q, tile.index),
                                relabel_offer(state.corrected, q, tile.index),
                                uncorrectable_reason(state.corrected),
@@ -148,7 +180,7 @@ class CorrectionsUI(QObject):
         (``sync``: build it and return it without showing, for tests)."""
         if at is None:
             return None
-        self.menu = self.w.tile_menu(tiles, at)
+        self.menu = self.shown.tile_menu(tiles, at)
         if not sync:
             self.menu.popup(pos)
         return self.menu
@@ -158,7 +190,7 @@ class CorrectionsUI(QObject):
         """Right-click in the comparison: the correction entries of the match shown."""
         if at is None:
             return
-        self.menu = QMenu(self.w.comparison.window)
+        self.menu = QMenu(self.shown.side_by_side_window())
         self.menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.menu.addSection(tiles[at].title or tiles[at].name)
         self.add_menu_entries(self.menu, tiles[at])
@@ -167,21 +199,22 @@ class CorrectionsUI(QObject):
     def key(self, key: str) -> None:
         """Key 1–4 in the main window: the tile under the mouse, else the last one
         clicked."""
-        hovered = self.w.results.hovered_tile()
+        hovered = self.shown.hovered_tile()
         if hovered is not None:
             self.key_on(*hovered, key)
-        elif self.last_clicked is not None and self.last_clicked[0] == self.w.current:
+        elif self.last_clicked is not None and self.last_clicked[0] == self.shown.current:
             self.key_on(self.last_clicked[1], self.last_clicked[2], key)
         else:
-            self.w.show_message("Point at a result (or click one) to set its relation with "
-                                "the keys 1–4")
+            self.message.emit("Point at a result (or click one) to set its relation with "
+                              "the keys 1–4")
 
     def key_on(self, tiles: tuple[ResultTile, ...], at: int | None, key: str) -> None:
         """Set ``tiles[at]``'s relation to the query shown to the family's choice ``key``."""
         state = self.controller.state
-        if at is None or self.w.current is None or self.w.evaluation is None or state is None:
+        if (at is None or self.shown.current is None or self.shown.evaluation is None
+                or state is None):
             return
-        tile, q = tiles[at], self.w.current
+        tile, q = tiles[at], self.shown.current
         choices = {c.key: c for c in state.relation_menu(q, tile.index).choices}
         if key in choices:
             self.set_relation(q, tile, choices[key].label)
@@ -194,34 +227,30 @@ class CorrectionsUI(QObject):
         assert state is not None
         if not self.controller.correct(state.corrected.queries[q].name, tile.name, label):
             return
-        hidden = (self.w.evaluation is not None and not self.w.results.show_ignored
-                  and tile.index not in {t.index for t in self.w.results.tiles()})
-        self.w.show_message(f"{self.controller.stack.undoText()} — Ctrl+Z undoes"
-                            + (" · now ignored, so hidden: press I to show ignored items"
-                               if hidden else ""))
+        hidden = (self.shown.evaluation is not None and not self.shown.show_ignored
+                  and tile.index not in {t.index for t in self.shown.shown_tiles()})
+        self.message.emit(f"{self.controller.stack.undoText()} — Ctrl+Z undoes"
+                          + (" · now ignored, so hidden: press I to show ignored items"
+                             if hidden else ""))
 
     def relabel_dialog(self, offer: RelabelOffer) -> None:
         """Ask for the image's new label (showing how many queries it changes in the
         corrected ground truth) and relabel it for every query."""
         state = self.controller.state
         assert state is not None
-        dialog = RelabelDialog(self.w, state.corrected, offer)
+        dialog = RelabelDialog(self.parent_widget, state.corrected, offer)
         if dialog.exec():
             self.controller.correct("", offer.item, dialog.new_label(), dialog.note())
-
-    def jump(self, q: int) -> None:
-        """Show query ``q`` (a row of the Corrections panel was clicked)."""
-        if not self.w.queries.select_query(q):
-            self.w.show_query(q)
 
     def choose_file_dialog(self) -> None:
         """File ▸ Corrections file…: where this dataset's corrections are kept."""
         if self.controller.state is None:
-            self.w.show_message("Open a dataset first")
+            self.message.emit("Open a dataset first")
             return
         path, _ = QFileDialog.getSaveFileName(
-            self.w, "Corrections file (an existing one is loaded)", str(self.controller.path),
-            "Corrections (*.csv)", options=QFileDialog.Option.DontConfirmOverwrite)
+            self.parent_widget, "Corrections file (an existing one is loaded)",
+            str(self.controller.path), "Corrections (*.csv)",
+            options=QFileDialog.Option.DontConfirmOverwrite)
         if path:
             self.controller.choose_file(Path(path))
             self._record_path()
@@ -236,33 +265,33 @@ class CorrectionsUI(QObject):
         """Show a corrections problem in a dialog (non-blocking)."""
         self.last_error = message
         box = QMessageBox(QMessageBox.Icon.Warning, "irviewer — corrections", message,
-                          parent=self.w)
+                          parent=self.parent_widget)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.open()
 
-    def install_menus(self, file_menu: QMenu, before: QMenu) -> QMenu:
-        """Add File ▸ Corrections file…, the Edit menu (before ``before``) and return it."""
-        choose = QAction("&Corrections file…", self.w)
+    def _install_menus(self, menus: Menus) -> None:
+        """File ▸ Corrections file…, the Edit menu (undo, redo, author), View ▸ the dock."""
+        parent = self.parent_widget
+        choose = QAction("&Corrections file…", parent)
         choose.triggered.connect(self.choose_file_dialog)
-        file_menu.insertAction(file_menu.actions()[-1], choose)  # above Quit
-        edit = QMenu("&Edit", self.w)
-        self.w.menuBar().insertMenu(before.menuAction(), edit)
-        undo = self.controller.stack.createUndoAction(self.w, "&Undo")
+        menus.add_file_action(choose)
+        edit = QMenu("&Edit", parent)
+        menus.add_menu(edit)
+        undo = self.controller.stack.createUndoAction(parent, "&Undo")
         undo.setShortcut(QKeySequence.StandardKey.Undo)
-        redo = self.controller.stack.createRedoAction(self.w, "&Redo")
+        redo = self.controller.stack.createRedoAction(parent, "&Redo")
         redo.setShortcut(QKeySequence("Ctrl+Shift+Z"))
-        author = QAction("Correction &author…", self.w)
+        author = QAction("Correction &author…", parent)
         author.triggered.connect(self.controller.ask_author)
         for action in (undo, redo):
             edit.addAction(action)
         edit.addSeparator()
         edit.addAction(author)
-        before.addAction(self.dock.toggleViewAction())
-        return edit
+        menus.add_view_action(self.dock.toggleViewAction())
 
     def _remember_click(self, tiles: tuple[ResultTile, ...], at: int) -> None:
-        if self.w.current is not None:
-            self.last_clicked = (self.w.current, tiles, at)
+        if self.shown.current is not None:
+            self.last_clicked = (self.shown.current, tiles, at)
 
     def _same_dataset(self, opened: Opened) -> bool:
         state = self.controller.state

@@ -1,2 +1,6 @@
-"""Opening data in the window: File ▸ Open and Add, drag and drop, progress and Cancel
-(:mod:`.controller`), the Open dialog, and sessions (save, autosave, recent, restore)."""
+"""Opening data in the window: File ▸ Open and Add, drag and drop, the progress bar and
+Cancel, the Open dialog. Its face is :class:`OpeningController`."""
+
+from irviewer.gui.opening.controller import OpeningController
+
+__all__ = ["OpeningController"]

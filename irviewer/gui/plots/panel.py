@@ -61,6 +61,20 @@ class PlotsPanel(QSplitter):
         ap = float(evaluation.per_query["AP"][q])
         self.overview.set_query(ap, *query_precision_at(evaluation, q, CURVE_DEPTH))
 
+    def add_tab(self, widget: QWidget, title: str) -> int:
+        """Add ``widget`` as a hidden tab of the overview (compare mode's scatter); return
+        its index for :meth:`set_tab_shown`."""
+        index = self.overview.addTab(widget, title)
+        self.overview.setTabVisible(index, False)
+        return index
+
+    def set_tab_shown(self, index: int, shown: bool, current: bool = False) -> None:
+        """Show or hide the overview's tab ``index`` (``current``: and bring it to the
+        front)."""
+        self.overview.setTabVisible(index, shown)
+        if shown and current:
+            self.overview.setCurrentIndex(index)
+
     def set_active_range(self, ap_range: tuple[float, float] | None) -> None:
         """Outline the histogram bar of the table's AP filter (None: no filter)."""
         self.overview.histogram.set_active(ap_range)

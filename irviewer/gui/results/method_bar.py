@@ -39,7 +39,7 @@ class MethodBar(QWidget):
         for box in (self.method_box, self.protocol_box, self.ap_box, self.self_box):
             box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
             box.currentIndexChanged.connect(self._on_change)
-        top = QHBoxLayout()
+        top = self._top = QHBoxLayout()
         top.setContentsMargins(0, 0, 0, 0)
         for label, widget in (("Method:", self.method_box), ("Protocol:", self.protocol_box),
                               ("", self.ap_box), ("", self.self_box)):
@@ -56,12 +56,27 @@ class MethodBar(QWidget):
         self.banner.setStyleSheet("QLabel { background: #FFF3CD; color: #5C4400; "
                                   "border: 1px solid #E69F00; padding: 4px; }")
         self.banner.setVisible(False)
-        layout = QVBoxLayout(self)
+        layout = self._lines = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(top)
         layout.addWidget(self.summary)
         layout.addWidget(self.banner)
         self._filling = False
+
+    def add_beside_method(self, label: str, widget: QWidget) -> None:
+        """Put ``widget``, after ``label``, right after the method box (compare mode's
+        "Compare with")."""
+        at = self._top.indexOf(self.method_box) + 1
+        self._top.insertWidget(at, QLabel(label))
+        self._top.insertWidget(at + 1, widget)
+
+    def add_line(self, widget: QWidget) -> None:
+        """Add ``widget`` as a line under the summary and the banner."""
+        self._lines.addWidget(widget)
+
+    def method(self) -> str:
+        """Return the name of the method shown ("" before data is open)."""
+        return self.method_box.currentText()
 
     def set_choices(self, methods: list[str], protocols: list[str]) -> None:
         """Offer ``methods`` and ``protocols`` (the first of each chosen); emits nothing."""

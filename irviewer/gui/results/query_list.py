@@ -165,6 +165,13 @@ class QueryListPanel(QWidget):
         for box in (self.better, self.worse):
             box.setEnabled(on)
 
+    def listed_queries(self, limit: int | None = None) -> list[int]:
+        """Return the query positions the table lists, in its order (its sort and filters;
+        the first ``limit`` of them when given)."""
+        n = self.proxy.rowCount() if limit is None else min(limit, self.proxy.rowCount())
+        return [self.model.query_of(self.proxy.mapToSource(self.proxy.index(r, 0)).row())
+                for r in range(n)]
+
     def current_query(self) -> int | None:
         """Return the query position of the current row, or None."""
         index = self.table.currentIndex()

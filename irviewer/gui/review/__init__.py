@@ -1,2 +1,6 @@
-"""Review suspects: the label audit in the background and its queue in a dock
-(:mod:`.controller` and :mod:`.panel`)."""
+"""Review suspects: the label audit in the background and its queue in a dock. Its face is
+:class:`ReviewUI`."""
+
+from irviewer.gui.review.controller import ReviewUI
+
+__all__ = ["ReviewUI"]

@@ -7,25 +7,30 @@ opens the comparison on the query and the item. Enter accepts the suggested fix 
 corrections' undo stack (:class:`~irviewer.gui.corrections.store.CorrectionsController`, so Edit ▸
 Undo takes it back and the numbers re-score); Delete records "checked, the label stands" in
 the reviewed file beside the corrections file (never asked again). The queue's rules are
-Qt-free (:mod:`irviewer.view.review_queue`); the panel paints them.
+Qt-free (:mod:`irviewer.view.review_queue`); the panel paints them. The window places the
+dock beside the corrections' and gives it room (:meth:`Docks.make_room`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from PySide6.QtCore import QObject, Qt
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QMenu
+from PySide6.QtCore import QObject, Signal, SignalInstance
+from PySide6.QtGui import QAction, QKeySequence, QUndoStack
+from PySide6.QtWidgets import QDockWidget, QWidget
 
 from irviewer.core.audit import AuditResult
-from irviewer.core.corrections import utc_now
+from irviewer.core.corrections import CorrectionLog, utc_now
 from irviewer.core.errors import InputError, counted
+from irviewer.core.evaluation import Evaluation
 from irviewer.formats.reviewed_file import Reviewed, read_reviewed, reviewed_path, write_reviewed
+from irviewer.gui.menus import Menus
 from irviewer.gui.review.panel import ReviewPanel
 from irviewer.gui.workers import Auditor
 from irviewer.opening.opener import Opened
+from irviewer.view.corrections import CorrectionState
+from irviewer.view.result_list import ResultTile
 from irviewer.view.review_queue import (
     ACCEPTED,
     ReviewQueue,
@@ -34,22 +39,54 @@ from irviewer.view.review_queue import (
     suspect_tiles,
 )
 
-if TYPE_CHECKING:
-    from irviewer.gui.main_window import MainWindow
+
+class Shown(Protocol):
+    """What the review takes from the inspector."""
+
+    opened: Opened | None
+    evaluation: Evaluation | None
+
+    def select(self, q: int) -> None: ...
+    def show_tile(self, tiles: tuple[ResultTile, ...], at: int | None,
+                  sync: bool = False) -> None: ...
+
+
+class Corrections(Protocol):
+    """What the review takes from the corrections' store: the corrected ground truth, the
+    file beside which the reviewed file is kept, and the undoable correction."""
+
+    state: CorrectionState | None
+    path: Path | None
+    stack: QUndoStack
+    changed: SignalInstance
+
+    @property
+    def log(self) -> CorrectionLog | None: ...
+    def correct(self, query: str, item: str, label: str, note: str = "") -> bool: ...
+    def author(self) -> str: ...
+
+
+class Docks(Protocol):
+    """What the review takes from the window: room for its dock when it opens."""
+
+    def make_room(self, dock: QDockWidget) -> None: ...
 
 
 class ReviewUI(QObject):
-    """Wires the Review suspects dock into ``window`` (see the module's docstring)."""
+    """The Review suspects dock (see the module's docstring); ``message(text)`` for the
+    status line."""
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.w = window
-        self.corrections = window.corrections.controller
+    message = Signal(str)
+
+    def __init__(self, parent: QWidget, shown: Shown, corrections: Corrections,
+                 menus: Menus, docks: Docks) -> None:
+        super().__init__(parent)
+        self.parent_widget, self.shown, self.docks = parent, shown, docks
+        self.corrections = corrections
         self.panel = ReviewPanel()
-        self.dock = QDockWidget("Review suspects", window)
+        self.dock = QDockWidget("Review suspects", parent)
         self.dock.setObjectName("review")
         self.dock.setWidget(self.panel)
-        window.splitDockWidget(window.corrections.dock, self.dock, Qt.Orientation.Horizontal)
         self.dock.hide()
         self.auditor = Auditor(self)
         self.queue = ReviewQueue()
@@ -66,17 +103,18 @@ class ReviewUI(QObject):
         self.auditor.done.connect(self.show_result)
         self.auditor.failed.connect(lambda m: self.panel.show_status(f"Audit failed: {m}"))
         self.corrections.changed.connect(self._corrections_changed)
-        window.opening.opened.connect(self._dataset_opened)
+        self.action = QAction("&Review suspects…", parent)
+        self.action.setShortcut(QKeySequence("Ctrl+Shift+R"))
+        self.action.setToolTip("Find the labels the rankings say look wrong, and review them")
+        self.action.triggered.connect(self.open_dock)
+        menus.add_view_action(self.action)
 
     # -- running ---------------------------------------------------------------------------
     def open_dock(self) -> None:
         """View ▸ Review suspects: show the dock; audit when nothing was audited yet."""
         if not self.dock.isVisible():
             self.dock.show()
-            # the queue gets the room: most of the width under the results, and height
-            self.w.resizeDocks([self.dock], [330], Qt.Orientation.Vertical)
-            self.w.resizeDocks([self.w.corrections.dock, self.dock], [380, 1100],
-                               Qt.Orientation.Horizontal)
+            self.docks.make_room(self.dock)
         self.dock.raise_()
         if not self.queue.suspects and not self.auditor.running:
             self.run()
@@ -93,7 +131,7 @@ class ReviewUI(QObject):
     def run(self) -> None:
         """Audit the open dataset's corrected ground truth (as corrected now, also while
         the published one is shown) under every loaded method."""
-        opened = self.w.opened
+        opened = self.shown.opened
         state = self.corrections.state
         if opened is None or not opened.methods:
             self.panel.show_status("Open a dataset with at least one method to audit it.")
@@ -131,7 +169,7 @@ class ReviewUI(QObject):
     # -- answering ---------------------------------------------------------------------------
     def show_suspect(self, position: int) -> None:
         """Show the suspect at ``position``: its query selected, the item beside it."""
-        opened = self.w.opened
+        opened = self.shown.opened
         if opened is None or position >= len(self.queue.suspects):
             return
         s = self.queue.suspects[position]
@@ -139,15 +177,14 @@ class ReviewUI(QObject):
         self.panel.show_detail(detail_html(opened.dataset, s, q))
         if q < 0:
             return
-        if not self.w.queries.select_query(q):
-            self.w.show_query(q)
+        self.shown.select(q)
         g = opened.dataset.gallery_index().get(s.item, -1)
-        if self.w.evaluation is None or g < 0:
+        if self.shown.evaluation is None or g < 0:
             return
-        tiles, at = suspect_tiles(self.w.evaluation, q, g)
+        tiles, at = suspect_tiles(self.shown.evaluation, q, g)
         if at is not None:
-            self.w.comparison.show_tile(tiles, at, sync=self.sync)
-            self.w.activateWindow()  # the queue keeps the keys
+            self.shown.show_tile(tiles, at, sync=self.sync)
+            self.parent_widget.activateWindow()  # the queue keeps the keys
             self.panel.table.setFocus()
 
     def accept(self, position: int) -> None:
@@ -156,16 +193,16 @@ class ReviewUI(QObject):
         s = self.queue.suspects[position]
         c = s.correction
         if c is None:
-            self.w.show_message("This suspect has no single fix to accept: look at it, and "
-                                "correct it from the tiles' menus, or press Delete")
+            self.message.emit("This suspect has no single fix to accept: look at it, and "
+                              "correct it from the tiles' menus, or press Delete")
             return
         if self.queue.state(position) == ACCEPTED:
-            self.w.show_message("Its fix is already in the corrected ground truth: nothing "
-                                "to change")
+            self.message.emit("Its fix is already in the corrected ground truth: nothing "
+                              "to change")
             return
         if self.corrections.correct(c.query, c.item, c.label,
                                     note=f"audit: {s.kind}, score {s.score:.2f}"):
-            self.w.show_message(f"{self.corrections.stack.undoText()} — Ctrl+Z undoes")
+            self.message.emit(f"{self.corrections.stack.undoText()} — Ctrl+Z undoes")
             self._move_on(position)
 
     def check(self, position: int) -> None:
@@ -187,10 +224,10 @@ class ReviewUI(QObject):
         try:
             write_reviewed(self.path, self.queue.records(self.earlier))
         except InputError as e:  # the folder cannot be written, the disk is full: a sentence
-            self.w.show_message(f"Could not save the reviewed suspects: {e}")
+            self.message.emit(f"Could not save the reviewed suspects: {e}")
         except OSError as e:
-            self.w.show_message(f"Could not save the reviewed suspects to {self.path}: "
-                                f"{e.strerror}")
+            self.message.emit(f"Could not save the reviewed suspects to {self.path}: "
+                              f"{e.strerror}")
 
     def _corrections_changed(self, _queries: object) -> None:
         """A correction, undo, redo or the switch: each suspect's fix is checked against the
@@ -200,7 +237,7 @@ class ReviewUI(QObject):
             self.queue.set_ground_truth(log.dataset)
         self.panel.refresh()
 
-    def _dataset_opened(self, _opened: Opened) -> None:
+    def dataset_opened(self, _opened: Opened | None = None) -> None:
         """A dataset opened: the old queue goes; audit again when the dock is shown."""
         self.auditor.cancel()
         self.queue = ReviewQueue()
@@ -208,12 +245,3 @@ class ReviewUI(QObject):
         self.panel.show_status("Press Audit labels to find the labels that look wrong.")
         if self.dock.isVisible():
             self.run()
-
-    def install_menus(self, view: QMenu) -> None:
-        """Add View ▸ Review suspects (Ctrl+Shift+R) to ``view``."""
-        action = QAction("&Review suspects…", self.w)
-        action.setShortcut(QKeySequence("Ctrl+Shift+R"))
-        action.setToolTip("Find the labels the rankings say look wrong, and review them")
-        action.triggered.connect(self.open_dock)
-        view.addAction(action)
-        self.action = action

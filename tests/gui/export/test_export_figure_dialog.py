@@ -10,7 +10,7 @@ from PIL import Image
 from PySide6.QtWidgets import QMessageBox
 
 from irviewer.core.errors import InputError
-from irviewer.gui.export.figure_painter import DPI, png_size
+from irviewer.gui.figure_painter import DPI, png_size
 from irviewer.gui.main_window import MainWindow
 from irviewer.gui.theme import RELEVANCE
 from irviewer.opening.opener import demo_request

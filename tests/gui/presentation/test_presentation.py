@@ -18,8 +18,8 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from irviewer.cli import main
 from irviewer.cli.viewer import build_viewer_parser
 from irviewer.core.evaluation import NEGATIVE, POSITIVE
-from irviewer.gui.curator.slide import PresentationView
 from irviewer.gui.main_window import MainWindow
+from irviewer.gui.presentation.slide import PresentationView
 from irviewer.gui.results.query_model import TITLE
 from irviewer.opening.opener import demo_paths, demo_request
 from irviewer.view.result_list import UNJUDGED
@@ -214,7 +214,7 @@ def test_a_dropped_photo_is_searched_and_its_painting_comes_first(window, qtbot,
     assert {t.relevance for t in tiles} == {UNJUDGED}  # no ground truth: no colours
     assert search.bar.isVisible() and "visit.jpg" in search.bar.label.text()
     assert not window.plots.isEnabled()  # the curves shown are not the photo's
-    before = window.presentation.resume
+    before = window.inspector.before_photo
     assert window.current is None  # nothing can act on the query that was shown ...
     window.corrections.key_on(tuple(tiles), 1, "1")  # ... not even a correction key
     assert window.corrections.controller.stack.index() == 0

@@ -1,68 +1,91 @@
 """Presentation mode (issue #13): the controller. It enters on the query the inspector shows,
 moves in the query list's order and filter (←/→, Page Up/Down, the slideshow), shows a
 visitor's photo, and returns to the inspector on the query last shown. The slide itself is
-:class:`~irviewer.gui.curator.slide.PresentationView`."""
+:class:`~irviewer.gui.presentation.slide.PresentationView`; what the slide asks for a photo
+(O, a drop, "This is…") it passes on as its own signals."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QSettings, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QSpinBox
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QSpinBox, QWidget
 
-from irviewer.gui.curator.slide import PresentationView, presentation_settings
+from irviewer.core.evaluation import Evaluation
+from irviewer.gui.menus import Menus
+from irviewer.gui.presentation.slide import PresentationView, presentation_settings
 from irviewer.view.presentation import INTERVAL_RANGE_S, TOP_N_RANGE, Slide, neighbour, query_slide
 
-if TYPE_CHECKING:
-    from irviewer.gui.main_window import MainWindow
+
+class Shown(Protocol):
+    """What presentation mode takes from the inspector: the query shown, the list's order,
+    and the query shown before a visitor's photo."""
+
+    evaluation: Evaluation | None
+    current: int | None
+    before_photo: int | None
+
+    def show_query(self, q: int) -> None: ...
+    def select(self, q: int) -> None: ...
+    def first_query(self) -> None: ...
+    def leave_photo(self) -> None: ...
+    def listed_queries(self, limit: int | None = None) -> list[int]: ...
 
 
 class Presentation(QObject):
-    """Presentation mode for a :class:`MainWindow`: enters on the query shown, moves in the
-    query list's order and filter, returns to the inspector on the query (or the photo) last
-    shown. ``query_shown(q)`` when a dataset query's slide replaces whatever was shown."""
+    """Presentation mode: enters on the query shown, moves in the query list's order and
+    filter, returns to the inspector on the query (or the photo) last shown.
+
+    Signals: ``query_shown(q)`` when a dataset query's slide replaces whatever was shown;
+    ``photo_requested()``, ``photo_dropped(path)`` and ``instance_chosen(label)`` from the
+    slide (a visitor's photo); ``message(text)`` for the status line."""
 
     query_shown = Signal(int)
+    photo_requested = Signal()
+    photo_dropped = Signal(object)
+    instance_chosen = Signal(object)
+    message = Signal(str)
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.window = window
-        self.top_n, interval = presentation_settings(window.settings)
-        self.view = PresentationView(window, interval)
+    def __init__(self, parent: QWidget, settings: QSettings, shown: Shown,
+                 menus: Menus) -> None:
+        super().__init__(parent)
+        self.parent_widget, self.settings, self.shown = parent, settings, shown
+        self.top_n, interval = presentation_settings(settings)
+        self.view = PresentationView(parent, interval)
         self.view.step.connect(self.step)
         self.view.leave.connect(self.leave)
+        self.view.photo_requested.connect(self.photo_requested)
+        self.view.photo_dropped.connect(self.photo_dropped)
+        self.view.instance_chosen.connect(self.instance_chosen)
         self.photo_slide: tuple[Slide, dict[str, str], str | None] | None = None
-        self.resume: int | None = None  # the query to come back to from a photo
-        self._install_menu()
+        self._enter_on_data = False
+        self._install_menu(menus)
 
     @property
     def active(self) -> bool:
         """Return whether presentation mode is shown."""
         return self.view.isVisible()
 
-    def _install_menu(self) -> None:
-        w = self.window
-        enter = QAction("&Presentation", w)
+    def _install_menu(self, menus: Menus) -> None:
+        enter = QAction("&Presentation", self.parent_widget)
         enter.setShortcut(QKeySequence("F11"))
         enter.triggered.connect(self.enter)
-        settings = QAction("Presentation &settings…", w)
+        settings = QAction("Presentation &settings…", self.parent_widget)
         settings.triggered.connect(self.settings_dialog)
-        w.menus.view.addSeparator()
-        w.menus.view.addAction(enter)
-        w.menus.view.addAction(settings)
+        menus.add_view_action(enter, separated=True)
+        menus.add_view_action(settings)
         self.enter_action = enter
 
     def enter(self) -> None:
         """Show the query the inspector shows (the first listed when none), full screen."""
-        w = self.window
+        w = self.shown
         if w.evaluation is None:
-            w.show_message("Open a dataset first: presentation mode shows its queries")
+            self.message.emit("Open a dataset first: presentation mode shows its queries")
             return
-        if w.current is None and self.resume is not None:
-            w.show_query(self.resume)  # from a photo: the query shown before it
+        w.leave_photo()  # from a photo: the query shown before it
         if w.current is None:
-            w.queries.jump(0)
+            w.first_query()
         if w.current is None:
             return
         self.photo_slide = None
@@ -72,42 +95,42 @@ class Presentation(QObject):
         self.view.setFocus()
 
     def enter_when_opened(self) -> None:
-        """Enter as soon as data is shown (``irviewer --present``)."""
-        if self.window.evaluation is not None:
+        """Enter as soon as data is shown (``irviewer --present``): now when it is, else
+        when the window next calls :meth:`data_shown`."""
+        self._enter_on_data = self.shown.evaluation is None
+        if not self._enter_on_data:
             self.enter()
-            return
 
-        def once(_opened: object) -> None:
-            self.window.opening.opened.disconnect(once)
+    def data_shown(self) -> None:
+        """Data was opened and shown: enter if :meth:`enter_when_opened` asked to."""
+        if self._enter_on_data:
+            self._enter_on_data = False
             self.enter()
-        self.window.opening.opened.connect(once)
 
     def order(self) -> list[int]:
         """Return the queries as the inspector lists them (its sort and filter)."""
-        panel = self.window.queries
-        proxy = panel.proxy
-        return [panel.model.query_of(proxy.mapToSource(proxy.index(r, 0)).row())
-                for r in range(proxy.rowCount())]
+        return self.shown.listed_queries()
 
     def step(self, by: int) -> None:
         """Show the query ``by`` places on in the list (wrapping round); from a photo, the
         query that was shown before it comes back first."""
-        w = self.window
+        w = self.shown
         if w.evaluation is None:
             return
         if self.photo_slide is not None or w.current is None:
             self.photo_slide = None
-            q = w.current if w.current is not None else self.resume
+            q = w.current if w.current is not None else w.before_photo
         else:
             q = neighbour(self.order(), w.current, by)
         if q is None:
             return
-        if not w.queries.select_query(q) or w.current != q:
+        w.select(q)
+        if w.current != q:
             w.show_query(q)
         self._show(q)
 
     def _show(self, q: int) -> None:
-        w = self.window
+        w = self.shown
         assert w.evaluation is not None
         order = self.order()
         position = f"{order.index(q) + 1} / {len(order)}" if q in order else ""
@@ -127,14 +150,14 @@ class Presentation(QObject):
         """Back to the inspector, on the query (or the photo) last shown."""
         self.view.set_slideshow(False)
         self.view.hide()
-        w = self.window
+        w = self.shown
         if self.photo_slide is None and w.current is not None and w.evaluation is not None:
             w.show_query(w.current)
-        w.activateWindow()
+        self.parent_widget.activateWindow()
 
     def settings_dialog(self) -> None:
         """View ▸ Presentation settings: how many matches, the slideshow's interval."""
-        dialog = QDialog(self.window)
+        dialog = QDialog(self.parent_widget)
         dialog.setWindowTitle("Presentation settings")
         n_box, s_box = QSpinBox(), QSpinBox()
         n_box.setRange(*TOP_N_RANGE)
@@ -158,7 +181,7 @@ class Presentation(QObject):
         the user's settings."""
         self.top_n = top_n
         self.view.set_interval(interval_s)
-        self.window.settings.setValue("presentation/top_n", top_n)
-        self.window.settings.setValue("presentation/interval_s", interval_s)
-        if self.active and self.photo_slide is None and self.window.current is not None:
-            self._show(self.window.current)
+        self.settings.setValue("presentation/top_n", top_n)
+        self.settings.setValue("presentation/interval_s", interval_s)
+        if self.active and self.photo_slide is None and self.shown.current is not None:
+            self._show(self.shown.current)

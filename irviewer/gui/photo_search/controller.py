@@ -4,12 +4,14 @@ mode) is described by the shown method's extractor in a worker thread
 (:class:`irviewer.opening.photo_search.Searcher`), and shown as a temporary query with its
 matches — in the inspector's results area, or as a slide in presentation mode. The matches carry no
 relevance until the user says which painting the photo shows (the "This is…" picker).
-A photo that cannot be used, or a method that cannot search, is one sentence in a dialog."""
+A photo that cannot be used, or a method that cannot search, is one sentence in a dialog.
+It shows the photo through the inspector and presentation mode (their methods below); the
+window places its bar above the results and dims the plots while ``photo_shown(True)``."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
 from PySide6.QtGui import QAction, QDropEvent
@@ -25,20 +27,44 @@ from PySide6.QtWidgets import (
 
 from irviewer.core.descriptors import IMAGE_SUFFIXES
 from irviewer.core.errors import InputError
-from irviewer.gui.results.side_by_side import query_side
+from irviewer.core.evaluation import Evaluation
+from irviewer.gui.menus import Menus
 from irviewer.opening.opener import Opened, classify_paths
 from irviewer.opening.photo_search import Match, Searcher
 from irviewer.view.presentation import (
+    Slide,
     instance_titles,
     no_search_sentence,
     photo_result,
     photo_slide,
     searchable_methods,
 )
+from irviewer.view.result_list import QueryHeader, ResultList
 
-if TYPE_CHECKING:
-    from irviewer.gui.curator.presentation import Presentation
-    from irviewer.gui.main_window import MainWindow
+
+class Shown(Protocol):
+    """What the photo search takes from the inspector."""
+
+    opened: Opened | None
+    evaluation: Evaluation | None
+
+    @property
+    def depth(self) -> int: ...
+    def method(self) -> str: ...
+    def show_photo(self, header: QueryHeader, result: ResultList) -> None: ...
+    def leave_photo(self) -> None: ...
+
+
+class Slides(Protocol):
+    """What the photo search takes from presentation mode."""
+
+    top_n: int
+    view: QWidget
+
+    @property
+    def active(self) -> bool: ...
+    def show_photo(self, slide: Slide, instances: dict[str, str],
+                   instance: str | None) -> None: ...
 
 
 class SearchSignals(QObject):
@@ -99,11 +125,17 @@ class PhotoBar(QWidget):
 
 
 class PhotoSearch(QObject):
-    """Searches the shown method's gallery with a photo and shows the answer."""
+    """Searches the shown method's gallery with a photo and shows the answer; emits
+    ``photo_shown(bool)`` when a photo takes the results' place or leaves it, and
+    ``message(text)`` for the status line."""
 
-    def __init__(self, window: MainWindow, presentation: Presentation) -> None:
-        super().__init__(window)
-        self.window, self.presentation = window, presentation
+    photo_shown = Signal(bool)
+    message = Signal(str)
+
+    def __init__(self, parent: QWidget, shown: Shown, presentation: Slides,
+                 menus: Menus) -> None:
+        super().__init__(parent)
+        self.parent_widget, self.shown, self.presentation = parent, shown, presentation
         self.generation = 0
         self.pool = QThreadPool.globalInstance()
         self.signals = SearchSignals()
@@ -119,18 +151,10 @@ class PhotoSearch(QObject):
         self.bar.picker.activated.connect(
             lambda i: self.set_instance(self.bar.picker.itemData(i)))
         self.bar.back.clicked.connect(self.close_photo)
-        layout = window.centralWidget().layout()
-        layout.insertWidget(layout.indexOf(window.split), self.bar)
-        window.queries.query_selected.connect(lambda _q: self._leave_photo())
-        presentation.query_shown.connect(lambda _q: self._leave_photo())
-        presentation.view.photo_requested.connect(self.choose)
-        presentation.view.photo_dropped.connect(self.search)
-        presentation.view.instance_chosen.connect(self.set_instance)
-        action = QAction("Search with a &photo…", window)
+        action = QAction("Search with a &photo…", parent)
         action.setShortcut("Ctrl+P")
         action.triggered.connect(self.choose)
-        menu = window.menus.file
-        menu.insertAction(menu.actions()[4] if len(menu.actions()) > 4 else None, action)
+        menus.add_file_action(action, with_opening=True)
         self.action = action
 
     # -- asking ------------------------------------------------------------------------------
@@ -138,7 +162,7 @@ class PhotoSearch(QObject):
         """File ▸ Search with a photo…: ask for an image file and search it."""
         patterns = " ".join(f"*{s}" for s in IMAGE_SUFFIXES)
         path, _ = QFileDialog.getOpenFileName(
-            self.presentation.view if self.presentation.active else self.window,
+            self.presentation.view if self.presentation.active else self.parent_widget,
             "Search with a photo", "", f"Images ({patterns});;All files (*)")
         if path:
             self.search(Path(path))
@@ -157,23 +181,23 @@ class PhotoSearch(QObject):
     def search(self, photo: Path, sync: bool = False) -> None:
         """Search ``photo`` with the shown method in a worker (``sync`` for tests); a method
         that cannot search says which can."""
-        w = self.window
+        w = self.shown
         self.last_error = None
         if w.opened is None or w.evaluation is None:
             self._tell("Open a dataset first: a photo is searched in its gallery")
             return
-        method = w.bar.method_box.currentText()
+        method = w.method()
         searchable = searchable_methods(w.opened)
         if method not in searchable:
             self._tell(no_search_sentence(method, searchable))
             return
         self.generation += 1
         self._pending = Path(photo)
-        k = max(self.presentation.top_n, w.results.depth)
+        k = max(self.presentation.top_n, w.depth)
         job = SearchJob(self.generation, w.opened, method,
                         self._searchers.get((id(w.opened), method)), Path(photo), k,
                         self.signals)
-        w.show_message(f"Searching {Path(photo).name} with {method}…")
+        self.message.emit(f"Searching {Path(photo).name} with {method}…")
         if sync:
             job.run()
         else:
@@ -181,15 +205,13 @@ class PhotoSearch(QObject):
 
     # -- answering ---------------------------------------------------------------------------
     def _done(self, generation: int, result: tuple[Searcher, list[Match]]) -> None:
-        if generation != self.generation or self.window.opened is None:
+        if generation != self.generation or self.shown.opened is None:
             return
         searcher, matches = result
-        method = self.window.bar.method_box.currentText()
-        self._searchers = {(id(self.window.opened), method): searcher}
+        self._searchers = {(id(self.shown.opened), self.shown.method()): searcher}
         self.photo, self.matches, self.instance = self._pending, matches, None
-        self.window.show_message(
-            f"{self.photo.name}: best match {matches[0].title or matches[0].item}"
-            if matches else f"{self.photo.name}: no match")
+        self.message.emit(f"{self.photo.name}: best match {matches[0].title or matches[0].item}"
+                          if matches else f"{self.photo.name}: no match")
         self.show()
 
     def _failed(self, generation: int, message: str) -> None:
@@ -204,7 +226,7 @@ class PhotoSearch(QObject):
 
     def show(self) -> None:
         """Show the photo and its matches where the user is looking."""
-        w = self.window
+        w = self.shown
         if self.photo is None or w.opened is None:
             return
         ds = w.opened.dataset
@@ -213,16 +235,8 @@ class PhotoSearch(QObject):
             top = self.matches[: self.presentation.top_n]
             self.presentation.show_photo(photo_slide(ds, self.photo, top, self.instance),
                                          instances, self.instance)
-        header, result = photo_result(ds, self.photo, self.matches[: w.results.depth],
-                                      self.instance)
-        if w.current is not None:
-            # No dataset query is shown while the photo is: nothing (a correction, the
-            # keys 1–4, a re-score) can act on the query that was, with the photo's tiles.
-            self.presentation.resume = w.current
-            w.current = None
-        w.results.show_result(header, result)
-        w.results.set_marked(frozenset())
-        w.comparison.set_query(query_side(header), result.tiles, ())
+        header, result = photo_result(ds, self.photo, self.matches[: w.depth], self.instance)
+        w.show_photo(header, result)
         self.bar.label.setText(f"<b>Your photo</b> {self.photo.name}: its "
                                f"{len(result.tiles)} best matches in the gallery")
         self.bar.picker.clear()
@@ -233,27 +247,23 @@ class PhotoSearch(QObject):
                                         if self.instance is not None else 0)
         self.bar.picker.setEnabled(bool(instances))
         self.bar.setVisible(True)
-        w.plots.setEnabled(False)  # its curves are the last query's, not the photo's
+        self.photo_shown.emit(True)  # the plots are the last query's, not the photo's
 
-    def _leave_photo(self) -> None:
-        """The inspector shows a dataset query again: the photo's bar goes, the plots (the
-        query's curves) come back."""
-        self.bar.setVisible(False)
-        self.window.plots.setEnabled(True)
+    def photo_left(self, *_args: object) -> None:
+        """A dataset query is shown again: the photo's bar goes (``photo_shown(False)``)."""
+        if self.bar.isVisible():
+            self.bar.setVisible(False)
+            self.photo_shown.emit(False)
 
     def close_photo(self) -> None:
         """Leave the photo: the inspector shows the query it showed before again."""
-        self._leave_photo()
-        w = self.window
-        if w.current is None:
-            w.current = self.presentation.resume
-        if w.current is not None and w.evaluation is not None:
-            w.show_query(w.current)
+        self.photo_left()
+        self.shown.leave_photo()
 
     def _tell(self, message: str) -> None:
         """Say ``message`` in a (non-blocking) dialog over what the user looks at."""
         self.last_error = message
-        parent = self.presentation.view if self.presentation.active else self.window
+        parent = self.presentation.view if self.presentation.active else self.parent_widget
         box = QMessageBox(QMessageBox.Icon.Warning, "Search with a photo", message,
                           parent=parent)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

@@ -13,7 +13,13 @@ from PySide6.QtCore import QPoint
 from irviewer.core.evaluation import NEGATIVE, POSITIVE
 from irviewer.gui.main_window import MainWindow
 from irviewer.view.corrections import relation
-from tests.gui.test_corrections_window import choose, demo, first_tile, full, make_window
+from tests.gui.corrections.test_corrections_window import (
+    choose,
+    demo,
+    first_tile,
+    full,
+    make_window,
+)
 
 __all__ = ["demo"]  # the fixture, used by name
 

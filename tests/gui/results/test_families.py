@@ -38,7 +38,7 @@ def open_window(qtbot, request: OpenRequest) -> MainWindow:
 
 def assert_tiles_match_the_core(w: MainWindow) -> None:
     for q in range(w.opened.dataset.n_queries):
-        w.show_query(q)
+        w.inspector.show_query(q)
         shown = np.array([t.index for t in w.results.grid.tiles])
         core = w.evaluation.relevance(q, shown)
         display = np.array([IGNORED if t.relevance == SAME_CAMERA else t.relevance

@@ -15,7 +15,7 @@ from PIL import Image
 
 from irviewer.core.errors import InputError
 from irviewer.core.evaluation import NEGATIVE, POSITIVE
-from irviewer.gui.export.figure_painter import DPI, export_figure, png_size
+from irviewer.gui.figure_painter import DPI, export_figure, png_size
 from irviewer.gui.theme import QUERY_BOX, RELEVANCE
 from irviewer.opening.opener import OpenRequest, open_now
 from irviewer.view.figure import layout_figure
@@ -119,7 +119,7 @@ def test_other_suffix_is_refused(layout, tmp_path):
 def test_query_box_is_drawn_on_the_query_image(layout, tmp_path):
     from dataclasses import replace
 
-    from irviewer.gui.export.figure_painter import QUERY_FRAME
+    from irviewer.gui.figure_painter import QUERY_FRAME
 
     # the query image qa.jpg is 120 x 90 px; box x from 30 to 90, y from 20 to 70
     row = replace(layout.rows[0], query_box=(30.0, 20.0, 90.0, 70.0))

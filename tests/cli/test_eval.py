@@ -231,7 +231,7 @@ def test_eval_help_points_to_the_metrics_page(capsys):
     assert "docs/metrics.md" in text
     from pathlib import Path
 
-    page = Path(__file__).resolve().parents[1] / "docs" / "metrics.md"
+    page = Path(__file__).resolve().parents[2] / "docs" / "metrics.md"
     assert page.is_file()
     from irviewer.core.protocols import PROTOCOLS
 

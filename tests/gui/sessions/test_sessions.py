@@ -10,7 +10,7 @@ import time
 from PySide6.QtCore import QSettings
 
 from irviewer.gui.main_window import MainWindow
-from irviewer.gui.opening import sessions as persistence
+from irviewer.gui.sessions import controller as persistence
 from irviewer.opening.opener import demo_request
 from irviewer.opening.session_file import autosave_path, load_session
 

@@ -125,7 +125,7 @@ def test_ignored_items_shown_where_they_ranked(tmp_path):
     import numpy as np
 
     from irviewer.core.evaluation import IGNORED
-    from tests.test_cli_compare import BASE, MANIFEST, NAMES
+    from tests.cli.test_compare import BASE, MANIFEST, NAMES
 
     (tmp_path / "set.csv").write_text(MANIFEST)
     np.savez(tmp_path / "base.npz", names=np.array(NAMES),

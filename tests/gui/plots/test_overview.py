@@ -10,7 +10,7 @@ from irviewer.gui.main_window import MainWindow
 from irviewer.gui.plots.panel import CURVE_DEPTH
 from irviewer.opening.opener import OpenRequest, demo_request
 from tests.formats.test_reid import market
-from tests.gui.test_families import descriptors
+from tests.gui.results.test_families import descriptors
 
 
 def demo_window(qtbot) -> MainWindow:

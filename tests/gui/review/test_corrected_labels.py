@@ -13,7 +13,7 @@ from irviewer.core.audit import NEG_POS, AuditResult, Suspect
 from irviewer.core.corrections import Correction
 from irviewer.gui.main_window import MainWindow
 from irviewer.view.review_queue import ACCEPTED, OPEN
-from tests.gui.test_review_window import INJECTED, cell, rows, synth, window
+from tests.gui.review.test_review_window import INJECTED, cell, rows, synth, window
 
 __all__ = ["synth", "window"]  # the fixtures, used by name
 
