@@ -243,8 +243,8 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self.opening.wait()
-        self.review.auditor.wait()
-        self.corrections.controller.wait_saved()
+        self.review.wait()
+        self.corrections.wait_saved()
         self.compare_mode.wait()
         self.figures.wait()
         self.cache.close()  # late thumbnails must not reach widgets being destroyed

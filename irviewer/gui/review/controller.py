@@ -120,6 +120,10 @@ class ReviewUI(QObject):
             self.run()
         self.panel.table.setFocus()
 
+    def wait(self) -> None:
+        """Block until a running audit ends (closing the window)."""
+        self.auditor.wait()
+
     def run_or_cancel(self) -> None:
         """The panel's Audit / Cancel button."""
         if self.auditor.running:
