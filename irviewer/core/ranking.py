@@ -40,7 +40,7 @@ before ranking: they never appear in a top-K list and never count in a rank (ran
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 
 import numpy as np
@@ -96,6 +96,13 @@ class Ranking:
         n_ranked: number of gallery images in each full ranking (the active gallery).
         truncated: True when the ranks come from a precomputed list that stops at k.
         source: how the ranking was made, for the output ("cosine" or a file name).
+        descriptors, gallery_inv_norms: the vectors the scores came from (None for a
+            ranking read from a file), for a query's whole score row on request.
+        ignored_mask: the gallery images removed for every query (None: none).
+        rerank: the re-ranking chain that made the scores (:mod:`irviewer.core.rerank`),
+            None for a plain cosine ranking or one read from a file.
+        row_scores: query -> its whole score row, for a ranking whose scores are not the
+            cosines of ``descriptors`` (k-reciprocal distances, negated).
     """
 
     top_indices: np.ndarray
@@ -110,6 +117,9 @@ class Ranking:
     descriptors: AlignedDescriptors | None = None
     gallery_inv_norms: np.ndarray | None = None
     ignored_mask: np.ndarray | None = None
+    rerank: str | None = None
+    row_scores: Callable[[int], np.ndarray] | None = field(default=None, compare=False,
+                                                           repr=False)
 
     @property
     def n_queries(self) -> int:
@@ -132,6 +142,8 @@ class Ranking:
         One vector-matrix product over the gallery, chunk by chunk; the values equal the
         ones the ranking used up to float32 rounding of the multiply.
         """
+        if self.row_scores is not None:
+            return self.row_scores(q)
         if self.descriptors is None or self.gallery_inv_norms is None:
             raise InputError(f"{self.source}: this ranking was read from a file; "
                              "scores beyond its lists are not known")
@@ -148,6 +160,10 @@ class Ranking:
         InputError for a ranking read from a file (no gallery vectors) or a vector of
         another dimension.
         """
+        if self.rerank is not None:
+            raise InputError(f"{self.source}: a re-ranked ranking ({self.rerank}) cannot "
+                             "score a new photo, since re-ranking depends on every query; "
+                             "search with the plain descriptor file")
         if self.descriptors is None or self.gallery_inv_norms is None:
             raise InputError(f"{self.source}: this ranking was read from a file; it has no "
                              "gallery vectors to compare a new query with")
@@ -311,6 +327,66 @@ def iter_rank(aligned: AlignedDescriptors, dataset: Dataset, k: int = 200,
                       n_ranked=n_active, descriptors=aligned, gallery_inv_norms=inv_norms,
                       ignored_mask=ignored if len(dataset.global_ignored) else None)
     yield Progress(total, total, ranking)
+
+
+def iter_rank_rows(dataset: Dataset, score_rows: Callable[[int, int], np.ndarray],
+                   k: int = 200, *, source: str, rerank: str | None = None,
+                   row_scores: Callable[[int], np.ndarray] | None = None,
+                   query_block_rows: int | None = None) -> Iterator[Progress]:
+    """Rank the gallery for every query from score rows made elsewhere, yielding
+    :class:`Progress` after each block; the last step carries the :class:`Ranking`.
+
+    ``score_rows(qa, qb)`` returns the float32 scores of queries qa..qb against the whole
+    gallery, (qb - qa, n_gallery), higher first (re-ranking gives negated distances). The
+    rows are ranked exactly as :func:`iter_rank` ranks cosine rows: gallery images removed
+    for every query are set to -inf first, equal scores keep gallery order, the top-K lists
+    and the exact rank of every item of interest are kept, no row is kept whole.
+    ``row_scores(q)`` gives one query's whole row again (with the removed images at -inf)
+    when an item outside the stored ones needs its rank; ``source`` and ``rerank`` name
+    how the scores were made, for the output.
+    """
+    n_q, n_g = len(dataset.queries), dataset.n_gallery
+    if k < 1:
+        raise InputError(f"the top-K depth must be at least 1, not {k}")
+    ignored = dataset.ignored_mask
+    removed = np.flatnonzero(ignored)
+    n_active = int(n_g - len(removed))
+    k_eff = min(k, n_active)
+    block_rows = query_block_rows or max(1, SCORE_BLOCK_BYTES // (4 * max(n_g, 1)))
+    block_rows = min(block_rows, 1 << (31 - _bits(max(n_g, 1))))
+    blocks = list(_chunks(n_q, block_rows))
+    offsets, items = items_of_interest(dataset)
+    item_query = np.repeat(np.arange(n_q, dtype=np.int64), np.diff(offsets))
+    state = _CountState(offsets, items, item_query, multi=False)
+    top_idx = np.full((n_q, k_eff), -1, dtype=np.int64)
+    top_val = np.full((n_q, k_eff), -np.inf, dtype=np.float32)
+    yield Progress(0, len(blocks))
+    for done, (qa, qb) in enumerate(blocks, start=1):
+        scores = np.ascontiguousarray(score_rows(qa, qb), dtype=np.float32)
+        if scores.shape != (qb - qa, n_g):
+            raise ValueError(f"score rows of shape {scores.shape}, not {(qb - qa, n_g)}")
+        if len(removed):
+            scores[:, removed] = -np.inf
+        fold = partial(_rank_rows, scores, qa, start=0, stop=n_g, top_idx=top_idx,
+                       top_val=top_val, state=state)
+        run_parts(fold, row_parts(qb - qa, scores.size, _PARALLEL_SCORES))
+        yield Progress(done, len(blocks))
+
+    def whole_row(q: int) -> np.ndarray:
+        if row_scores is not None:
+            return row_scores(q)
+        row = np.array(score_rows(q, q + 1)[0], dtype=np.float32)
+        row[removed] = -np.inf
+        return row
+
+    item_ranks, item_scores = state.finish(whole_row)
+    top_idx[~np.isfinite(top_val)] = -1
+    ranking = Ranking(top_indices=top_idx, top_scores=top_val, item_offsets=offsets,
+                      item_indices=items, item_ranks=item_ranks, item_scores=item_scores,
+                      n_ranked=n_active, source=source,
+                      ignored_mask=ignored if len(removed) else None, rerank=rerank,
+                      row_scores=whole_row)
+    yield Progress(len(blocks), len(blocks), ranking)
 
 
 # -- internals ---------------------------------------------------------------------------

@@ -1,0 +1,177 @@
+"""Nearest neighbours by blocked matrix products: never an all-pairs matrix in memory.
+
+Re-ranking needs, for every image, only its first few neighbours: k-reciprocal encoding the
+first k1 + 1 of every query and gallery image among all of them, database-side augmentation
+the first k of every gallery image among the others, query expansion the first n gallery
+images of each query. :func:`iter_self_top` finds them among the rows of one matrix of unit
+vectors, one block pair (I, J) with I <= J at a time: the product of the two blocks serves
+the rows of I (against J) and, transposed, the rows of J (against I), so each cosine is
+computed once, half the multiply of the full square. :func:`cross_top` does the same for
+queries against a gallery.
+
+Each row keeps its best ``L`` (descending cosine, equal cosines in index order) while the
+blocks go by. A block offers a row only the cosines at or above the row's current L-th best
+(a handful once the row has seen a few blocks); before the row has L, the bar is the L-th
+best of a sample of the block's columns, which is never above the block's own L-th best, so
+nothing that belongs is missed. The blocks are :data:`BLOCK_ROWS` square: 64 MB of float32.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Rows (and columns) of one block of the blocked product.
+BLOCK_ROWS = 4096
+#: Columns (or rows) sampled to bound a row's L-th best before it has seen L cosines.
+SAMPLE = 1024
+
+#: What the blocked searches yield while they run: (block pairs done, block pairs in all).
+Searching = Generator[tuple[int, int], None, "Top"]
+
+
+@dataclass(frozen=True)
+class Top:
+    """The best ``L`` neighbours of every row.
+
+    ``indices`` (rows, L) int64 column indices, best first (-1 pads a row with fewer than L
+    candidates); ``cosines`` (rows, L) float32 (-inf padding); ``row_min`` the smallest
+    cosine of each row over every column (its own column included), or None when not asked.
+    """
+
+    indices: np.ndarray
+    cosines: np.ndarray
+    row_min: np.ndarray | None = None
+
+
+class _Best:
+    """The running best L of every row; blocks offer candidates with :meth:`offer`."""
+
+    def __init__(self, n_rows: int, width: int) -> None:
+        self.idx = np.full((n_rows, width), -1, dtype=np.int64)
+        self.val = np.full((n_rows, width), -np.inf, dtype=np.float32)
+
+    def bar(self, rows: slice, block: np.ndarray, axis: int) -> np.ndarray:
+        """Return, per row of ``rows`` (the block's rows when ``axis`` is 1, its columns
+        when 0), the lowest cosine that can still enter the row's best L: its L-th best so
+        far, or for a row that has fewer, the L-th best of a sample of the block."""
+        width = self.idx.shape[1]
+        floor = self.val[rows, -1].copy()
+        open_rows = ~np.isfinite(floor)
+        if open_rows.any():
+            n = block.shape[axis]
+            m = min(n, max(SAMPLE, 8 * width))
+            if m > width:
+                sample = block[:, :m] if axis == 1 else block[:m, :].T
+                kth = np.partition(sample, m - width, axis=1)[:, m - width]
+                floor[open_rows] = kth[open_rows]
+        return floor
+
+    def offer(self, rows: np.ndarray, cols: np.ndarray, vals: np.ndarray,
+              touched: slice) -> None:
+        """Merge candidates (row, column, cosine) into the best L of the rows ``touched``
+        (every candidate's row is in it): descending cosine, equal ones by column."""
+        if not len(rows):
+            return
+        width = self.idx.shape[1]
+        old_idx = self.idx[touched]
+        old_val = self.val[touched]
+        keep = old_idx >= 0
+        old_rows = np.broadcast_to(np.arange(touched.start, touched.stop)[:, None],
+                                   old_idx.shape)[keep]
+        all_rows = np.concatenate([old_rows, rows])
+        all_cols = np.concatenate([old_idx[keep], cols])
+        all_vals = np.concatenate([old_val[keep], vals])
+        order = np.lexsort((all_cols, -all_vals, all_rows))
+        all_rows, all_cols, all_vals = all_rows[order], all_cols[order], all_vals[order]
+        counts = np.bincount(all_rows - touched.start, minlength=touched.stop - touched.start)
+        starts = np.cumsum(counts) - counts
+        slot = np.arange(len(all_rows)) - np.repeat(starts, counts)
+        take = slot < width
+        self.idx[touched] = -1
+        self.val[touched] = -np.inf
+        self.idx[all_rows[take], slot[take]] = all_cols[take]
+        self.val[all_rows[take], slot[take]] = all_vals[take]
+
+
+def _candidates(block: np.ndarray, bar: np.ndarray, axis: int) -> tuple[np.ndarray,
+                                                                        np.ndarray]:
+    """Return (block rows, block columns) of the finite cosines at or above the bar of
+    their row (``axis`` 1) or of their column (``axis`` 0)."""
+    lifted = bar[:, None] if axis == 1 else bar[None, :]
+    mask = block >= lifted
+    if not np.isfinite(bar).all():
+        mask &= block > -np.inf
+    return np.nonzero(mask)
+
+
+def iter_self_top(vectors: np.ndarray, width: int, diagonal: str,
+                  row_min: bool = False, block_rows: int = BLOCK_ROWS) -> Searching:
+    """Find the best ``width`` neighbours of every row of ``vectors`` (unit float32 rows)
+    among all rows, yielding (done, total) block pairs; return the :class:`Top`.
+
+    ``diagonal`` says what a row is to itself: ``"one"`` counts its cosine as exactly 1
+    (its distance as exactly 0: k-reciprocal encoding ranks every image first in its own
+    list), ``"exclude"`` leaves it out (database-side augmentation sums *other* images).
+    With ``row_min`` the smallest cosine of every row is found too. Memory: the (N, width)
+    lists and one block pair's product; time: N (N + 1) / 2 x dim multiply-adds.
+    """
+    n = len(vectors)
+    best = _Best(n, width)
+    low = np.full(n, np.inf, dtype=np.float32) if row_min else None
+    starts = list(range(0, n, block_rows))
+    total = len(starts) * (len(starts) + 1) // 2
+    done = 0
+    yield done, total
+    for bi, a in enumerate(starts):
+        b = min(n, a + block_rows)
+        for c in starts[bi:]:
+            d = min(n, c + block_rows)
+            block = vectors[a:b] @ vectors[c:d].T
+            if a == c:
+                np.fill_diagonal(block, 1.0 if diagonal == "one" else -np.inf)
+            if low is not None:
+                np.minimum(low[a:b], block.min(axis=1), out=low[a:b])
+                if a != c:
+                    np.minimum(low[c:d], block.min(axis=0), out=low[c:d])
+            _offer_block(best, block, a, c, both=a != c)
+            done += 1
+            yield done, total
+    return Top(best.idx, best.val, low)
+
+
+def _offer_block(best: _Best, block: np.ndarray, a: int, c: int, both: bool) -> None:
+    """Offer block rows a.. against columns c.. to the rows' lists, and when ``both``, the
+    same cosines to the columns' lists (the block transposed)."""
+    h, w = block.shape
+    rows, cols = _candidates(block, best.bar(slice(a, a + h), block, 1), 1)
+    best.offer(rows + a, cols + c, block[rows, cols], slice(a, a + h))
+    if both:
+        rows, cols = _candidates(block, best.bar(slice(c, c + w), block, 0), 0)
+        best.offer(cols + c, rows + a, block[rows, cols], slice(c, c + w))
+
+
+def cross_top(queries: np.ndarray, gallery: np.ndarray, width: int,
+              block_rows: int = BLOCK_ROWS) -> Top:
+    """Return the best ``width`` rows of ``gallery`` for every row of ``queries`` (unit
+    float32 rows; descending cosine, equal cosines in gallery order), by blocks."""
+    n_q = len(queries)
+    best = _Best(n_q, width)
+    for a in range(0, n_q, block_rows):
+        b = min(n_q, a + block_rows)
+        for c in range(0, len(gallery), block_rows):
+            block = queries[a:b] @ gallery[c:c + block_rows].T
+            rows, cols = _candidates(block, best.bar(slice(a, b), block, 1), 1)
+            best.offer(rows + a, cols + c, block[rows, cols], slice(a, b))
+    return Top(best.idx, best.val)
+
+
+def run(search: Searching) -> Top:
+    """Return the result of a blocked search generator, ignoring its progress."""
+    while True:
+        try:
+            next(search)
+        except StopIteration as finished:
+            return finished.value
