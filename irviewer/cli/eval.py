@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from irviewer.core.atomic import atomic_write_text
@@ -41,7 +42,8 @@ def add_arguments(ev: argparse.ArgumentParser) -> None:
     """Add ``irviewer eval``'s arguments to ``ev``."""
     ev.add_argument("dataset", type=Path, nargs="?",
                     help="dataset file or folder (e.g. a CSV manifest)")
-    add_options(ev, "demo", *METHODS, *READER, *CONVENTIONS, "corrections", "depth", help={
+    add_options(ev, "demo", *METHODS, *READER, *CONVENTIONS, "corrections", "rerank", "depth",
+                help={
         "demo": "evaluate the built-in museum demo (with its strong descriptors unless -d or "
         "--ranking names another method)",
         "descriptors": "the descriptor file: .npz, .npy, .fvecs, .mat or .h5, or an "
@@ -52,6 +54,12 @@ def add_arguments(ev: argparse.ArgumentParser) -> None:
         "protocol": "protocol to use instead of the dataset's default(s)",
         "depth": "how many results per query are kept (the lists --export-trec and "
         "--write-results write); the ranks of positives are exact at any depth",
+        "rerank": "score the ranking re-ranked by SPEC instead of the plain one: "
+        "k-reciprocal[:k1=20,k2=6,lambda=0.3], aqe[:n=2,alpha=3], dba[:k=10,alpha=3], or a "
+        "chain joined by '+' applied left to right (k-reciprocal last), e.g. "
+        "dba:k=5,alpha=3+aqe:n=2,alpha=3. Defaults: k-reciprocal Zhong et al. CVPR 2017; "
+        "alpha=3 Radenovic et al. TPAMI 2018; n=2 and k=10 irviewer's. The report names "
+        "every parameter and its source; docs/rerank.md defines each method",
     })
     ev.add_argument("--top-k", dest="depth", type=int, default=argparse.SUPPRESS,
                     help=argparse.SUPPRESS)  # the old name of --depth
@@ -72,6 +80,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error(problem)
     at_most_one(args, METHODS, "method", "irviewer compare scores several side by side")
     at_most_one(args, ("protocol",), "protocol")
+    at_most_one(args, ("rerank",), "re-ranking SPEC", "irviewer compare takes several")
     return run_eval(args)
 
 
@@ -82,7 +91,7 @@ def run_eval(args: argparse.Namespace) -> int:
     from irviewer.opening.opener import open_now
 
     request = request_from_args(args, demo_methods=1)
-    opened = open_now(request)
+    opened = open_now(replace(request, keep_plain=not request.rerank))
     note = window_corrections_note(request, "scores")
     if note:
         print(f"note: {note}", file=sys.stderr)

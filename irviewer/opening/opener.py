@@ -28,6 +28,8 @@ from irviewer.core.errors import InputError, Sentence
 from irviewer.core.evaluation import Evaluation, evaluate
 from irviewer.core.protocols import get_protocol
 from irviewer.core.ranking import Ranking, iter_rank
+from irviewer.core.rerank import Chain, iter_rerank, parse_spec
+from irviewer.core.rerank.spec import WHERE
 from irviewer.core.resources import resources_dir
 from irviewer.formats.base import ReadOptions, option, read_name_list
 from irviewer.formats.corrections_file import (
@@ -71,7 +73,12 @@ class OpenRequest:
     protocols, each with its own AP and self-match rules), and the corrections file to
     apply to the published ground truth (None: none; the window fills in the dataset's
     default sidecar with :func:`with_default_corrections`, the CLI only applies a file it is
-    given, so a published number never changes silently)."""
+    given, so a published number never changes silently).
+
+    ``rerank`` holds re-ranking SPECs (:mod:`irviewer.core.rerank`): every descriptor file F
+    gives, after its plain method, one more method "F + SPEC" per SPEC. ``keep_plain``
+    False leaves the plain methods of the descriptor files out (``irviewer eval --rerank``
+    scores the re-ranked ranking instead of the plain one)."""
 
     dataset: Path
     descriptors: tuple[Path, ...] = ()
@@ -83,6 +90,8 @@ class OpenRequest:
     ap: str | None = None
     self_match: str | None = None
     corrections: Path | None = None
+    rerank: tuple[str, ...] = ()
+    keep_plain: bool = True
 
     def sources(self) -> tuple[Path, ...]:
         """Return every method's file: descriptor files first, then rankings."""
@@ -105,7 +114,8 @@ class Method:
     order), as :class:`~irviewer.core.errors.Sentence` where they name an option.
     ``matched_by_position`` is True when descriptor rows without names were matched to the
     dataset by their order; :attr:`position_note` is then the sentence that says so (the
-    window's banner). ``evaluations`` maps each scored protocol to its evaluation under the
+    window's banner). ``rerank`` is the re-ranking chain of a method "F + SPEC" (None for
+    a plain one). ``evaluations`` maps each scored protocol to its evaluation under the
     protocol's own conventions: a view of :class:`Opened`'s one cache.
     """
 
@@ -117,6 +127,7 @@ class Method:
     sha256: str = ""
     dim: int | None = None
     matched_by_position: bool = False
+    rerank: Chain | None = None
     evaluations: Mapping[str, Evaluation] = field(default_factory=dict, compare=False,
                                                   repr=False)
 
@@ -288,6 +299,7 @@ def iter_open(request: OpenRequest) -> Opening:
                          "precomputed ranking to inspect it with")
     for source in sources:  # each file's hash, for the report, on another core meanwhile
         prefetch_sha256(source.path)
+    chains = rerank_chains(request)
     yield Step("reading the dataset")
     dataset, corrections = open_ground_truth(request)
     names = method_names(request.sources())
@@ -296,18 +308,68 @@ def iter_open(request: OpenRequest) -> Opening:
     scored: dict[EvaluationKey, Evaluation] = {}
     for i, (name, source) in enumerate(zip(names, sources, strict=True)):
         label = f" ({name}, {i + 1} of {n_methods})" if n_methods > 1 else ""
-        method = yield from iter_method(source, name, label, dataset, request)
-        yield Step(f"scoring{label}")
-        mine = []
-        for p in dataset.protocols:
-            chosen = get_protocol(p).override(ap=request.ap, self_match=request.self_match)
-            ev = evaluate(dataset, method.ranking, chosen)
-            scored[(name, p, chosen.ap, chosen.self_match)] = ev
-            mine.append(ev)
-        if method.matched_by_position:
-            method = replace(method, notes=(*method.notes, *chance_notes(method, mine)))
-        methods[name] = method
+        found = yield from iter_methods(source, name, label, dataset, request, chains)
+        for method in found:
+            yield Step(f"scoring{label}")
+            mine = []
+            for p in dataset.protocols:
+                chosen = get_protocol(p).override(ap=request.ap, self_match=request.self_match)
+                ev = evaluate(dataset, method.ranking, chosen)
+                scored[(method.name, p, chosen.ap, chosen.self_match)] = ev
+                mine.append(ev)
+            if method.matched_by_position:
+                method = replace(method, notes=(*method.notes, *chance_notes(method, mine)))
+            methods[method.name] = method
     return Opened(dataset, methods, request, scored, corrections)
+
+
+def rerank_chains(request: OpenRequest) -> tuple[Chain, ...]:
+    """Return the request's re-ranking chains, parsed (nothing is read yet); InputError for
+    a bad SPEC, or for SPECs without a descriptor file to re-rank (precomputed rankings
+    carry no vectors)."""
+    chains = tuple(parse_spec(text) for text in request.rerank)
+    if chains and not request.descriptors:
+        files = ", ".join(Path(p).name for p in request.rankings) or Path(request.dataset).name
+        raise InputError(f"{files}: {WHERE} re-ranks the vectors of a descriptor file, and a "
+                         "precomputed ranking (TREC run, .npz indices, .results) has none; "
+                         "give the descriptor file instead")
+    return chains
+
+
+def iter_methods(source: MethodSource, name: str, label: str, dataset: Dataset,
+                 request: OpenRequest,
+                 chains: tuple[Chain, ...] = ()) -> Generator[Step, None, list[Method]]:
+    """Return the methods that ``source`` gives, yielding progress: its plain method
+    (:func:`iter_method`) and, for a descriptor file, one method "name + SPEC" per chain
+    (:func:`irviewer.core.rerank.iter_rerank`; the plain one left out when
+    ``request.keep_plain`` is False). The vectors are read and aligned once for all."""
+    if isinstance(source, RankingFile) or not chains:
+        return [(yield from iter_method(source, name, label, dataset, request))]
+    if dataset.format == TASKS:
+        raise InputError(f"{source.path.name}: HPatches task lists rank each query's own "
+                         f"pool of patches; {WHERE} applies to a dataset with one gallery")
+    descriptors = yield from _iter_read_descriptors(source, label, dataset, request)
+    aligned = align(descriptors, dataset)
+    plain = None
+    out = []
+    if request.keep_plain:
+        for progress in iter_rank(aligned, dataset, k=request.k):
+            yield Step(f"ranking{label}", progress.done, progress.total)
+            plain = progress.ranking or plain
+        assert plain is not None
+        out.append(_descriptor_method(source, name, descriptors, plain))
+    for chain in chains:
+        steps = iter_rerank(chain, aligned, dataset, request.k, plain)
+        while True:
+            try:
+                stage, done, total = next(steps)
+            except StopIteration as finished:
+                ranking = finished.value
+                break
+            yield Step(f"re-ranking {chain.text}: {stage}{label}", done, total)
+        out.append(replace(_descriptor_method(source, name, descriptors, ranking),
+                           name=f"{name} + {chain.text}", rerank=chain))
+    return out
 
 
 def open_ground_truth(request: OpenRequest) -> tuple[Dataset, LoadedCorrections | None]:
@@ -400,13 +462,23 @@ def _iter_ranking_method(source: RankingFile, name: str, label: str,
                   sha256=file_sha256(source.path))
 
 
+def _iter_read_descriptors(source: DescriptorFile, label: str, dataset: Dataset,
+                           request: OpenRequest) -> Generator[Step, None, Descriptors]:
+    yield Step(f"reading the descriptors{label}")
+    return read_descriptors(source.path, gallery_names=dataset.gallery,
+                            query_names=tuple(q.name for q in dataset.queries),
+                            row_names=_row_names(request.options))
+
+
 def _iter_descriptor_method(source: DescriptorFile, name: str, label: str, dataset: Dataset,
                             request: OpenRequest) -> Generator[Step, None, Method]:
-    yield Step(f"reading the descriptors{label}")
-    descriptors = read_descriptors(source.path, gallery_names=dataset.gallery,
-                                   query_names=tuple(q.name for q in dataset.queries),
-                                   row_names=_row_names(request.options))
+    descriptors = yield from _iter_read_descriptors(source, label, dataset, request)
     ranking = yield from _iter_rank_descriptors(descriptors, dataset, request.k, label)
+    return _descriptor_method(source, name, descriptors, ranking)
+
+
+def _descriptor_method(source: DescriptorFile, name: str, descriptors: Descriptors,
+                       ranking: Ranking) -> Method:
     by_position = descriptors.by_position is not None
     notes = (position_note(source.path, descriptors.by_position),) if by_position else ()
     return Method(name, source.path, "descriptors", ranking, notes=notes,

@@ -35,13 +35,19 @@ def json_number(x: object) -> object:
 def method_record(method: Method) -> dict:
     """Return how the report identifies a :class:`~irviewer.opening.opener.Method`:
     ``{"descriptors": {path, dim, sha256}}`` or, for a precomputed ranking,
-    ``{"ranking": {path, depth, sha256, rule}}``."""
+    ``{"ranking": {path, depth, sha256, rule}}``; a re-ranked method ("F + SPEC") also has
+    ``"rerank": {spec, chain, steps}``, every step with its paper and every parameter with
+    its value and source (:meth:`irviewer.core.rerank.spec.Chain.record`)."""
     if method.kind == "ranking":
         return {"ranking": {"path": str(method.path), "depth": method.ranking.k,
                             "sha256": method.sha256,
                             "rule": "positives beyond a list were never retrieved"}}
-    return {"descriptors": {"path": str(method.path), "dim": method.dim,
-                            "sha256": method.sha256}}
+    record = {"descriptors": {"path": str(method.path), "dim": method.dim,
+                              "sha256": method.sha256}}
+    chain = getattr(method, "rerank", None)
+    if chain is not None:
+        record["rerank"] = chain.record()
+    return record
 
 
 def corrections_record(loaded: LoadedCorrections) -> dict:
@@ -96,6 +102,7 @@ def build_report(dataset: Dataset, source: dict, evaluations: Sequence[Evaluatio
         "descriptors": source.get("descriptors"),
         **({"ranking": source["ranking"]} if "ranking" in source else {}),
         **({"corrections": source["corrections"]} if "corrections" in source else {}),
+        **({"rerank": source["rerank"]} if "rerank" in source else {}),
         "evaluations": out_evals,
     }
 
@@ -156,6 +163,14 @@ def format_table(report: dict) -> str:
         r = report["ranking"]
         lines.append(f"ranking      precomputed lists {r['path']} (depth {r['depth']}, sha256 "
                      f"{r['sha256'][:12]}); {r['rule']}")
+    rerank = report.get("rerank")
+    if rerank is not None:
+        lines.append(f"re-ranking   {rerank['chain']} (of the ranking above; the "
+                     "protocol's removals come after it)")
+        for step in rerank["steps"]:
+            said = "; ".join(f"{k}={v['value']} ({v['source']})"
+                             for k, v in step["params"].items())
+            lines.append(f"             {step['method']}: {step['paper']}; {said}")
     corr = report.get("corrections")
     if corr is not None:
         lines.append(f"corrections  {corr['path']} (sha256 {corr['sha256'][:12]}): "

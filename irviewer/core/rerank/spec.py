@@ -22,19 +22,20 @@ from dataclasses import dataclass
 from irviewer.core.errors import InputError, either
 
 #: How a message names the SPEC: the option on the command line, the field in the window.
-WHERE = either("--rerank", "re-ranking")
+WHERE = either("--rerank", "re-ranking", key="rerank")
 
 
 @dataclass(frozen=True)
 class ParamRule:
     """One parameter of a method: its key, whether it is a whole number, its range
-    (inclusive) and its default."""
+    (inclusive), its default and where the default comes from."""
 
     key: str
     whole: bool
     low: float
     high: float
     default: float
+    source: str
 
     def describe_range(self) -> str:
         """Return the range as a phrase ("a whole number from 1 to 1000")."""
@@ -60,19 +61,24 @@ class MethodRule:
         return next((p for p in self.params if p.key == key), None)
 
 
+_ZHONG = "Zhong et al. CVPR 2017, their Market-1501 setting"
+_RADENOVIC = "Radenovic et al. TPAMI 2018"
+_OURS = "irviewer's default; the papers tune it per dataset"
+
 #: The methods a SPEC may name, in the order the help lists them.
 METHODS: dict[str, MethodRule] = {m.name: m for m in (
     MethodRule(
         "k-reciprocal", "k-reciprocal encoding",
-        (ParamRule("k1", True, 1, 1000, 20), ParamRule("k2", True, 1, 1000, 6),
-         ParamRule("lambda", False, 0.0, 1.0, 0.3)),
+        (ParamRule("k1", True, 1, 1000, 20, _ZHONG), ParamRule("k2", True, 1, 1000, 6, _ZHONG),
+         ParamRule("lambda", False, 0.0, 1.0, 0.3, _ZHONG)),
         "Zhong, Zheng, Cao & Li, Re-ranking Person Re-identification with k-reciprocal "
         "Encoding, CVPR 2017",
         "Zhong et al. CVPR 2017 (k1=20, k2=6, lambda=0.3, their setting for Market-1501)",
         gives_vectors=False),
     MethodRule(
         "aqe", "alpha-weighted query expansion",
-        (ParamRule("n", True, 0, 1000, 2), ParamRule("alpha", False, 0.0, 100.0, 3.0)),
+        (ParamRule("n", True, 0, 1000, 2, _OURS), ParamRule("alpha", False, 0.0, 100.0, 3.0,
+                                                              _RADENOVIC)),
         "Radenovic, Tolias & Chum, Fine-tuning CNN Image Retrieval with No Human "
         "Annotation, TPAMI 2018",
         "alpha=3 as Radenovic et al. TPAMI 2018; n=2 is irviewer's default (the papers tune "
@@ -80,7 +86,8 @@ METHODS: dict[str, MethodRule] = {m.name: m for m in (
         gives_vectors=True),
     MethodRule(
         "dba", "database-side augmentation",
-        (ParamRule("k", True, 0, 1000, 10), ParamRule("alpha", False, 0.0, 100.0, 3.0)),
+        (ParamRule("k", True, 0, 1000, 10, _OURS), ParamRule("alpha", False, 0.0, 100.0, 3.0,
+                                                              _RADENOVIC)),
         "database-side augmentation (Arandjelovic & Zisserman CVPR 2012; alpha-weighted as "
         "in Radenovic, Tolias & Chum, TPAMI 2018)",
         "alpha=3 as Radenovic et al. TPAMI 2018; k=10 is irviewer's default (the papers tune "
@@ -121,9 +128,14 @@ class Step:
         value and source ("given" or the paper its default comes from)."""
         rule = self.rule
         return {"method": self.method, "title": rule.title, "paper": rule.paper,
-                "params": {k: {"value": int(v) if rule.param(k).whole else v,  # type: ignore[union-attr]
-                               "source": "given" if given else f"default: {rule.defaults_from}"}
+                "params": {k: _param_record(rule.param(k), v, given)  # type: ignore[arg-type]
                            for k, v, given in self.values}}
+
+
+def _param_record(rule: ParamRule, value: float, given: bool) -> dict[str, object]:
+    """Return one parameter for a report: its value and "given" or "default (source)"."""
+    return {"value": int(value) if rule.whole else value,
+            "source": "given" if given else f"default ({rule.source})"}
 
 
 @dataclass(frozen=True)
