@@ -192,7 +192,7 @@ class Ranking:
         out[found] = ranks[pos_c[found]]
         missing = ~found
         if missing.any():
-            if self.truncated or self.descriptors is None:
+            if self.truncated or (self.descriptors is None and self.row_scores is None):
                 top = self.top_indices[q]
                 where = {int(g): r for r, g in enumerate(top) if g >= 0}
                 out[missing] = [where.get(int(g), -1) for g in wanted[missing]]
