@@ -84,3 +84,16 @@ def test_a_trec_run_has_nothing_to_rerank(tmp_path, capsys):
                    "file, and a precomputed ranking (TREC run, .npz indices, .results) has "
                    "none; give the descriptor file instead")
     assert "\n" not in err
+
+
+def test_a_reranked_method_cannot_search_a_new_photo():
+    from irviewer.core.errors import InputError
+    from irviewer.opening.photo_search import Searcher
+
+    manifest, strong = demo_paths()
+    opened = open_now(OpenRequest(manifest, (strong,), rerank=("aqe",)))
+    with pytest.raises(InputError) as e:
+        Searcher.from_opened(opened, "strong.npz + aqe")
+    assert str(e.value) == ("strong.npz + aqe is a re-ranked method: re-ranking depends on "
+                            "every query, so a new photo cannot be scored by it; search with "
+                            "strong.npz, the plain method")

@@ -131,6 +131,13 @@ class Ranking:
         """Return the depth of the stored top-K lists."""
         return self.top_indices.shape[1]
 
+    @property
+    def has_score_rows(self) -> bool:
+        """Return True when :meth:`score_row` can give a query's whole row (descriptors or
+        a re-ranking behind the ranking), False for a ranking read from a file."""
+        return self.row_scores is not None or (self.descriptors is not None
+                                               and self.gallery_inv_norms is not None)
+
     def items(self, q: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Return (gallery indices, ranks, scores) of query ``q``'s items of interest."""
         a, b = self.item_offsets[q], self.item_offsets[q + 1]
@@ -192,7 +199,7 @@ class Ranking:
         out[found] = ranks[pos_c[found]]
         missing = ~found
         if missing.any():
-            if self.truncated or (self.descriptors is None and self.row_scores is None):
+            if self.truncated or not self.has_score_rows:
                 top = self.top_indices[q]
                 where = {int(g): r for r, g in enumerate(top) if g >= 0}
                 out[missing] = [where.get(int(g), -1) for g in wanted[missing]]

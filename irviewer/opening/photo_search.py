@@ -82,6 +82,10 @@ class Searcher:
         not have the file's dimension.
         """
         m = opened.first if method is None else opened.methods[method]
+        if m.rerank is not None:
+            raise InputError(f"{m.name} is a re-ranked method: re-ranking depends on every "
+                             "query, so a new photo cannot be scored by it; search with "
+                             f"{m.name.split(' + ')[0]}, the plain method")
         if m.kind != "descriptors" or m.ranking.descriptors is None:
             raise InputError(f"{m.name} is a precomputed ranking: it has no gallery vectors "
                              "to compare a photo with; search with a descriptor file")

@@ -237,7 +237,7 @@ def _known_scores(evaluation: Evaluation, q: int, items: np.ndarray,
         return np.zeros(0)
     if row is None:
         out = _stored_scores(evaluation, q, items)
-        if not np.isnan(out).any() or evaluation.ranking.descriptors is None:
+        if not np.isnan(out).any() or not evaluation.ranking.has_score_rows:
             return out
         row = evaluation.ranking.score_row(q)
     out = np.asarray(row, dtype=float)[items]

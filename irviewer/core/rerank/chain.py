@@ -29,7 +29,7 @@ from irviewer.core.descriptors import AlignedDescriptors, row_norms
 from irviewer.core.errors import InputError
 from irviewer.core.ranking import Ranking, iter_rank, iter_rank_rows
 from irviewer.core.rerank.expansion import expand_queries, iter_dba
-from irviewer.core.rerank.kreciprocal import iter_encode
+from irviewer.core.rerank.kreciprocal import iter_encode_joined
 from irviewer.core.rerank.search import Top
 from irviewer.core.rerank.spec import WHERE, Chain
 
@@ -69,10 +69,13 @@ def check_budget(chain: Chain, n_queries: int, n_gallery: int, dim: int) -> None
             "10 minutes on two cores); re-rank a smaller gallery, or use aqe alone")
 
 
-def unit_gallery(aligned: AlignedDescriptors, rows: np.ndarray) -> np.ndarray:
+def unit_gallery(aligned: AlignedDescriptors, rows: np.ndarray,
+                 out: np.ndarray | None = None) -> np.ndarray:
     """Return the L2-normalised float32 vectors of dataset gallery images ``rows``, read
-    block by block (a memory-mapped file is never converted whole)."""
-    out = np.empty((len(rows), aligned.dim), dtype=np.float32)
+    block by block (a memory-mapped file is never converted whole), written into ``out``
+    when given."""
+    if out is None:
+        out = np.empty((len(rows), aligned.dim), dtype=np.float32)
     norms = aligned.gallery_norms
     for a in range(0, len(rows), _ROWS):
         idx = rows[a:a + _ROWS]
@@ -98,6 +101,12 @@ def iter_rerank(chain: Chain, aligned: AlignedDescriptors, dataset: Dataset, k: 
     source = aligned.path.name if aligned.path is not None else "descriptors"
     queries = aligned.queries
     yield "reading the gallery", 0, 1
+    if chain.steps[0].method == "k-reciprocal":  # queries and gallery in one array at once
+        joined = np.empty((len(queries) + len(active), aligned.dim), dtype=np.float32)
+        joined[:len(queries)] = queries
+        unit_gallery(aligned, active, out=joined[len(queries):])
+        return (yield from _iter_kreciprocal(chain.steps[0], joined, len(queries), active,
+                                             dataset, k, source, label))
     gallery = unit_gallery(aligned, active)  # the active gallery images, in dataset order
     changed = False
     for step in chain.steps:
@@ -114,8 +123,10 @@ def iter_rerank(chain: Chain, aligned: AlignedDescriptors, dataset: Dataset, k: 
             queries = expand_queries(queries, gallery, n, step["alpha"], top)
             changed = True
         else:
-            return (yield from _iter_kreciprocal(step, queries, gallery, active, dataset, k,
-                                                 source, label))
+            joined = np.concatenate([queries, gallery])
+            del gallery, queries  # the joined copy is all k-reciprocal needs
+            return (yield from _iter_kreciprocal(step, joined, dataset.n_queries, active,
+                                                 dataset, k, source, label))
     vectors = _full_gallery(aligned, gallery, active, dataset.n_gallery)
     final = AlignedDescriptors(queries=queries, gallery=vectors, gallery_rows=None,
                                dim=aligned.dim, path=aligned.path,
@@ -164,12 +175,13 @@ def _full_gallery(aligned: AlignedDescriptors, gallery: np.ndarray, active: np.n
     return out
 
 
-def _iter_kreciprocal(step, queries: np.ndarray, gallery: np.ndarray,  # type: ignore[no-untyped-def]
+def _iter_kreciprocal(step, joined: np.ndarray, n_q: int,  # type: ignore[no-untyped-def]
                       active: np.ndarray, dataset: Dataset, k: int, source: str,
                       label: str) -> Reranking:
-    """Return the ranking by k-reciprocal final distances (negated), built block by block."""
-    encoding = yield from iter_encode(queries, gallery, step.whole("k1"), step.whole("k2"),
-                                      step["lambda"])
+    """Return the ranking by k-reciprocal final distances (negated) of the unit rows
+    ``joined`` (the ``n_q`` queries, then the active gallery), built block by block."""
+    encoding = yield from iter_encode_joined(joined, n_q, step.whole("k1"), step.whole("k2"),
+                                             step["lambda"])
     n_g = dataset.n_gallery
 
     def score_rows(qa: int, qb: int) -> np.ndarray:

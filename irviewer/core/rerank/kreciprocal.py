@@ -136,8 +136,15 @@ def iter_encode(queries: np.ndarray, gallery: np.ndarray, k1: int, k2: int,
     then work proportional to N k1^2; memory: one copy of the N vectors and the sparse
     encoding.
     """
-    n_q = len(queries)
     vectors = np.concatenate([queries, gallery]).astype(np.float32, copy=False)
+    return (yield from iter_encode_joined(vectors, len(queries), k1, k2, lam, block_rows))
+
+
+def iter_encode_joined(vectors: np.ndarray, n_q: int, k1: int, k2: int, lam: float,
+                       block_rows: int = BLOCK_ROWS) -> Encoding_:
+    """:func:`iter_encode` of the unit float32 rows ``vectors``: the ``n_q`` queries first,
+    then the active gallery images. The :class:`Encoding` keeps views of ``vectors``, no
+    copy."""
     n = len(vectors)
     need = min(n, max(k1 + 1, k2))
     search = iter_self_top(vectors, min(n, need + MARGIN), "one", row_min=True,
@@ -162,7 +169,7 @@ def iter_encode(queries: np.ndarray, gallery: np.ndarray, k1: int, k2: int,
     gallery_v = v[n_q:].tocsc()
     gallery_v.sort_indices()
     yield "encoding", 1, 1
-    return Encoding(queries, gallery, scale, query_v, gallery_v, lam)
+    return Encoding(vectors[:n_q], vectors[n_q:], scale, query_v, gallery_v, lam)
 
 
 def _order_by_distance(vectors: np.ndarray, top: Top, scale: np.ndarray,
