@@ -67,6 +67,9 @@ def test_opening_gives_one_more_method_per_file_and_spec():
      "k2, lambda"),
     (["--rerank", "aqe:n=-2"],
      "irviewer: error: --rerank: aqe's n must be a whole number from 0 to 1000, not -2"),
+    (["--rerank", "aqe", "dba"],
+     "irviewer: error: give one re-ranking SPEC (--rerank); 2 given (aqe, dba); irviewer "
+     "compare takes several"),
 ])
 def test_bad_spec_exits_2_with_one_line(extra, message, capsys):
     assert main(["eval", "--demo", *extra]) == 2
