@@ -298,7 +298,7 @@ def randomization_test(deltas: np.ndarray, permutations: int = PERMUTATIONS,
 
     Under the null hypothesis each query's delta is as likely to have either sign. Up to
     :data:`EXACT_MAX_QUERIES` queries, p is the share of all 2^n sign assignments whose
-    |mean| is at least the observed |mean delta| (exact, as
+    |mean| is at least the observed |mean delta| (exact:
     ``scipy.stats.permutation_test(..., permutation_type="samples")`` enumerates them).
     Beyond, ``scipy.stats.monte_carlo_test`` draws ``permutations`` random assignments
     (``default_rng(seed)``) and gives p = (b + 1) / (N + 1), b counting those at least as
@@ -312,13 +312,29 @@ def randomization_test(deltas: np.ndarray, permutations: int = PERMUTATIONS,
     observed = abs(float(d.sum()))
     threshold = observed - TIE_TOLERANCE * float(np.abs(d).sum())
     if n <= EXACT_MAX_QUERIES:
-        codes = np.arange(1 << n, dtype=np.int64)
-        signs = 1.0 - 2.0 * ((codes[:, None] >> np.arange(n)) & 1)
-        extreme = int(np.count_nonzero(np.abs(signs @ d) >= threshold))
-        return RandomizationTest(extreme / (1 << n), "exact", None)
+        return RandomizationTest(_exact_p(d, threshold), "exact", None)
     _check_count(permutations, "permutations")
     return RandomizationTest(_monte_carlo_p(d, threshold, permutations, seed),
                              permutations, seed)
+
+
+def _exact_p(d: np.ndarray, threshold: float) -> float:
+    """Return the exact p of the sign-flip test: ``scipy.stats.permutation_test`` with
+    ``permutation_type="samples"`` (one sample: every one of the 2^n sign assignments of the
+    deltas), the statistic |sum| capped at ``threshold`` so that sums within the tie
+    tolerance of the observed one count as equal to it. One delta's two assignments have the
+    same |sum|, so its p is 1 (scipy wants two observations)."""
+    if len(d) == 1:
+        return 1.0
+    from scipy import stats  # imported on first use: the window opens without it
+
+    def capped_abs_sum(x: np.ndarray, axis: int = -1) -> np.ndarray:
+        return np.minimum(np.abs(x.sum(axis=axis)), threshold)
+
+    result = stats.permutation_test((d,), capped_abs_sum, permutation_type="samples",
+                                    vectorized=True, n_resamples=np.inf,
+                                    alternative="greater")
+    return float(result.pvalue)
 
 
 def _monte_carlo_p(d: np.ndarray, threshold: float, permutations: int, seed: int) -> float:
