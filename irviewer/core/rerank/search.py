@@ -104,7 +104,8 @@ def _candidates(block: np.ndarray, bar: np.ndarray, axis: int) -> tuple[np.ndarr
     mask = block >= lifted
     if not np.isfinite(bar).all():
         mask &= block > -np.inf
-    return np.nonzero(mask)
+    rows, columns = np.nonzero(mask)
+    return rows, columns
 
 
 def iter_self_top(vectors: np.ndarray, width: int, diagonal: str,
