@@ -48,102 +48,36 @@ suspect is reported when its score is at least ``min_score`` (0.5; hubs excepted
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
-from pathlib import Path
 
-from irviewer.core.corrections import GEOMETRY_LABELS, Correction, family
+from irviewer.core.audit_context import Context
+from irviewer.core.audit_kinds import KIND_STAGES
+from irviewer.core.audit_types import (
+    AUTHOR,
+    DUPLICATE,
+    HUB,
+    KINDS,
+    LABEL,
+    NEG_POS,
+    POS_NEG,
+    QUERY,
+    AuditOptions,
+    AuditResult,
+    AuditStep,
+    Suspect,
+    ordinal,
+    rank_phrase,
+    under,
+)
+from irviewer.core.corrections import GEOMETRY_LABELS, family
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError
 from irviewer.core.protocols import Protocol, check_applicable, get_protocol
 from irviewer.core.ranking import Ranking
 
-NEG_POS = "negative_looks_positive"
-POS_NEG = "positive_looks_negative"
-LABEL = "label_disagreement"
-DUPLICATE = "near_duplicate"
-QUERY = "query_ground_truth"
-HUB = "hub"
-#: Every kind, in the order ties in score are listed.
-KINDS = (DUPLICATE, LABEL, NEG_POS, POS_NEG, QUERY, HUB)
-AUTHOR = "irviewer audit"
-
-
-@dataclass(frozen=True)
-class AuditOptions:
-    """The audit's thresholds (defaults documented in ``docs/audit.md``)."""
-
-    depth: int | None = None
-    query_top: int = 10
-    hub_top: int = 10
-    hub_factor: float = 10.0
-    neighbours: int = 10
-    duplicate_cosine: float = 0.98
-    min_score: float = 0.5
-    max_candidates: int = 1024
-    full_neighbour_flops: float = 2e10
-    seed: int = 0
-
-    def __post_init__(self) -> None:
-        for name in ("query_top", "hub_top", "neighbours", "max_candidates"):
-            if getattr(self, name) < 1:
-                raise InputError(f"audit option {name} must be at least 1, "
-                                 f"not {getattr(self, name)}")
-        if self.depth is not None and self.depth < 1:
-            raise InputError(f"audit option depth must be at least 1, not {self.depth}")
-        if not 0.0 < self.duplicate_cosine <= 1.0:
-            raise InputError("the near-duplicate cosine must be in (0, 1], "
-                             f"not {self.duplicate_cosine}")
-        if not 0.0 <= self.min_score <= 1.0:
-            raise InputError(f"the minimum score must be in [0, 1], not {self.min_score}")
-
-
-@dataclass(frozen=True)
-class Suspect:
-    """One probably wrong label, as the review queue shows it.
-
-    ``query`` is the query's name, or None for an image-level suspect; ``item`` the gallery
-    image's name (for ``query_ground_truth`` the query's own image). ``labelled`` and
-    ``suggested`` are what the label is and what the evidence suggests (None: no fix to
-    suggest). ``ranks`` gives, per method, the item's 1-based rank for ``context_query``
-    after the protocol's removals (None: not ranked). ``context_query`` is the query whose
-    ranking shows the evidence best (-1 when none does), also for image-level suspects.
-    """
-
-    kind: str
-    score: float
-    query: str | None
-    item: str
-    labelled: str
-    suggested: str | None
-    evidence: str
-    methods_agreeing: int
-    n_methods: int
-    item_index: int = -1
-    context_query: int = -1
-    ranks: tuple[tuple[str, int | None], ...] = ()
-    correction: Correction | None = None
-
-
-@dataclass(frozen=True)
-class AuditResult:
-    """Suspects, most suspicious first, with the protocol used and notes for the user."""
-
-    suspects: tuple[Suspect, ...]
-    protocol: str
-    methods: tuple[str, ...]
-    notes: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class AuditStep:
-    """Progress of :func:`iter_audit`: a stage, done of total, and the result at the end."""
-
-    stage: str
-    done: int
-    total: int
-    result: AuditResult | None = None
+__all__ = ["AUTHOR", "DUPLICATE", "HUB", "KINDS", "LABEL", "NEG_POS", "POS_NEG", "QUERY",
+           "AuditOptions", "AuditResult", "AuditStep", "Suspect", "audit", "audit_protocol",
+           "iter_audit", "ordinal", "rank_phrase", "under"]
 
 
 def audit(dataset: Dataset, rankings: Mapping[str, Ranking], protocol: str | None = None,
@@ -173,8 +107,6 @@ def iter_audit(dataset: Dataset, rankings: Mapping[str, Ranking], protocol: str 
     Stop iterating to cancel. InputError for a dataset whose labels come from geometry
     (HPatches), no method, or a ranking of another query count.
     """
-    from irviewer.core.audit_kinds import KIND_STAGES, Context
-
     if family(dataset) == "hpatches":
         raise InputError(f"{dataset.label()}: {GEOMETRY_LABELS}")
     if not rankings:
@@ -195,51 +127,3 @@ def iter_audit(dataset: Dataset, rankings: Mapping[str, Ranking], protocol: str 
     result = AuditResult(tuple(suspects), ctx.protocol.name, tuple(rankings),
                          tuple(ctx.notes))
     yield AuditStep("done", total, total, result)
-
-
-# -- small helpers shared with audit_kinds ------------------------------------------------
-
-def ordinal(n: int) -> str:
-    """Return ``1st``, ``2nd``, ``3rd``, ``11th``, ``22nd``..."""
-    if 10 <= n % 100 <= 20:
-        return f"{n}th"
-    return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
-
-
-def under(n_methods: int) -> str:
-    """Return "under the one method", "under both methods" or "under all N methods"."""
-    if n_methods == 1:
-        return "under the one method"
-    return "under both methods" if n_methods == 2 else f"under all {n_methods} methods"
-
-
-def rank_phrase(ranks: list[int | None]) -> str:
-    """Return "2nd" when every method gives the same rank, else "2nd and 5th" / "2nd, 3rd
-    and 7th" (methods in order); "unranked" for a rank beyond a list."""
-    words = [ordinal(r) if r is not None else "unranked" for r in ranks]
-    if len(set(words)) == 1:
-        return words[0]
-    return ", ".join(words[:-1]) + " and " + words[-1]
-
-
-def file_digests(paths: Mapping[int, Path]) -> dict[int, str]:
-    """Return gallery index -> sha256 of the image bytes, only for non-empty files that share
-    their size with another file (the only ones that can be identical)."""
-    sizes: dict[int, list[int]] = {}
-    for g, p in paths.items():
-        try:
-            size = Path(p).stat().st_size
-        except OSError:
-            continue
-        if size > 0:
-            sizes.setdefault(size, []).append(g)
-    out: dict[int, str] = {}
-    for group in sizes.values():
-        if len(group) < 2:
-            continue
-        for g in group:
-            try:
-                out[g] = hashlib.sha256(Path(paths[g]).read_bytes()).hexdigest()
-            except OSError:
-                continue
-    return out

@@ -1,6 +1,7 @@
-"""The label audit's shared state: the protocol's roles as sorted (query, gallery) keys, one
-view per method of what its ranking says, the ranking evidence on (query, item) pairs, and the
-gallery neighbours of the images that evidence points at (see :mod:`irviewer.core.audit`).
+"""The label audit's shared state: the protocol's roles as sorted (query, gallery) keys, the
+positive sets the queries share, one view per method of what its ranking says, the evidence on
+(positive set, item) pairs, and the gallery neighbours of the images that evidence points at
+(see :mod:`irviewer.core.audit`).
 
 Everything reads the rankings' stored top-K lists and exact item ranks; gallery-to-gallery
 similarities come from :mod:`irviewer.core.neighbours` in blocks and only for chosen images (or
@@ -15,7 +16,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from irviewer.core import neighbours as nb
-from irviewer.core.audit import AuditOptions, Suspect
+from irviewer.core.audit_sets import PositiveSets, positive_sets
+from irviewer.core.audit_types import AuditOptions, Suspect
 from irviewer.core.corrections import NEGATIVE, Correction
 from irviewer.core.dataset import Dataset
 from irviewer.core.protocols import Protocol
@@ -69,45 +71,75 @@ class MethodView:
         return None
 
 
-@dataclass(frozen=True)
-class PairEvidence:
-    """What every method's ranking says about (query, item) pairs, before neighbours are
-    looked at. Negatives within the audit depth with a >= ``min_score`` squared under every
-    method: ``neg_q``, ``neg_g``, ``neg_a`` (smallest a = min(1, 2 outranked /
-    (positives + 1))), ``neg_outranked`` (smallest count), ``neg_same`` (the count is the same
-    under every method). Positives ranked below at least ``min_score`` of
-    the negatives (squared) under every method: ``pos_q``, ``pos_g``, ``pos_b`` (smallest
-    b = min(1, 2 negatives above / negatives)) and ``pos_share`` (the smallest share of
-    negatives above it, for the evidence sentence)."""
+@dataclass
+class SetEvidence:
+    """One method's evidence on (positive set, item) pairs (:mod:`irviewer.core.audit_sets`).
 
-    neg_q: np.ndarray
-    neg_g: np.ndarray
-    neg_a: np.ndarray
-    neg_outranked: np.ndarray
-    neg_same: np.ndarray
-    pos_q: np.ndarray
-    pos_g: np.ndarray
-    pos_b: np.ndarray
-    pos_share: np.ndarray
+    ``keys``: sorted ``s * n_g + g`` of every labelled pair with evidence: each set's
+    positives, and the negatives ranked within the stored lists of one of the set's queries or
+    with a positive among their nearest gallery images (the other negatives, the *bulk*, have
+    no evidence); ``is_pos`` their label; ``u`` the share of the set's other positives the item
+    outranks (mean over the set's queries); ``v`` the share of its nearest labelled gallery
+    images in the set (NaN: neighbours not computed); ``v_ref`` whether the item is one of the
+    reference rows whose ``v`` the set's negatives' histogram counts. ``ref_neg``: per set,
+    how many reference rows are its negatives (None until neighbours are computed);
+    ``whole``: every active gallery image is a reference row. After scoring: ``log_lr``,
+    ``prob`` (probability that the label is wrong), ``bulk_log_lr`` / ``bulk_prob`` of a
+    negative without evidence, the priors ``rho`` (negatives, positives), and for the evidence
+    sentences ``frac_u`` / ``frac_v``: (share of the set's positives, share of its negatives)
+    in the item's bin.
+    """
+
+    keys: np.ndarray
+    is_pos: np.ndarray
+    u: np.ndarray
+    v: np.ndarray
+    v_ref: np.ndarray
+    ref_neg: np.ndarray | None = None
+    whole: bool = False
+    log_lr: np.ndarray | None = None
+    prob: np.ndarray | None = None
+    bulk_log_lr: np.ndarray | None = None
+    bulk_prob: np.ndarray | None = None
+    rho: tuple[float, float] = (0.0, 0.0)
+    frac_u: tuple[np.ndarray, np.ndarray] | None = None
+    frac_v: tuple[np.ndarray, np.ndarray] | None = None
+
+    def find(self, keys: np.ndarray) -> np.ndarray:
+        """Return the position of each key in ``keys`` (-1 where it has no evidence)."""
+        keys = np.asarray(keys, dtype=np.int64)
+        if not len(self.keys):
+            return np.full(keys.shape, -1, dtype=np.int64)
+        at = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
+        return np.where(self.keys[at] == keys, at, -1)
 
 
 @dataclass(frozen=True)
 class RowNeighbours:
     """One method's nearest gallery images of the audited rows.
 
-    ``rows``: the gallery image of each row; ``found``: its neighbours and the count of
-    gallery images above the row's threshold; ``item_row``: gallery image -> its plain row;
-    ``pair_at``: per positive pair of :class:`PairEvidence`, the (row, threshold column) whose
-    threshold is the item's best cosine with the query's other positives (-1: not measured);
-    ``sample``: the
-    rows of a random sample of the gallery (the reference for "far from everything").
+    ``rows``: the gallery image of each row; ``found``: its neighbours; ``item_row``: gallery
+    image -> its row; ``sample``: the rows of a random sample of the gallery (the reference
+    for "far from everything", and for the negatives' neighbour shares when the rows are not
+    the whole gallery).
     """
 
     rows: np.ndarray
     found: nb.Neighbours
     item_row: dict[int, int]
-    pair_at: np.ndarray
     sample: slice
+
+
+@dataclass(frozen=True)
+class PairScores:
+    """The probability that each (positive set, item) label is wrong, the smallest over the
+    methods (agreement): ``keys`` (sorted ``s * n_g + g``), ``is_pos``, ``prob``; ``at`` per
+    method the position of each key in that method's :class:`SetEvidence` (-1: bulk)."""
+
+    keys: np.ndarray
+    is_pos: np.ndarray
+    prob: np.ndarray
+    at: tuple[np.ndarray, ...]
 
 
 @dataclass
@@ -126,7 +158,9 @@ class Context:
     active: np.ndarray
     suspects: list[Suspect] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    evidence: PairEvidence | None = None
+    sets: PositiveSets | None = None
+    set_evidence: list[SetEvidence] = field(default_factory=list)  # one per method
+    pair_scores: PairScores | None = None
     near: list[RowNeighbours] = field(default_factory=list)  # one per method with vectors
     label_sizes: dict[str, int] = field(default_factory=dict)  # active gallery images per label
     label_members: dict[str, np.ndarray] = field(default_factory=dict)
@@ -181,6 +215,7 @@ class Context:
             ctx.label_members = {name: live[order[bounds[i]:bounds[i + 1]]]
                                  for i, name in enumerate(names.tolist())}
             ctx.label_sizes = {n: len(m) for n, m in ctx.label_members.items()}
+        ctx.sets = positive_sets(pos, removed, selves, active)
         ctx.views = [_view(ctx, name, r) for name, r in rankings.items()]
         if not ctx.with_vectors:
             ctx.notes.append("no method has descriptors (only precomputed rankings), so label "

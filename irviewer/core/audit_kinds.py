@@ -5,25 +5,15 @@ order (see :mod:`irviewer.core.audit` for the kinds and their score formulas).
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 
 from irviewer.core import neighbours as nb
-from irviewer.core.audit import (
-    DUPLICATE,
-    HUB,
-    LABEL,
-    NEG_POS,
-    POS_NEG,
-    QUERY,
-    Suspect,
-    file_digests,
-    rank_phrase,
-    under,
-)
 from irviewer.core.audit_context import Context, intersect, isin_sorted
 from irviewer.core.audit_pairs import (
     closeness,
@@ -31,6 +21,18 @@ from irviewer.core.audit_pairs import (
     neighbour_pass,
     positives_looking_negative,
     ranking_evidence,
+    set_scores,
+)
+from irviewer.core.audit_types import (
+    DUPLICATE,
+    HUB,
+    LABEL,
+    NEG_POS,
+    POS_NEG,
+    QUERY,
+    Suspect,
+    rank_phrase,
+    under,
 )
 from irviewer.core.corrections import NEGATIVE, Correction
 
@@ -88,8 +90,12 @@ def label_disagreement(ctx: Context) -> None:
                     f"{choice} {under(n_m)}")
         if pair is not None:
             evidence += f"; {pair.evidence.split(' yet ')[0].rstrip(',')}"
-        context = pair.context_query if pair is not None else -1
-        ranks = pair.ranks if pair is not None else ()
+        if pair is not None:
+            context, ranks = pair.context_query, pair.ranks
+        else:  # shown in a query of the suggested label, where it would be a positive
+            context = next((q for q, lab in enumerate(ctx.query_labels or ()) if lab == choice),
+                           -1)
+            ranks = ctx.ranks(context, g) if context >= 0 else ()
         found_items.add(g)
         ctx.suspects.append(Suspect(LABEL, float(score), None, ctx.dataset.gallery[g], own,
                                     choice, evidence, n_m, ctx.n_methods, g, context, ranks,
@@ -99,6 +105,29 @@ def label_disagreement(ctx: Context) -> None:
 
 
 # -- near-duplicates ---------------------------------------------------------------------
+
+def file_digests(paths: Mapping[int, Path]) -> dict[int, str]:
+    """Return gallery index -> sha256 of the image bytes, only for non-empty files that share
+    their size with another file (the only ones that can be identical)."""
+    sizes: dict[int, list[int]] = {}
+    for g, p in paths.items():
+        try:
+            size = Path(p).stat().st_size
+        except OSError:
+            continue
+        if size > 0:
+            sizes.setdefault(size, []).append(g)
+    out: dict[int, str] = {}
+    for group in sizes.values():
+        if len(group) < 2:
+            continue
+        for g in group:
+            try:
+                out[g] = hashlib.sha256(Path(paths[g]).read_bytes()).hexdigest()
+            except OSError:
+                continue
+    return out
+
 
 def near_duplicates(ctx: Context) -> None:
     """Near-identical gallery images (descriptors under every method, or identical bytes) and
@@ -342,6 +371,7 @@ def merge(ctx: Context) -> None:
 KIND_STAGES: tuple[tuple[str, Callable[[Context], None]], ...] = (
     ("ranking evidence", ranking_evidence),
     ("gallery neighbours", neighbour_pass),
+    ("set evidence", set_scores),
     ("negatives that look positive", negatives_looking_positive),
     ("positives that look negative", positives_looking_negative),
     ("neighbour labels", label_disagreement),
@@ -351,4 +381,4 @@ KIND_STAGES: tuple[tuple[str, Callable[[Context], None]], ...] = (
     ("merging", merge),
 )
 
-__all__ = ["KIND_STAGES", "Context"]
+__all__ = ["KIND_STAGES", "file_digests"]

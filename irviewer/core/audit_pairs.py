@@ -1,6 +1,7 @@
-"""The audit's (query, item) detectors: ranking evidence under every method, the gallery
-neighbours of the items it points at, and the two pair kinds (see :mod:`irviewer.core.audit`
-for the score formulas).
+"""The audit's (query, item) detectors: evidence on (positive set, item) pairs from every
+method's ranking and from the gallery neighbours, calibrated against each set's own labels into
+the probability that a label is wrong (:mod:`irviewer.core.audit_sets`), and the two pair
+kinds (see :mod:`irviewer.core.audit` for the definitions).
 """
 
 from __future__ import annotations
@@ -8,143 +9,412 @@ from __future__ import annotations
 import numpy as np
 
 from irviewer.core import neighbours as nb
-from irviewer.core.audit import NEG_POS, POS_NEG, Suspect, rank_phrase, under
-from irviewer.core.audit_context import Context, PairEvidence, RowNeighbours, intersect
+from irviewer.core.audit_context import (
+    Context,
+    MethodView,
+    PairScores,
+    RowNeighbours,
+    SetEvidence,
+    isin_sorted,
+)
+from irviewer.core.audit_sets import (
+    confident_prior,
+    error_probability,
+    set_log_lr,
+    sturges_bins,
+    to_bins,
+)
+from irviewer.core.audit_types import NEG_POS, POS_NEG, Suspect, rank_phrase, under
 from irviewer.core.corrections import NEGATIVE, Correction
 
-#: Gallery images in the reference sample for "far from everything".
+#: Gallery images in the reference sample ("far from everything"; the negatives' neighbour
+#: shares when the rows are not the whole gallery).
 SAMPLE = 256
 #: An image whose mean cosine with its neighbours is below this share of the sample's is
-#: "far from everything" (its closeness factor falls linearly to 0 below it).
+#: "far from everything" (its closeness factor falls linearly to 0 below it); used by the
+#: image-level label disagreement only.
 FAR = 0.05
-#: Distinct positive sets (queries) an image is compared with, at most.
-THRESHOLDS = 8
 
+
+# -- evidence from the rankings --------------------------------------------------------------
 
 def ranking_evidence(ctx: Context) -> None:
-    """Collect, under every method, the negatives that outrank most of their query's positives
-    and the positives ranked below most negatives (:class:`PairEvidence`)."""
-    n_g, floor = ctx.n_g, ctx.options.min_score ** 2
-    neg_tables, count_tables, pos_tables, share_tables = [], [], [], []
-    for v in ctx.views:
-        stride = n_g + 2
-        retrieved = v.pos_rank >= 0
-        pkeys = v.pos_q[retrieved] * stride + v.pos_rank[retrieved]  # sorted by (q, rank)
-        above = (np.searchsorted(pkeys, v.top_q * stride + v.top_rank)
-                 - np.searchsorted(pkeys, v.top_q * stride))
-        npos = v.n_pos[v.top_q]
-        a = np.minimum(1.0, 2.0 * (npos - above) / (npos + 1.0))
-        keep = (npos > 0) & (a >= floor)
-        keys = v.top_q[keep] * n_g + v.top_g[keep]
-        order = np.argsort(keys)
-        neg_tables.append((keys[order], a[keep][order]))
-        count_tables.append((keys[order], (npos - above)[keep][order]))
-        starts = np.searchsorted(v.pos_q, v.pos_q)
-        before = np.arange(len(v.pos_q)) - starts  # positives ranked above this one
-        share = (v.pos_rank - before) / v.n_neg[v.pos_q]
-        b = np.where(retrieved, np.minimum(1.0, 2.0 * share), 1.0)
-        keep = b >= floor
-        keys = v.pos_q[keep] * n_g + v.pos_g[keep]
-        order = np.argsort(keys)
-        pos_tables.append((keys[order], np.clip(b[keep][order], 0.0, 1.0)))
-        share_tables.append((keys[order], np.where(retrieved, share, 1.0)[keep][order]))
-    nk, na = intersect(neg_tables)
-    _, counts = intersect(count_tables)
-    pk, pb = intersect(pos_tables)
-    _, shares = intersect(share_tables)
-    counts = counts.astype(np.int64)
-    ctx.evidence = PairEvidence(
-        nk // n_g, nk % n_g, na.min(axis=1) if len(nk) else np.zeros(0),
-        counts.min(axis=1) if len(nk) else np.zeros(0, np.int64),
-        (counts == counts[:, :1]).all(axis=1) if len(nk) else np.zeros(0, bool),
-        pk // n_g, pk % n_g, pb.min(axis=1) if len(pk) else np.zeros(0),
-        shares.min(axis=1) if len(pk) else np.zeros(0))
+    """Collect, under every method, the share of each set's other positives every labelled
+    item with ranking evidence outranks, and score it (the neighbours come next)."""
+    ctx.set_evidence = [_rank_shares(ctx, v) for v in ctx.views]
+    for ev in ctx.set_evidence:
+        score(ctx, ev)
 
+
+def _depth(ctx: Context, v: MethodView) -> int:
+    return ctx.options.depth or v.ranking.top_indices.shape[1]
+
+
+def _rank_shares(ctx: Context, v: MethodView) -> SetEvidence:
+    """Return one method's :class:`SetEvidence` from its ranking alone: u per (set, item) for
+    every positive and every negative within the stored lists of one of the set's queries."""
+    sets, n_g = ctx.sets, ctx.n_g
+    assert sets is not None
+    stride = n_g + 2
+    retrieved = v.pos_rank >= 0
+    ranked = v.pos_q[retrieved] * stride + v.pos_rank[retrieved]  # sorted by (query, rank)
+    above = (np.searchsorted(ranked, v.top_q * stride + v.top_rank)
+             - np.searchsorted(ranked, v.top_q * stride))
+    n_pos = v.n_pos[v.top_q]
+    neg_share = np.where(n_pos > 0, (n_pos - above) / np.maximum(n_pos, 1), 0.0)
+    starts = np.searchsorted(v.pos_q, v.pos_q)
+    others = v.n_pos[v.pos_q] - 1
+    below = others - (np.arange(len(v.pos_q)) - starts)  # positives after it, by rank
+    pos_share = np.where(retrieved & (v.pos_rank < _depth(ctx, v)),
+                         below / np.maximum(others, 1), 0.0)
+    keys = np.concatenate([sets.of_query[v.top_q] * n_g + v.top_g,
+                           sets.of_query[v.pos_q] * n_g + v.pos_g])
+    shares = np.concatenate([neg_share, pos_share])
+    positive = np.concatenate([np.zeros(len(v.top_q), bool), np.ones(len(v.pos_q), bool)])
+    uniq, inverse = np.unique(keys, return_inverse=True)
+    total = np.bincount(inverse, shares, minlength=len(uniq))
+    entries = np.bincount(inverse, minlength=len(uniq))
+    is_pos = np.zeros(len(uniq), dtype=bool)
+    is_pos[inverse[positive]] = True
+    set_size = np.diff(sets.query_starts)[uniq // n_g]
+    u = total / np.where(is_pos, np.maximum(entries, 1), set_size)
+    return SetEvidence(uniq, is_pos, u, np.full(len(uniq), np.nan), np.zeros(len(uniq), bool))
+
+
+# -- evidence from the gallery neighbours ---------------------------------------------------
 
 def neighbour_pass(ctx: Context) -> None:
-    """Find, under every method with vectors, the nearest gallery images of every item the
-    ranking evidence points at (the whole gallery when that is cheap),
-    plus a random reference sample; for positives, also count the gallery images more like
-    the item than its most similar other positive. One blocked pass per method."""
-    ev, opts = ctx.evidence, ctx.options
-    assert ev is not None
+    """Find, under every method with vectors, the nearest gallery images of the whole gallery
+    when that is cheap, else of the images with the strongest ranking evidence and of the
+    positives of their sets, plus a random reference sample; then each item's share of
+    positives of each set among its neighbours. One blocked pass per method."""
+    opts = ctx.options
     views = ctx.with_vectors
     if not views:
         return
     active = np.flatnonzero(ctx.active)
     dim = views[0].ranking.descriptors.dim  # type: ignore[union-attr]
-    strength: dict[int, float] = {}
-    for g, s in zip((*ev.neg_g.tolist(), *ev.pos_g.tolist()),
-                    (*ev.neg_a.tolist(), *ev.pos_b.tolist()), strict=True):
-        strength[g] = max(strength.get(g, 0.0), s)
-    if len(active) ** 2 * dim * len(views) <= opts.full_neighbour_flops:
-        items = active
-    else:
-        items = np.array(sorted(strength, key=lambda g: (-strength[g], g))
-                         [:opts.max_candidates], dtype=np.int64)
-        if len(strength) > len(items):
-            ctx.notes.append(f"only the {len(items):,} images with the strongest ranking "
-                             f"evidence (of {len(strength):,}) were compared with their "
-                             "gallery neighbours")
     rng = np.random.default_rng(opts.seed)
     sample = rng.choice(active, size=min(SAMPLE, len(active)), replace=False)
+    whole = len(active) ** 2 * dim * len(views) <= opts.full_neighbour_flops
+    items = active if whole else _candidates(ctx)
     rows = np.concatenate([items, sample])
     row_of = {g: i for i, g in enumerate(items.tolist())}
+    measured = np.unique(rows)
+    at = np.searchsorted(measured, rows)
+    first = np.zeros(len(measured), dtype=np.int64)
+    first[at[::-1]] = np.arange(len(rows))[::-1]  # a row of each measured image
+    reference = np.isin(measured, active if whole else sample)
     for v in views:
         unit = v.unit
         assert unit is not None
-        slots: dict[int, list[float]] = {}
-        pair_at = np.full((len(ev.pos_q), 2), -1, dtype=np.int64)
-        for j in np.argsort(-ev.pos_b, kind="stable").tolist():
-            q, g = int(ev.pos_q[j]), int(ev.pos_g[j])
-            row = row_of.get(g)
-            others = other_positives(ctx, q, g)
-            if row is None or not len(others):
-                continue
-            t = float((unit.rows(others) @ unit.rows(np.array([g]))[0]).max())
-            taken = slots.setdefault(row, [])
-            if t not in taken:
-                if len(taken) >= THRESHOLDS:
-                    continue
-                taken.append(t)
-            pair_at[j] = (row, taken.index(t))
-        width = max((len(t) for t in slots.values()), default=0)
-        thr = np.full((len(rows), max(width, 1)), np.inf, dtype=np.float32)
-        for row, taken in slots.items():
-            thr[row, :len(taken)] = taken
-        found = nb.nearest(unit, rows, opts.neighbours, thr if width else None)
-        ctx.near.append(RowNeighbours(rows, found, row_of, pair_at,
+        found = nb.nearest(unit, rows, opts.neighbours)
+        ctx.near.append(RowNeighbours(rows, found, row_of,
                                       slice(len(items), len(items) + len(sample))))
+        ev = ctx.set_evidence[ctx.views.index(v)]
+        neighbour_shares(ctx, ev, measured, found.indices[first], reference, whole)
 
 
-def other_positives(ctx: Context, q: int, g: int) -> np.ndarray:
-    """Return the gallery images that share query ``q``'s relevance, ``g`` left out: the same
-    image label (image-label families), else the query's positives (its own image too)."""
-    if ctx.labels is not None and ctx.query_labels is not None:
-        same = ctx.members(ctx.query_labels[q])
-    else:
-        lo = np.searchsorted(ctx.pos_keys, q * ctx.n_g)
-        hi = np.searchsorted(ctx.pos_keys, (q + 1) * ctx.n_g)
-        same = ctx.pos_keys[lo:hi] - q * ctx.n_g
-    return same[same != g]
+def _candidates(ctx: Context) -> np.ndarray:
+    """Return the gallery images to compare with their neighbours when the whole gallery is
+    too large: the ``max_candidates`` with the most probable label errors by ranking evidence
+    alone (the smallest over the methods), then positives of their sets, up to as many."""
+    sets, n_g, cap = ctx.sets, ctx.n_g, ctx.options.max_candidates
+    assert sets is not None
+    keys = np.unique(np.concatenate([ev.keys for ev in ctx.set_evidence]))
+    prob = np.min(np.stack([_prob_at(ctx, ev, keys) for ev in ctx.set_evidence]), axis=0)
+    order = np.lexsort((keys, -prob))
+    items, seen = [], set()
+    for g in (keys[order] % n_g).tolist():
+        if g not in seen:
+            seen.add(g)
+            items.append(g)
+    chosen = items[:cap]
+    if len(items) > cap:
+        ctx.notes.append(f"only the {cap:,} images with the strongest ranking evidence (of "
+                         f"{len(items):,}) were compared with their gallery neighbours")
+    extra: list[int] = []
+    taken = set(chosen)
+    for s in dict.fromkeys((keys[order] // n_g)[np.isin(keys[order] % n_g, chosen)].tolist()):
+        for g in sets.members(s).tolist():
+            if len(extra) >= cap:
+                break
+            if g not in taken and ctx.active[g]:
+                taken.add(g)
+                extra.append(g)
+    return np.array(sorted(chosen + extra), dtype=np.int64)
 
 
-def positive_share(ctx: Context, near: RowNeighbours, q: int, g: int) -> float | None:
-    """Return the share of ``g``'s nearest gallery images that are positives of query ``q``
-    (same label in image-label sets), over min(k, positives) neighbours; None if unmeasured."""
-    row = near.item_row.get(g)
-    if row is None:
-        return None
-    nn = near.found.indices[row]
-    nn = nn[nn >= 0]
-    if ctx.labels is not None and ctx.query_labels is not None:
-        hits = ctx.labels[nn] == ctx.query_labels[q]
-        n_pos = ctx.label_sizes.get(ctx.query_labels[q], 0)
-    else:
-        hits = np.isin(q * ctx.n_g + nn, ctx.pos_keys)
-        n_pos = int(ctx.views[0].n_pos[q]) + 1
-    k = max(1, min(len(nn), n_pos))
-    return float(np.count_nonzero(hits[:k])) / k
+def neighbour_shares(ctx: Context, ev: SetEvidence, measured: np.ndarray,
+                     neighbours: np.ndarray, reference: np.ndarray, whole: bool) -> None:
+    """Add to ``ev`` the share v of each measured image's nearest labelled gallery images that
+    are positives of a set, for every set with one of them among its neighbours and every set
+    it is a positive of (neighbours the set removes abstain); ``reference`` marks the measured
+    images whose shares stand for the sets' negatives (all of them when ``whole``)."""
+    sets, n_g = ctx.sets, ctx.n_g
+    assert sets is not None
+    n_rows, n_sets = len(measured), sets.n_sets
+    valid = neighbours >= 0
+    row_of_flat = np.repeat(np.arange(n_rows), neighbours.shape[1])[valid.ravel()]
+    flat = neighbours[valid]
+    which, s_pos = sets.sets_of(sets.pos_keys, flat)
+    hit_keys, hit_n = np.unique(s_pos * n_rows + row_of_flat[which], return_counts=True)
+    which, s_rem = sets.sets_of(sets.rem_keys, flat)
+    abstain_keys, abstain_n = np.unique(s_rem * n_rows + row_of_flat[which],
+                                        return_counts=True)
+    member_row, member_set = sets.sets_of(sets.pos_keys, measured)
+    pair = np.union1d(hit_keys, member_set * n_rows + member_row)
+    removed_row, removed_set = sets.sets_of(sets.rem_keys, measured)
+    pair = pair[~np.isin(pair, removed_set * n_rows + removed_row)]
+    s, r = pair // n_rows, pair % n_rows
+    n_hit = _lookup(hit_keys, hit_n, pair)
+    n_abstain = _lookup(abstain_keys, abstain_n, pair)
+    labelled = valid.sum(axis=1)[r] - n_abstain
+    v = np.where(labelled > 0, n_hit / np.maximum(labelled, 1), np.nan)
+    keep = np.isfinite(v)
+    new_keys = s[keep] * n_g + measured[r[keep]]
+    order = np.argsort(new_keys)
+    new_keys, new_v = new_keys[order], v[keep][order]
+    new_ref = reference[r[keep]][order]
+    # merge with the ranking evidence's keys
+    keys = np.union1d(ev.keys, new_keys)
+    old_at, new_at = np.searchsorted(keys, ev.keys), np.searchsorted(keys, new_keys)
+    # a negative without ranking evidence is beyond every list (u = 0); a positive without it
+    # is a member of the set no query labels (a query's own image): u unknown
+    u = np.where(isin_sorted(keys, sets.pos_keys), np.nan, 0.0)
+    u[old_at] = ev.u
+    vv = np.full(len(keys), np.nan)
+    vv[new_at] = new_v
+    ref = np.zeros(len(keys), dtype=bool)
+    ref[new_at] = new_ref
+    ev.keys, ev.u, ev.v, ev.v_ref = keys, u, vv, ref
+    ev.is_pos = isin_sorted(keys, sets.pos_keys)
+    ref_rows = measured[reference]
+    in_pos = np.bincount(sets.sets_of(sets.pos_keys, ref_rows)[1], minlength=n_sets)
+    in_rem = np.bincount(sets.sets_of(sets.rem_keys, ref_rows)[1], minlength=n_sets)
+    ev.ref_neg = np.maximum(len(ref_rows) - in_pos - in_rem, 0)
+    ev.whole = whole
+
+
+def _lookup(keys: np.ndarray, values: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Return the value of each wanted key in sorted ``keys`` (0 where it is absent)."""
+    if not len(keys):
+        return np.zeros(len(wanted), dtype=values.dtype)
+    at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+    return np.where(keys[at] == wanted, values[at], 0)
+
+
+# -- calibration and scores -----------------------------------------------------------------
+
+def score(ctx: Context, ev: SetEvidence) -> None:
+    """Calibrate one method's shares against each set's own labels (histograms per set,
+    Sturges bins, Laplace smoothing, the item left out), multiply the two likelihood ratios,
+    estimate the priors by the confident joint and set ``log_lr``, ``prob``, the bulk's and
+    the evidence fractions on ``ev`` (:mod:`irviewer.core.audit_sets`)."""
+    sets, n_g = ctx.sets, ctx.n_g
+    assert sets is not None
+    n_sets = sets.n_sets
+    s = ev.keys // n_g
+    labelled = np.isfinite(ev.u)  # every negative; the positives some query labels
+    pos_entries = np.bincount(s[ev.is_pos & labelled], minlength=n_sets)
+    bins = sturges_bins(pos_entries)
+    offsets = np.concatenate([[0], np.cumsum(bins)])
+    zero = offsets[:-1]
+    # u: every labelled positive and every negative of a set is counted (the bulk in bin 0)
+    ub = to_bins(np.where(labelled, ev.u, 0.0), bins[s])
+    counted_pos = ev.is_pos & labelled
+    u_pos = np.bincount((offsets[s] + ub)[counted_pos], minlength=offsets[-1]).astype(float)
+    u_neg = np.bincount((offsets[s] + ub)[~ev.is_pos], minlength=offsets[-1]).astype(float)
+    bulk = np.maximum(sets.n_neg - np.bincount(s[~ev.is_pos], minlength=n_sets), 0)
+    u_neg[zero] += bulk
+    own = np.where(counted_pos, 1, np.where(ev.is_pos, 0, -1))
+    log_lr = np.where(labelled, set_log_lr(s, ub, own, u_pos, u_neg, offsets), 0.0)
+    no_bin = np.zeros(n_sets, dtype=np.int64)
+    bulk_own = -(bulk > 0).astype(np.int64)  # a bulk negative is one of the counted
+    bulk_lr = set_log_lr(np.arange(n_sets), no_bin, bulk_own, u_pos, u_neg, offsets)
+    frac_u = _fractions(s, ub, own, u_pos, u_neg, offsets)
+    frac_v = None
+    if ev.ref_neg is not None:
+        seen = np.isfinite(ev.v)
+        vb = to_bins(np.where(seen, ev.v, 0.0), bins[s])
+        counted_pos = seen & ev.is_pos
+        counted_neg = seen & ~ev.is_pos & ev.v_ref
+        v_pos = np.bincount((offsets[s] + vb)[counted_pos], minlength=offsets[-1]).astype(float)
+        v_neg = np.bincount((offsets[s] + vb)[counted_neg], minlength=offsets[-1]).astype(float)
+        v_neg[zero] += np.maximum(ev.ref_neg - np.bincount(s[counted_neg], minlength=n_sets),
+                                  0)
+        own_v = np.where(counted_pos, 1, np.where(counted_neg, -1, 0))
+        log_lr = log_lr + np.where(seen, set_log_lr(s, vb, own_v, v_pos, v_neg, offsets), 0.0)
+        if ev.whole:
+            bulk_lr = bulk_lr + set_log_lr(np.arange(n_sets), no_bin, bulk_own, v_pos, v_neg,
+                                           offsets)
+        frac_v = _fractions(s, vb, own_v, v_pos, v_neg, offsets)
+    items_lr = np.concatenate([log_lr, bulk_lr])
+    rho = confident_prior(items_lr, np.concatenate([ev.is_pos, np.zeros(n_sets, bool)]),
+                          np.concatenate([s, np.arange(n_sets)]),
+                          np.concatenate([np.ones(len(s)), bulk.astype(float)]), n_sets)
+    ev.log_lr, ev.bulk_log_lr, ev.rho = log_lr, bulk_lr, rho
+    ev.prob = error_probability(log_lr, ev.is_pos, *rho)
+    ev.bulk_prob = error_probability(bulk_lr, np.zeros(n_sets, bool), *rho)
+    ev.frac_u, ev.frac_v = frac_u, frac_v
+
+
+def _fractions(s: np.ndarray, b: np.ndarray, own: np.ndarray, pos: np.ndarray,
+               neg: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return (share of the set's positives, share of its negatives) in each item's bin, the
+    item left out: the unsmoothed frequencies the evidence sentence quotes."""
+    at = offsets[s] + b
+    pos_total = np.add.reduceat(pos, offsets[:-1])[s]
+    neg_total = np.add.reduceat(neg, offsets[:-1])[s]
+    is_pos, is_neg = (own > 0).astype(float), (own < 0).astype(float)
+    return ((pos[at] - is_pos) / np.maximum(pos_total - is_pos, 1),
+            (neg[at] - is_neg) / np.maximum(neg_total - is_neg, 1))
+
+
+def _prob_at(ctx: Context, ev: SetEvidence, keys: np.ndarray) -> np.ndarray:
+    """Return one method's probability that each (set, item) label is wrong (the bulk's for a
+    negative without evidence)."""
+    assert ev.prob is not None and ev.bulk_prob is not None
+    at = ev.find(keys)
+    return np.where(at >= 0, ev.prob[np.maximum(at, 0)], ev.bulk_prob[keys // ctx.n_g])
+
+
+def set_scores(ctx: Context) -> None:
+    """Score every method's evidence and keep, per (set, item), the smallest probability over
+    the methods that the label is wrong (:class:`PairScores`)."""
+    for ev in ctx.set_evidence:
+        if ev.ref_neg is not None:
+            score(ctx, ev)
+    keys = np.unique(np.concatenate([ev.keys for ev in ctx.set_evidence]))
+    assert ctx.sets is not None
+    prob = np.min(np.stack([_prob_at(ctx, ev, keys) for ev in ctx.set_evidence]), axis=0)
+    ctx.pair_scores = PairScores(keys, isin_sorted(keys, ctx.sets.pos_keys), prob,
+                                 tuple(ev.find(keys) for ev in ctx.set_evidence))
+
+
+# -- the two pair kinds ---------------------------------------------------------------------
+
+def _pairs(ctx: Context, positive: bool) -> list[tuple[int, int, float, int]]:
+    """Return (query, item, probability, key position) of every labelled pair of the wanted
+    label whose set-level probability of being wrong reaches ``min_score``."""
+    ps, sets = ctx.pair_scores, ctx.sets
+    assert ps is not None and sets is not None
+    out = []
+    for j in np.flatnonzero((ps.is_pos == positive)
+                            & (ps.prob >= ctx.options.min_score)).tolist():
+        s, g = divmod(int(ps.keys[j]), ctx.n_g)
+        for q in sets.queries(s).tolist():
+            if g != ctx.selves[q] and not isin_sorted(np.array([q * ctx.n_g + g]),
+                                                      ctx.removed_keys)[0]:
+                out.append((q, g, float(ps.prob[j]), j))
+    return out
+
+
+def _share_words(ctx: Context, j: int, positive: bool) -> str:
+    """Return the neighbour clause of the evidence: how many of the item's nearest labelled
+    gallery images are positives of the query, and how common that is among its positives
+    and negatives (first method with vectors)."""
+    ps = ctx.pair_scores
+    assert ps is not None
+    for ev, at in zip(ctx.set_evidence, ps.at, strict=True):
+        if ev.frac_v is None or at[j] < 0 or not np.isfinite(ev.v[at[j]]):
+            continue
+        share = float(ev.v[at[j]])
+        fp, fn = (float(f[at[j]]) for f in ev.frac_v)
+        which = "other positives of the query" if positive else "positives of the query"
+        return (f"{100 * share:.0f}% of its nearest labelled gallery images are {which} "
+                f"(as for {100 * fp:.0f}% of the query's positives and {100 * fn:.1f}% of its "
+                "negatives)")
+    return ""
+
+
+def _set_words(ctx: Context, q: int) -> str:
+    sets = ctx.sets
+    assert sets is not None
+    n = len(sets.queries(int(sets.of_query[q])))
+    return f"; the same for the {n} queries sharing its list" if n > 1 else ""
+
+
+def negatives_looking_positive(ctx: Context) -> None:
+    """Suspects labelled negative whose set-level evidence (rankings and neighbours, calibrated
+    against the query's own positives and negatives) makes a missed positive probable."""
+    for q, g, prob, j in _pairs(ctx, positive=False):
+        query = ctx.dataset.queries[q]
+        ranks = ctx.ranks(q, g)
+        rank_list = [r for _, r in ranks]
+        n_pos = int(ctx.views[0].n_pos[q])
+        if any(r is not None for r in rank_list):
+            outranked = _outranked(ctx.views[0], q, g)
+            evidence = (f"ranks {rank_phrase(rank_list)} for {query.name} "
+                        f"{under(ctx.n_methods)}, above {outranked} of its {n_pos} positives")
+        else:
+            evidence = (f"ranks beyond the stored lists for {query.name} "
+                        f"{under(ctx.n_methods)}")
+        words = _share_words(ctx, j, positive=False)
+        if words:
+            evidence += f", and {words}"
+        evidence += f"{_set_words(ctx, q)}, yet is labelled negative"
+        if ctx.labels is not None and ctx.query_labels is not None:
+            suggested, labelled = ctx.query_labels[q], str(ctx.labels[g])
+            correction = ctx.relabel(g, suggested)
+            evidence += f" (its label is {labelled}, the query's {suggested})"
+        else:
+            labelled, suggested = NEGATIVE, ctx.protocol.positive[0]
+            correction = Correction(query.name, ctx.dataset.gallery[g], suggested)
+        ctx.suspects.append(Suspect(NEG_POS, prob, query.name, ctx.dataset.gallery[g],
+                                    labelled, suggested, evidence, ctx.n_methods,
+                                    ctx.n_methods, g, q, ranks, correction))
+
+
+def positives_looking_negative(ctx: Context) -> None:
+    """Suspects labelled positive whose set-level evidence makes a wrong positive probable:
+    ranked below the query's other positives and unlike them, more than the query's own
+    positives usually are. Not in image-label sets: there an image's label is wrong only as
+    far as another label claims it (:func:`negatives_looking_positive` with its relabel, or
+    the image-level label disagreement); a view unlike its label and like no other is hard."""
+    if ctx.labels is not None:
+        return
+    for q, g, prob, j in _pairs(ctx, positive=True):
+        query = ctx.dataset.queries[q]
+        ranks = ctx.ranks(q, g)
+        group = ctx.group_of(q, g)
+        evidence = (f"labelled {group} for {query.name} but ranks "
+                    f"{rank_phrase([r for _, r in ranks])} {under(ctx.n_methods)}")
+        below = _negatives_above(ctx.views[0], q, g)
+        if below is not None:
+            evidence += f", below {100 * below:.0f}% of its negatives"
+        words = _share_words(ctx, j, positive=True)
+        if words:
+            evidence += f", and {words}"
+        evidence += _set_words(ctx, q)
+        labelled = str(ctx.labels[g]) if ctx.labels is not None else group
+        ctx.suspects.append(Suspect(POS_NEG, prob, query.name, ctx.dataset.gallery[g],
+                                    labelled, NEGATIVE, evidence, ctx.n_methods, ctx.n_methods,
+                                    g, q, ranks,
+                                    Correction(query.name, ctx.dataset.gallery[g], NEGATIVE)))
+
+
+def _outranked(v: MethodView, q: int, g: int) -> int:
+    """Return how many of query ``q``'s positives rank below ``g`` under one method (all of
+    them beyond the stored lists count as below a listed negative)."""
+    rank = v.rank_of(q, g)
+    lo, hi = np.searchsorted(v.pos_q, [q, q + 1])
+    ranks = v.pos_rank[lo:hi]
+    if rank is None:
+        return 0
+    return int(np.count_nonzero((ranks < 0) | (ranks > rank - 1)))
+
+
+def _negatives_above(v: MethodView, q: int, g: int) -> float | None:
+    """Return the share of query ``q``'s negatives ranked above its positive ``g`` (None when
+    ``g`` is not ranked)."""
+    rank = v.rank_of(q, g)
+    if rank is None:
+        return 1.0
+    lo, hi = np.searchsorted(v.pos_q, [q, q + 1])
+    ranks = v.pos_rank[lo:hi]
+    pos_above = int(np.count_nonzero((ranks >= 0) & (ranks < rank - 1)))
+    return (rank - 1 - pos_above) / max(int(v.n_neg[q]), 1)
 
 
 def closeness(near: RowNeighbours, k: int) -> np.ndarray:
@@ -154,83 +424,3 @@ def closeness(near: RowNeighbours, k: int) -> np.ndarray:
     mean_sim = np.nanmean(sims, axis=1)
     reference = np.sort(mean_sim[near.sample])
     return np.minimum(1.0, np.searchsorted(reference, mean_sim) / max(len(reference), 1) / FAR)
-
-
-def negatives_looking_positive(ctx: Context) -> None:
-    """Suspects labelled negative that every method ranks above most of the query's positives
-    and whose gallery neighbours are the query's positives: score sqrt(a * l)."""
-    ev = ctx.evidence
-    assert ev is not None
-    for j in range(len(ev.neg_q)):
-        q, g, a = int(ev.neg_q[j]), int(ev.neg_g[j]), float(ev.neg_a[j])
-        shares = [positive_share(ctx, near, q, g) for near in ctx.near]
-        measured = [s for s in shares if s is not None]
-        if ctx.near and not measured:
-            continue  # beyond the candidate cap: not compared with its neighbours
-        like = min(measured) if measured else 1.0
-        score = float(np.sqrt(a * like))
-        if score < ctx.options.min_score:
-            continue
-        query = ctx.dataset.queries[q]
-        ranks = ctx.ranks(q, g)
-        n_pos = int(ctx.views[0].n_pos[q])
-        at_least = "" if ev.neg_same[j] else "at least "
-        evidence = (f"ranks {rank_phrase([r for _, r in ranks])} for {query.name} "
-                    f"{under(ctx.n_methods)}, above {at_least}{int(ev.neg_outranked[j])} of "
-                    f"its {n_pos} positives")
-        if measured:
-            evidence += (f", and {100 * like:.0f}% of its nearest gallery images are "
-                         "positives of the query")
-        evidence += ", yet is labelled negative"
-        if ctx.labels is not None and ctx.query_labels is not None:
-            suggested, labelled = ctx.query_labels[q], str(ctx.labels[g])
-            correction = ctx.relabel(g, suggested)
-            evidence += f" (its label is {labelled}, the query's {suggested})"
-        else:
-            labelled, suggested = NEGATIVE, ctx.protocol.positive[0]
-            correction = Correction(query.name, ctx.dataset.gallery[g], suggested)
-        ctx.suspects.append(Suspect(NEG_POS, float(score), query.name, ctx.dataset.gallery[g],
-                                    labelled, suggested, evidence, ctx.n_methods,
-                                    ctx.n_methods, g, q, ranks, correction))
-
-
-def positives_looking_negative(ctx: Context) -> None:
-    """Suspects labelled positive that every method ranks below most negatives and that are
-    unlike the query's other positives: score sqrt(b * u * c), u = log(1 + r) / log(n), c the
-    item's :func:`closeness` (a view far from everything is hard, not mislabelled)."""
-    ev = ctx.evidence
-    assert ev is not None
-    closes = [closeness(near, ctx.options.neighbours) for near in ctx.near]
-    for j in range(len(ev.pos_q)):
-        q, g, b = int(ev.pos_q[j]), int(ev.pos_g[j]), float(ev.pos_b[j])
-        likeness, closer = 1.0, -1
-        measured = False
-        for near, close in zip(ctx.near, closes, strict=True):
-            row, col = (int(x) for x in near.pair_at[j])
-            if row < 0:
-                continue
-            measured = True
-            likeness = min(likeness, float(close[row]))
-            n_act = int(np.count_nonzero(ctx.active))
-            above = int(near.found.above[row, col])
-            likeness = min(likeness, float(np.log1p(above) / np.log1p(max(n_act - 1, 1))))
-            closer = above if closer < 0 else min(closer, above)
-        if ctx.near and not measured:
-            continue  # beyond the candidate cap: not compared with its positive set
-        score = float(np.sqrt(b * likeness))
-        if score < ctx.options.min_score:
-            continue
-        query = ctx.dataset.queries[q]
-        ranks = ctx.ranks(q, g)
-        group = ctx.group_of(q, g)
-        evidence = (f"labelled {group} for {query.name} but ranks "
-                    f"{rank_phrase([r for _, r in ranks])} {under(ctx.n_methods)}, below "
-                    f"{100 * float(ev.pos_share[j]):.0f}% of its negatives")
-        if closer >= 0:
-            evidence += (f", and {closer:,} gallery images are more like it than its most "
-                         "similar other positive")
-        labelled = str(ctx.labels[g]) if ctx.labels is not None else group
-        ctx.suspects.append(Suspect(POS_NEG, float(score), query.name, ctx.dataset.gallery[g],
-                                    labelled, NEGATIVE, evidence, ctx.n_methods, ctx.n_methods,
-                                    g, q, ranks,
-                                    Correction(query.name, ctx.dataset.gallery[g], NEGATIVE)))
