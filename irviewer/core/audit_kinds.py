@@ -358,7 +358,7 @@ def merge(ctx: Context) -> None:
         else:
             rest.append(s)
     for found in groups.values():
-        found.sort(key=lambda s: -s.score)
+        found.sort(key=lambda s: (-s.score, s.query or ""))
         best = found[0]
         if len(found) > 1:
             more = len(found) - 1
