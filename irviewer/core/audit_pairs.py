@@ -21,8 +21,10 @@ from irviewer.core.audit_sets import (
     confident_prior,
     error_probability,
     set_log_lr,
+    sorted_unique,
     sturges_bins,
     to_bins,
+    unique_inverse,
 )
 from irviewer.core.audit_types import NEG_POS, POS_NEG, Suspect, rank_phrase, under
 from irviewer.core.corrections import NEGATIVE, Correction
@@ -71,7 +73,7 @@ def _rank_shares(ctx: Context, v: MethodView) -> SetEvidence:
                            sets.of_query[v.pos_q] * n_g + v.pos_g])
     shares = np.concatenate([neg_share, pos_share])
     positive = np.concatenate([np.zeros(len(v.top_q), bool), np.ones(len(v.pos_q), bool)])
-    uniq, inverse = np.unique(keys, return_inverse=True)
+    uniq, inverse, _ = unique_inverse(keys)
     total = np.bincount(inverse, shares, minlength=len(uniq))
     entries = np.bincount(inverse, minlength=len(uniq))
     is_pos = np.zeros(len(uniq), dtype=bool)
@@ -100,11 +102,11 @@ def neighbour_pass(ctx: Context) -> None:
     items = active if whole else _candidates(ctx)
     rows = np.concatenate([items, sample])
     row_of = {g: i for i, g in enumerate(items.tolist())}
-    measured = np.unique(rows)
+    measured = sorted_unique(rows)
     at = np.searchsorted(measured, rows)
     first = np.zeros(len(measured), dtype=np.int64)
     first[at[::-1]] = np.arange(len(rows))[::-1]  # a row of each measured image
-    reference = np.isin(measured, active if whole else sample)
+    reference = isin_sorted(measured, active if whole else np.sort(sample))
     for v in views:
         unit = v.unit
         assert unit is not None
@@ -121,7 +123,7 @@ def _candidates(ctx: Context) -> np.ndarray:
     alone (the smallest over the methods), then positives of their sets, up to as many."""
     sets, n_g, cap = ctx.sets, ctx.n_g, ctx.options.max_candidates
     assert sets is not None
-    keys = np.unique(np.concatenate([ev.keys for ev in ctx.set_evidence]))
+    keys = sorted_unique(np.concatenate([ev.keys for ev in ctx.set_evidence]))
     prob = np.min(np.stack([_prob_at(ctx, ev, keys) for ev in ctx.set_evidence]), axis=0)
     order = np.lexsort((keys, -prob))
     items, seen = [], set()
@@ -135,7 +137,8 @@ def _candidates(ctx: Context) -> np.ndarray:
                          f"{len(items):,}) were compared with their gallery neighbours")
     extra: list[int] = []
     taken = set(chosen)
-    for s in dict.fromkeys((keys[order] // n_g)[np.isin(keys[order] % n_g, chosen)].tolist()):
+    in_chosen = isin_sorted(keys[order] % n_g, np.sort(np.array(chosen, dtype=np.int64)))
+    for s in dict.fromkeys((keys[order] // n_g)[in_chosen].tolist()):
         for g in sets.members(s).tolist():
             if len(extra) >= cap:
                 break
@@ -158,14 +161,13 @@ def neighbour_shares(ctx: Context, ev: SetEvidence, measured: np.ndarray,
     row_of_flat = np.repeat(np.arange(n_rows), neighbours.shape[1])[valid.ravel()]
     flat = neighbours[valid]
     which, s_pos = sets.sets_of(sets.pos_keys, flat)
-    hit_keys, hit_n = np.unique(s_pos * n_rows + row_of_flat[which], return_counts=True)
+    hit_keys, _, hit_n = unique_inverse(s_pos * n_rows + row_of_flat[which])
     which, s_rem = sets.sets_of(sets.rem_keys, flat)
-    abstain_keys, abstain_n = np.unique(s_rem * n_rows + row_of_flat[which],
-                                        return_counts=True)
+    abstain_keys, _, abstain_n = unique_inverse(s_rem * n_rows + row_of_flat[which])
     member_row, member_set = sets.sets_of(sets.pos_keys, measured)
-    pair = np.union1d(hit_keys, member_set * n_rows + member_row)
+    pair = sorted_unique(np.concatenate([hit_keys, member_set * n_rows + member_row]))
     removed_row, removed_set = sets.sets_of(sets.rem_keys, measured)
-    pair = pair[~np.isin(pair, removed_set * n_rows + removed_row)]
+    pair = pair[~isin_sorted(pair, np.sort(removed_set * n_rows + removed_row))]
     s, r = pair // n_rows, pair % n_rows
     n_hit = _lookup(hit_keys, hit_n, pair)
     n_abstain = _lookup(abstain_keys, abstain_n, pair)
@@ -177,7 +179,7 @@ def neighbour_shares(ctx: Context, ev: SetEvidence, measured: np.ndarray,
     new_keys, new_v = new_keys[order], v[keep][order]
     new_ref = reference[r[keep]][order]
     # merge with the ranking evidence's keys
-    keys = np.union1d(ev.keys, new_keys)
+    keys = sorted_unique(np.concatenate([ev.keys, new_keys]))
     old_at, new_at = np.searchsorted(keys, ev.keys), np.searchsorted(keys, new_keys)
     # a negative without ranking evidence is beyond every list (u = 0); a positive without it
     # is a member of the set no query labels (a query's own image): u unknown
@@ -285,7 +287,7 @@ def set_scores(ctx: Context) -> None:
     for ev in ctx.set_evidence:
         if ev.ref_neg is not None:
             score(ctx, ev)
-    keys = np.unique(np.concatenate([ev.keys for ev in ctx.set_evidence]))
+    keys = sorted_unique(np.concatenate([ev.keys for ev in ctx.set_evidence]))
     assert ctx.sets is not None
     prob = np.min(np.stack([_prob_at(ctx, ev, keys) for ev in ctx.set_evidence]), axis=0)
     ctx.pair_scores = PairScores(keys, isin_sorted(keys, ctx.sets.pos_keys), prob,
