@@ -1,9 +1,9 @@
 """Label audit: the (query, item) pairs and images whose labels the rankings say look wrong.
 
-The rankings are the evidence. An image every loaded method ranks among a query's best
-matches but labelled not relevant, a relevant image every method ranks below most negatives
-and unlike the query's other positives, an image whose nearest gallery neighbours all carry
-another label, two near-identical images with different labels: each becomes a
+The rankings and the descriptors are the evidence. A negative that the query's positive set
+claims (ranked among them by the queries sharing the list, its nearest gallery images among
+them), a positive unlike the set it is listed in, an image whose nearest gallery neighbours
+all carry another label, two near-identical images with different labels: each becomes a
 :class:`Suspect` with a kind, a score in [0, 1], one evidence sentence a person can check,
 and a suggested row of the corrections file. Agreement across methods is required: a pair or
 image is a suspect only when every method says so, and its score is the smallest of the
@@ -18,19 +18,18 @@ same-camera re-id matches, the query's own image where it is removed) is never r
 nor is any image removed for every query (re-id junk id -1); re-id distractors (id 0) are
 negatives, as the protocol says. The query's own image is never reported.
 
-Scores, in [0, 1]; each factor is the smallest over the methods that can measure it, and a
-suspect is reported when its score is at least ``min_score`` (0.5; hubs excepted):
+Scores, in [0, 1]; a suspect is reported when its score is at least ``min_score`` (0.5; hubs
+excepted):
 
-* ``negative_looks_positive``: sqrt(a * l). a = min(1, 2 (positives the item outranks) /
-  (positives + 1)), for a negative within the stored result lists (``depth``): ranked among
-  the positives (above half of them) is full evidence; l = share of
-  the item's nearest gallery images (min(k, positives) of them) that are positives of the
-  query (same label where labels are per image); l = 1 without vectors.
-* ``positive_looks_negative``: sqrt(b * u * c). b = min(1, 2 (negatives ranked above it) /
-  (negatives)): ranked below half of the negatives (or more) is full evidence;
-  u = log(1 + r) / log(n), r = how many gallery images are more like the item than its most
-  similar other positive, n the gallery size (u = 1 with no other positive or no vectors);
-  c as below (a view far from everything is hard, not mislabelled).
+* ``negative_looks_positive`` and ``positive_looks_negative``: the probability that the
+  label is wrong, from set-level evidence (:mod:`irviewer.core.audit_sets`): per positive
+  set (the queries sharing a list pool their evidence), the share u of the set's other
+  positives the item outranks (mean over the set's queries) and the share v of its nearest
+  labelled gallery images in the set, each turned into a likelihood ratio by the set's own
+  histograms of its positives and negatives (Sturges bins, Laplace smoothing, the item left
+  out), multiplied, and combined with the prior error rate of the direction that the
+  confident joint estimates from the dataset. In image-label sets a positive that looks
+  negative is not reported: an image is mislabelled as far as another label claims it.
 * ``label_disagreement`` (image labels only): f * c. X = the other label most frequent among
   the item's k nearest gallery images (the same X under every method), f = n_X / (n_X +
   n_own) * min(1, 2 n_X / k); c = min(1, p / 0.05), p = the percentile of the item's mean

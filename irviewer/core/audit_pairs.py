@@ -119,33 +119,25 @@ def neighbour_pass(ctx: Context) -> None:
 
 def _candidates(ctx: Context) -> np.ndarray:
     """Return the gallery images to compare with their neighbours when the whole gallery is
-    too large: the ``max_candidates`` with the most probable label errors by ranking evidence
-    alone (the smallest over the methods), then positives of their sets, up to as many."""
-    sets, n_g, cap = ctx.sets, ctx.n_g, ctx.options.max_candidates
-    assert sets is not None
-    keys = sorted_unique(np.concatenate([ev.keys for ev in ctx.set_evidence]))
+    too large: the ``max_candidates`` whose labels are most probably wrong by the ranking
+    evidence alone (the smallest probability over the methods, the item's most probable set)."""
+    n_g, cap = ctx.n_g, ctx.options.max_candidates
+    keys = ctx.set_evidence[0].keys  # a pair the first method has no evidence on is no one's
     prob = np.min(np.stack([_prob_at(ctx, ev, keys) for ev in ctx.set_evidence]), axis=0)
-    order = np.lexsort((keys, -prob))
-    items, seen = [], set()
-    for g in (keys[order] % n_g).tolist():
-        if g not in seen:
-            seen.add(g)
-            items.append(g)
-    chosen = items[:cap]
-    if len(items) > cap:
+    take = min(len(keys), 16 * cap)  # the most probable pairs, enough for cap distinct images
+    part = np.argpartition(-prob, take - 1)[:take] if take < len(keys) else np.arange(len(keys))
+    if take < len(keys) and len(sorted_unique(keys[part] % n_g)) < cap:
+        part = np.arange(len(keys))
+    items = (keys % n_g)[part[np.lexsort((keys[part], -prob[part]))]]
+    by_item = np.argsort(items, kind="stable")
+    first = by_item[np.r_[True, items[by_item][1:] != items[by_item][:-1]]] if len(items) \
+        else by_item
+    ranked = items[np.sort(first)]  # each image once, at its most probable error
+    n_items = len(sorted_unique(keys % n_g))
+    if n_items > cap:
         ctx.notes.append(f"only the {cap:,} images with the strongest ranking evidence (of "
-                         f"{len(items):,}) were compared with their gallery neighbours")
-    extra: list[int] = []
-    taken = set(chosen)
-    in_chosen = isin_sorted(keys[order] % n_g, np.sort(np.array(chosen, dtype=np.int64)))
-    for s in dict.fromkeys((keys[order] // n_g)[in_chosen].tolist()):
-        for g in sets.members(s).tolist():
-            if len(extra) >= cap:
-                break
-            if g not in taken and ctx.active[g]:
-                taken.add(g)
-                extra.append(g)
-    return np.array(sorted(chosen + extra), dtype=np.int64)
+                         f"{n_items:,}) were compared with their gallery neighbours")
+    return np.sort(ranked[:cap])
 
 
 def neighbour_shares(ctx: Context, ev: SetEvidence, measured: np.ndarray,
@@ -325,8 +317,8 @@ def _share_words(ctx: Context, j: int, positive: bool) -> str:
         fp, fn = (float(f[at[j]]) for f in ev.frac_v)
         which = "other positives of the query" if positive else "positives of the query"
         return (f"{100 * share:.0f}% of its nearest labelled gallery images are {which} "
-                f"(as for {100 * fp:.0f}% of the query's positives and {100 * fn:.1f}% of its "
-                "negatives)")
+                f"(a share like that of {100 * fp:.0f}% of the query's positives and "
+                f"{100 * fn:.1f}% of its negatives)")
     return ""
 
 

@@ -1,26 +1,27 @@
-"""How well ``irviewer audit`` finds injected label errors, against a naive baseline.
+"""How well ``irviewer audit`` finds label errors: planted ones whose truth is known, and the
+ones a re-annotation found. One command prints every table of ``docs/audit.md``'s "How well it
+finds errors":
 
-Run from the repository root (a script, not a test):
-
-    python tests/benchmarks/audit_recall.py            # (a) synthetic and (b) Oxford5k
-    python tests/benchmarks/audit_recall.py --untouched 15   # also list the first suspects
-                                                              # of the untouched Oxford5k
+    python tests/benchmarks/audit_recall.py            # (a), (b) and (c)
+    python tests/benchmarks/audit_recall.py --skip-roxford   # (a) and (b) only
 
 (a) A synthetic instance set (tests/core/audit_synth.py) with two descriptor files: N gallery
-    images relabelled to another instance (injected errors) and as many correctly labelled
-    images made very hard (decoys). Recall = injected images among the first 2N / 3N
-    suspects; decoys = decoy images there.
+    images relabelled to another instance (planted errors) and as many correctly labelled
+    images made very hard (decoys), at three noise levels. Precision@N = planted images among
+    the first N distinct images the suspects name; recall@2N / @3N; decoys among the first 2N.
 (b) The real Oxford5k gt_files (../shared/samples/oxford5k-gt) with its real 128-d CaffeNet
     fc7 descriptors (../shared/samples/oxford5k-lopq-fc7-features). For each of three
     landmarks, a few images are taken out of the good/ok lists of all five queries of the
     landmark and a few images of other landmarks are put into its good lists (a modified copy
-    in a temporary folder). Each moved (query, image) pair is one injected error (one row of
-    the corrections file). Methods: the fc7 file alone, and with a second file made from it
-    (PCA-whitened, 64-d) so that agreement across methods can be tried on real data.
+    in a temporary folder). Each moved (query, image) pair is one planted error. Methods: the
+    fc7 file alone, and with a second file made from it (PCA-whitened, 64-d).
+(c) The untouched Oxford5k judged by the revisited re-annotation (tests/benchmarks/
+    audit_roxford.py): precision of the first 25 / 50 / 100 pair suspects by direction, for
+    the audit and the baselines, and what the first confirmed and unconfirmed suspects show.
 
 Baseline ("rank percentile"): a negative's score is how near the top it ranks, a positive's
-how near the bottom (1 - rank / gallery size, rank / gallery size), averaged over the methods;
-for image-label sets an image takes the highest score of its pairs.
+how near the bottom, averaged over the methods; for image-label sets an image takes the highest
+score of its pairs.
 """
 
 from __future__ import annotations
@@ -37,72 +38,54 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from irviewer.core.audit import audit  # noqa: E402
-from irviewer.core.evaluation import query_roles  # noqa: E402
 from irviewer.formats.base import ReadOptions  # noqa: E402
 from irviewer.opening.opener import OpenRequest, open_now  # noqa: E402
+from tests.benchmarks import audit_roxford  # noqa: E402
 from tests.core.audit_synth import write_synth_set  # noqa: E402
 
-SAMPLES = ROOT.parent / "shared" / "samples"
-GT = SAMPLES / "oxford5k-gt"
-FC7 = SAMPLES / "oxford5k-lopq-fc7-features"
-ROXFORD = SAMPLES / "revisited-oxford-paris-gnd" / "gnd_roxford5k.pkl"
-
-
-def baseline_pairs(opened, protocol_name: str) -> list[tuple[float, int, int]]:  # type: ignore[no-untyped-def]
-    """Return (score, query, gallery) of every ranked negative in the top 100 and every
-    positive, by rank percentile averaged over the methods."""
-    ds = opened.dataset
-    scores: dict[tuple[int, int], list[float]] = {}
-    for m in opened.methods.values():
-        ev = m.evaluations[protocol_name]
-        mask = np.zeros(ds.n_gallery, dtype=bool)
-        mask[ds.global_ignored] = True
-        n = m.ranking.n_ranked
-        for q, query in enumerate(ds.queries):
-            pos, ign = query_roles(query, ev.protocol, mask)
-            top = m.ranking.top_indices[q][:100]
-            for r, g in enumerate(top.tolist()):
-                if g >= 0 and g not in pos and g not in ign and g != query.self_index:
-                    scores.setdefault((q, g), []).append(1 - r / n)
-            ranks = m.ranking.rank_items(q, pos)
-            for g, r in zip(pos.tolist(), ranks.tolist(), strict=True):
-                if g != query.self_index:
-                    scores.setdefault((q, g), []).append(1.0 if r < 0 else r / n)
-    k = len(opened.methods)
-    return sorted(((sum(v) / k, q, g) for (q, g), v in scores.items()), reverse=True)
-
-
-def synthetic(seed: int, noise: float) -> None:
-    """Print recall on the synthetic set, audit and baseline."""
-    with tempfile.TemporaryDirectory() as tmp:
-        s = write_synth_set(Path(tmp), n_labels=120, per_label=8, n_injected=20, n_decoys=20,
-                            dim=256, noise=noise, seed=seed)
-        opened = open_now(OpenRequest(s.manifest, descriptors=s.descriptors))
-        ds = opened.dataset
-        maps = ", ".join(f"{n} mAP {m.evaluations['instance'].summary['mAP'] * 100:.1f}"
-                         for n, m in opened.methods.items())
-        n = len(s.injected)
-        result = audit(ds, {k: m.ranking for k, m in opened.methods.items()})
-        audit_items = _unique([x.item for x in result.suspects])
-        base_items = _unique([ds.gallery[g] for _, _, g in baseline_pairs(opened, "instance")])
-        print(f"(a) synthetic instance set, seed {seed}, noise {noise}: {ds.n_queries} queries, "
-              f"{ds.n_gallery} gallery, {maps}; N = {n} relabelled images, "
-              f"{len(s.decoys)} decoys")
-        for name, items in (("audit", audit_items), ("baseline", base_items)):
-            cells = []
-            for mult in (2, 3):
-                first = set(items[:mult * n])
-                cells.append(f"recall@{mult}N {len(first & set(s.injected)) / n:.2f} "
-                             f"(decoys {len(first & set(s.decoys))})")
-            print(f"    {name:9s} " + ", ".join(cells))
-        kinds = [x.kind for x in result.suspects[:2 * n]]
-        print("    audit's first 2N by kind: "
-              + ", ".join(f"{k} {kinds.count(k)}" for k in sorted(set(kinds))))
+GT = audit_roxford.GT
+FC7 = audit_roxford.FC7
 
 
 def _unique(items: list[str]) -> list[str]:
     seen: set[str] = set()
     return [i for i in items if not (i in seen or seen.add(i))]
+
+
+def synthetic_row(seed: int, noise: float) -> str:
+    """Return the markdown rows of one synthetic set: audit and baseline."""
+    with tempfile.TemporaryDirectory() as tmp:
+        s = write_synth_set(Path(tmp), n_labels=120, per_label=8, n_injected=20, n_decoys=20,
+                            dim=256, noise=noise, seed=seed)
+        opened = open_now(OpenRequest(s.manifest, descriptors=s.descriptors))
+        ds = opened.dataset
+        mean_map = np.mean([m.evaluations["instance"].summary["mAP"] * 100
+                            for m in opened.methods.values()])
+        n = len(s.injected)
+        result = audit(ds, {k: m.ranking for k, m in opened.methods.items()})
+        audit_items = _unique([x.item for x in result.suspects])
+        base = audit_roxford.naive_pairs(opened, "instance")
+        base_items = _unique([ds.gallery[g] for _, g in base])
+        rows = []
+        for name, items in (("audit", audit_items), ("baseline", base_items)):
+            planted, decoys = set(s.injected), set(s.decoys)
+            cells = [f"{len(set(items[:n]) & planted) / n:.2f}",
+                     f"{len(set(items[:2 * n]) & planted) / n:.2f}",
+                     f"{len(set(items[:3 * n]) & planted) / n:.2f}",
+                     f"{len(set(items[:2 * n]) & decoys)}"]
+            rows.append(f"| noise {noise} (mAP {mean_map:.0f}) | {name} | " + " | ".join(cells)
+                        + " |")
+        return "\n".join(rows)
+
+
+def synthetic(seed: int) -> None:
+    """Print the synthetic table."""
+    print("(a) synthetic instance sets: 120 instances x 8 gallery images, 2 queries each, two "
+          f"descriptor files (seed {seed}); N = 20 relabelled images, 20 decoys\n")
+    print("| set | method | precision@N | recall@2N | recall@3N | decoys in the first 2N |")
+    print("|---|---|---|---|---|---|")
+    for noise in (1.5, 2.0, 2.5):
+        print(synthetic_row(seed, noise))
 
 
 def oxford_methods(tmp: Path) -> tuple[Path, Path]:
@@ -111,17 +94,11 @@ def oxford_methods(tmp: Path) -> tuple[Path, Path]:
     names = (FC7 / "oxford5k_imlist_sorted.txt").read_text().split()
     first = tmp / "fc7.npz"
     np.savez(first, features=raw, names=np.array(names))
-    x = raw / np.linalg.norm(raw, axis=1, keepdims=True)
-    x = x - x.mean(axis=0)
-    _u, s, vt = np.linalg.svd(x, full_matrices=False)
-    white = (x @ vt[:64].T) / s[:64]
-    second = tmp / "fc7_pcaw64.npz"
-    np.savez(second, features=white.astype(np.float32), names=np.array(names))
-    return first, second
+    return first, audit_roxford.write_pcaw64(tmp)
 
 
-def oxford(seed: int, untouched: int) -> None:
-    """Print recall on the modified Oxford5k, and the first suspects of the untouched one."""
+def oxford(seed: int) -> None:
+    """Print recall on the Oxford5k with planted pair errors."""
     if not GT.is_dir() or not FC7.is_dir():
         print("(b) skipped: the shared Oxford5k samples are not present")
         return
@@ -130,85 +107,37 @@ def oxford(seed: int, untouched: int) -> None:
         tmp = Path(tmp_s)
         first, second = oxford_methods(tmp)
         landmarks = ("all_souls", "ashmolean", "radcliffe_camera")
-        gt_dir = tmp / "gt"
         taken, given = _inject(tmp, rng, landmarks, 3, 3)
-        injected_pairs = taken | given
-        n = len(injected_pairs)
-        print(f"(b) Oxford5k, real gt_files and fc7 descriptors; landmarks "
+        planted = taken | given
+        n = len(planted)
+        print(f"\n(b) Oxford5k, real gt_files and fc7 descriptors; landmarks "
               f"{', '.join(landmarks)}: 3 images out of and 3 into the good lists of all "
-              f"five queries of each; N = {n} (query, image) pairs")
+              f"five queries of each (seed {seed}); N = {n} (query, image) pairs\n")
+        print("| methods | method | recall@2N (out of / into good) | recall@3N (out / in) |")
+        print("|---|---|---|---|")
         for methods in ((first,), (first, second)):
-            opened = open_now(OpenRequest(gt_dir, descriptors=methods,
+            opened = open_now(OpenRequest(tmp / "gt", descriptors=methods,
                                           options=ReadOptions()))
             ds = opened.dataset
-            maps = ", ".join(f"{k} mAP {m.evaluations['oxford'].summary['mAP'] * 100:.2f}"
-                             for k, m in opened.methods.items())
+            maps = " + ".join(f"{k} (mAP {m.evaluations['oxford'].summary['mAP'] * 100:.1f})"
+                              for k, m in opened.methods.items())
             result = audit(ds, {k: m.ranking for k, m in opened.methods.items()})
-            pairs = [(x.query, x.item) for x in result.suspects if x.query is not None]
+            pairs = _unique_pairs([(x.query, x.item) for x in result.suspects
+                                   if x.query is not None])
             base = [(ds.queries[q].name, ds.gallery[g])
-                    for _, q, g in baseline_pairs(opened, "oxford")]
-            print(f"    methods: {maps}")
+                    for q, g in audit_roxford.naive_pairs(opened, "oxford")]
             for name, found in (("audit", pairs), ("baseline", base)):
                 cells = []
                 for m in (2, 3):
                     first_m = set(found[:m * n])
-                    cells.append(f"recall@{m}N {len(first_m & injected_pairs) / n:.2f} "
-                                 f"(out of good {len(first_m & taken)}/{len(taken)}, "
-                                 f"into good {len(first_m & given)}/{len(given)})")
-                print(f"      {name:9s} " + ", ".join(cells))
-        opened = open_now(OpenRequest(GT, descriptors=(first, second)))
-        result = audit(opened.dataset, {k: m.ranking for k, m in opened.methods.items()})
-        cross_check(opened, result)
-        if untouched:
-            print(f"    untouched Oxford5k, both methods: {len(result.suspects)} suspects; "
-                  f"the first {untouched}:")
-            for i, x in enumerate(result.suspects[:untouched], 1):
-                print(f"      {i:2d}. {x.kind} {x.score:.2f} {x.query} {x.item} "
-                      f"{x.labelled}->{x.suggested}: {x.evidence}")
+                    cells.append(f"{len(first_m & planted) / n:.2f} ({len(first_m & taken)}"
+                                 f" / {len(first_m & given)} of {len(taken)})")
+                print(f"| {maps} | {name} | " + " | ".join(cells) + " |")
 
 
-def cross_check(opened, result, first: int = 50) -> None:  # type: ignore[no-untyped-def]
-    """Print how many of the first pair suspects (audit and baseline) on the untouched
-    Oxford5k the revisited re-annotation (Radenovic et al. 2018) labels the other way: an
-    Oxford negative that rOxford calls easy/hard, an Oxford good/ok that rOxford calls
-    negative. Pairs rOxford does not judge (its junk, images it dropped) are counted apart."""
-    if not ROXFORD.is_file():
-        print("    (rOxford cross-check skipped: the revisited gnd sample is not present)")
-        return
-    from irviewer.formats.registry import read_dataset
-
-    rox = read_dataset(ROXFORD, None)
-    index = rox.gallery_index()
-    by_image = {q.image: q for q in rox.queries}
-    ds = opened.dataset
-
-    def verdict(query_name: str, item: str, oxford_positive: bool) -> str:
-        q = by_image.get(ds.queries[ds.query_by_name(query_name)].image)
-        g = index.get(item)
-        if q is None or g is None:
-            return "unjudged"
-        groups = [n for n in ("easy", "hard", "junk") if g in set(q.group(n).tolist())]
-        if groups == ["junk"]:
-            return "unjudged"
-        rox_positive = bool(groups)
-        return "other way" if rox_positive != oxford_positive else "same way"
-
-    pos_groups = ("good", "ok")
-    audit_pairs = [(x.query, x.item, x.labelled in pos_groups) for x in result.suspects
-                   if x.query is not None and x.kind != "query_ground_truth"][:first]
-    base = []
-    for _, q, g in baseline_pairs(opened, "oxford"):
-        query = ds.queries[q]
-        pos = any(g in set(query.group(n).tolist()) for n in pos_groups)
-        base.append((query.name, ds.gallery[g], pos))
-        if len(base) == first:
-            break
-    for name, pairs in (("audit", audit_pairs), ("baseline", base)):
-        verdicts = [verdict(*p) for p in pairs]
-        print(f"    untouched Oxford5k, first {len(pairs)} pair suspects of the {name}: "
-              f"rOxford labels {verdicts.count('other way')} the other way, "
-              f"{verdicts.count('same way')} the same way, {verdicts.count('unjudged')} "
-              "unjudged (its junk or not in it)")
+def _unique_pairs(pairs: list[tuple[str | None, str]]) -> list[tuple[str | None, str]]:
+    seen: set[tuple[str | None, str]] = set()
+    return [p for p in pairs if not (p in seen or seen.add(p))]
 
 
 def _inject(tmp: Path, rng: np.random.Generator, landmarks: tuple[str, ...], n_out: int,
@@ -242,15 +171,17 @@ def _inject(tmp: Path, rng: np.random.Generator, landmarks: tuple[str, ...], n_o
 
 
 def main() -> None:
-    """Parse the options and print the figures."""
+    """Parse the options and print the tables."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--untouched", type=int, default=0, metavar="N",
-                        help="also list the first N suspects of the untouched Oxford5k")
+    parser.add_argument("--skip-roxford", action="store_true",
+                        help="leave out (c), the untouched Oxford5k judged by rOxford")
     args = parser.parse_args()
-    for noise in (1.5, 2.0, 2.5):
-        synthetic(args.seed, noise)
-    oxford(args.seed, args.untouched)
+    synthetic(args.seed)
+    oxford(args.seed)
+    if not args.skip_roxford:
+        print()
+        audit_roxford.report()
 
 
 if __name__ == "__main__":

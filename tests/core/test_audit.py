@@ -129,7 +129,8 @@ def test_positive_that_looks_negative_is_found():
     assert found[0].suggested == "negative" and found[0].labelled == "good"
     assert re.search(r"below ([89]\d|100)% of its negatives", found[0].evidence)
     assert re.search(r"\b0% of its nearest labelled gallery images are other positives of the "
-                     r"query \(as for 0% of the query's positives", found[0].evidence)
+                     r"query \(a share like that of 0% of the query's positives",
+                     found[0].evidence)
     assert "the same for the 2 queries sharing its list" in found[0].evidence
 
 
