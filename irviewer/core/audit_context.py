@@ -85,9 +85,9 @@ class SetEvidence:
     how many reference rows are its negatives (None until neighbours are computed);
     ``whole``: every active gallery image is a reference row. After scoring: ``log_lr``,
     ``prob`` (probability that the label is wrong), ``bulk_log_lr`` / ``bulk_prob`` of a
-    negative without evidence, the priors ``rho`` (negatives, positives), and for the evidence
-    sentences ``frac_u`` / ``frac_v``: (share of the set's positives, share of its negatives)
-    in the item's bin.
+    negative without evidence, the priors ``rho`` (negatives, positives), and ``v_hist`` the
+    sets' histograms of v for the evidence sentences (positives', negatives', offsets, each
+    item's bin, whether it is counted: +1 / -1 / 0).
     """
 
     keys: np.ndarray
@@ -102,8 +102,7 @@ class SetEvidence:
     bulk_log_lr: np.ndarray | None = None
     bulk_prob: np.ndarray | None = None
     rho: tuple[float, float] = (0.0, 0.0)
-    frac_u: tuple[np.ndarray, np.ndarray] | None = None
-    frac_v: tuple[np.ndarray, np.ndarray] | None = None
+    v_hist: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def find(self, keys: np.ndarray) -> np.ndarray:
         """Return the position of each key in ``keys`` (-1 where it has no evidence)."""

@@ -26,7 +26,7 @@ from irviewer.core.audit_sets import (
     to_bins,
     unique_inverse,
 )
-from irviewer.core.audit_types import NEG_POS, POS_NEG, Suspect, rank_phrase, under
+from irviewer.core.audit_types import NEG_POS, POS_NEG, Suspect, ordinal, rank_phrase, under
 from irviewer.core.corrections import NEGATIVE, Correction
 
 #: Gallery images in the reference sample ("far from everything"; the negatives' neighbour
@@ -42,10 +42,8 @@ FAR = 0.05
 
 def ranking_evidence(ctx: Context) -> None:
     """Collect, under every method, the share of each set's other positives every labelled
-    item with ranking evidence outranks, and score it (the neighbours come next)."""
+    item with ranking evidence outranks (the neighbours come next)."""
     ctx.set_evidence = [_rank_shares(ctx, v) for v in ctx.views]
-    for ev in ctx.set_evidence:
-        score(ctx, ev)
 
 
 def _depth(ctx: Context, v: MethodView) -> int:
@@ -122,8 +120,12 @@ def _candidates(ctx: Context) -> np.ndarray:
     too large: the ``max_candidates`` whose labels are most probably wrong by the ranking
     evidence alone (the smallest probability over the methods, the item's most probable set)."""
     n_g, cap = ctx.n_g, ctx.options.max_candidates
+    for ev in ctx.set_evidence:
+        score(ctx, ev)  # by the ranking evidence alone
     keys = ctx.set_evidence[0].keys  # a pair the first method has no evidence on is no one's
     prob = np.min(np.stack([_prob_at(ctx, ev, keys) for ev in ctx.set_evidence]), axis=0)
+    if ctx.labels is not None:  # image-label sets: an image is a candidate as a negative
+        prob = np.where(ctx.set_evidence[0].is_pos, 0.0, prob)
     take = min(len(keys), 16 * cap)  # the most probable pairs, enough for cap distinct images
     part = np.argpartition(-prob, take - 1)[:take] if take < len(keys) else np.arange(len(keys))
     if take < len(keys) and len(sorted_unique(keys[part] % n_g)) < cap:
@@ -226,8 +228,7 @@ def score(ctx: Context, ev: SetEvidence) -> None:
     no_bin = np.zeros(n_sets, dtype=np.int64)
     bulk_own = -(bulk > 0).astype(np.int64)  # a bulk negative is one of the counted
     bulk_lr = set_log_lr(np.arange(n_sets), no_bin, bulk_own, u_pos, u_neg, offsets)
-    frac_u = _fractions(s, ub, own, u_pos, u_neg, offsets)
-    frac_v = None
+    ev.v_hist = None
     if ev.ref_neg is not None:
         seen = np.isfinite(ev.v)
         vb = to_bins(np.where(seen, ev.v, 0.0), bins[s])
@@ -242,7 +243,7 @@ def score(ctx: Context, ev: SetEvidence) -> None:
         if ev.whole:
             bulk_lr = bulk_lr + set_log_lr(np.arange(n_sets), no_bin, bulk_own, v_pos, v_neg,
                                            offsets)
-        frac_v = _fractions(s, vb, own_v, v_pos, v_neg, offsets)
+        ev.v_hist = (v_pos, v_neg, offsets, vb, own_v)
     items_lr = np.concatenate([log_lr, bulk_lr])
     rho = confident_prior(items_lr, np.concatenate([ev.is_pos, np.zeros(n_sets, bool)]),
                           np.concatenate([s, np.arange(n_sets)]),
@@ -250,19 +251,20 @@ def score(ctx: Context, ev: SetEvidence) -> None:
     ev.log_lr, ev.bulk_log_lr, ev.rho = log_lr, bulk_lr, rho
     ev.prob = error_probability(log_lr, ev.is_pos, *rho)
     ev.bulk_prob = error_probability(bulk_lr, np.zeros(n_sets, bool), *rho)
-    ev.frac_u, ev.frac_v = frac_u, frac_v
 
 
-def _fractions(s: np.ndarray, b: np.ndarray, own: np.ndarray, pos: np.ndarray,
-               neg: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Return (share of the set's positives, share of its negatives) in each item's bin, the
-    item left out: the unsmoothed frequencies the evidence sentence quotes."""
-    at = offsets[s] + b
-    pos_total = np.add.reduceat(pos, offsets[:-1])[s]
-    neg_total = np.add.reduceat(neg, offsets[:-1])[s]
-    is_pos, is_neg = (own > 0).astype(float), (own < 0).astype(float)
-    return ((pos[at] - is_pos) / np.maximum(pos_total - is_pos, 1),
-            (neg[at] - is_neg) / np.maximum(neg_total - is_neg, 1))
+def v_fractions(ctx: Context, ev: SetEvidence, at: int) -> tuple[float, float]:
+    """Return (share of the set's positives, share of its negatives) whose neighbour share
+    falls in the bin of the item at position ``at``, the item left out: the unsmoothed
+    frequencies the evidence sentence quotes."""
+    assert ev.v_hist is not None
+    pos, neg, offsets, bins, own = ev.v_hist
+    s = int(ev.keys[at] // ctx.n_g)
+    lo, hi = offsets[s], offsets[s + 1]
+    b = lo + int(bins[at])
+    is_pos, is_neg = float(own[at] > 0), float(own[at] < 0)
+    return ((pos[b] - is_pos) / max(pos[lo:hi].sum() - is_pos, 1.0),
+            (neg[b] - is_neg) / max(neg[lo:hi].sum() - is_neg, 1.0))
 
 
 def _prob_at(ctx: Context, ev: SetEvidence, keys: np.ndarray) -> np.ndarray:
@@ -277,8 +279,7 @@ def set_scores(ctx: Context) -> None:
     """Score every method's evidence and keep, per (set, item), the smallest probability over
     the methods that the label is wrong (:class:`PairScores`)."""
     for ev in ctx.set_evidence:
-        if ev.ref_neg is not None:
-            score(ctx, ev)
+        score(ctx, ev)
     keys = sorted_unique(np.concatenate([ev.keys for ev in ctx.set_evidence]))
     assert ctx.sets is not None
     prob = np.min(np.stack([_prob_at(ctx, ev, keys) for ev in ctx.set_evidence]), axis=0)
@@ -311,10 +312,10 @@ def _share_words(ctx: Context, j: int, positive: bool) -> str:
     ps = ctx.pair_scores
     assert ps is not None
     for ev, at in zip(ctx.set_evidence, ps.at, strict=True):
-        if ev.frac_v is None or at[j] < 0 or not np.isfinite(ev.v[at[j]]):
+        if ev.v_hist is None or at[j] < 0 or not np.isfinite(ev.v[at[j]]):
             continue
         share = float(ev.v[at[j]])
-        fp, fn = (float(f[at[j]]) for f in ev.frac_v)
+        fp, fn = v_fractions(ctx, ev, int(at[j]))
         which = "other positives of the query" if positive else "positives of the query"
         return (f"{100 * share:.0f}% of its nearest labelled gallery images are {which} "
                 f"(a share like that of {100 * fp:.0f}% of the query's positives and "
@@ -322,11 +323,23 @@ def _share_words(ctx: Context, j: int, positive: bool) -> str:
     return ""
 
 
-def _set_words(ctx: Context, q: int) -> str:
+def _set_words(ctx: Context, q: int, g: int, best: bool) -> str:
+    """Return "; the same for the 5 queries sharing its list" (and, with ``best``, where
+    the item ranks best among them under the first method when not for ``q``)."""
     sets = ctx.sets
     assert sets is not None
-    n = len(sets.queries(int(sets.of_query[q])))
-    return f"; the same for the {n} queries sharing its list" if n > 1 else ""
+    queries = sets.queries(int(sets.of_query[q])).tolist()
+    if len(queries) < 2:
+        return ""
+    words = f"; the same for the {len(queries)} queries sharing its list"
+    if best:
+        v = ctx.views[0]
+        ranked = [(r, o) for o in queries if o != q and (r := v.rank_of(o, g)) is not None]
+        own = v.rank_of(q, g)
+        if ranked and (own is None or min(ranked)[0] < own):
+            r, o = min(ranked)
+            words += f" (it ranks {ordinal(r)} for {ctx.dataset.queries[o].name})"
+    return words
 
 
 def negatives_looking_positive(ctx: Context) -> None:
@@ -347,7 +360,7 @@ def negatives_looking_positive(ctx: Context) -> None:
         words = _share_words(ctx, j, positive=False)
         if words:
             evidence += f", and {words}"
-        evidence += f"{_set_words(ctx, q)}, yet is labelled negative"
+        evidence += f"{_set_words(ctx, q, g, best=True)}, yet is labelled negative"
         if ctx.labels is not None and ctx.query_labels is not None:
             suggested, labelled = ctx.query_labels[q], str(ctx.labels[g])
             correction = ctx.relabel(g, suggested)
@@ -380,7 +393,7 @@ def positives_looking_negative(ctx: Context) -> None:
         words = _share_words(ctx, j, positive=True)
         if words:
             evidence += f", and {words}"
-        evidence += _set_words(ctx, q)
+        evidence += _set_words(ctx, q, g, best=False)
         labelled = str(ctx.labels[g]) if ctx.labels is not None else group
         ctx.suspects.append(Suspect(POS_NEG, prob, query.name, ctx.dataset.gallery[g],
                                     labelled, NEGATIVE, evidence, ctx.n_methods, ctx.n_methods,
