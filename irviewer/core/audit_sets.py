@@ -114,7 +114,8 @@ def positive_sets(pos_keys: np.ndarray, removed_keys: np.ndarray, selves: np.nda
                         np.searchsorted(removed_keys, np.arange(1, n_q) * n_g))
     index: dict[tuple[bytes, bytes], int] = {}
     of_query = np.empty(n_q, dtype=np.int64)
-    pos_parts, rem_parts = [], []
+    pos_parts: list[np.ndarray] = []
+    rem_parts: list[np.ndarray] = []
     for q in range(n_q):
         own = int(selves[q])
         pos = pos_by_q[q]
