@@ -18,13 +18,33 @@ __all__ = ["application", "request_from_args", "run", "screenshot"]
 
 
 def application() -> QApplication:
-    """Return the running QApplication, creating it once."""
+    """Return the running QApplication, creating it once (with Python's garbage collection
+    moved to the GUI thread: :data:`_COLLECTOR`)."""
     app = QApplication.instance()
     if not isinstance(app, QApplication):
         app = QApplication(sys.argv[:1])
         app.setApplicationName("irviewer")
         app.setOrganizationName("irviewer")
+        _COLLECTOR.append(collect_garbage_in_the_gui_thread())
     return app
+
+
+def collect_garbage_in_the_gui_thread() -> object:
+    """Turn Python's automatic cyclic garbage collection off and collect on a one-second
+    timer in the GUI thread instead; return the collector (keep it).
+
+    Automatic collection runs wherever an allocation crosses its threshold, worker threads
+    included (thumbnail decoding, ranking); a collected cycle that holds a Qt widget then
+    destroys it off the GUI thread, which corrupts Qt's list of top-level widgets and
+    crashes later (seen as a segfault in GUI-test teardown, in ``topLevelWidgets()``).
+    pyqtgraph's GarbageCollector is that timer."""
+    from pyqtgraph.util.garbage_collector import GarbageCollector
+
+    return GarbageCollector(interval=1.0)
+
+
+#: The running application's collector (:func:`collect_garbage_in_the_gui_thread`).
+_COLLECTOR: list[object] = []
 
 
 def screenshot(window: MainWindow, path: Path, select: str | None = None,

@@ -3,6 +3,8 @@ to the user's own irviewer settings (the user's data folder: tests/conftest.py).
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 from PySide6.QtCore import QSettings
 
@@ -18,7 +20,19 @@ def isolated_settings(tmp_path_factory, monkeypatch):
 
 
 @pytest.fixture(autouse=True)
-def no_window_leaks(qapp):
+def garbage_collected_in_the_gui_thread():
+    """Collect cyclic garbage in the GUI thread only, as the application does
+    (``irviewer.gui.app._COLLECTOR``): during a test automatic collection is off (it could
+    run in a worker thread and destroy a widget there), and what the test left is collected
+    here, on the main thread, when it ends."""
+    gc.disable()
+    yield
+    gc.collect()
+    gc.enable()
+
+
+@pytest.fixture(autouse=True)
+def no_window_leaks(qapp, garbage_collected_in_the_gui_thread):
     """Fail a test that leaves a window open (qtbot.addWidget closes what a test made)."""
     yield  # qtbot's own teardown (closing what addWidget registered) runs before this
     qapp.processEvents()

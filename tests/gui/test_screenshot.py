@@ -78,3 +78,19 @@ def test_screenshot_is_written_as_every_file_irviewer_writes(qtbot, tmp_path):
     with pytest.raises(InputError, match=re.escape(f"the folder {missing.parent} does not "
                                                    "exist")):
         screenshot(w, missing)
+
+
+def test_garbage_is_collected_in_the_gui_thread_only(qapp):
+    """A worker thread's allocation must not start a collection that destroys a widget
+    there: automatic collection is off, a timer of the GUI thread collects."""
+    import gc
+
+    from irviewer.gui.app import collect_garbage_in_the_gui_thread
+
+    collector = collect_garbage_in_the_gui_thread()
+    try:
+        assert not gc.isenabled()
+        assert collector.timer.isActive() and collector.timer.thread() is qapp.thread()
+    finally:
+        collector.timer.stop()
+        gc.enable()

@@ -8,6 +8,7 @@ option gets its field, label, placeholder and tooltip here without an edit."""
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -60,16 +61,16 @@ def _path_row(edit: QLineEdit, *buttons: QPushButton) -> QWidget:
     return row
 
 
-def option_field(spec: OptionSpec) -> QLineEdit | QCheckBox:
+def option_field(spec: OptionSpec, parent: QWidget) -> QLineEdit | QCheckBox:
     """Return the input widget of a reader option: a check box for a switch, else a line
     edit (paths, a text, comma-separated words) with the option's placeholder and, as its
     tooltip, its help and flag."""
     tip = f"{spec.help[:1].upper()}{spec.help[1:]} (command line: {spec.flag})"
     widget: QLineEdit | QCheckBox
     if spec.kind == "switch":
-        widget = QCheckBox(spec.check or spec.label)
+        widget = QCheckBox(spec.check or spec.label, parent)
     else:
-        widget = QLineEdit()
+        widget = QLineEdit(parent)
         widget.setPlaceholderText(spec.hint)
     widget.setToolTip(tip)
     return widget
@@ -138,7 +139,8 @@ class OpenDialog(QDialog):
         self.protocol.setToolTip("The protocol to score with (command line: --protocol); "
                                  "the dataset's own protocols when not chosen")
         #: The reader options' widgets by ReadOptions field (see :func:`option_field`).
-        self.fields = {name: option_field(spec) for name, spec in reader_options().items()}
+        self.fields = {name: option_field(spec, self)
+                       for name, spec in reader_options().items()}
         self.message = QLabel("")
         self.message.setStyleSheet("color: #D55E00")
         self.message.setWordWrap(True)
@@ -152,7 +154,7 @@ class OpenDialog(QDialog):
             widget = self.fields[name]
             if spec.kind in ("file", "folder"):
                 button = QPushButton("Folder…" if spec.kind == "folder" else "File…")
-                button.clicked.connect(lambda _=False, e=widget, s=spec: self._choose(e, s))
+                button.clicked.connect(partial(self._choose, name))
                 form.addRow(spec.label + ":", _path_row(widget, button))
             else:
                 form.addRow(spec.label + ":", widget)
@@ -221,8 +223,10 @@ class OpenDialog(QDialog):
         if path:
             self.methods.addItem(path)
 
-    def _choose(self, edit: QLineEdit, spec: OptionSpec) -> None:
+    def _choose(self, name: str) -> None:
+        """Let the user pick the file or folder of reader option ``name``."""
+        spec, edit = reader_options()[name], self.fields[name]
         path = (QFileDialog.getExistingDirectory(self, spec.label) if spec.kind == "folder"
                 else QFileDialog.getOpenFileName(self, spec.label)[0])
-        if path:
+        if path and isinstance(edit, QLineEdit):
             edit.setText(path)

@@ -25,17 +25,20 @@ def test_the_open_dialog_shows_and_returns_every_reader_option(qtbot, tmp_path):
     qtbot.addWidget(dialog)
     shown = form_labels(dialog)
     assert {spec.label for spec in reader_options().values()} <= shown
+    again = OpenDialog(initial=OpenRequest(tmp_path / "set.csv", (tmp_path / "d.npz",),
+                                           options=example_read_options(tmp_path)))
+    qtbot.addWidget(again)
+    assert again.request().options == example_read_options(tmp_path)
     assert set(FIELD_LABELS.values()) <= shown
     options = example_read_options(tmp_path)
     request = OpenRequest(tmp_path / "set.csv", (tmp_path / "d.npz",), options=options)
     dialog.set_request(request)
     assert dialog.request() == request
     for name in reader_options():  # each field is its own widget
-        changed = OpenDialog(initial=request)
-        qtbot.addWidget(changed)
+        dialog.set_request(request)
         default = getattr(ReadOptions(), name)
-        set_field(changed.fields[name], reader_options()[name], default)
-        got = changed.request()
+        set_field(dialog.fields[name], reader_options()[name], default)
+        got = dialog.request()
         assert got is not None and getattr(got.options, name) == default, name
         assert all(getattr(got.options, other) == getattr(options, other)
                    for other in reader_options() if other != name), name
