@@ -34,13 +34,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add ``irviewer compare``'s arguments to ``p``."""
     p.add_argument("dataset", type=Path, nargs="?",
                    help="dataset file or folder (e.g. a CSV manifest)")
-    add_options(p, "demo", *METHODS, *READER, *CONVENTIONS, help={
+    add_options(p, "demo", *METHODS, *READER, *CONVENTIONS, "rerank", help={
         "demo": "the built-in museum demo: strong.npz (baseline) against weak.npz unless -d "
         "or --ranking names others",
         "descriptors": "descriptor files, one method each (the first method is the "
         "baseline)",
         "ranking": "precomputed rankings, one method each (after the -d methods)",
-        "protocol": "protocols to use instead of the dataset's default(s)"})
+        "protocol": "protocols to use instead of the dataset's default(s)",
+        "rerank": "also each descriptor file F re-ranked by SPEC, as the method 'F + SPEC' "
+        "right after F, so -d F --rerank k-reciprocal pairs plain against re-ranked: "
+        "k-reciprocal[:k1=20,k2=6,lambda=0.3], aqe[:n=2,alpha=3], dba[:k=10,alpha=3], or a "
+        "chain joined by '+' (docs/rerank.md)"})
     p.add_argument("--metric", default="AP",
                    help="per-query metric to compare: AP (default), P@1, P@5, CMC@1, INP, "
                    "R-precision, ... (the protocol's)")
@@ -81,7 +85,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     )
 
     if not args.demo:
-        check_method_count(len(args.descriptors) + len(args.ranking))
+        check_method_count(len(args.descriptors) * (1 + len(args.rerank))
+                           + len(args.ranking))
     for value, what in ((args.permutations, "--permutations"), (args.list, "--list")):
         if value < (0 if what == "--list" else 1):
             raise InputError(f"{what} must be at least {0 if what == '--list' else 1}, "

@@ -37,12 +37,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add ``irviewer figure``'s arguments to ``p``."""
     p.add_argument("dataset", type=Path, nargs="?",
                    help="dataset file or folder (e.g. a CSV manifest)")
-    add_options(p, "demo", *METHODS, *READER, *CONVENTIONS, help={
+    add_options(p, "demo", *METHODS, *READER, *CONVENTIONS, "rerank", help={
         "demo": "the built-in museum demo, with strong.npz and weak.npz unless -d or "
         "--ranking names others",
         "descriptors": "descriptor files, one method each (one or two methods)",
         "ranking": "precomputed rankings, one method each (after the -d methods)",
-        "protocol": "the protocol to use instead of the dataset's first"})
+        "protocol": "the protocol to use instead of the dataset's first",
+        "rerank": "also the descriptor file F re-ranked by SPEC, as the method 'F + SPEC' "
+        "after F (-d F --rerank k-reciprocal draws plain beside re-ranked; docs/rerank.md)"})
     which = p.add_mutually_exclusive_group(required=True)
     which.add_argument("--queries", nargs="+", metavar="Q",
                        help="queries by name (or by unique file name)")
@@ -69,9 +71,11 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     if args.out.suffix.lower() not in (".pdf", ".svg", ".png"):
         raise InputError(f"{args.out.name}: a figure is written as .pdf, .svg or .png")
-    n_methods = len(args.descriptors) + len(args.ranking)
+    files = len(args.descriptors) or (2 if args.demo and not args.ranking else 0)
+    n_methods = files * (1 + len(args.rerank)) + len(args.ranking)
     if n_methods > 2 or (not args.demo and n_methods == 0):
-        raise InputError(f"a figure shows one or two methods (-d / --ranking), not "
+        also = ", each -d once more per --rerank" if args.rerank else ""
+        raise InputError(f"a figure shows one or two methods (-d / --ranking{also}), not "
                          f"{n_methods}")
     at_most_one(args, ("protocol",), "protocol", "a figure shows one protocol")
     problem = dataset_problem(args, methods=False)

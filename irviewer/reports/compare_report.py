@@ -121,10 +121,17 @@ def build_compare_report(opened: Opened, comparisons: list[ProtocolComparison]) 
         "irviewer_version": __version__,
         "dataset": {"path": str(ds.path), "format": ds.format, "n_queries": ds.n_queries,
                     "n_gallery": ds.n_gallery},
-        "methods": [{"name": m.name, "path": str(m.path), "sha256": m.sha256}
+        "methods": [{"name": m.name, "path": str(m.path), "sha256": m.sha256,
+                     **({"rerank": m.rerank.record()} if m.rerank is not None else {})}
                     for m in opened.methods.values()],
         "comparisons": out,
     }
+
+
+def _reranked(method: dict) -> str:
+    """Return ", re-ranked by CHAIN" for a re-ranked method's entry, else ""."""
+    rerank = method.get("rerank")
+    return f", re-ranked by {rerank['chain']} (docs/rerank.md)" if rerank else ""
 
 
 def format_compare_table(report: dict, listed: int = LISTED_CHANGES) -> str:
@@ -137,8 +144,8 @@ def format_compare_table(report: dict, listed: int = LISTED_CHANGES) -> str:
     lines = [f"irviewer {report['irviewer_version']} — paired comparison",
              f"dataset   {d['path']} ({d['format']}): {d['n_queries']} queries",
              f"baseline  {methods[0]['name']}  ({methods[0]['path']}, sha256 "
-             f"{methods[0]['sha256'][:12]})"]
-    lines += [f"method    {m['name']}  ({m['path']}, sha256 {m['sha256'][:12]})"
+             f"{methods[0]['sha256'][:12]}{_reranked(methods[0])})"]
+    lines += [f"method    {m['name']}  ({m['path']}, sha256 {m['sha256'][:12]}{_reranked(m)})"
               for m in methods[1:]]
     width = max(len(m["name"]) for m in methods) + len(" (baseline)") + 2
     protocol = None

@@ -77,3 +77,15 @@ def test_runs_without_a_display(case):
         capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
     assert result.returncode == 0, result.stderr
     assert out.is_file()
+
+
+def test_plain_beside_reranked(case, capsys):
+    out = case / "fig.svg"
+    assert figure(case, "--rerank", "aqe:n=1", "--largest-changes", "1", "--out",
+                  str(out)) == 0
+    text = out.read_text()
+    assert "first.npz + aqe:n=1" in text  # the second column names the re-ranked method
+    assert figure(case, "--rerank", "aqe", "dba", "--worst", "1", "--out", str(out)) == 2
+    assert capsys.readouterr().err.strip() == (
+        "irviewer: error: a figure shows one or two methods (-d / --ranking, each -d once "
+        "more per --rerank), not 3")

@@ -100,3 +100,33 @@ def test_a_reranked_method_cannot_search_a_new_photo():
     assert str(e.value) == ("strong.npz + aqe is a re-ranked method: re-ranking depends on "
                             "every query, so a new photo cannot be scored by it; search with "
                             "strong.npz, the plain method")
+
+
+def test_compare_pairs_plain_against_reranked(tmp_path, capsys):
+    _, strong = demo_paths()
+    out = tmp_path / "cmp.json"
+    assert main(["compare", "--demo", "-d", str(strong), "--rerank", "k-reciprocal:k1=4",
+                 "--permutations", "200", "--json", str(out)]) == 0
+    table = capsys.readouterr().out
+    assert ("method    strong.npz + k-reciprocal:k1=4  (" in table
+            and "re-ranked by k-reciprocal:k1=4,k2=6,lambda=0.3 (docs/rerank.md)" in table)
+    report = json.loads(out.read_text())
+    names = [m["name"] for m in report["methods"]]
+    assert names == ["strong.npz", "strong.npz + k-reciprocal:k1=4"]
+    assert "rerank" not in report["methods"][0]
+    assert report["methods"][1]["rerank"]["chain"] == "k-reciprocal:k1=4,k2=6,lambda=0.3"
+    # The re-ranked method's mean is eval --rerank's mAP.
+    manifest, _ = demo_paths()
+    opened = open_now(OpenRequest(manifest, (strong,), rerank=("k-reciprocal:k1=4",)))
+    mean = opened.methods["strong.npz + k-reciprocal:k1=4"].evaluations["instance"].summary
+    assert report["comparisons"][0]["method"] == "strong.npz + k-reciprocal:k1=4"
+    assert report["comparisons"][0]["mean_method"] == pytest.approx(mean["mAP"])
+
+
+def test_compare_counts_reranked_methods(capsys):
+    _, strong = demo_paths()
+    manifest, _ = demo_paths()
+    assert main(["compare", str(manifest), "-d", str(strong)]) == 2
+    capsys.readouterr()
+    assert main(["compare", str(manifest), "-d", str(strong), "--rerank", "aqe:n=1",
+                 "--permutations", "100"]) == 0
