@@ -252,7 +252,6 @@ def market_folder(workdir: Path) -> tuple[Path, Path]:
     the same tiny JPEG. The .npz (uncompressed) holds clustered 2048-d float32 vectors,
     ``queries``/``gallery`` in file-name order and their file names.
     """
-    from PIL import Image
 
     root = workdir / "market1501-like"
     npz = workdir / "market1501-like.npz"
@@ -260,9 +259,6 @@ def market_folder(workdir: Path) -> tuple[Path, Path]:
         return root, npz
     print("  building the Market-1501-sized folder and .npz (once) ...", file=sys.stderr)
     rng = np.random.default_rng(7)
-    jpeg = io.BytesIO()
-    Image.new("RGB", (16, 32), (120, 90, 60)).save(jpeg, format="JPEG")
-    blob = jpeg.getvalue()
 
     def names(pids: np.ndarray, frame0: int) -> list[str]:
         cams = rng.integers(1, 7, len(pids))
@@ -279,14 +275,27 @@ def market_folder(workdir: Path) -> tuple[Path, Path]:
     gallery = clustered(rng, centers, g_pid[g_order], noise=3.0)
     gallery[g_pid[g_order] < 0] = rng.standard_normal((2798, 2048), dtype=np.float32)
     queries = clustered(rng, centers, q_pid[q_order], noise=3.0)
+    write_reid_set(root, npz, q_names, g_names, queries, gallery, "bench_eval.py")
+    return root, npz
+
+
+def write_reid_set(root: Path, npz: Path, q_names: list[str], g_names: list[str],
+                   queries: np.ndarray, gallery: np.ndarray, script: str) -> None:
+    """Write a re-identification folder (``query/``, ``bounding_box_test/``, every file the
+    same tiny JPEG) and its uncompressed .npz (``queries``/``gallery`` rows in file-name
+    order, with their names), then the DONE mark that says it is whole."""
+    from PIL import Image
+
+    jpeg = io.BytesIO()
+    Image.new("RGB", (16, 32), (120, 90, 60)).save(jpeg, format="JPEG")
+    blob = jpeg.getvalue()
     for sub, listed in (("query", q_names), ("bounding_box_test", g_names)):
         (root / sub).mkdir(parents=True, exist_ok=True)
         for name in listed:
             (root / sub / name).write_bytes(blob)
-    np.savez(npz, queries=queries, gallery=gallery,
-             query_names=np.array(q_names)[q_order], gallery_names=np.array(g_names)[g_order])
-    (root / "DONE").write_text("built by tests/benchmarks/bench_eval.py\n")
-    return root, npz
+    np.savez(npz, queries=queries, gallery=gallery, query_names=np.sort(np.array(q_names)),
+             gallery_names=np.sort(np.array(g_names)))
+    (root / "DONE").write_text(f"built by tests/benchmarks/{script}\n")
 
 
 def vm_hwm_mb(pid: int) -> float:

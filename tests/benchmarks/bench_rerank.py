@@ -34,7 +34,6 @@ gallery only; its time and peak are printed, and its distances are compared with
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import subprocess
 import sys
@@ -55,6 +54,7 @@ from bench_eval import (  # noqa: E402
     process_env,
     run_process,
     vm_hwm_mb,
+    write_reid_set,
 )
 
 SPEC = "k-reciprocal"
@@ -64,16 +64,11 @@ MSMT_QUERIES, MSMT_GALLERY, MSMT_IDS = 11_659, 82_161, 3_060
 def msmt_folder(workdir: Path) -> tuple[Path, Path]:
     """Return (folder, descriptor file) of an MSMT17-sized set in the Market-1501 layout,
     built once in ``workdir``: ids 1..3,060 on cameras 1..15, clustered 2048-d vectors."""
-    from PIL import Image
-
     root, npz = workdir / "msmt17-like", workdir / "msmt17-like.npz"
     if (root / "DONE").exists() and npz.exists():
         return root, npz
     print("  building the MSMT17-sized folder and .npz (once) ...", file=sys.stderr)
     rng = np.random.default_rng(17)
-    jpeg = io.BytesIO()
-    Image.new("RGB", (16, 32), (90, 120, 60)).save(jpeg, format="JPEG")
-    blob = jpeg.getvalue()
 
     def names(pids: np.ndarray, frame0: int) -> list[str]:
         cams = rng.integers(1, 16, len(pids))
@@ -87,13 +82,7 @@ def msmt_folder(workdir: Path) -> tuple[Path, Path]:
     centers = rng.standard_normal((MSMT_IDS + 1, 2048), dtype=np.float32)
     gallery = clustered(rng, centers, g_pid[g_order], noise=3.0)
     queries = clustered(rng, centers, q_pid[q_order], noise=3.0)
-    for sub, listed in (("query", q_names), ("bounding_box_test", g_names)):
-        (root / sub).mkdir(parents=True, exist_ok=True)
-        for name in listed:
-            (root / sub / name).write_bytes(blob)
-    np.savez(npz, queries=queries, gallery=gallery,
-             query_names=np.array(q_names)[q_order], gallery_names=np.array(g_names)[g_order])
-    (root / "DONE").write_text("built by tests/benchmarks/bench_rerank.py\n")
+    write_reid_set(root, npz, q_names, g_names, queries, gallery, "bench_rerank.py")
     return root, npz
 
 
