@@ -236,3 +236,18 @@ def test_market_style_same_camera_is_removed_after_reranking():
     for i in range(3):
         assert ev.per_query["AP"][i] == pytest.approx(
             ap_from_distances(dense[i], {i, 5 + i}, {10 + i}), abs=1e-6)
+
+
+@settings(max_examples=50, deadline=None)
+@given(seed=st.integers(0, 2**31), n=st.integers(0, 300), tied=st.booleans())
+def test_packed_key_sort_is_the_lexsort_order(seed, n, tied):
+    from irviewer.core.rerank.search import _sorted
+
+    rng = np.random.default_rng(seed)
+    rows, cols = rng.integers(5, 40, n), rng.integers(0, 1000, n)
+    vals = (rng.choice(np.array([-1, -0.5, 0, -0.0, 0.25, 1, 3e-39], np.float32), n) if tied
+            else rng.standard_normal(n).astype(np.float32))
+    order = np.lexsort((cols, -vals, rows))
+    got = _sorted(rows, cols, vals, 5, 1000)
+    for a, b in zip(got, (rows[order], cols[order], vals[order]), strict=True):
+        np.testing.assert_array_equal(a, b)

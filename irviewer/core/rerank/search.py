@@ -49,7 +49,8 @@ class Top:
 class _Best:
     """The running best L of every row; blocks offer candidates with :meth:`offer`."""
 
-    def __init__(self, n_rows: int, width: int) -> None:
+    def __init__(self, n_rows: int, width: int, n_cols: int) -> None:
+        self.n_cols = n_cols
         self.idx = np.full((n_rows, width), -1, dtype=np.int64)
         self.val = np.full((n_rows, width), -np.inf, dtype=np.float32)
 
@@ -84,8 +85,8 @@ class _Best:
         all_rows = np.concatenate([old_rows, rows])
         all_cols = np.concatenate([old_idx[keep], cols])
         all_vals = np.concatenate([old_val[keep], vals])
-        order = np.lexsort((all_cols, -all_vals, all_rows))
-        all_rows, all_cols, all_vals = all_rows[order], all_cols[order], all_vals[order]
+        all_rows, all_cols, all_vals = _sorted(all_rows, all_cols, all_vals, touched.start,
+                                               self.n_cols)
         counts = np.bincount(all_rows - touched.start, minlength=touched.stop - touched.start)
         starts = np.cumsum(counts) - counts
         slot = np.arange(len(all_rows)) - np.repeat(starts, counts)
@@ -94,6 +95,27 @@ class _Best:
         self.val[touched] = -np.inf
         self.idx[all_rows[take], slot[take]] = all_cols[take]
         self.val[all_rows[take], slot[take]] = all_vals[take]
+
+
+def _sorted(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, first_row: int,
+            n_cols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return (rows, cols, vals) ordered by row, descending value, then column: one sort of
+    packed int64 keys (row, value's order bits, column) when they fit in 63 bits, else a
+    lexsort (the same order)."""
+    row_bits = max(1, int(rows.max() - first_row).bit_length()) if len(rows) else 1
+    col_bits = max(1, int(n_cols - 1).bit_length())
+    if row_bits + 32 + col_bits > 63:
+        order = np.lexsort((cols, -vals, rows))
+        return rows[order], cols[order], vals[order]
+    bits = (vals.astype(np.float32) + np.float32(0.0)).view(np.uint32).astype(np.int64)
+    ascending = np.where(bits >= 0x80000000, 0xFFFFFFFF - bits, bits + 0x80000000)
+    keys = ((rows - first_row) << (32 + col_bits)) | ((0xFFFFFFFF - ascending) << col_bits)
+    keys |= cols
+    keys.sort()
+    ascending = 0xFFFFFFFF - ((keys >> col_bits) & 0xFFFFFFFF)
+    bits = np.where(ascending >= 0x80000000, ascending - 0x80000000, 0xFFFFFFFF - ascending)
+    return ((keys >> (32 + col_bits)) + first_row, keys & ((1 << col_bits) - 1),
+            bits.astype(np.uint32).view(np.float32))
 
 
 def _candidates(block: np.ndarray, bar: np.ndarray, axis: int) -> tuple[np.ndarray,
@@ -120,7 +142,7 @@ def iter_self_top(vectors: np.ndarray, width: int, diagonal: str,
     lists and one block pair's product; time: N (N + 1) / 2 x dim multiply-adds.
     """
     n = len(vectors)
-    best = _Best(n, width)
+    best = _Best(n, width, n)
     low = np.full(n, np.inf, dtype=np.float32) if row_min else None
     starts = list(range(0, n, block_rows))
     total = len(starts) * (len(starts) + 1) // 2
@@ -159,7 +181,7 @@ def cross_top(queries: np.ndarray, gallery: np.ndarray, width: int,
     """Return the best ``width`` rows of ``gallery`` for every row of ``queries`` (unit
     float32 rows; descending cosine, equal cosines in gallery order), by blocks."""
     n_q = len(queries)
-    best = _Best(n_q, width)
+    best = _Best(n_q, width, len(gallery))
     for a in range(0, n_q, block_rows):
         b = min(n_q, a + block_rows)
         for c in range(0, len(gallery), block_rows):
