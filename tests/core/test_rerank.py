@@ -251,3 +251,18 @@ def test_packed_key_sort_is_the_lexsort_order(seed, n, tied):
     got = _sorted(rows, cols, vals, 5, 1000)
     for a, b in zip(got, (rows[order], cols[order], vals[order]), strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("block", [1, 4, 9, 64])
+def test_kept_query_gallery_cosines_are_the_whole_cross_product(block, monkeypatch):
+    from irviewer.core.rerank import kreciprocal
+
+    rng = np.random.default_rng(block)
+    q, g = clustered_unit(rng, 9, 5), clustered_unit(rng, 23, 5)
+    kept = encode(q, g, 3, 2, 0.3, block_rows=block)
+    assert kept.cross is not None
+    np.testing.assert_allclose(kept.cross, q @ g.T, atol=1e-6)
+    monkeypatch.setattr(kreciprocal, "KEEP_CROSS_BYTES", 0)  # too large: multiply again
+    again = encode(q, g, 3, 2, 0.3, block_rows=block)
+    assert again.cross is None
+    np.testing.assert_allclose(kept.distance_rows(0, 9), again.distance_rows(0, 9), atol=1e-6)

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Generator
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 from scipy import sparse
@@ -45,6 +46,9 @@ from irviewer.core.rerank.search import BLOCK_ROWS, Top, iter_self_top
 MARGIN = 4
 #: Expanded (query entry, gallery entry) pairs of the Jaccard sums held at once.
 JACCARD_PAIRS = 4_000_000
+#: The query x gallery cosines of the neighbour search are kept for the final rows (instead
+#: of a second multiply) when they take at most this many bytes.
+KEEP_CROSS_BYTES = 512 * 2**20
 #: Rows whose reciprocal neighbours are checked at once.
 ROW_CHUNK = 4096
 
@@ -57,7 +61,8 @@ class Encoding:
     ``scale``: max d2 of every image's row (queries first); ``query_v``: the queries' V rows
     (after local query expansion), CSR over the N images; ``gallery_v``: the gallery images'
     V rows as CSC (column l: the gallery images whose V has an entry at l, and the values);
-    ``lam``: lambda.
+    ``lam``: lambda; ``cross``: the query x gallery cosines the neighbour search computed,
+    when kept (:data:`KEEP_CROSS_BYTES`), else None (the final rows multiply again).
     """
 
     queries: np.ndarray
@@ -66,12 +71,14 @@ class Encoding:
     query_v: sparse.csr_matrix
     gallery_v: sparse.csc_matrix
     lam: float
+    cross: np.ndarray | None = None
 
     def distance_rows(self, qa: int, qb: int) -> np.ndarray:
         """Return the final float32 distances of queries qa..qb to every active gallery
         image: (qb - qa, n_gallery)."""
         jaccard = self.jaccard_rows(qa, qb)
-        cos = self.queries[qa:qb] @ self.gallery.T
+        cos = (self.cross[qa:qb] if self.cross is not None
+               else self.queries[qa:qb] @ self.gallery.T)
         d2 = squared_distance(cos)
         d2 /= self.scale[qa:qb, None]
         jaccard *= np.float32(1.0 - self.lam)
@@ -147,8 +154,11 @@ def iter_encode_joined(vectors: np.ndarray, n_q: int, k1: int, k2: int, lam: flo
     copy."""
     n = len(vectors)
     need = min(n, max(k1 + 1, k2))
+    cross = (np.empty((n_q, n - n_q), dtype=np.float32)
+             if n_q * (n - n_q) * 4 <= KEEP_CROSS_BYTES else None)
     search = iter_self_top(vectors, min(n, need + MARGIN), "one", row_min=True,
-                           block_rows=block_rows)
+                           block_rows=block_rows,
+                           keep=None if cross is None else partial(_keep_cross, cross, n_q))
     while True:
         try:
             done, total = next(search)
@@ -169,7 +179,18 @@ def iter_encode_joined(vectors: np.ndarray, n_q: int, k1: int, k2: int, lam: flo
     gallery_v = v[n_q:].tocsc()
     gallery_v.sort_indices()
     yield "encoding", 1, 1
-    return Encoding(vectors[:n_q], vectors[n_q:], scale, query_v, gallery_v, lam)
+    return Encoding(vectors[:n_q], vectors[n_q:], scale, query_v, gallery_v, lam, cross)
+
+
+def _keep_cross(cross: np.ndarray, n_q: int, a: int, c: int, block: np.ndarray) -> None:
+    """Copy the query x gallery part of the block product of rows a.. and columns c.. (and,
+    for c > a, of its transpose: rows c.. against columns a..) into ``cross``."""
+    parts = [(a, c, block)] + ([(c, a, block.T)] if a != c else [])
+    for rows, cols, part in parts:
+        height, width = part.shape
+        r1, c0 = min(rows + height, n_q), max(cols, n_q)
+        if rows < r1 and c0 < cols + width:
+            cross[rows:r1, c0 - n_q:cols + width - n_q] = part[:r1 - rows, c0 - cols:]
 
 
 def _order_by_distance(vectors: np.ndarray, top: Top, scale: np.ndarray,

@@ -18,7 +18,7 @@ nothing that belongs is missed. The blocks are :data:`BLOCK_ROWS` square: 64 MB 
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 
 import numpy as np
@@ -131,14 +131,16 @@ def _candidates(block: np.ndarray, bar: np.ndarray, axis: int) -> tuple[np.ndarr
 
 
 def iter_self_top(vectors: np.ndarray, width: int, diagonal: str,
-                  row_min: bool = False, block_rows: int = BLOCK_ROWS) -> Searching:
+                  row_min: bool = False, block_rows: int = BLOCK_ROWS,
+                  keep: Callable[[int, int, np.ndarray], None] | None = None) -> Searching:
     """Find the best ``width`` neighbours of every row of ``vectors`` (unit float32 rows)
     among all rows, yielding (done, total) block pairs; return the :class:`Top`.
 
     ``diagonal`` says what a row is to itself: ``"one"`` counts its cosine as exactly 1
     (its distance as exactly 0: k-reciprocal encoding ranks every image first in its own
     list), ``"exclude"`` leaves it out (database-side augmentation sums *other* images).
-    With ``row_min`` the smallest cosine of every row is found too. Memory: the (N, width)
+    With ``row_min`` the smallest cosine of every row is found too; ``keep(a, c, block)`` is
+    shown every block product (rows a.., columns c.., c >= a) as it is made. Memory: the (N, width)
     lists and one block pair's product; time: N (N + 1) / 2 x dim multiply-adds.
     """
     n = len(vectors)
@@ -155,6 +157,8 @@ def iter_self_top(vectors: np.ndarray, width: int, diagonal: str,
             block = vectors[a:b] @ vectors[c:d].T
             if a == c:
                 np.fill_diagonal(block, 1.0 if diagonal == "one" else -np.inf)
+            if keep is not None:
+                keep(a, c, block)
             if low is not None:
                 np.minimum(low[a:b], block.min(axis=1), out=low[a:b])
                 if a != c:
