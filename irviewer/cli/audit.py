@@ -54,7 +54,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from irviewer.opening.opener import open_now
 
     if not args.descriptors and not args.ranking:
-        parser.error("give at least one -d DESCRIPTORS or --ranking FILE")
+        parser.error("give at least one -d FILE or --ranking FILE")
     if args.top < 0:
         raise InputError(f"--top must be 0 (all) or more, not {args.top}")
     at_most_one(args, ("protocol",), "protocol")

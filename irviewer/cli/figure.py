@@ -87,7 +87,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     protocol = args.protocol[0] if args.protocol else opened.protocols[0]
     methods = list(opened.methods)
     if len(args.label) > len(methods):
-        raise InputError(f"{len(args.label)} labels for {len(methods)} methods")
+        raise InputError(f"{len(args.label)} --label names for {len(methods)} methods")
     evaluations = [(m, opened.evaluation(m, protocol, ap=args.ap, self_match=args.self_match))
                    for m in methods]
     queries = select_queries(evaluations, queries=args.queries, worst=args.worst,

@@ -78,6 +78,21 @@ def _template(message: object) -> str:
     return template if isinstance(template, str) else str(message)
 
 
+class WindowText(str):
+    """A message in the window's wording (its ``str`` value) that keeps its placeholders
+    (``template``), so that it can still be worded for the command line
+    (:func:`command_line_text`): a message that went through the window on its way to a
+    command line (``irviewer DATASET --screenshot``) names the command's options, not the
+    Open dialog's fields."""
+
+    template: str
+
+    def __new__(cls, template: str) -> WindowText:
+        made = super().__new__(cls, window_text(template))
+        made.template = template
+        return made
+
+
 class Sentence(str):
     """A sentence for the user that may name options: as a ``str`` it is the command-line
     wording; :meth:`for_window` gives the window's."""
@@ -90,8 +105,8 @@ class Sentence(str):
         return made
 
     def for_window(self) -> str:
-        """Return the sentence in the window's wording."""
-        return window_text(self.template)
+        """Return the sentence in the window's wording (a :class:`WindowText`)."""
+        return WindowText(self.template)
 
 
 class InputError(ValueError):
@@ -103,8 +118,9 @@ class InputError(ValueError):
         super().__init__(command_line_text(self.template), *more)
 
     def for_window(self) -> str:
-        """Return the message in the window's wording (options named by dialog field)."""
-        return window_text(self.template)
+        """Return the message in the window's wording (options named by dialog field), as a
+        :class:`WindowText` that keeps the placeholders."""
+        return WindowText(self.template)
 
 
 def examples(items: Iterable[object], limit: int = 3) -> str:

@@ -54,8 +54,11 @@ from irviewer.core.descriptors import (
     normalise_rows,
     row_norms,
 )
-from irviewer.core.errors import InputError
+from irviewer.core.errors import InputError, either
 from irviewer.core.parallel import row_parts, run_parts
+
+#: The stored lists' depth as each edge names it (``irviewer eval --depth``).
+DEPTH = either("--depth", "the depth of the result lists", "depth")
 
 #: Scores closer than this to an item's estimated score are resolved exactly (multi-chunk only).
 BAND = 1e-5
@@ -274,7 +277,7 @@ def iter_rank(aligned: AlignedDescriptors, dataset: Dataset, k: int = 200,
     """
     n_q, n_g = len(dataset.queries), dataset.n_gallery
     if k < 1:
-        raise InputError(f"the top-K depth must be at least 1, not {k}")
+        raise InputError(f"{DEPTH} must be at least 1, not {k}")
     ignored = dataset.ignored_mask
     n_active = int(n_g - ignored.sum())
     k_eff = min(k, n_active)
@@ -354,7 +357,7 @@ def iter_rank_rows(dataset: Dataset, score_rows: Callable[[int, int], np.ndarray
     """
     n_q, n_g = len(dataset.queries), dataset.n_gallery
     if k < 1:
-        raise InputError(f"the top-K depth must be at least 1, not {k}")
+        raise InputError(f"{DEPTH} must be at least 1, not {k}")
     ignored = dataset.ignored_mask
     removed = np.flatnonzero(ignored)
     n_active = int(n_g - len(removed))

@@ -16,7 +16,7 @@ import numpy as np
 
 from irviewer.core.corrections import GEOMETRY_LABELS, beyond_labels, family
 from irviewer.core.dataset import Dataset
-from irviewer.core.errors import InputError, Sentence, counted, either, examples
+from irviewer.core.errors import InputError, Sentence, counted, examples
 from irviewer.core.label_rules import INSTANCE, LabelIndex
 from irviewer.formats import holidays, instance_names, manifest, oxford, reid, revisited
 from irviewer.formats.base import option
@@ -121,8 +121,8 @@ def instance_query_changes(dataset: Dataset) -> list[str]:
                          f"(no other gallery image of the instance) now "
                          f"{'has' if len(back) == 1 else 'have'} one, e.g. {examples(back)}: "
                          f"the copy reads {'it' if len(back) == 1 else 'them'} back as "
-                         "queries, so its numbers differ from "
-                         f"{either('eval --corrections', 'the corrected evaluation')}"))
+                         "queries, so its numbers differ from those of the published "
+                         "dataset scored with these corrections applied"))
     return notes
 
 

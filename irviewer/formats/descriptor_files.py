@@ -50,7 +50,7 @@ from irviewer.core.descriptors import (
     file_sha256,
     name_key,
 )
-from irviewer.core.errors import InputError, counted, either
+from irviewer.core.errors import InputError, counted
 from irviewer.formats.base import option
 
 SUFFIXES = (".npz", ".npy", ".fvecs", ".mat", ".h5", ".hdf5")
@@ -196,8 +196,7 @@ class _Order:
         if not self.gallery:
             raise InputError(f"{path.name} has no image names for its "
                              f"{counted(n_rows, 'row')}; give the dataset whose gallery order "
-                             f"they follow ({either('irviewer eval ', '')}"
-                             f"{option('row_names')} names them one per line){hint}")
+                             f"they follow ({option('row_names')} names them one per line){hint}")
         in_gallery = {name_key(g) for g in self.gallery}
         extra = tuple(q for q in self.queries if name_key(q) not in in_gallery)
         if n_rows == len(self.gallery):
@@ -215,7 +214,8 @@ class _Order:
                          f"{counted(len(self.gallery), 'gallery image')}{with_extra}; rows "
                          "without "
                          "names must follow the dataset's gallery order"
-                         + (f", then {those}" if extra else "") + hint)
+                         + (f", then {those}" if extra else "")
+                         + f" (or be named one per line by {option('row_names')})" + hint)
 
     def gallery_table(self, path: Path, n_rows: int, hint: str) -> tuple[str, ...]:
         """Return the names of a gallery table of ``n_rows`` rows without names."""

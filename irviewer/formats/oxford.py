@@ -23,7 +23,7 @@ from pathlib import Path
 from irviewer.core.atomic import atomic_write_text
 from irviewer.core.dataset import Box, Dataset, Query, build_query, repeated
 from irviewer.core.descriptors import IMAGE_SUFFIXES
-from irviewer.core.errors import InputError, counted, examples
+from irviewer.core.errors import InputError, counted, examples, when
 from irviewer.formats.base import Reader, ReadOptions, list_images, option, read_text
 
 NAME = "oxford"
@@ -130,7 +130,8 @@ def _gallery(opts: ReadOptions, where: str,
                  for n in opts.gallery_names]
         return [n for n in names if n not in query_ids], {}
     raise InputError(f"{where}: the Oxford/Paris ground truth does not list the gallery; give "
-                     f"{option('images')}, a descriptor file with names, or "
+                     f"{option('images')}"
+                     f"{when('descriptors', ', a descriptor file with names,')} or "
                      f"{option('row_names')}")
 
 

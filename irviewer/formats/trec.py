@@ -164,7 +164,7 @@ def write_trec_run(path: Path, evaluation: Evaluation, depth: int | None = None,
     if ev.protocol.ap != "finite":
         notes.append(Sentence(f"{path.name}: trec_eval's map is the finite-sum AP; irviewer's "
                               f"mAP under {ev.protocol.name} is {ev.protocol.ap}: compare with "
-                              f"{either('--ap finite', 'the finite-sum AP rule')}"))
+                              f"{either('--ap finite', 'the finite-sum AP rule', 'ap')}"))
     if tied:
         notes.append(f"{path.name}: {tied} lists have equal or missing scores; their score "
                      "column is n, n-1, ..., 1 so that trec_eval keeps irviewer's order")

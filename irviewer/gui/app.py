@@ -72,7 +72,8 @@ def screenshot(window: MainWindow, path: Path, select: str | None = None,
 
 def run(args: argparse.Namespace) -> int:
     """Open the window on what ``args`` name; with ``--screenshot``, render it offscreen with
-    every visible thumbnail loaded, save a PNG and return 0 (2 with one line on bad input).
+    every visible thumbnail loaded, save a PNG and return 0 (InputError on bad input, its
+    placeholders kept for the command line to word).
     ``args`` are the viewer's command line (checked: :func:`irviewer.cli.main`), turned
     into what to open by the opening layer (:func:`request_from_args`)."""
     session = args.dataset is not None and args.dataset.suffix == SESSION_SUFFIX
@@ -92,15 +93,10 @@ def run(args: argparse.Namespace) -> int:
         start(sync=False)
         return app.exec()
     start(sync=True)
-    if window.last_error is not None:
-        print(f"irviewer: error: {window.last_error}", file=sys.stderr)
-        window.close()
-        return 2
     try:
+        if window.last_error is not None:  # worded for the command line by its caller
+            raise InputError(window.last_error)
         screenshot(window, args.screenshot, args.select, args.present)
-    except InputError as e:
-        print(f"irviewer: error: {e}", file=sys.stderr)
-        return 2
     finally:
         window.close()
     return 0

@@ -24,7 +24,7 @@ from irviewer.opening.opener import OpenRequest, iter_open
 class _Runner(QObject):
     progress = Signal(int, str, int, int)
     done = Signal(int, object)
-    failed = Signal(int, str)
+    failed = Signal(int, object)  # a str; a WindowText keeps its template (not a QString)
     finished = Signal()
 
     def __init__(self, generation: int, steps: Callable[[], Iterator[Any]],
@@ -67,7 +67,7 @@ class Worker(QObject):
 
     progress = Signal(str, int, int)
     done = Signal(object)
-    failed = Signal(str)
+    failed = Signal(object)  # the message: a str (WindowText for bad input)
     busy = Signal(bool)
 
     def __init__(self, parent: QObject | None = None) -> None:

@@ -22,7 +22,7 @@ import numpy as np
 from PIL import Image
 
 from irviewer.core.dataset import Dataset
-from irviewer.core.errors import InputError
+from irviewer.core.errors import InputError, either
 from irviewer.core.ranking import top_of_row
 from irviewer.extract.base import Extractor, describe
 from irviewer.extract.registry import get_extractor, installed_names
@@ -92,15 +92,17 @@ class Searcher:
         recorded = method_extractor(m)
         name = extractor or recorded
         if name is None:
-            raise InputError(f"{m.path.name} does not name the extractor that made it; give "
-                             f"--extractor NAME (installed: {installed_names()}) or store the "
-                             "name as an 'extractor' string in the .npz")
+            give = either(f"give --extractor NAME (installed: {installed_names()}) or ", "",
+                          "extractor")
+            raise InputError(f"{m.path.name} does not name the extractor that made it; "
+                             f"{give}store the name as an 'extractor' string in the .npz")
         try:
             chosen = get_extractor(name)
         except InputError as e:
             if extractor is None:  # the file named it
                 raise InputError(f"{m.path.name} was made by extractor {name!r}, which is not "
-                                 f"available ({e}); install it or give --extractor NAME"
+                                 f"available ({e}); install it"
+                                 f"{either(' or give --extractor NAME', '', 'extractor')}"
                                  ) from None
             raise
         dim = m.ranking.descriptors.dim

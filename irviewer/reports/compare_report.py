@@ -56,8 +56,8 @@ def check_method_count(n: int) -> None:
     from irviewer.core.errors import InputError
 
     if n < 2:
-        raise InputError("compare needs at least two methods (give -d or --ranking twice or "
-                         "more); the first is the baseline")
+        raise InputError("compare needs at least two methods (-d A B, or --ranking); the "
+                         "first is the baseline")
 
 
 def compare_opened(opened: Opened, metric: str = "AP", protocols: list[str] | None = None,

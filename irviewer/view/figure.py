@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from irviewer.core.dataset import Query
-from irviewer.core.errors import InputError, counted, examples
+from irviewer.core.errors import InputError, counted, either, examples
 from irviewer.core.evaluation import IGNORED, NEGATIVE, POSITIVE, Evaluation
 from irviewer.core.paired import compare_evaluations
 from irviewer.core.protocols import conventions, removals
@@ -138,8 +138,10 @@ def select_queries(evaluations: list[tuple[str, Evaluation]], *,
         raise InputError(f"{chosen[0]} needs a number of queries of at least 1, not {n}")
     if largest_changes is not None:
         if len(evaluations) != 2:
-            raise InputError("--largest-changes compares two methods: give -d (or --ranking) "
-                             "twice")
+            changes = either("--largest-changes", "choosing the largest changes",
+                             "largest_changes")
+            give = either("give two (-d A B, or --ranking)", "open a second one", "descriptors")
+            raise InputError(f"{changes} needs two methods to compare: {give}")
         (a, ev_a), (b, ev_b) = evaluations
         c = compare_evaluations(a, ev_a, b, ev_b, "AP")
         order = np.argsort(-np.abs(c.deltas), kind="stable")[:n]
@@ -187,7 +189,8 @@ def layout_figure(evaluations: list[tuple[str, Evaluation]], queries: list[int],
     if not 1 <= len(evaluations) <= 2:
         raise InputError(f"a figure shows one or two methods, not {len(evaluations)}")
     if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= 50:
-        raise InputError(f"--top must be a whole number from 1 to 50, not {top_k!r}")
+        raise InputError(f"{either('--top', 'the number of results', 'top')} must be a "
+                         f"whole number from 1 to 50, not {top_k!r}")
     if not queries:
         raise InputError("the figure has no query to show")
     labels = labels or {}

@@ -126,4 +126,4 @@ def test_no_method_is_a_usage_error(synth, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["audit", str(synth.manifest)])
     assert exc.value.code == 2
-    assert "give at least one -d DESCRIPTORS or --ranking FILE" in capsys.readouterr().err
+    assert "give at least one -d FILE or --ranking FILE" in capsys.readouterr().err

@@ -184,8 +184,7 @@ def test_one_method_is_refused(case, capsys):
     rc = main(["compare", str(case / "set.csv"), "-d", str(case / "base.npz")])
     assert rc == 2
     assert capsys.readouterr().err == ("irviewer: error: compare needs at least two methods "
-                                       "(give -d or --ranking twice or more); the first is "
-                                       "the baseline\n")
+                                       "(-d A B, or --ranking); the first is the baseline\n")
 
 
 def test_demo_compares_strong_with_weak(capsys):

@@ -107,7 +107,7 @@ def test_skipped_queries_are_null_in_json(case):
     (["eval", "{d}/set.csv", "-d", "{d}/d.npz", "--protocol", "oxford"],
      "protocol oxford needs relevance group(s) good, ok, but this dataset has positive, junk"),
     (["eval", "{d}/set.csv", "-d", "{d}/d.npz", "--top-k", "0"],
-     "the top-K depth must be at least 1"),
+     "--depth must be at least 1"),
 ])
 def test_bad_input_exits_2_with_one_line(case, capsys, args, message):
     rc = main([a.format(d=case) for a in args])

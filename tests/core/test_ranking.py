@@ -232,7 +232,7 @@ def test_memory_mapped_float16_gallery_is_read_in_chunks(tmp_path):
 def test_k_below_one_is_refused():
     rng = np.random.default_rng(8)
     ds = random_dataset(rng, 1, 5)
-    with pytest.raises(InputError, match="top-K depth must be at least 1"):
+    with pytest.raises(InputError, match="--depth must be at least 1"):
         rank(aligned(sign_vectors(rng, 1), sign_vectors(rng, 5)), ds, k=0)
 
 

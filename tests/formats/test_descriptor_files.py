@@ -355,7 +355,8 @@ BAD_FILES = [
     ("features without names, wrong count", lambda p: write_npz(p, features=vectors(7)),
      "d.npz has 7 rows but the dataset has 4 gallery images (5 with the query that is not a "
      "gallery image); rows without names must follow the dataset's gallery order, then the "
-     "query that is not a gallery image, or add a 'names' array"),
+     "query that is not a gallery image (or be named one per line by --row-names FILE), or "
+     "add a 'names' array"),
     ("not a zip", lambda p: put(p / "d.npz", b"hello"),
      "d.npz: not a readable .npz archive (not a zip file)"),
     ("an npy named npz", lambda p: np.save(p / "d.npy", vectors(2)) or put(
@@ -366,7 +367,7 @@ BAD_FILES = [
     ("npy row count", lambda p: np.save(p / "d.npy", vectors(3)) or p / "d.npy",
      "d.npy has 3 rows but the dataset has 4 gallery images (5 with the query that is not a "
      "gallery image); rows without names must follow the dataset's gallery order, then the "
-     "query that is not a gallery image"),
+     "query that is not a gallery image (or be named one per line by --row-names FILE)"),
     ("npy header cut", lambda p: put(p / "d.npy", b"\x93NUMPY\x01\x00v\x00{'descr'"),
      "d.npy: not a readable .npy array (its header is missing or damaged)"),
     ("npy not numpy", lambda p: put(p / "d.npy", b"1,2,3\n4,5,6\n"),
@@ -401,7 +402,7 @@ BAD_FILES = [
     ("fvecs row count", lambda p: put(p / "d.fvecs", fvecs_bytes(vectors(2))),
      "d.fvecs has 2 rows but the dataset has 4 gallery images (5 with the query that is not a "
      "gallery image); rows without names must follow the dataset's gallery order, then the "
-     "query that is not a gallery image"),
+     "query that is not a gallery image (or be named one per line by --row-names FILE)"),
     # .mat
     ("mat without Q", lambda p: mat_v5(p, X=vectors(4).T),
      "d.mat: a revisitop .mat file needs X (database vectors as columns) and Q (query vectors "
@@ -474,8 +475,7 @@ def test_no_dataset_order_and_no_names_says_how_to_name_the_rows(tmp_path):
         read_descriptors(tmp_path / "d.npz")
     assert str(caught.value) == (
         "d.npz has no image names for its 3 rows; give the dataset whose gallery order they "
-        "follow (irviewer eval --row-names FILE names them one per line), or add a 'names' "
-        "array")
+        "follow (--row-names FILE names them one per line), or add a 'names' array")
 
 
 # -- real data, when the shared samples are present ---------------------------------------

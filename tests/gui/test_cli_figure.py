@@ -54,7 +54,7 @@ def test_queries_by_name_as_pdf(case):
 
 @pytest.mark.parametrize(("extra", "message"), [
     (("--worst", "1", "--out", "f.gif"), "f.gif: a figure is written as .pdf, .svg or .png"),
-    (("--largest-changes", "1", "--out", "f.png"), "--largest-changes compares two methods"),
+    (("--largest-changes", "1", "--out", "f.png"), "--largest-changes needs two methods"),
     (("--queries", "nope", "--out", "f.png"), "no query called 'nope'"),
     (("--worst", "1", "--top", "0", "--out", "f.png"), "--top must be a whole number"),
     (("--worst", "1", "--protocol", "nope", "--out", "f.png"), "unknown protocol 'nope'"),

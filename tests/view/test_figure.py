@@ -53,7 +53,7 @@ def test_bad_selections(evaluations, kwargs, message):
 
 
 def test_largest_changes_needs_two_methods(evaluations):
-    with pytest.raises(InputError, match="--largest-changes compares two methods"):
+    with pytest.raises(InputError, match="--largest-changes needs two methods to compare"):
         select_queries(evaluations[:1], largest_changes=2)
 
 

@@ -27,7 +27,7 @@ class OpeningController(QObject):
     of descriptor files extend."""
 
     opened = Signal(object)
-    failed = Signal(str)
+    failed = Signal(object)  # the message: a str (WindowText for bad input)
     message = Signal(str)
     session_dropped = Signal(object, bool)
     busy = Signal(bool)
