@@ -28,7 +28,7 @@ EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
 
 #: Subcommand modules, in the order ``irviewer --help`` lists them.
 COMMANDS: tuple[str, ...] = ("eval", "compare", "figure", "apply-corrections", "audit",
-                              "search")
+                              "search", "index")
 
 
 def command_module(name: str) -> ModuleType:

@@ -87,6 +87,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 def run_eval(args: argparse.Namespace) -> int:
     """Evaluate as ``irviewer eval`` asks, through the one opening path
     (:mod:`irviewer.opening.opener`); return the exit code."""
+    from irviewer.formats.collection import NAME as COLLECTION
+    from irviewer.formats.collection import artworks_with_views, nothing_to_score
     from irviewer.formats.trec import write_qrels, write_trec_run
     from irviewer.opening.opener import open_now
 
@@ -98,6 +100,8 @@ def run_eval(args: argparse.Namespace) -> int:
     dataset, method = opened.dataset, opened.first
     evaluations = [opened.evaluation(method.name, p, args.ap, args.self_match)
                    for p in opened.protocols]
+    if dataset.format == COLLECTION and not artworks_with_views(dataset):
+        raise InputError(nothing_to_score(dataset))
     source = method_record(method)
     notes = (*dataset.notes, *method.notes)
     if opened.corrections is not None:

@@ -43,7 +43,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Check ``args`` and search; return the exit code."""
-    from irviewer.opening.opener import demo_paths
+    from irviewer.opening.opener import default_methods, demo_paths
 
     paths = list(args.paths)
     at_most_one(args, ("descriptors",), "gallery descriptor file")
@@ -55,9 +55,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         if not paths:
             parser.error("give a DATASET and photos (or --demo and photos)")
         dataset = paths.pop(0)
-        if not args.descriptors:
-            parser.error("give the gallery's descriptor file with -d FILE")
-        descriptors = args.descriptors[0]
+        descriptors = args.descriptors[0] if args.descriptors else None
+        if descriptors is None and not default_methods(dataset):
+            parser.error("give the gallery's descriptor file with -d FILE (a collection "
+                         "made by irviewer index needs none)")
     if not paths:
         parser.error("give at least one photo")
     if args.top < 1:
@@ -65,7 +66,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     return run_search(dataset, descriptors, paths, args)
 
 
-def run_search(dataset: Path, descriptors: Path, photos: list[Path],
+def run_search(dataset: Path, descriptors: Path | None, photos: list[Path],
                args: argparse.Namespace) -> int:
     """Search every photo, print the matches, write the JSON; return the exit code."""
     from irviewer import __version__
@@ -76,7 +77,8 @@ def run_search(dataset: Path, descriptors: Path, photos: list[Path],
     method, ds = searcher.method, searcher.dataset
     print(f"search: {ds.label()} ({ds.n_gallery:,} gallery images) with {method.path.name} "
           f"(extractor {searcher.extractor.name}, {searcher.extractor.dim:,}-d); "
-          f"top {args.top} by cosine similarity")
+          f"top {args.top} by cosine similarity (the photo whole and its centre, each "
+          "the better of as taken and with the light's colour divided out)")
     results, failed = [], 0
     for photo in photos:
         try:
@@ -88,11 +90,13 @@ def run_search(dataset: Path, descriptors: Path, photos: list[Path],
             continue
         print(f"\n{photo}")
         for m in matches:
+            details = " · ".join(f"{label} {value}" for label, value in m.details)
             print(f"  {m.rank:3d}  {m.score:7.4f}  {m.instance or '-'}  {m.title or '-'}  "
-                  f"({m.item})")
+                  + (f"[{details}]  " if details else "") + f"({m.item})")
         results.append({"photo": str(photo), "matches": [
             {"rank": m.rank, "item": m.item, "instance": m.instance, "title": m.title,
-             "score": m.score} for m in matches]})
+             "score": m.score, **({"details": dict(m.details)} if m.details else {})}
+            for m in matches]})
     if args.json is not None:
         report = {"irviewer_version": __version__, "dataset": str(ds.path or ds.name),
                   "descriptors": {"path": str(method.path), "sha256": method.sha256},

@@ -38,6 +38,14 @@ def atomic_open(path: Path, newline: str | None = None) -> Iterator[IO[str]]:
         yield stream
 
 
+@contextlib.contextmanager
+def atomic_binary(path: Path) -> Iterator[IO[bytes]]:
+    """Yield a binary stream whose content replaces ``path`` only if the block succeeds
+    (an archive written member by member; see :func:`atomic_open`)."""
+    with _replacing(path, "wb") as stream:
+        yield stream
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically (an exported figure; see :func:`atomic_open`)."""
     with _replacing(path, "wb") as stream:

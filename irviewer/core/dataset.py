@@ -111,7 +111,9 @@ class Dataset:
             relabelled gallery image can be placed in ``positive`` or ``same_camera``.
         notes: warnings the reader wants shown (a de-duplicated line, a dropped name).
         titles: image name -> display title ("Title — Artist"), for the images the dataset
-            titles (a manifest's ``title`` column); may be empty.
+            titles (a manifest's ``title`` and ``artist`` columns); may be empty.
+        details: image name -> (label, value) pairs shown with the title (a manifest's other
+            columns: year, room, ...), for the images that have any; may be empty.
     """
 
     name: str
@@ -128,6 +130,7 @@ class Dataset:
     gallery_cameras: np.ndarray | None = None
     notes: tuple[str, ...] = ()
     titles: Mapping[str, str] = field(default_factory=dict)
+    details: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
     _tables: dict[str, tuple[np.ndarray, np.ndarray]] = field(
         default_factory=dict, init=False, repr=False, compare=False)
 
@@ -184,6 +187,11 @@ class Dataset:
         out = {q.image: str(q.meta.get("title") or "") for q in self.queries}
         out.update(self.titles)
         return {k: v for k, v in out.items() if v}
+
+    def details_line(self, name: str) -> str:
+        """Return image ``name``'s details in one line ("year 1565 · room 3"; "" when it has
+        none): each label and value, in the dataset's column order."""
+        return " · ".join(f"{label} {value}" for label, value in self.details.get(name, ()))
 
     def has_members(self, group: str) -> bool:
         """Return True when some query lists a gallery item in relevance group ``group``."""

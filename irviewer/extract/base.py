@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -24,6 +25,43 @@ class Extractor(Protocol):
     dim: int
 
     def __call__(self, image: Image.Image) -> np.ndarray: ...
+
+
+@runtime_checkable
+class Learner(Protocol):
+    """An extractor that can learn from the photos it is to describe (the demo's VLAD
+    learns its vocabulary: :mod:`irviewer.extract.vlad`); ``irviewer index`` uses it when
+    the extractor has it, other extractors describe photos as they are.
+
+    Learning runs in two steps, so the first can run on many photos in parallel:
+    ``learning_sample(image, count, seed)`` returns up to ``count`` rows of what the
+    extractor learns from (local descriptors), chosen by ``seed``; ``learned(samples,
+    seed)`` returns a new extractor (the same ``name``) that has learnt from them. What it
+    learnt is ``state()``: named arrays, saved beside the descriptor file; ``with_state(
+    arrays, where)`` returns the extractor with a saved state (InputError naming ``where``
+    when the arrays do not fit).
+    """
+
+    name: str
+    dim: int
+
+    def __call__(self, image: Image.Image) -> np.ndarray: ...
+
+    def learning_sample(self, image: Image.Image, count: int, seed: int) -> np.ndarray: ...
+
+    def learned(self, samples: Sequence[np.ndarray], seed: int) -> Learner: ...
+
+    def state(self) -> dict[str, np.ndarray]: ...
+
+    def with_state(self, arrays: Mapping[str, np.ndarray], where: str) -> Learner: ...
+
+
+def input_side(extractor: Extractor) -> int | None:
+    """Return the longest side, in pixels, the extractor ever looks at (its
+    ``input_side`` attribute: a photo may be decoded reduced to about that size first,
+    much faster for large JPEGs), or None when it wants the photo whole."""
+    side = getattr(extractor, "input_side", None)
+    return side if isinstance(side, int) and side > 0 else None
 
 
 def describe(extractor: Extractor, image: Image.Image, what: str) -> np.ndarray:

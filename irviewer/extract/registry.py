@@ -16,10 +16,14 @@ so a checkout that was never pip-installed finds it.
 from __future__ import annotations
 
 import threading
+import zipfile
 from importlib.metadata import EntryPoint, entry_points
+from pathlib import Path
+
+import numpy as np
 
 from irviewer.core.errors import InputError
-from irviewer.extract.base import Extractor
+from irviewer.extract.base import Extractor, Learner
 
 GROUP = "irviewer.extractors"
 #: Extractors irviewer itself provides: name -> "module:attribute" (as in pyproject.toml).
@@ -72,3 +76,30 @@ def get_extractor(name: str) -> Extractor:
         _loaded[name] = extractor
         return extractor
 
+
+
+def load_extractor(name: str, state: Path | None = None) -> Extractor:
+    """Return the extractor ``name`` (:func:`get_extractor`) with what it learnt from a
+    collection loaded from ``state`` (an .npz of named arrays, :meth:`Learner.state`), or
+    as installed when ``state`` is None.
+
+    InputError with one sentence when the state file is missing or unreadable, or the
+    extractor cannot learn (it is not a :class:`~irviewer.extract.base.Learner`), besides
+    :func:`get_extractor`'s.
+    """
+    extractor = get_extractor(name)
+    if state is None:
+        return extractor
+    if not isinstance(extractor, Learner):
+        raise InputError(f"extractor {name!r} learns nothing, but {Path(state).name} is named "
+                         "as what it learnt; describe the photos again with it")
+    try:
+        with np.load(state, allow_pickle=False) as archive:
+            arrays = {key: archive[key] for key in archive.files}
+    except FileNotFoundError:
+        raise InputError(f"{state}: missing (what extractor {name!r} learnt from the "
+                         "collection); index the photos again to make it") from None
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:
+        raise InputError(f"{Path(state).name}: not readable as what extractor {name!r} "
+                         f"learnt ({e}); index the photos again to make it") from None
+    return extractor.with_state(arrays, Path(state).name)

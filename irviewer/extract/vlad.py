@@ -18,6 +18,7 @@ root and L2 (Arandjelović & Zisserman, CVPR 2013). The PCA and the centres are 
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,20 +55,15 @@ def dense_descriptors(image: Image.Image) -> np.ndarray:
         rgb = np.asarray(small, dtype=np.float32) / 255.0
         grey = rgb.mean(axis=2)
         gy, gx = np.gradient(grey)
-        magnitude = np.hypot(gx, gy)
-        angle = (np.arctan2(gy, gx) % (2 * np.pi)) * (8 / (2 * np.pi))
         ch, cw = grey.shape[0] // 4, grey.shape[1] // 4
-        cells = np.empty((ch, cw, 8), np.float32)
-        for b in range(8):
-            dist = np.abs(angle - b)
-            weight = np.clip(1 - np.minimum(dist, 8 - dist), 0, None)
-            plane = (magnitude * weight)[: ch * 4, : cw * 4]
-            cells[..., b] = plane.reshape(ch, 4, cw, 4).sum(axis=(1, 3))
+        gy, gx, rgb = gy[: ch * 4, : cw * 4], gx[: ch * 4, : cw * 4], rgb[: ch * 4, : cw * 4]
+        cells = _orientation_cells(np.hypot(gx, gy), np.arctan2(gy, gx), ch, cw)
         windows = np.lib.stride_tricks.sliding_window_view(cells, (4, 4), axis=(0, 1))[::2, ::2]
         grad = windows.transpose(0, 1, 3, 4, 2).reshape(-1, 128)
-        opponent = np.stack([(rgb[..., 0] - rgb[..., 1]) / np.sqrt(2),
-                             (rgb[..., 0] + rgb[..., 1] - 2 * rgb[..., 2]) / np.sqrt(6)], axis=-1)
-        ccells = opponent[: ch * 4, : cw * 4].reshape(ch, 4, cw, 4, 2).mean(axis=(1, 3))
+        mean = rgb.reshape(ch, 4, cw, 4, 3).mean(axis=(1, 3))  # the opponent colours are
+        ccells = np.stack([(mean[..., 0] - mean[..., 1]) / np.sqrt(2),  # linear: their cell
+                           (mean[..., 0] + mean[..., 1] - 2 * mean[..., 2]) / np.sqrt(6)],
+                          axis=-1)  # means are those of the cell's mean colour
         cwin = np.lib.stride_tricks.sliding_window_view(ccells, (4, 4), axis=(0, 1))[::2, ::2]
         quadrants = cwin.reshape(*cwin.shape[:3], 2, 2, 2, 2).mean(axis=(4, 6))
         colour = quadrants.transpose(0, 1, 3, 4, 2).reshape(-1, 8)
@@ -78,6 +74,23 @@ def dense_descriptors(image: Image.Image) -> np.ndarray:
         col = col / (np.linalg.norm(col, axis=1, keepdims=True) + 0.05)
         out.append(np.hstack([grad, COLOUR_WEIGHT * col]))
     return np.concatenate(out).astype(np.float32)
+
+
+def _orientation_cells(magnitude: np.ndarray, angle: np.ndarray, ch: int, cw: int
+                       ) -> np.ndarray:
+    """Return the (ch, cw, 8) gradient-orientation histograms of the 4 x 4 px cells: each
+    pixel's magnitude shared between the two orientation bins nearest its angle (linear
+    interpolation over 8 bins round the circle), summed per cell (two weighted bincounts)."""
+    position = (angle % (2 * np.pi)) * (8 / (2 * np.pi))
+    lower = np.floor(position)
+    upper_share = (position - lower) * magnitude
+    lower_share = magnitude - upper_share
+    bins = lower.astype(np.intp) % 8
+    cell = ((np.arange(ch * 4) // 4)[:, None] * cw + (np.arange(cw * 4) // 4)[None, :]) * 8
+    n = ch * cw * 8
+    cells = np.bincount((cell + bins).ravel(), lower_share.ravel(), n) + \
+        np.bincount((cell + (bins + 1) % 8).ravel(), upper_share.ravel(), n)
+    return cells.astype(np.float32).reshape(ch, cw, 8)
 
 
 @dataclass(frozen=True)
@@ -104,14 +117,28 @@ class Vocabulary:
         path = Path(path)
         try:
             with np.load(path, allow_pickle=False) as f:
-                vocabulary = cls(f["mean"], f["basis"], f["centres"])
-        except (OSError, ValueError, KeyError) as e:
+                arrays = {key: f[key] for key in ("mean", "basis", "centres")}
+        except (OSError, ValueError, KeyError, EOFError) as e:
             raise InputError(f"{path.name}: not a readable VLAD vocabulary ({e})") from None
+        return cls.of(arrays, path.name)
+
+    @classmethod
+    def of(cls, arrays: Mapping[str, np.ndarray], where: str) -> Vocabulary:
+        """Return the vocabulary of ``mean``, ``basis`` and ``centres`` arrays; InputError
+        naming ``where`` when one is missing or their shapes do not fit together."""
+        try:
+            vocabulary = cls(*(np.asarray(arrays[k], dtype=np.float32)
+                               for k in ("mean", "basis", "centres")))
+        except KeyError as e:
+            raise InputError(f"{where}: not a VLAD vocabulary (no {e.args[0]!r} array)"
+                             ) from None
+        except (TypeError, ValueError) as e:
+            raise InputError(f"{where}: not a VLAD vocabulary ({e})") from None
         d = vocabulary.basis.shape
         if (vocabulary.mean.shape != (LOCAL_DESCRIPTOR_DIM,) or len(d) != 2
                 or d[0] != LOCAL_DESCRIPTOR_DIM or vocabulary.centres.ndim != 2
                 or vocabulary.centres.shape[1] != d[1]):
-            raise InputError(f"{path.name}: the vocabulary's shapes do not fit together "
+            raise InputError(f"{where}: the vocabulary's shapes do not fit together "
                              f"(mean {vocabulary.mean.shape}, basis {d}, centres "
                              f"{vocabulary.centres.shape})")
         return vocabulary
@@ -141,7 +168,18 @@ def strong_descriptor(image: Image.Image, vocabulary: Vocabulary) -> np.ndarray:
 
 class VladExtractor:
     """The :class:`~irviewer.extract.base.Extractor` of :func:`strong_descriptor` over one
-    vocabulary; stateless after loading, so one instance serves any thread."""
+    vocabulary; stateless after loading, so one instance serves any thread.
+
+    It is a :class:`~irviewer.extract.base.Learner` too: it learns a vocabulary from a
+    sample of a collection's local descriptors (:mod:`irviewer.extract.vlad_learning`), and
+    its state is that vocabulary. ``input_side``: it never looks at more than its largest
+    scale, so a photo may be decoded reduced to that first (a large JPEG decodes several
+    times faster).
+    """
+
+    input_side = max(SCALES)
+    #: What it learns, and the name of the file a collection keeps it in (vocabulary.npz).
+    state_name = "vocabulary"
 
     def __init__(self, vocabulary: Vocabulary, name: str = DEMO_NAME) -> None:
         self.vocabulary = vocabulary
@@ -151,6 +189,32 @@ class VladExtractor:
     def __call__(self, image: Image.Image) -> np.ndarray:
         """Return the image's VLAD vector (float32, unit length unless the image is blank)."""
         return strong_descriptor(image, self.vocabulary)
+
+    def learning_sample(self, image: Image.Image, count: int, seed: int) -> np.ndarray:
+        """Return up to ``count`` of the image's dense local descriptors
+        (:func:`dense_descriptors`), chosen at random by ``seed`` (all when it has fewer)."""
+        local = dense_descriptors(image)
+        if len(local) <= count:
+            return local
+        pick = np.random.default_rng(seed).choice(len(local), size=count, replace=False)
+        return local[np.sort(pick)]
+
+    def learned(self, samples: Sequence[np.ndarray], seed: int) -> VladExtractor:
+        """Return this extractor over the vocabulary learnt from ``samples``
+        (:func:`irviewer.extract.vlad_learning.learn_vocabulary`, seeded by ``seed``)."""
+        from irviewer.extract.vlad_learning import learn_vocabulary
+
+        vocabulary = learn_vocabulary(samples, np.random.default_rng(seed))
+        return VladExtractor(vocabulary, self.name)
+
+    def state(self) -> dict[str, np.ndarray]:
+        """Return the vocabulary's arrays (``mean``, ``basis``, ``centres``)."""
+        return self.vocabulary.arrays()
+
+    def with_state(self, arrays: Mapping[str, np.ndarray], where: str) -> VladExtractor:
+        """Return this extractor over the vocabulary in ``arrays`` (saved by
+        :meth:`state`); InputError naming ``where`` when they are not a vocabulary."""
+        return VladExtractor(Vocabulary.of(arrays, where), self.name)
 
 
 def demo_vocabulary_path() -> Path:

@@ -5,7 +5,10 @@ Which rows belong to which image:
 * ``.npz`` / ``.h5`` / ``.hdf5``: keys ``queries`` + ``gallery`` (optional ``query_names``,
   ``gallery_names``) or ``features`` + ``names``. Name arrays hold str or bytes (UTF-8).
   An .npz may also name the extractor that made its vectors (``extractor``, one string;
-  :func:`descriptor_extractor`), which ``irviewer search`` uses to describe a new photo.
+  :func:`descriptor_extractor`), which ``irviewer search`` uses to describe a new photo,
+  and the file holding what that extractor learnt (``extractor_state``, a file name
+  beside it: a collection's vocabulary; :func:`descriptor_extractor_state`).
+  :func:`write_descriptor_file` writes such a file.
 * A table without names follows the dataset's documented order, which the caller passes
   as ``gallery_names`` and ``query_names`` (see :func:`read_descriptors`): a ``gallery``
   table the gallery order, a ``queries`` table the query order, and a single table
@@ -59,6 +62,8 @@ GALLERY_NAME_KEYS = ("gallery_names", "names")
 _NAMES_KEYS = ("names", "query_names", "gallery_names")
 #: The .npz member naming the extractor that made the vectors (see descriptor_extractor).
 EXTRACTOR_KEY = "extractor"
+#: The .npz member naming the file of what the extractor learnt (descriptor_extractor_state).
+EXTRACTOR_STATE_KEY = "extractor_state"
 _HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 #: Arrays stored verbatim up to this size are read whole; larger ones are memory-mapped.
 READ_WHOLE_BYTES = 512 * 2**20
@@ -103,22 +108,69 @@ def descriptor_extractor(path: Path | str) -> str | None:
     image, so a new photo can be described the same way. Raises InputError when the member
     is not one string, or the archive cannot be read.
     """
+    return _string_member(Path(path), EXTRACTOR_KEY, "the extractor")
+
+
+def descriptor_extractor_state(path: Path | str) -> Path | None:
+    """Return the file holding what the extractor of an .npz descriptor file learnt (its
+    ``extractor_state`` member: a file name, relative to the descriptor file's folder),
+    or None when it names none. InputError as :func:`descriptor_extractor`."""
     p = Path(path)
+    name = _string_member(p, EXTRACTOR_STATE_KEY, "the file of what its extractor learnt")
+    return None if name is None else p.parent / name
+
+
+def _string_member(p: Path, key: str, what: str) -> str | None:
+    """Return the one string an .npz holds as member ``key`` (None when it has no such
+    member, or is not an .npz); InputError when the member is not one string or the
+    archive cannot be read. ``what`` says what the string names."""
     if p.suffix.lower() != ".npz" or not p.is_file():
         return None
     try:
         with np.load(p, allow_pickle=False) as archive:
-            if EXTRACTOR_KEY not in archive.files:
+            if key not in archive.files:
                 return None
-            value = archive[EXTRACTOR_KEY]
+            value = archive[key]
     except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as e:
         raise InputError(f"{p.name}: not a readable .npz archive ({e})") from None
     if value.dtype.kind not in "US" or value.size != 1:
-        raise InputError(f"{p.name}: the {EXTRACTOR_KEY!r} member must be one string naming "
-                         f"the extractor, not {value.size} {value.dtype} value(s)")
+        raise InputError(f"{p.name}: the {key!r} member must be one string naming "
+                         f"{what}, not {value.size} {value.dtype} value(s)")
     name = value.reshape(-1)[0]
     return (name.decode("utf-8", "replace") if isinstance(name, bytes) else str(name)).strip() \
         or None
+
+
+def write_descriptor_file(path: Path, features: np.ndarray, names: Sequence[str],
+                          extractor: str | None = None, state: str | None = None) -> None:
+    """Write an .npz descriptor file atomically: ``features`` (float32, one row per name),
+    ``names``, and when given the ``extractor`` that made the rows and the ``state`` file
+    (a name beside it) of what that extractor learnt. Members are stored uncompressed (so
+    :func:`stored_array` reads them in place) with a fixed date (1980-01-01): equal arrays
+    give equal bytes."""
+    arrays = {"features": np.ascontiguousarray(features, dtype=np.float32),
+              "names": np.array(list(names), dtype=str)}
+    if extractor is not None:
+        arrays[EXTRACTOR_KEY] = np.array(extractor)
+    if state is not None:
+        arrays[EXTRACTOR_STATE_KEY] = np.array(state)
+    write_npz(path, arrays)
+
+
+def write_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    """Write ``arrays`` as an uncompressed .npz, atomically (a temporary file beside it,
+    then a rename), each member dated 1980-01-01 and streamed into the archive (no copy of
+    a large array in memory)."""
+    from irviewer.core.atomic import atomic_binary
+
+    with atomic_binary(Path(path)) as stream, \
+            zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_STORED) as zf:
+        for key, value in arrays.items():
+            info = zipfile.ZipInfo(f"{key}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.external_attr = 0o644 << 16
+            with zf.open(info, "w", force_zip64=value.nbytes > 2**30) as member:
+                np.lib.format.write_array(member, np.ascontiguousarray(value),
+                                          allow_pickle=False)
 
 
 def read_descriptors(path: Path | str, *, gallery_names: Sequence[str] | None = None,

@@ -38,8 +38,9 @@ def read_rgb(path: Path | str, reduce_to: int | None = None
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             with Image.open(path) as im:
                 size = im.size
-                if reduce_to is not None:
-                    im.draft("RGB", (reduce_to, reduce_to))  # JPEG: decode at reduced size
+                if reduce_to is not None:  # JPEG: decoded at a reduced scale that keeps
+                    f = reduce_to / max(size)  # the long side at least reduce_to
+                    im.draft("RGB", (max(1, round(size[0] * f)), max(1, round(size[1] * f))))
                 rgb = im.convert("RGB")
         if reduce_to is not None:
             rgb.thumbnail((reduce_to, reduce_to))

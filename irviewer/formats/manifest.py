@@ -1,18 +1,23 @@
 """The generic CSV manifest: ``image,instance,role`` — any instance-search set in one file.
 
 Each line names an image (a path relative to the CSV), its instance label and its role:
-``query``, ``gallery`` or ``both`` (a query that is also a gallery image). An optional
-``title`` column gives a display title. Positives of a query are the gallery images with the
-same instance label; a query that is also a gallery image is not its own match (the
-``instance`` protocol removes it). As in the CLICIDE and GaRoFou evaluations, queries whose
-instance has no other gallery image are removed and reported, and instance labels on an
-ignore list take no part at all.
+``query``, ``gallery`` or ``both`` (a query that is also a gallery image). Optional columns:
+``title`` (a display title), ``artist`` (shown after the title: "Title — Artist"),
+``name`` (the image's name in descriptor files and outputs; by default the image path
+without its extension: give one where two images in different folders share a file name,
+since descriptor rows are matched by the name without its folder), and any other column
+(year, room, ...): *details*, shown with the title wherever the image is shown
+(:attr:`~irviewer.core.dataset.Dataset.details`).
 
-A ``camera`` column makes it a person re-identification set (``irviewer apply-corrections``
+Positives of a query are the gallery images with the same instance label; a query that is
+also a gallery image is not its own match (the ``instance`` protocol removes it). As in
+the CLICIDE and GaRoFou evaluations, queries whose instance has no other gallery image are
+removed and reported, and instance labels on an ignore list take no part at all. A
+``camera`` column makes it a person re-identification set (``irviewer apply-corrections``
 writes a Market-1501 folder's corrected identities this way, the image files unrenamed):
 ``instance`` is then the person id, and the Market-1501 rules of
-:func:`irviewer.formats.reid.reid_dataset` apply (same id on another camera positive, same id
-and camera removed, id -1 junk), protocol ``market1501`` (``cuhk03`` when the file name
+:func:`irviewer.formats.reid.reid_dataset` apply (same id on another camera positive, same
+id and camera removed, id -1 junk), protocol ``market1501`` (``cuhk03`` when the file name
 contains cuhk03). Roles are ``query`` or ``gallery``.
 """
 
@@ -35,6 +40,8 @@ from irviewer.formats.base import Reader, ReadOptions, read_text
 NAME = "manifest"
 ROLES = ("query", "gallery", "both")
 REQUIRED = ("image", "instance", "role")
+#: Columns with a meaning of their own; any other column is a detail shown with the title.
+KNOWN = (*REQUIRED, "title", "artist", "name", "camera")
 #: The rule's group, and ``junk`` where a pair correction puts an item it marks ignored.
 INSTANCE_GROUPS = (*RULE_GROUPS[INSTANCE], "junk")
 
@@ -67,9 +74,18 @@ def read_manifest(path: Path, options: ReadOptions | None = None) -> Dataset:
     rows = read_rows(path)
     if any(row.camera is not None for row in rows):
         return _reid_manifest(path, rows)
-    entries = [InstanceEntry(image_name(row.image), row.label, row.role,
-                             (path.parent / row.image).resolve(), row.title) for row in rows]
+    entries = [InstanceEntry(row.name, row.label, row.role, (path.parent / row.image).resolve(),
+                             row.title, row.details) for row in rows]
     return instance_dataset(path, NAME, entries, options or ReadOptions())
+
+
+def display_title(title: str, artist: str, label: str) -> str:
+    """Return the display title of an image: "Title — Artist" (the separator the demo's
+    titles and the presentation's captions use), the title alone without an artist, the
+    instance ``label`` as the work when only the artist is known, "" when neither is."""
+    if not artist:
+        return title
+    return f"{title or label} — {artist}"
 
 
 @dataclass(frozen=True)
@@ -82,6 +98,12 @@ class ManifestRow:
     role: str
     title: str = ""
     camera: str | None = None
+    name: str = ""
+    details: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            object.__setattr__(self, "name", image_name(self.image))
 
 
 def _reid_manifest(path: Path, rows: list[ManifestRow]) -> Dataset:
@@ -103,12 +125,11 @@ def _reid_manifest(path: Path, rows: list[ManifestRow]) -> Dataset:
                 raise InputError(f"{path.name}, line {row.line}: the {what} {cell!r} is not a "
                                  "whole number (a manifest with cameras lists person ids)"
                                  ) from None
-        name = image_name(row.image)
         names, ids, cams = parsed[row.role]
-        names.append(name)
+        names.append(row.name)
         ids.append(values[0])
         cams.append(values[1])
-        paths[name] = (path.parent / row.image).resolve()
+        paths[row.name] = (path.parent / row.image).resolve()
     (q_names, q_ids, q_cams), (g_names, g_ids, g_cams) = parsed["query"], parsed["gallery"]
     for role, names in (("gallery", g_names), ("query", q_names)):
         if not names:
@@ -127,6 +148,7 @@ class InstanceEntry:
     role: str  # query, gallery or both
     path: Path | None
     title: str = ""
+    details: tuple[tuple[str, str], ...] = ()
 
 
 def instance_dataset(path: Path, format_name: str, entries: list[InstanceEntry],
@@ -146,11 +168,14 @@ def instance_dataset(path: Path, format_name: str, entries: list[InstanceEntry],
     queries_raw: list[tuple[str, str, int]] = []  # (name, label, self index)
     image_paths: dict[str, Path] = {}
     titles: dict[str, str] = {}
+    details: dict[str, tuple[tuple[str, str], ...]] = {}
     for e in entries:
         if e.path is not None:
             image_paths[e.name] = e.path
         if e.title:
             titles[e.name] = e.title
+        if e.details:
+            details[e.name] = e.details
         self_index = -1
         if e.role in ("gallery", "both"):
             self_index = len(gallery)
@@ -194,7 +219,7 @@ def instance_dataset(path: Path, format_name: str, entries: list[InstanceEntry],
                    queries=tuple(queries), groups=INSTANCE_GROUPS, protocols=("instance",),
                    global_ignored=ignored, skipped_queries=tuple(skipped),
                    image_paths=image_paths, gallery_labels=np.asarray(gallery_labels),
-                   notes=tuple(notes), titles=titles)
+                   notes=tuple(notes), titles=titles, details=details)
 
 
 def read_rows(path: Path) -> list[ManifestRow]:
@@ -213,7 +238,10 @@ def read_rows(path: Path) -> list[ManifestRow]:
     if missing:
         raise InputError(f"{path.name}: the header lacks column(s) {', '.join(missing)}; "
                          f"it must have image,instance,role (found {','.join(header)})")
-    col = {c: header.index(c) for c in (*REQUIRED, "title", "camera") if c in header}
+    col = {c: header.index(c) for c in KNOWN if c in header}
+    raw_header = next(csv.reader(io.StringIO(text, newline="")))
+    extra = [(i, raw_header[i].strip()) for i, h in enumerate(header)
+             if h and h not in KNOWN and header.index(h) == i]
     rows: list[ManifestRow] = []
     seen: dict[str, int] = {}
     for line, raw in enumerate(body, start=2):
@@ -223,8 +251,11 @@ def read_rows(path: Path) -> list[ManifestRow]:
             raise InputError(f"{path.name}, line {line}: {len(raw)} fields where the header "
                              f"has {len(header)}")
         image, label, role = (raw[col[c]].strip() for c in REQUIRED)
-        title = raw[col["title"]].strip() if "title" in col else ""
+        title, artist, explicit = (raw[col[c]].strip() if c in col else ""
+                                   for c in ("title", "artist", "name"))
         camera = raw[col["camera"]].strip() if "camera" in col else None
+        details = tuple((column, raw[i].strip()) for i, column in extra
+                        if i < len(raw) and raw[i].strip())
         role = role.lower()
         if not image or not label:
             field = "image" if not image else "instance"
@@ -232,13 +263,15 @@ def read_rows(path: Path) -> list[ManifestRow]:
         if role not in ROLES:
             raise InputError(f"{path.name}, line {line}: role {role!r} is not one of "
                              f"{', '.join(ROLES)}")
-        name = image_name(image)
+        name = explicit or image_name(image)
         if name in seen:
-            raise InputError(f"{path.name}, line {line}: image {image} is already listed on "
+            what = f"the name {name}" if explicit else f"image {image}"
+            raise InputError(f"{path.name}, line {line}: {what} is already listed on "
                              f"line {seen[name]}; list each image once (role both for an "
                              "image that is query and gallery)")
         seen[name] = line
-        rows.append(ManifestRow(line, image, label, role, title, camera))
+        rows.append(ManifestRow(line, image, label, role, display_title(title, artist, label),
+                                camera, name, details))
     if not rows:
         raise InputError(f"{path.name} has a header but no images")
     return rows
@@ -266,12 +299,14 @@ def rewrite_manifest(source: Path, out: Path, labels: dict[str, str]) -> None:
     rows = list(csv.reader(io.StringIO(text, newline="")))
     header = [h.strip().lower() for h in rows[0]]
     image, instance = header.index("image"), header.index("instance")
+    named = header.index("name") if "name" in header else None
     with atomic_open(out, newline="") as stream:
         writer = csv.writer(stream, lineterminator="\n")
         writer.writerow(rows[0])
         for raw in rows[1:]:
             if len(raw) > max(image, instance) and raw[image].strip():
-                name = image_name(raw[image].strip())
+                explicit = raw[named].strip() if named is not None and named < len(raw) else ""
+                name = explicit or image_name(raw[image].strip())
                 if name in labels:
                     raw = [*raw[:instance], labels[name], *raw[instance + 1:]]
             writer.writerow(raw)
@@ -296,15 +331,22 @@ def write_manifest(out: Path, dataset: Dataset) -> None:
     def where(name: str) -> str:
         return Path(os.path.relpath(Path(dataset.image_paths[name]).absolute(), base)).as_posix()
 
+    named = any(image_name(where(n)) != n for n in (*dataset.gallery, *queries))
+
+    def own_name(name: str) -> list[str]:  # a name other than the path's, kept by a column
+        return [name] if named else []
+
     with atomic_open(out, newline="") as stream:
         writer = csv.writer(stream, lineterminator="\n")
-        writer.writerow(["image", "instance", "role", *(["camera"] if reid else [])])
+        writer.writerow(["image", "instance", "role", *(["camera"] if reid else []),
+                         *(["name"] if named else [])])
         for i, name in enumerate(dataset.gallery):
             role = "both" if name in queries and not reid else "gallery"
             writer.writerow([where(name), labels[name], role,
-                             *([int(cameras[i])] if cameras is not None else [])])
+                             *([int(cameras[i])] if cameras is not None else []),
+                             *own_name(name)])
         gallery = set(dataset.gallery)
         for name, q in queries.items():
             if reid or name not in gallery:
                 writer.writerow([where(name), labels[name], "query",
-                                 *([q.meta_int("camera")] if reid else [])])
+                                 *([q.meta_int("camera")] if reid else []), *own_name(name)])

@@ -16,7 +16,7 @@ from irviewer.core.errors import InputError
 from irviewer.formats.base import Reader, ReadOptions, option
 
 #: Modules of irviewer.formats that each define ``READER`` (one benchmark family each).
-BUILTIN = ("manifest", "oxford", "revisited", "reid", "holidays", "instance_names",
+BUILTIN = ("collection", "manifest", "oxford", "revisited", "reid", "holidays", "instance_names",
            "hpatches", "hpatches_tasks")
 
 _READERS: dict[str, Reader] = {}

@@ -6,10 +6,12 @@ import argparse
 import sys
 from pathlib import Path
 
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from irviewer.core.atomic import atomic_path
 from irviewer.core.errors import InputError
+from irviewer.core.resources import resources_dir
 from irviewer.gui.main_window import MainWindow
 from irviewer.opening.options import request_from_args
 from irviewer.opening.session_file import SESSION_SUFFIX
@@ -26,6 +28,10 @@ def application() -> QApplication:
         app.setApplicationName("irviewer")
         app.setOrganizationName("irviewer")
         _COLLECTOR.append(collect_garbage_in_the_gui_thread())
+        app.setDesktopFileName("irviewer")  # the Linux .desktop entry (packaging/)
+        icon = resources_dir() / "icons" / "irviewer.png"
+        if icon.is_file():
+            app.setWindowIcon(QIcon(str(icon)))
     return app
 
 

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox, QSplitter, 
 from irviewer.core.errors import window_text
 from irviewer.core.evaluation import Evaluation
 from irviewer.gui import menus
+from irviewer.gui.collections import Collections
 from irviewer.gui.compare import CompareMode
 from irviewer.gui.corrections import CorrectionsUI
 from irviewer.gui.export import FigureExporter
@@ -69,6 +70,7 @@ class MainWindow(QMainWindow):
         self.figures = FigureExporter(self, self.inspector, self.compare_mode, self.menus)
         self.presentation = Presentation(self, self.settings, self.inspector, self.menus)
         self.photo_search = PhotoSearch(self, self.inspector, self.presentation, self.menus)
+        self.collections = Collections(self)  # File ▸ New collection from a folder… (#23)
         self._place()
         self._wire()
         self.statusBar().showMessage("Ready")
@@ -247,6 +249,7 @@ class MainWindow(QMainWindow):
         self.corrections.wait_saved()
         self.compare_mode.wait()
         self.figures.wait()
+        self.collections.indexer.wait()  # a cancelled indexing writes nothing
         self.cache.close()  # late thumbnails must not reach widgets being destroyed
         for child in self.findChildren(QWidget):
             if child.isWindow() and child.isVisible():  # the comparison, message boxes

@@ -5,7 +5,9 @@ the calling thread, for tests and --screenshot.
 
 :class:`Opener` opens datasets (:func:`irviewer.opening.opener.iter_open`, whose generator returns
 the :class:`~irviewer.opening.opener.Opened`); :class:`Auditor` audits labels
-(:func:`irviewer.core.audit.iter_audit`, whose last step carries the result)."""
+(:func:`irviewer.core.audit.iter_audit`, whose last step carries the result); :class:`Indexer`
+indexes a folder of photos into a collection (:func:`irviewer.opening.indexing.iter_index`,
+whose generator returns the :class:`~irviewer.opening.indexing.Indexed`)."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from irviewer.core.audit import iter_audit
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError
 from irviewer.core.ranking import Ranking
+from irviewer.opening.indexing import IndexRequest, iter_index
 from irviewer.opening.opener import OpenRequest, iter_open
 
 
@@ -164,3 +167,14 @@ class Auditor(Worker):
         self.start(lambda: iter_audit(dataset, chosen), lambda step: step.result,
                    "not enough memory to audit this dataset; close other programs or open "
                    "fewer methods", sync)
+
+
+class Indexer(Worker):
+    """Indexes a folder of photos into a collection; ``done(Indexed)``. Cancelling closes
+    the indexing generator, which stops its workers and writes nothing."""
+
+    def index(self, request: IndexRequest, sync: bool = False) -> None:
+        """Start indexing ``request``; makes any earlier request stale."""
+        self.start(lambda: iter_index(request), lambda _step: None,
+                   "not enough memory to index these photos; close other programs and try "
+                   "again", sync)

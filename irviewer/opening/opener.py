@@ -32,6 +32,8 @@ from irviewer.core.rerank import Chain, iter_rerank, parse_spec
 from irviewer.core.rerank.spec import WHERE
 from irviewer.core.resources import resources_dir
 from irviewer.formats.base import ReadOptions, option, read_name_list
+from irviewer.formats.collection import descriptors_path as collection_descriptors
+from irviewer.formats.collection import is_collection
 from irviewer.formats.corrections_file import (
     LoadedCorrections,
     corrections_place,
@@ -291,8 +293,11 @@ def iter_open(request: OpenRequest) -> Opening:
     return the :class:`Opened` result (``opened = yield from iter_open(request)``).
 
     Stop iterating (``close()``) to cancel between steps; ranking yields a step per block
-    of queries, so a cancel is honoured within one block. InputError for bad input.
+    of queries, so a cancel is honoured within one block. A request that names no method
+    takes the dataset's default (:func:`with_default_method`: a collection's descriptor
+    file). InputError for bad input.
     """
+    request = with_default_method(request)
     sources = request.method_sources()
     if not sources:
         raise InputError(f"{Path(request.dataset).name}: give a descriptor file or a "
@@ -381,6 +386,25 @@ def open_ground_truth(request: OpenRequest) -> tuple[Dataset, LoadedCorrections 
         return dataset, None
     corrections = load_corrections(Path(request.corrections), dataset)
     return corrections.log.dataset, corrections
+
+
+def default_methods(dataset: Path | str) -> tuple[Path, ...]:
+    """Return the descriptor files a dataset opens with when no method is named: a
+    collection's own (``irviewer index`` made it; :mod:`irviewer.formats.collection`),
+    nothing for any other dataset. The one rule by which every command and the window open
+    a collection without a descriptor file."""
+    if is_collection(Path(dataset)):
+        return (collection_descriptors(Path(dataset)),)
+    return ()
+
+
+def with_default_method(request: OpenRequest) -> OpenRequest:
+    """Return ``request`` with the dataset's default method (:func:`default_methods`) when
+    it names none; unchanged otherwise."""
+    if request.sources():
+        return request
+    defaults = default_methods(request.dataset)
+    return replace(request, descriptors=defaults) if defaults else request
 
 
 def with_default_corrections(request: OpenRequest) -> OpenRequest:

@@ -36,6 +36,7 @@ from irviewer.formats.base import (
     read_name_list,
     reader_options,
 )
+from irviewer.formats.collection import is_collection
 from irviewer.opening.opener import OpenRequest, demo_request
 
 
@@ -259,9 +260,10 @@ def dataset_problem(args: argparse.Namespace, demo_flag: bool = True,
     if demo and dataset is not None:
         return "--demo takes no DATASET argument"
     if demo or dataset is not None:
-        if methods and not demo and not given:
+        if methods and not demo and not given and not is_collection(Path(dataset)):
             return "give the dataset's descriptor file with -d FILE (or a precomputed " \
-                   "ranking with --ranking FILE)"
+                   "ranking with --ranking FILE); a collection made by irviewer index " \
+                   "needs neither"
         return None
     if given:
         return ("give the DATASET before -d and --ranking (DATASET -d FILE ...): they take "

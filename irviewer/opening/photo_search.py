@@ -24,21 +24,25 @@ from PIL import Image
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError, either
 from irviewer.core.ranking import top_of_row
-from irviewer.extract.base import Extractor, describe
-from irviewer.extract.registry import get_extractor, installed_names
+from irviewer.extract.base import Extractor, describe, input_side
+from irviewer.extract.illuminant import grey_edge_balanced
+from irviewer.extract.registry import installed_names, load_extractor
 from irviewer.formats.base import ReadOptions
-from irviewer.formats.descriptor_files import descriptor_extractor
+from irviewer.formats.descriptor_files import descriptor_extractor, descriptor_extractor_state
 from irviewer.formats.image_files import read_rgb
 from irviewer.opening.opener import Method, Opened, OpenRequest, demo_paths, open_now
 
 Photo = Path | str | Image.Image
+#: The share of each side of a photo that its centre keeps (:meth:`Searcher.describe_views`).
+CENTRE = 0.7
 
 
 @dataclass(frozen=True)
 class Match:
     """One gallery image found for a photo: its 1-based ``rank``, gallery index, image name
     (``item``), instance label ("" when the dataset has none), display title ("" when the
-    dataset has none) and cosine ``score``."""
+    dataset has none), cosine ``score``, and the image's details (the manifest's other
+    columns: (label, value) pairs; empty when it has none)."""
 
     rank: int
     gallery_index: int
@@ -46,6 +50,7 @@ class Match:
     instance: str
     title: str
     score: float
+    details: tuple[tuple[str, str], ...] = ()
 
 
 def method_extractor(method: Method) -> str | None:
@@ -76,10 +81,12 @@ class Searcher:
         """Return the searcher of ``method`` (a key of ``opened.methods``; None: the first).
 
         ``extractor`` names the extractor to describe photos with; None takes the one the
-        descriptor file names. InputError with one sentence when the method has no gallery
-        vectors (a precomputed ranking), when no extractor is named anywhere (the sentence
-        says how to name one), when the named one is not installed, or when its vectors do
-        not have the file's dimension.
+        descriptor file names, with what it learnt when the file names that too (a
+        collection's vocabulary, :func:`descriptor_extractor_state`).
+        InputError with one sentence when the method has no gallery vectors (a precomputed
+        ranking), when no extractor is named anywhere (the sentence says how to name one),
+        when the named one is not installed or what it learnt is missing, or when its
+        vectors do not have the file's dimension.
         """
         m = opened.first if method is None else opened.methods[method]
         if m.rerank is not None:
@@ -96,8 +103,9 @@ class Searcher:
                           "extractor")
             raise InputError(f"{m.path.name} does not name the extractor that made it; "
                              f"{give}store the name as an 'extractor' string in the .npz")
+        state = descriptor_extractor_state(m.path) if name == recorded else None
         try:
-            chosen = get_extractor(name)
+            chosen = load_extractor(name, state)
         except InputError as e:
             if extractor is None:  # the file named it
                 raise InputError(f"{m.path.name} was made by extractor {name!r}, which is not "
@@ -116,35 +124,79 @@ class Searcher:
         """Return the photo's float32 descriptor (a file is decoded safely:
         :func:`~irviewer.formats.image_files.read_rgb`); InputError with one sentence for
         a missing, non-image, truncated or decompression-bomb file, or a blank photo."""
-        image = photo if isinstance(photo, Image.Image) else read_rgb(photo)[0]
+        image = photo if isinstance(photo, Image.Image) else \
+            read_rgb(photo, input_side(self.extractor))[0]
         return describe(self.extractor, image, photo_label(photo))
 
-    def rank(self, vector: np.ndarray, k: int = 5) -> list[Match]:
-        """Return the ``k`` best gallery matches of a descriptor vector, best first."""
-        row = self.method.ranking.score_vector(vector)
+    def describe_views(self, photo: Photo) -> list[list[np.ndarray]]:
+        """Return the photo's descriptors, in two groups: the whole photo and its centre
+        (the middle :data:`CENTRE` of each side, where a visitor puts the artwork, without
+        the wall around it), each as taken and with the colour of the light divided out
+        (:func:`~irviewer.extract.illuminant.grey_edge_balanced`). InputError as
+        :meth:`describe`."""
+        side = input_side(self.extractor)
+        if isinstance(photo, Image.Image):  # reduced as a file is (read_rgb)
+            image = photo.convert("RGB")
+            if side is not None and max(image.size) > side:
+                image.thumbnail((side, side))
+        else:
+            image = read_rgb(photo, side)[0]
+        label = photo_label(photo)
+        w, h = image.size
+        mw, mh = round(w * (1 - CENTRE) / 2), round(h * (1 - CENTRE) / 2)
+        centre = image.crop((mw, mh, w - mw, h - mh))
+        return [[describe(self.extractor, view, label),
+                 describe(self.extractor, grey_edge_balanced(view), label)]
+                for view in (image, centre)]
+
+    def rank(self, views: np.ndarray | list, k: int = 5) -> list[Match]:
+        """Return the ``k`` best gallery matches, best first, of one descriptor vector, of
+        one photo described several ways (a list of vectors: each gallery image scores its
+        best cosine), or of groups of them (a list of lists: the mean over the groups of
+        each group's best cosine; :meth:`describe_views`)."""
+        groups = views if isinstance(views, list) and views and isinstance(views[0], list) \
+            else [views if isinstance(views, list) else [views]]
+        ranking = self.method.ranking
+        row = None
+        for group in groups:
+            best = ranking.score_vector(group[0])
+            for other in group[1:]:
+                best = np.maximum(best, ranking.score_vector(other))
+            row = best if row is None else row + best
+        assert row is not None
+        row = row / len(groups)
         indices, scores = top_of_row(row, k)
         ds = self.dataset
         labels = ds.gallery_labels
         return [Match(rank=r + 1, gallery_index=int(g), item=ds.gallery[g],
                       instance="" if labels is None else str(labels[g]),
-                      title=ds.titles.get(ds.gallery[g], ""), score=float(s))
+                      title=ds.titles.get(ds.gallery[g], ""), score=float(s),
+                      details=tuple(ds.details.get(ds.gallery[g], ())))
                 for r, (g, s) in enumerate(zip(indices, scores, strict=True))]
 
     def search(self, photo: Photo, k: int = 5) -> list[Match]:
         """Return the ``k`` gallery images most similar to ``photo`` (a path or a PIL
         image), best first; InputError with one sentence for a photo that cannot be used
-        (see :meth:`describe`). Safe to call from a worker thread."""
+        (see :meth:`describe`). Safe to call from a worker thread.
+
+        The photo is described whole and by its centre, each as taken and with the light's
+        colour divided out (:meth:`describe_views`); a gallery image scores the mean over
+        whole and centre of its better cosine. A visitor's photo under a warm lamp still
+        finds its painting, and the wall around a painting weighs less
+        (``tests/benchmarks/bench_index.py --compare`` prints the visitor photos found
+        this way, described once as taken, and without the centre)."""
         if k < 1:
             raise InputError(f"the number of matches must be at least 1, not {k}")
-        return self.rank(self.describe(photo), k)
+        return self.rank(self.describe_views(photo), k)
 
 
-def open_searcher(dataset: Path, descriptors: Path, extractor: str | None = None,
+def open_searcher(dataset: Path, descriptors: Path | None = None, extractor: str | None = None,
                   format: str | None = None, options: ReadOptions | None = None) -> Searcher:
-    """Return the searcher of a dataset and one descriptor file, opened by the one opening
-    path (:func:`irviewer.opening.opener.open_now`); see :meth:`Searcher.from_opened`."""
-    request = OpenRequest(Path(dataset), (Path(descriptors),), format=format,
-                          options=options or ReadOptions(), k=1)
+    """Return the searcher of a dataset and one descriptor file (None: the dataset's
+    default, a collection's own), opened by the one opening path
+    (:func:`irviewer.opening.opener.open_now`); see :meth:`Searcher.from_opened`."""
+    request = OpenRequest(Path(dataset), () if descriptors is None else (Path(descriptors),),
+                          format=format, options=options or ReadOptions(), k=1)
     return Searcher.from_opened(open_now(request), extractor=extractor)
 
 

@@ -43,25 +43,27 @@ TITLE_ARTIST_SEPARATOR = " — "
 @dataclass(frozen=True)
 class Caption:
     """How a painting is named on a slide: the work (``title``, never empty: the file stem
-    when the dataset has no title), the ``artist`` ("" when unknown) and the image name."""
+    when the dataset has no title), the ``artist`` ("" when unknown), the image name, and
+    its ``details`` in one line (year, room, ...; "" without any)."""
 
     title: str
     artist: str
     name: str
+    details: str = ""
 
 
-def caption(title: str, name: str) -> Caption:
-    """Return the caption of an image titled ``title`` (the dataset's ``title`` column) and
-    named ``name``: "Work — Artist" is split at its last " — " into work and artist (the
-    demo's titles); a title without the separator is the work alone; no title gives the
-    file's stem ("leonardo_mona-lisa_d2")."""
+def caption(title: str, name: str, details: str = "") -> Caption:
+    """Return the caption of an image titled ``title`` (the dataset's ``title`` column),
+    named ``name``, with ``details``: "Work — Artist" is split at its last " — " into work
+    and artist (the demo's titles); a title without the separator is the work alone; no
+    title gives the file's stem ("leonardo_mona-lisa_d2")."""
     title = title.strip()
     if not title:
-        return Caption(Path(name).stem, "", name)
+        return Caption(Path(name).stem, "", name, details)
     work, sep, artist = title.rpartition(TITLE_ARTIST_SEPARATOR)
     if not sep or not work.strip() or not artist.strip():
-        return Caption(title, "", name)
-    return Caption(work.strip(), artist.strip(), name)
+        return Caption(title, "", name, details)
+    return Caption(work.strip(), artist.strip(), name, details)
 
 
 @dataclass(frozen=True)
@@ -108,9 +110,10 @@ def query_slide(evaluation: Evaluation, q: int, top_n: int = DEFAULT_TOP_N) -> S
 def _slide(header: QueryHeader, result: ResultList, judged: bool) -> Slide:
     return Slide(
         query=header.query if header.query >= 0 else None,
-        query_caption=caption(header.title, header.image),
+        query_caption=caption(header.title, header.image, header.details),
         query_path=header.path, query_box=header.box, metrics=plain(header.metrics),
-        tiles=result.tiles, captions=tuple(caption(t.title, t.name) for t in result.tiles),
+        tiles=result.tiles,
+        captions=tuple(caption(t.title, t.name, t.details) for t in result.tiles),
         judged=judged)
 
 
@@ -129,7 +132,8 @@ def photo_result(dataset: Dataset, photo: Path, matches: list | tuple,
             POSITIVE if m.instance == instance else NEGATIVE)
         tiles.append(ResultTile(int(m.gallery_index), m.item, m.title,
                                 dataset.image_paths.get(m.item), int(m.rank), int(m.rank),
-                                float(m.score), code, code))
+                                float(m.score), code, code,
+                                details=dataset.details_line(m.item)))
     if instance is None:
         title, words = "Your photo", ("No ground truth: the matches are not coloured until "
                                       "you say which painting the photo shows")

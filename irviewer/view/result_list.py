@@ -63,6 +63,8 @@ class ResultTile:
         badge: what the tile's badge shows (a relevance code or SAME_CAMERA).
         ignored_by: why it is ignored: the protocol's relevance group, SELF or EVERY_QUERY
             (None when it is not ignored).
+        details: the image's details in one line ("year 1565 · room 3"; "" without any:
+            :meth:`~irviewer.core.dataset.Dataset.details_line`).
     """
 
     index: int
@@ -75,12 +77,13 @@ class ResultTile:
     relevance: int
     badge: int
     ignored_by: str | None = None
+    details: str = ""
 
     def tooltip(self) -> str:
-        """Return the hover text: full name, title, rank, score and relevance in words."""
+        """Return the hover text: full name, title, details, rank, score and relevance in
+        words."""
         lines = [self.name]
-        if self.title:
-            lines.append(self.title)
+        lines += [text for text in (self.title, self.details) if text]
         rank = f"rank {self.rank}" if self.rank is not None else (
             "ignored" if self.relevance == IGNORED else "not ranked")
         score = "" if math.isnan(self.score) else f" · score {self.score:.4f}"
@@ -184,7 +187,8 @@ def _tile(dataset: Dataset, names: dict[str, str], g: int, raw_rank: int | None,
     name = dataset.gallery[g]
     badge = OWN_BADGE_GROUPS.get(ignored_by or "", relevance) if relevance == IGNORED else relevance
     return ResultTile(int(g), name, names.get(name, ""), dataset.image_paths.get(name),
-                      raw_rank, rank, float(score), int(relevance), int(badge), ignored_by)
+                      raw_rank, rank, float(score), int(relevance), int(badge), ignored_by,
+                      dataset.details_line(name))
 
 
 def result_list(evaluation: Evaluation, q: int, depth: int, show_ignored: bool,
@@ -259,7 +263,8 @@ def _stored_scores(evaluation: Evaluation, q: int, items: np.ndarray) -> np.ndar
 @dataclass(frozen=True)
 class QueryHeader:
     """What the results area shows above the tiles: the query's name, title, image (file
-    and the benchmark's query box) and its numbers in words (rich text)."""
+    and the benchmark's query box), its numbers in words (rich text) and its image's
+    details in one line ("" without any)."""
 
     query: int
     name: str
@@ -268,6 +273,7 @@ class QueryHeader:
     path: Path | None
     box: tuple[float, float, float, float] | None
     metrics: str
+    details: str = ""
 
 
 def query_header(evaluation: Evaluation, q: int) -> QueryHeader:
@@ -281,4 +287,4 @@ def query_header(evaluation: Evaluation, q: int) -> QueryHeader:
                f"{int(pq['n_positives'][q])} positives")
     title = str(query.meta.get("title") or "")
     return QueryHeader(int(q), query.name, title, query.image, ds.image_paths.get(query.image),
-                       query.box, metrics)
+                       query.box, metrics, ds.details_line(query.image))

@@ -12,7 +12,11 @@ from dataclasses import dataclass
 
 from irviewer.core.evaluation import Evaluation
 from irviewer.core.protocols import Protocol
+from irviewer.formats.collection import NAME as COLLECTION
 
+#: Why a collection of one photo per artwork has nothing to score, and what it shows instead.
+ONE_PHOTO_EACH = ("every artwork has one photo, so each is shown with the artworks most like "
+                  "it; drop a visitor's photo on the window to find its artwork")
 AP_NAMES = {"finite": "finite-sum AP", "trapezoid": "trapezoid AP"}
 SELF_NAMES = {"remove": "own image removed", "keep": "own image kept"}
 
@@ -41,9 +45,14 @@ class Summary:
     n_skipped: int
     protocol: str
     conventions: str
+    nothing: str = ""
 
     def html(self) -> str:
-        """Return the bar as rich text; the headline metric is larger."""
+        """Return the bar as rich text; the headline metric is larger. When no query could
+        be scored, the sentence saying why replaces the (undefined) means."""
+        if not self.n_evaluated:
+            return (f"<b>Nothing to score</b>: {self.nothing} &nbsp;·&nbsp; "
+                    f"{self.protocol}: {self.conventions}")
         parts = []
         for key, value in self.metrics:
             text = f"<b>{key}</b> {100 * value:.2f}"
@@ -57,5 +66,9 @@ def summary(evaluation: Evaluation) -> Summary:
     """Return the summary bar of ``evaluation`` (keys the evaluation lacks are left out)."""
     s, p = evaluation.summary, evaluation.protocol
     metrics = tuple((k, float(s[k])) for k in summary_keys(p) if k in s)
-    return Summary(metrics, p.headline, int(s["n_evaluated"]), int(s["n_skipped"]), p.name,
-                   f"{AP_NAMES[p.ap]}, {SELF_NAMES[p.self_match]}, ties keep gallery order")
+    skipped = int(s["n_skipped"])
+    nothing = (ONE_PHOTO_EACH if evaluation.dataset.format == COLLECTION else
+               f"no query has a positive left ({skipped:,} skipped)")
+    return Summary(metrics, p.headline, int(s["n_evaluated"]), skipped, p.name,
+                   f"{AP_NAMES[p.ap]}, {SELF_NAMES[p.self_match]}, ties keep gallery order",
+                   nothing)

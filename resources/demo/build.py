@@ -22,8 +22,9 @@ Descriptors:
 * ``strong.npz`` — dense local descriptors at four scales (16 x 16 px windows, stride 8 px):
   a RootSIFT-like gradient-orientation histogram (4 x 4 cells x 8 orientations, L1 then
   square root; Lowe 2004, Arandjelovic & Zisserman 2012) plus the opponent colours of its
-  four quadrants; reduced to :data:`LOCAL_DIM` dimensions by PCA and aggregated by VLAD
-  (Jegou et al. 2010) over a :data:`WORDS`-word k-means vocabulary learnt on the gallery,
+  four quadrants; reduced to 32 dimensions by PCA and aggregated by VLAD
+  (Jegou et al. 2010) over a 128-word k-means vocabulary learnt on the gallery
+  (:mod:`irviewer.extract.vlad_learning`, which ``irviewer index`` uses too),
   with intra-normalisation, signed square root and L2 normalisation (Arandjelovic &
   Zisserman 2013). The descriptor itself is irviewer's extractor ``demo-vlad``
   (:mod:`irviewer.extract.vlad`, imported here: one implementation); this script learns its
@@ -60,10 +61,10 @@ if str(ROOT) not in sys.path:  # run from a checkout without installing irviewer
 
 from irviewer.extract.vlad import (  # noqa: E402  (the one implementation of the descriptor)
     DEMO_NAME,
-    Vocabulary,
     dense_descriptors,
     vlad,
 )
+from irviewer.extract.vlad_learning import learn_vocabulary  # noqa: E402
 
 DEFAULT_SOURCE = ROOT.parent / "shared" / "demo-paintings"
 SEED = 20261122
@@ -79,11 +80,8 @@ ROOM_WALLS = ((176, 168, 154), (150, 58, 52), (62, 82, 74), (200, 198, 192))  # 
 FRAMES = ((168, 132, 62), (78, 54, 34), (34, 31, 29), (120, 84, 48))  # gilt, wood, black, oak
 QUERY_KINDS = ("small detail", "oblique global", "medium detail")
 
-# -- descriptors (the strong one is irviewer.extract.vlad; what is learnt here is its vocabulary)
-LOCAL_DIM = 32
-WORDS = 128
-KMEANS_SAMPLE = 20_000
-KMEANS_ITERATIONS = 25
+# -- descriptors (the strong one is irviewer.extract.vlad; what is learnt here is its
+# vocabulary, by irviewer.extract.vlad_learning: PCA to 32 dims, 128 words, 20,000 samples)
 WEAK_BINS = 8
 
 
@@ -410,42 +408,6 @@ def weak_descriptor(image: Image.Image) -> np.ndarray:
     index = (rgb[..., 0] * WEAK_BINS + rgb[..., 1]) * WEAK_BINS + rgb[..., 2]
     hist = np.bincount(index.ravel(), minlength=WEAK_BINS ** 3).astype(np.float64)
     return np.sqrt(hist / hist.sum()).astype(np.float32)
-
-
-def kmeans(data: np.ndarray, k: int, rng: np.random.Generator,
-           iterations: int = KMEANS_ITERATIONS) -> np.ndarray:
-    """Return ``k`` centres (float32) by Lloyd's algorithm from a seeded k-means++ start."""
-    data = data.astype(np.float64)
-    sq = (data ** 2).sum(axis=1)
-    centres = np.empty((k, data.shape[1]))
-    centres[0] = data[rng.integers(len(data))]
-    nearest = ((data - centres[0]) ** 2).sum(axis=1)
-    for j in range(1, k):
-        centres[j] = data[rng.choice(len(data), p=nearest / nearest.sum())]
-        nearest = np.minimum(nearest, ((data - centres[j]) ** 2).sum(axis=1))
-    for _ in range(iterations):
-        assign = np.argmin(sq[:, None] - 2 * data @ centres.T + (centres ** 2).sum(axis=1), 1)
-        counts = np.bincount(assign, minlength=k)
-        sums = np.zeros_like(centres)
-        np.add.at(sums, assign, data)
-        filled = counts > 0
-        centres[filled] = sums[filled] / counts[filled, None]
-    return centres.astype(np.float32)
-
-
-def learn_vocabulary(local: Sequence[np.ndarray], rng: np.random.Generator) -> Vocabulary:
-    """Return the PCA (to :data:`LOCAL_DIM` dims) and :data:`WORDS` k-means centres learnt on
-    a seeded sample of :data:`KMEANS_SAMPLE` local descriptors from ``local``."""
-    pool = np.concatenate(local)
-    sample = pool[np.sort(rng.choice(len(pool), size=min(KMEANS_SAMPLE, len(pool)),
-                                     replace=False))].astype(np.float64)
-    mean = sample.mean(axis=0)
-    _, _, vt = np.linalg.svd(sample - mean, full_matrices=False)
-    basis = vt[:LOCAL_DIM].T
-    basis *= np.where(basis[np.abs(basis).argmax(axis=0), np.arange(LOCAL_DIM)] < 0, -1, 1)
-    projected = (sample - mean) @ basis
-    centres = kmeans(projected, WORDS, rng)
-    return Vocabulary(mean.astype(np.float32), basis.astype(np.float32), centres)
 
 
 # -- files --------------------------------------------------------------------------------

@@ -38,3 +38,25 @@ def test_a_member_that_is_not_one_string_is_one_sentence(tmp_path):
 def test_the_member_does_not_disturb_reading_the_vectors(tmp_path):
     d = read_descriptors(write(tmp_path / "a.npz", extractor="my-net"))
     assert d.tables[0].names == ("a", "b") and d.dim == 2
+
+
+def test_a_written_descriptor_file_names_its_extractor_and_state_beside_it(tmp_path):
+    from irviewer.formats.descriptor_files import (
+        descriptor_extractor_state,
+        read_descriptors,
+        write_descriptor_file,
+    )
+
+    features = np.arange(12, dtype=np.float32).reshape(3, 4)
+    write_descriptor_file(tmp_path / "d.npz", features, ["a", "b:1", "c"], "demo-vlad",
+                          "vocabulary.npz")
+    assert descriptor_extractor(tmp_path / "d.npz") == "demo-vlad"
+    assert descriptor_extractor_state(tmp_path / "d.npz") == tmp_path / "vocabulary.npz"
+    table = read_descriptors(tmp_path / "d.npz").tables[0]
+    assert table.names == ("a", "b:1", "c") and np.array_equal(table.vectors, features)
+    first = (tmp_path / "d.npz").read_bytes()
+    write_descriptor_file(tmp_path / "d.npz", features, ["a", "b:1", "c"], "demo-vlad",
+                          "vocabulary.npz")
+    assert (tmp_path / "d.npz").read_bytes() == first  # equal arrays, equal bytes
+    write_descriptor_file(tmp_path / "e.npz", features, ["a", "b", "c"])
+    assert descriptor_extractor_state(tmp_path / "e.npz") is None

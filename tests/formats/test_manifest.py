@@ -116,3 +116,38 @@ def test_not_utf8_and_missing_file(tmp_path):
     with pytest.raises(InputError, match="unknown format 'nosuch'"):
         read_dataset(path, "nosuch")
 
+
+
+NAMED = """image,instance,role,name,title,artist,Year,Room
+a/1.jpg,mona,both,mona:1,Mona Lisa,Leonardo,1503,3
+b/1.jpg,wave,both,wave:1,,Hokusai,1831,
+b/2.jpg,wave,gallery,wave:2,The Great Wave,,,
+"""
+
+
+def test_name_artist_and_other_columns_as_details(tmp_path):
+    ds = read_manifest(write(tmp_path, NAMED))
+    assert ds.gallery == ("mona:1", "wave:1", "wave:2")
+    assert ds.image_paths["wave:2"] == (tmp_path / "b/2.jpg").resolve()
+    assert dict(ds.titles) == {"mona:1": "Mona Lisa — Leonardo", "wave:1": "wave — Hokusai",
+                               "wave:2": "The Great Wave"}
+    assert ds.details == {"mona:1": (("Year", "1503"), ("Room", "3")),
+                          "wave:1": (("Year", "1831"),)}
+    assert ds.details_line("mona:1") == "Year 1503 · Room 3"
+    assert ds.details_line("wave:2") == ""
+
+
+def test_a_repeated_name_is_refused(tmp_path):
+    text = "image,instance,role,name\na.jpg,x,both,n\nb.jpg,x,gallery,n\n"
+    with pytest.raises(InputError, match="line 3: the name n is already listed on line 2"):
+        read_manifest(write(tmp_path, text))
+
+
+def test_written_manifests_keep_names_other_than_the_paths(tmp_path):
+    from irviewer.formats.manifest import write_manifest
+
+    ds = read_manifest(write(tmp_path, NAMED))
+    write_manifest(tmp_path / "out.csv", ds)
+    again = read_manifest(tmp_path / "out.csv")
+    assert again.gallery == ds.gallery
+    assert (tmp_path / "out.csv").read_text().splitlines()[0] == "image,instance,role,name"

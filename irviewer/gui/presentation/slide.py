@@ -332,8 +332,9 @@ class PresentationView(QWidget):
 
     def _caption(self, p: QPainter, cap: Caption, rect: QRect, title_size: float,
                  artist_size: float, lines: int = 3) -> int:
-        """Draw the work's title (wrapped on at most ``lines`` lines, the last elided) and
-        the artist under it; return the y where the text ends."""
+        """Draw the work's title (wrapped on at most ``lines`` lines, the last elided),
+        the artist under it and the details under that; return the y where the text
+        ends."""
         title_font = self._font(title_size, serif=True)
         p.setFont(title_font)
         p.setPen(QColor(TEXT))
@@ -353,6 +354,15 @@ class PresentationView(QWidget):
             p.drawText(QRect(rect.left(), y, rect.width(), afm.height()),
                        int(Qt.AlignmentFlag.AlignLeft), text)
             y += afm.height()
+        if cap.details:  # year, room, ...: smaller, under the artist
+            details_font = self._font(artist_size * 0.8)
+            p.setFont(details_font)
+            p.setPen(QColor(DIM))
+            dfm = QFontMetrics(details_font)
+            text = dfm.elidedText(cap.details, Qt.TextElideMode.ElideRight, rect.width())
+            p.drawText(QRect(rect.left(), y, rect.width(), dfm.height()),
+                       int(Qt.AlignmentFlag.AlignLeft), text)
+            y += dfm.height()
         return y
 
     def _image(self, p: QPainter, key: str, path: Path | None, box: QRect,

@@ -4,6 +4,8 @@ It paints a :class:`~irviewer.view.result_list.ResultList`; it computes nothing.
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -152,7 +154,8 @@ class ResultsPanel(QWidget):
         """Paint one query's header, ranked tiles and missed positives."""
         self.query_image.show_image(header.image, header.path, header.box)
         title = header.title or header.name
-        self.query_title.setText(f"<b>{title}</b><br>{header.name}")
+        details = f"<br>{html.escape(header.details)}" if header.details else ""
+        self.query_title.setText(f"<b>{title}</b><br>{header.name}{details}")
         self.query_metrics.setText(header.metrics)
         self.grid.set_tiles(result.tiles)
         self.results_label.setText(result.heading())

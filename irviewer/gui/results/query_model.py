@@ -58,7 +58,8 @@ class QueryTableModel(QAbstractTableModel):
         ds = evaluation.dataset
         names = [q.name.rsplit("/", 1)[-1] for q in ds.queries]
         known = titles(ds)
-        files = [q.name for q in ds.queries]
+        files = [q.name + (f"\n{d}" if (d := ds.details_line(q.image)) else "")
+                 for q in ds.queries]  # hover text: the whole name, then any details
         query_titles = [known.get(q.image, "") for q in ds.queries]
         first = pq["first_positive_rank"].astype(float)
         first[first < 0] = np.nan

@@ -1,0 +1,81 @@
+"""``irviewer index``: turn a folder of photos into a collection that every command opens
+without a descriptor file."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+NAME = "index"
+HELP = "turn a folder of photos into a collection (one photo or one subfolder per artwork)"
+DESCRIPTION = ("Describe every photo in PHOTOS and write a collection to COLLECTION: a "
+               "manifest of the photos (referenced, not copied), their descriptors, what "
+               "the extractor learnt from them and a record of how it was made. PHOTOS holds "
+               "one photo per artwork (its id is the file name without the extension) or one "
+               "subfolder per artwork (its photos are views of it). Run it again on the "
+               "same folders to add new or changed photos; removed ones are dropped.")
+EPILOG = """examples:
+  irviewer index photos/ --out our-collection
+  irviewer index photos/ --out our-collection --titles titles.csv
+  irviewer our-collection                      # open it in the window
+  irviewer our-collection --present            # present it
+  irviewer search our-collection visitor.jpg   # which artwork is this?
+
+TITLES.csv: the first line names the columns; the first column is the artwork id, the others
+(title, artist, year, room, ...) are shown wherever the artwork is shown. A photo that cannot
+be used (broken, empty, not an image, a decompression bomb) is skipped with one line; the
+exit code is 2 only when no photo at all could be indexed."""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add ``irviewer index``'s arguments to ``p``."""
+    p.add_argument("photos", type=Path, metavar="PHOTOS",
+                   help="the folder of photos: one per artwork, or one subfolder per artwork")
+    p.add_argument("--out", type=Path, required=True, metavar="COLLECTION",
+                   help="the collection folder to write (new, empty, or a collection to "
+                   "update)")
+    p.add_argument("--titles", type=Path, metavar="TITLES.csv",
+                   help="CSV: artwork id, then title, artist, year, room, ... (first line: "
+                   "the column names)")
+    p.add_argument("--extractor", metavar="NAME",
+                   help="extractor that describes the photos (default: demo-vlad, with a "
+                   "vocabulary learnt from the photos; any installed irviewer.extractors "
+                   "entry point)")
+    p.add_argument("--workers", type=int, metavar="N",
+                   help="photos described at once (default: one per core)")
+    p.add_argument("--threads", action="store_true",
+                   help="describe in threads of this process instead of worker processes")
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Index the photos with a progress bar on stderr; return the exit code."""
+    from irviewer.cli.progress import ProgressBar
+    from irviewer.opening.describing import PROCESSES, SERIAL, THREADS
+    from irviewer.opening.indexing import IndexRequest, iter_index
+
+    if args.workers is not None and args.workers < 1:
+        parser.error(f"--workers must be at least 1, not {args.workers}")
+    mode = SERIAL if args.workers == 1 else (THREADS if args.threads else PROCESSES)
+    request = IndexRequest(args.photos, args.out, args.titles, args.extractor, mode,
+                           args.workers)
+    bar = ProgressBar()
+    steps = iter_index(request)
+    try:
+        while True:
+            step = next(steps)
+            if step.problem is not None:
+                bar.message(f"irviewer: skipped {step.problem}")
+            bar.update(step.stage, step.done, step.total)
+    except StopIteration as finished:
+        indexed = finished.value
+    finally:
+        bar.close()
+        steps.close()
+    for line in indexed.lines:
+        print(f"note: {line}", file=sys.stderr)
+    print(indexed.summary())
+    out = indexed.collection
+    print(f"open it: irviewer {out}   present it: irviewer {out} --present   "
+          f"search it: irviewer search {out} PHOTO")
+    return 0

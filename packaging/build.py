@@ -1,0 +1,53 @@
+"""Build irviewer as a one-folder desktop app with PyInstaller and report its size:
+
+    python packaging/build.py [--dist DIR] [--work DIR]
+
+Needs ``pip install pyinstaller`` (and irviewer's own dependencies) in the Python that runs
+it. Writes ``DIR/irviewer/`` (default ``dist/irviewer``): run ``dist/irviewer/irviewer`` (on
+Windows ``irviewer.exe``), or double-click it: it opens on the museum demo, and File ▸ New
+collection from a folder… makes a curator's own collection. On Linux, copy
+``packaging/irviewer.desktop`` to ``~/.local/share/applications/`` and
+``resources/icons/irviewer.png`` to ``~/.local/share/icons/hicolor/256x256/apps/``, with the
+folder's ``irviewer`` on the PATH (or edit Exec= to its full path).
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def folder_size(folder: Path) -> int:
+    """Return the bytes of every file under ``folder``."""
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def build(dist: Path, work: Path) -> Path:
+    """Run PyInstaller on packaging/irviewer.spec; return the app's folder."""
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "PyInstaller", "--noconfirm", "--clean",
+                    "--log-level", "WARN", "--distpath", str(dist), "--workpath", str(work),
+                    str(ROOT / "packaging" / "irviewer.spec")], check=True, cwd=ROOT)
+    app = dist / "irviewer"
+    print(f"built {app} in {time.perf_counter() - start:.0f} s: "
+          f"{folder_size(app) / 2**20:.0f} MiB in "
+          f"{sum(1 for p in app.rglob('*') if p.is_file()):,} files")
+    return app
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--dist", type=Path, default=ROOT / "dist")
+    parser.add_argument("--work", type=Path, default=ROOT / "build")
+    args = parser.parse_args()
+    build(args.dist, args.work)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
