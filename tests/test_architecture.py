@@ -24,7 +24,7 @@ def run_python(code: str) -> str:
     return result.stdout.strip()
 
 
-HEADLESS = ("eval", "compare", "audit", "apply-corrections", "search")
+HEADLESS = ("eval", "compare", "audit", "apply-corrections", "search", "index")
 
 
 @pytest.fixture(scope="module")
@@ -37,6 +37,9 @@ def headless_case(tmp_path_factory) -> Path:
     np.savez(folder / "d.npz", features=np.eye(3, dtype=np.float32), names=names)
     np.savez(folder / "e.npz", features=np.eye(3, dtype=np.float32)[::-1].copy(), names=names)
     (folder / "fixes.csv").write_text("query,item,label\n,c,x\n")  # c relabelled x
+    from tests.collection_photos import flat_folder
+
+    flat_folder(folder / "photos", 2)
     return folder
 
 
@@ -48,7 +51,9 @@ def headless_argv(command: str, case: Path) -> list[str]:
             "audit": ["audit", dataset, "-d", d, "-d", e],
             "apply-corrections": ["apply-corrections", dataset, "--corrections",
                                   str(case / "fixes.csv"), "--out", str(case / "fixed.csv")],
-            "search": ["search", "--demo", str(DEMO_PHOTO), "--top", "3"]}[command]
+            "search": ["search", "--demo", str(DEMO_PHOTO), "--top", "3"],
+            "index": ["index", str(case / "photos"), "--out", str(case / "collection"),
+                      "--workers", "1"]}[command]
 
 
 def test_the_headless_runs_cover_every_command_but_figure():

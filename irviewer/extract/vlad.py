@@ -204,8 +204,8 @@ class VladExtractor:
         (:func:`irviewer.extract.vlad_learning.learn_vocabulary`, seeded by ``seed``)."""
         from irviewer.extract.vlad_learning import learn_vocabulary
 
-        vocabulary = learn_vocabulary(samples, np.random.default_rng(seed))
-        return VladExtractor(vocabulary, self.name)
+        arrays = learn_vocabulary(samples, np.random.default_rng(seed))
+        return VladExtractor(Vocabulary.of(arrays, "the learnt vocabulary"), self.name)
 
     def state(self) -> dict[str, np.ndarray]:
         """Return the vocabulary's arrays (``mean``, ``basis``, ``centres``)."""

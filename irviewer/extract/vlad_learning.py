@@ -17,7 +17,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from irviewer.core.errors import InputError
-from irviewer.extract.vlad import Vocabulary
 
 #: Dimensions the local descriptors are reduced to by PCA.
 LOCAL_DIM = 32
@@ -50,9 +49,11 @@ def kmeans(data: np.ndarray, k: int, rng: np.random.Generator,
     return centres.astype(np.float32)
 
 
-def learn_vocabulary(local: Sequence[np.ndarray], rng: np.random.Generator) -> Vocabulary:
+def learn_vocabulary(local: Sequence[np.ndarray], rng: np.random.Generator
+                     ) -> dict[str, np.ndarray]:
     """Return the PCA (to :data:`LOCAL_DIM` dims) and :data:`WORDS` k-means centres learnt on
-    a seeded sample of :data:`KMEANS_SAMPLE` local descriptors from ``local``.
+    a seeded sample of :data:`KMEANS_SAMPLE` local descriptors from ``local``, as the arrays
+    of a :class:`~irviewer.extract.vlad.Vocabulary` (``mean``, ``basis``, ``centres``).
 
     InputError when there are fewer local descriptors than words (nothing to learn from).
     """
@@ -68,4 +69,5 @@ def learn_vocabulary(local: Sequence[np.ndarray], rng: np.random.Generator) -> V
     basis *= np.where(basis[np.abs(basis).argmax(axis=0), np.arange(LOCAL_DIM)] < 0, -1, 1)
     projected = (sample - mean) @ basis
     centres = kmeans(projected, WORDS, rng)
-    return Vocabulary(mean.astype(np.float32), basis.astype(np.float32), centres)
+    return {"mean": mean.astype(np.float32), "basis": basis.astype(np.float32),
+            "centres": centres}

@@ -27,6 +27,7 @@ from irviewer.opening.opener import OpenRequest, demo_request
 KEYS_HELP = (
     "↑ / ↓  previous / next query\nF  next failure (P@1 = 0)\nHome / End  first / last "
     "query\n+ / −  larger / smaller thumbnails\nI  show ignored items\nCtrl+O  open\n"
+    "Ctrl+Shift+N  new collection from a folder of photos\n"
     "Ctrl+Shift+O  add a descriptor file or ranking\nCtrl+S / Ctrl+Shift+S  save the "
     "session / as\nCtrl+F  filter queries\nEsc  clear "
     "the filter (in the filter box), else cancel opening\n1–4  set the relation of the "

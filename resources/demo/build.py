@@ -61,6 +61,7 @@ if str(ROOT) not in sys.path:  # run from a checkout without installing irviewer
 
 from irviewer.extract.vlad import (  # noqa: E402  (the one implementation of the descriptor)
     DEMO_NAME,
+    Vocabulary,
     dense_descriptors,
     vlad,
 )
@@ -493,7 +494,8 @@ def build(source: Path, out: Path) -> dict[str, tuple[float, float]]:
     weak = np.stack([weak_descriptor(im) for im in decoded])
     local = [dense_descriptors(im) for im in decoded]
     gallery_local = [d for d, q in zip(local, is_query, strict=True) if not q]
-    vocabulary = learn_vocabulary(gallery_local, np.random.default_rng([SEED, 1000]))
+    vocabulary = Vocabulary.of(learn_vocabulary(gallery_local, np.random.default_rng([SEED, 1000])),
+                               "the demo's vocabulary")
     write_npz(out / "strong_vocabulary.npz", vocabulary.arrays())
     strong = np.stack([vlad(d, vocabulary) for d in local])
     descriptor_file(out / "strong.npz", strong, names, extractor=DEMO_NAME)

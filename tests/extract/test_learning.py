@@ -53,7 +53,7 @@ def test_learned_state_round_trips_and_describes_as_before(tmp_path):
 def test_learning_is_seeded_and_needs_enough_rows():
     rows = [np.random.default_rng(0).normal(size=(500, 136)).astype(np.float32)]
     a, b = (learn_vocabulary(rows, np.random.default_rng(1)) for _ in range(2))
-    assert np.array_equal(a.centres, b.centres) and np.array_equal(a.basis, b.basis)
+    assert np.array_equal(a["centres"], b["centres"]) and np.array_equal(a["basis"], b["basis"])
     with pytest.raises(InputError, match="too few to learn a vocabulary of 128 words"):
         learn_vocabulary([rows[0][:100]], np.random.default_rng(1))
     assert KMEANS_SAMPLE == 20_000

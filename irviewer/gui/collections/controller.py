@@ -12,7 +12,7 @@ from __future__ import annotations
 import shutil
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction, QKeySequence
@@ -41,9 +41,6 @@ from irviewer.opening.describing import PROCESSES
 from irviewer.opening.indexing import Indexed, IndexRequest
 from irviewer.opening.opener import OpenRequest
 from irviewer.view.progress import progress_words
-
-if TYPE_CHECKING:
-    from irviewer.gui.main_window import MainWindow
 
 #: The choice of "Add photos" that makes each photo an artwork of its own.
 NEW_ARTWORKS = "New artworks (one per photo)"
@@ -224,9 +221,10 @@ class CollectionDialog(QDialog):
 
 class Collections(QObject):
     """The window's collection actions (File menu); ``mode`` is how photos are described
-    (worker processes; tests set :data:`~irviewer.opening.describing.SERIAL`)."""
+    (worker processes; tests set :data:`~irviewer.opening.describing.SERIAL`). ``window`` is
+    the main window: its menus, opening controller, messages and what it shows."""
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: Any) -> None:
         super().__init__(window)
         self.window = window
         self.mode = PROCESSES
