@@ -78,9 +78,12 @@ class OpenRequest:
     given, so a published number never changes silently).
 
     ``rerank`` holds re-ranking SPECs (:mod:`irviewer.core.rerank`): every descriptor file F
-    gives, after its plain method, one more method "F + SPEC" per SPEC. ``keep_plain``
-    False leaves the plain methods of the descriptor files out (``irviewer eval --rerank``
-    scores the re-ranked ranking instead of the plain one)."""
+    gives, after its plain method, one more method "F + SPEC" per SPEC. ``reranked`` holds
+    (position in ``descriptors``, SPEC) pairs: that file alone re-ranked by SPEC (the
+    window's File ▸ Add a re-ranked method, a session's re-ranked methods), after the
+    methods ``rerank`` gives it. ``keep_plain`` False leaves the plain methods of the
+    descriptor files out (``irviewer eval --rerank`` scores the re-ranked ranking instead of
+    the plain one)."""
 
     dataset: Path
     descriptors: tuple[Path, ...] = ()
@@ -93,11 +96,55 @@ class OpenRequest:
     self_match: str | None = None
     corrections: Path | None = None
     rerank: tuple[str, ...] = ()
+    reranked: tuple[tuple[int, str], ...] = ()
     keep_plain: bool = True
 
     def sources(self) -> tuple[Path, ...]:
         """Return every method's file: descriptor files first, then rankings."""
         return (*self.descriptors, *self.rankings)
+
+    def reranked_pairs(self) -> tuple[tuple[int, str], ...]:
+        """Return every re-ranked method as (position in ``descriptors``, SPEC), in the
+        order the methods open: per file, the ``rerank`` SPECs, then its own ``reranked``
+        ones (a SPEC once per file)."""
+        out: list[tuple[int, str]] = []
+        for i in range(len(self.descriptors)):
+            specs = [*self.rerank, *(s for j, s in self.reranked if j == i)]
+            out += [(i, s) for s in dict.fromkeys(specs)]
+        return tuple(out)
+
+    def method_names(self) -> list[str]:
+        """Return the name of every method the request opens, in opening order: each
+        file's plain method (unless ``keep_plain`` is False), then its re-ranked ones."""
+        names = method_names(self.sources())
+        pairs = self.reranked_pairs()
+        out = []
+        for i, name in enumerate(names):
+            mine = [reranked_name(name, s) for j, s in pairs if j == i]
+            if self.keep_plain or not mine:
+                out.append(name)
+            out += mine
+        return out
+
+    def method_key(self, name: str | None) -> tuple[int, str | None] | None:
+        """Return (position in :meth:`sources`, SPEC or None for the plain method) of the
+        method called ``name``, or None when the request opens no such method."""
+        names = method_names(self.sources())
+        for j, spec in self.reranked_pairs():
+            if reranked_name(names[j], spec) == name:
+                return j, spec
+        return (names.index(name), None) if name in names else None
+
+    def method_named(self, index: int, spec: str | None = None) -> str | None:
+        """Return the name of source ``index``'s method (re-ranked by ``spec`` when given),
+        or None when the request opens no such method (the inverse of :meth:`method_key`)."""
+        names = method_names(self.sources())
+        if not 0 <= index < len(names):
+            return None
+        if spec is None:
+            return names[index]
+        return reranked_name(names[index], spec) if (index, spec) in self.reranked_pairs() \
+            else None
 
     def method_sources(self) -> tuple[MethodSource, ...]:
         """Return every method as a typed source, in :meth:`sources` order."""
@@ -223,6 +270,18 @@ class Opened:
             found = self._evaluations[key] = evaluate(self.dataset, m.ranking, chosen)
         return found
 
+    def add_reranked(self, index: int, method: Method) -> None:
+        """Add ``method``, descriptor file ``index`` re-ranked by ``method.rerank``: placed
+        after that file's other methods and recorded in :attr:`request` (``reranked``), so
+        that a session reopens it (:mod:`irviewer.opening.reranking` makes it)."""
+        assert method.rerank is not None
+        self.request = replace(self.request, reranked=(*self.request.reranked,
+                                                       (index, method.rerank.text)))
+        found = {**self.methods,
+                 method.name: replace(method, evaluations=MethodEvaluations(self, method.name))}
+        order = [n for n in self.request.method_names() if n in found]
+        self.methods = {n: found[n] for n in (*order, *(n for n in found if n not in order))}
+
     def cached(self) -> dict[EvaluationKey, Evaluation]:
         """Return a copy of the cache: (method, protocol, AP rule, self-match rule) ->
         evaluation."""
@@ -288,6 +347,11 @@ def method_names(paths: tuple[Path, ...]) -> list[str]:
             depth[i] += 1
 
 
+def reranked_name(name: str, spec: str) -> str:
+    """Return the name of the method ``name`` re-ranked by ``spec`` ("F + SPEC")."""
+    return f"{name} + {spec}"
+
+
 def iter_open(request: OpenRequest) -> Opening:
     """Read, rank and evaluate every method of ``request``, yielding :class:`Step` progress;
     return the :class:`Opened` result (``opened = yield from iter_open(request)``).
@@ -305,6 +369,7 @@ def iter_open(request: OpenRequest) -> Opening:
     for source in sources:  # each file's hash, for the report, on another core meanwhile
         prefetch_sha256(source.path)
     chains = rerank_chains(request)
+    pairs = request.reranked_pairs()
     yield Step("reading the dataset")
     dataset, corrections = open_ground_truth(request)
     names = method_names(request.sources())
@@ -313,7 +378,8 @@ def iter_open(request: OpenRequest) -> Opening:
     scored: dict[EvaluationKey, Evaluation] = {}
     for i, (name, source) in enumerate(zip(names, sources, strict=True)):
         label = f" ({name}, {i + 1} of {n_methods})" if n_methods > 1 else ""
-        found = yield from iter_methods(source, name, label, dataset, request, chains)
+        own = tuple(chains[spec] for j, spec in pairs if j == i)
+        found = yield from iter_methods(source, name, label, dataset, request, own)
         for method in found:
             yield Step(f"scoring{label}")
             mine = []
@@ -328,16 +394,22 @@ def iter_open(request: OpenRequest) -> Opening:
     return Opened(dataset, methods, request, scored, corrections)
 
 
-def rerank_chains(request: OpenRequest) -> tuple[Chain, ...]:
-    """Return the request's re-ranking chains, parsed (nothing is read yet); InputError for
-    a bad SPEC, or for SPECs without a descriptor file to re-rank (precomputed rankings
-    carry no vectors)."""
-    chains = tuple(parse_spec(text) for text in request.rerank)
-    if chains and not request.descriptors:
+def rerank_chains(request: OpenRequest) -> dict[str, Chain]:
+    """Return the request's re-ranking chains by SPEC (``rerank`` and ``reranked``), parsed
+    (nothing is read yet); InputError for a bad SPEC, for SPECs without a descriptor file to
+    re-rank (precomputed rankings carry no vectors), or for a ``reranked`` pair naming no
+    descriptor file."""
+    texts = dict.fromkeys([*request.rerank, *(s for _, s in request.reranked)])
+    chains = {text: parse_spec(text) for text in texts}
+    if request.rerank and not request.descriptors:
         files = ", ".join(Path(p).name for p in request.rankings) or Path(request.dataset).name
         raise InputError(f"{files}: {WHERE} re-ranks the vectors of a descriptor file, and a "
                          "precomputed ranking (TREC run, .npz indices, .results) has none; "
                          "give the descriptor file instead")
+    for i, spec in request.reranked:
+        if not 0 <= i < len(request.descriptors):
+            raise InputError(f"{WHERE} {spec}: there is no descriptor file {i + 1} to "
+                             f"re-rank ({len(request.descriptors)} given)")
     return chains
 
 
@@ -373,7 +445,7 @@ def iter_methods(source: MethodSource, name: str, label: str, dataset: Dataset,
                 break
             yield Step(f"re-ranking {chain.text}: {stage}{label}", done, total)
         out.append(replace(_descriptor_method(source, name, descriptors, ranking),
-                           name=f"{name} + {chain.text}", rerank=chain))
+                           name=reranked_name(name, chain.text), rerank=chain))
     return out
 
 
