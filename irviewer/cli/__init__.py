@@ -126,6 +126,19 @@ def guarded(work, parser: argparse.ArgumentParser | None = None) -> int:  # type
         return EXIT_INTERNAL
 
 
+def check_rerank(args: argparse.Namespace, session: bool) -> None:
+    """Return None when the viewer's ``--rerank`` SPECs parse and have descriptor files to
+    re-rank; InputError (one sentence) otherwise. A session keeps its own re-ranked
+    methods, so it takes none."""
+    from irviewer.opening.opener import rerank_chains
+    from irviewer.opening.options import OPTIONS, request_from_args
+
+    if session:
+        raise InputError(f"a session reopens its own methods, re-ranked ones included; "
+                         f"give {OPTIONS['rerank'].flag} with a DATASET and its -d files")
+    rerank_chains(request_from_args(args))
+
+
 def _run_viewer(argv: list[str]) -> int:
     from irviewer.opening.options import at_most_one, dataset_problem, for_command
     from irviewer.opening.session_file import SESSION_SUFFIX
@@ -139,6 +152,8 @@ def _run_viewer(argv: list[str]) -> int:
     problem = None if session or not any(names_data) else dataset_problem(gui_args)
     try:
         at_most_one(gui_args, ("protocol",), "protocol", "the window shows one at a time")
+        if gui_args.rerank and not problem:
+            check_rerank(gui_args, session)
     except InputError as e:
         problem = for_command(e, parser)
     if problem:

@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from irviewer import __version__
+from irviewer.core.rerank.spec import help_text as spec_help
 from irviewer.opening.options import METHODS, READER, add_options
 
 
@@ -19,11 +20,14 @@ def build_viewer_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"irviewer {__version__}")
     parser.add_argument("dataset", type=Path, nargs="?",
                         help="dataset file or folder (or a .irv session)")
-    add_options(parser, "demo", *METHODS, *READER, "protocol", help={
+    add_options(parser, "demo", *METHODS, *READER, "protocol", "rerank", help={
         "demo": "open the built-in museum demo (as without a DATASET), with its descriptor "
         "files unless -d or --ranking names others",
         "ranking": "precomputed rankings, one method each (TREC run, .npz indices, "
-        ".results)"})
+        ".results)",
+        "rerank": "also each descriptor file F re-ranked by SPEC, as the method 'F + SPEC' "
+        "after F; the window compares F with it (Compare with), query by query. "
+        + spec_help()})
     parser.add_argument("--screenshot", type=Path, metavar="PATH",
                         help="render the window offscreen to a PNG and exit")
     parser.add_argument("--select", metavar="QUERY", help="query to show (with --screenshot)")

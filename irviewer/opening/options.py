@@ -132,8 +132,9 @@ def _table() -> dict[str, Option]:
                "the method 'F + SPEC' after F: k-reciprocal[:k1=20,k2=6,lambda=0.3], "
                "aqe[:n=2,alpha=3], dba[:k=10,alpha=3], or a chain joined by '+' applied left "
                "to right (k-reciprocal last), e.g. dba:k=5,alpha=3+aqe:n=2,alpha=3. Defaults: "
-               "k-reciprocal Zhong et al. CVPR 2017; alpha=3 Radenovic et al. TPAMI 2018; "
-               "n=2 and k=10 irviewer's. docs/rerank.md defines each method", metavar="SPEC",
+               "k-reciprocal's Zhong et al. CVPR 2017's; alpha=3 fast-reid's AQE default; "
+               "n=2 and k=10 irviewer's choices (no paper fixes them). docs/rerank.md "
+               "defines each method", metavar="SPEC",
                type=str, default=[], repeatable=True, request="rerank"),
         Option("depth", ("--depth",), "how many results per query the stored result lists "
                "keep; the ranks of positives are exact at any depth (default 200)",

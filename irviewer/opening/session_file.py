@@ -30,6 +30,7 @@ from typing import Any
 
 from irviewer.core.atomic import atomic_open
 from irviewer.core.errors import InputError
+from irviewer.core.rerank import parse_spec
 from irviewer.formats.base import OptionSpec, ReadOptions, read_text, reader_options
 from irviewer.opening.opener import SESSION_SUFFIX, TOP_K_RANGE, OpenRequest
 
@@ -80,6 +81,11 @@ class SessionFile:
         window: opaque strings (base64 geometry and splitter states), kept as they are.
         corrections: the dataset's label-corrections file (``<dataset>.corrections.csv`` or
             one the user chose), or None; it need not exist yet.
+        reranked: the re-ranked methods, as (position in ``descriptors``, SPEC) pairs in
+            the order they open (:meth:`OpenRequest.reranked_pairs`).
+        active_rerank: the SPEC of the method shown when it is a re-ranked one of
+            ``active_method``'s file (None: its plain method). An irviewer that does not
+            know these keys opens the plain methods and shows the plain one.
 
     Equality compares every field; ``options`` and ``window`` are dicts, so a session is
     not hashable. Construction checks the values (``InputError`` without a file name).
@@ -104,6 +110,8 @@ class SessionFile:
     ap_range: tuple[float, float] | None = None
     window: dict[str, str] = field(default_factory=dict)
     corrections: Path | None = None
+    reranked: tuple[tuple[int, str], ...] = ()
+    active_rerank: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "dataset", Path(self.dataset))
@@ -111,6 +119,8 @@ class SessionFile:
             object.__setattr__(self, "corrections", Path(self.corrections))
         object.__setattr__(self, "descriptors", tuple(Path(p) for p in self.descriptors))
         object.__setattr__(self, "rankings", tuple(Path(p) for p in self.rankings))
+        object.__setattr__(self, "reranked", tuple((int(i), str(spec))
+                                                   for i, spec in self.reranked))
         if self.images is not None:
             object.__setattr__(self, "images", Path(self.images))
         if self.ap_range is not None:
@@ -143,6 +153,14 @@ def _check_values(s: SessionFile) -> str | None:
         return f"\"ap\" is {s.ap!r}; use {' or '.join(AP_RULES)} (or null)"
     if s.self_match is not None and s.self_match not in SELF_MATCH_RULES:
         return f"\"self_match\" is {s.self_match!r}; use {' or '.join(SELF_MATCH_RULES)} (or null)"
+    for i, spec in s.reranked:
+        if not 0 <= i < len(s.descriptors):
+            return (f"\"reranked\" names descriptor file {i} for {spec!r}; it must be between "
+                    f"0 and {len(s.descriptors) - 1} (an index into \"descriptors\")")
+        try:
+            parse_spec(spec)
+        except InputError as e:
+            return f"\"reranked\" holds a bad SPEC ({e})"
     if s.ap_range is not None:
         a, b = s.ap_range
         if not (0.0 <= a <= b <= 1.0):
@@ -210,6 +228,8 @@ def session_to_json(session: SessionFile, folder: Path) -> dict[str, Any]:
         "window": dict(session.window),
         "corrections": (None if session.corrections is None
                         else _store_path(session.corrections, folder)),
+        "reranked": [{"descriptor": i, "spec": spec} for i, spec in session.reranked],
+        "active_rerank": session.active_rerank,
     }
 
 
@@ -364,6 +384,13 @@ def load_session(path: Path) -> SessionFile:
     if not isinstance(window, dict) or not all(isinstance(v, str) for v in window.values()):
         raise r.fail("\"window\" must be an object of strings; delete it to reset the "
                      "window layout")
+    reranked_raw = data.get("reranked", [])
+    if not isinstance(reranked_raw, list) or not all(
+            isinstance(x, dict) and isinstance(x.get("spec"), str)
+            and isinstance(x.get("descriptor"), int) and not isinstance(x["descriptor"], bool)
+            for x in reranked_raw):
+        raise r.fail("\"reranked\" must be a list of {\"descriptor\": index, \"spec\": "
+                     "SPEC} objects; edit the session")
     fields: dict[str, Any] = dict(
         dataset=dataset,
         descriptors=descriptors,
@@ -385,6 +412,8 @@ def load_session(path: Path) -> SessionFile:
         window=dict(window),
         corrections=None if data.get("corrections") is None else a_path(
             "corrections", data["corrections"], "", check=False),
+        reranked=tuple((x["descriptor"], x["spec"]) for x in reranked_raw),
+        active_rerank=r.string("active_rerank", None, nullable=True),
     )
     try:
         return SessionFile(**fields)
@@ -456,7 +485,8 @@ def open_request(session: SessionFile, k: int = 200) -> OpenRequest:
     """Return what opening ``session`` must read: its dataset, methods, reader and options,
     and its corrections file."""
     return OpenRequest(session.dataset, session.descriptors, session.rankings, session.format,
-                       read_options(session), k, corrections=session.corrections)
+                       read_options(session), k, corrections=session.corrections,
+                       reranked=session.reranked)
 
 
 def session_label(session: SessionFile) -> str:

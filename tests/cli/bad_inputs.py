@@ -153,6 +153,10 @@ OWN_CASES = {
     VIEWER: {
         "two protocols": ["{r}/set.csv", "-d", "{r}/A.npz", "--protocol", "instance",
                           "instance", "--screenshot", "{r}/shot.png"],
+        "a bad re-ranking SPEC": ["{r}/set.csv", "-d", "{r}/A.npz", "--rerank", "aqe:n=-1",
+                                  "--screenshot", "{r}/shot.png"],
+        "re-ranking a ranking": ["{r}/set.csv", "--ranking", "{r}/garbage.run", "--rerank",
+                                 "aqe", "--screenshot", "{r}/shot.png"],
     },
 }
 

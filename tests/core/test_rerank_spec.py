@@ -4,9 +4,17 @@ bad SPEC (exact messages)."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from irviewer.core.errors import InputError
-from irviewer.core.rerank.spec import help_text, parse_spec
+from irviewer.core.rerank.spec import (
+    CHAIN_ORDER,
+    METHODS,
+    help_text,
+    parse_spec,
+    write_spec,
+)
 
 
 def test_defaults_are_the_papers_and_say_so():
@@ -23,6 +31,15 @@ def test_defaults_are_the_papers_and_say_so():
     assert (aqe["n"], aqe["alpha"]) == (2, 3.0)
     dba = parse_spec("dba").steps[0]
     assert (dba["k"], dba["alpha"]) == (10, 3.0)
+    # What is sourced and what is irviewer's choice, as the JSON says it.
+    params = parse_spec("dba+aqe").record()["steps"]
+    assert params[1]["params"]["alpha"]["source"] == (
+        "default (fast-reid's AQE default (TEST.AQE.ALPHA); the cos^alpha weighting is "
+        "Radenovic et al. TPAMI 2018's)")
+    assert params[1]["params"]["n"]["source"].startswith("default (irviewer's choice; no "
+                                                         "paper fixes it")
+    assert params[0]["params"]["k"]["source"].startswith("default (irviewer's choice")
+    assert params[0]["params"]["alpha"]["source"].startswith("default (irviewer's choice")
 
 
 def test_chain_given_values_and_spaces():
@@ -76,5 +93,40 @@ def test_the_two_thirds_rule_in_integers_is_the_references_float_test():
 def test_help_names_every_method_and_source():
     text = help_text()
     for name in ("k-reciprocal:k1=20,k2=6,lambda=0.3", "aqe:n=2,alpha=3", "dba:k=10,alpha=3",
-                 "CVPR 2017", "TPAMI 2018"):
+                 "CVPR 2017", "TPAMI 2018", "alpha=3 as fast-reid's AQE default",
+                 "n=2 irviewer's choice", "k=10 and alpha=3 irviewer's choices"):
         assert name in text
+
+
+def test_the_dialogs_chain_order_is_every_method_with_k_reciprocal_last():
+    assert sorted(CHAIN_ORDER) == sorted(METHODS)
+    assert [METHODS[m].gives_vectors for m in CHAIN_ORDER] == [True, True, False]
+    parse_spec("+".join(CHAIN_ORDER))  # a chain in that order is valid
+
+
+def test_write_spec_writes_only_what_differs_from_the_defaults():
+    assert write_spec([("k-reciprocal", {"k1": 20, "k2": 6, "lambda": 0.3})]) == "k-reciprocal"
+    assert write_spec([("dba", {"k": 5, "alpha": 3}), ("aqe", {"n": 2, "alpha": 1.5})]) == (
+        "dba:k=5+aqe:alpha=1.5")
+    assert write_spec([("aqe", {})]) == "aqe"
+    with pytest.raises(KeyError):
+        write_spec([("aqe", {"k": 1})])
+
+
+def _values(name):
+    rules = METHODS[name].params
+    return st.fixed_dictionaries({
+        p.key: (st.integers(int(p.low), int(p.high)) if p.whole
+                else st.floats(p.low, p.high, allow_nan=False).map(lambda v: round(v, 3)))
+        for p in rules})
+
+
+@given(st.lists(st.sampled_from(CHAIN_ORDER), min_size=1, max_size=3, unique=True).map(
+    lambda names: sorted(names, key=CHAIN_ORDER.index)).flatmap(
+    lambda names: st.tuples(*(_values(n).map(lambda v, n=n: (n, v)) for n in names))))
+def test_write_spec_reads_back_into_the_same_values(steps):
+    chain = parse_spec(write_spec(list(steps)))
+    assert [s.method for s in chain.steps] == [n for n, _ in steps]
+    for step, (_, values) in zip(chain.steps, steps, strict=True):
+        for key, value in values.items():
+            assert step[key] == pytest.approx(value, rel=0, abs=0)

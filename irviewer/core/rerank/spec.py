@@ -17,6 +17,7 @@ and which were defaults, so a report can say where each value came from.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from irviewer.core.errors import InputError, either
@@ -61,9 +62,21 @@ class MethodRule:
         return next((p for p in self.params if p.key == key), None)
 
 
+# Where each default comes from, as far as a source could be read (docs/rerank.md, "Where
+# the defaults come from"): k-reciprocal's are the paper's, as the authors' function says;
+# alpha=3 is fast-reid's AQE default (Radenovic et al. weight by cos^alpha, and their text
+# could not be checked here); the neighbour counts are irviewer's choices.
 _ZHONG = "Zhong et al. CVPR 2017, their Market-1501 setting"
-_RADENOVIC = "Radenovic et al. TPAMI 2018"
-_OURS = "irviewer's default; the papers tune it per dataset"
+_ALPHA = ("fast-reid's AQE default (TEST.AQE.ALPHA); the cos^alpha weighting is Radenovic "
+          "et al. TPAMI 2018's")
+_N_OURS = ("irviewer's choice; no paper fixes it (tuned per dataset; fast-reid's AQE "
+           "default is 5)")
+_K_OURS = "irviewer's choice; no paper fixes it (tuned per dataset)"
+_DBA_ALPHA = "irviewer's choice: the same as aqe's alpha (fast-reid's AQE default)"
+
+#: The order the window's dialog chains the methods in: database side, then query side,
+#: then k-reciprocal (which must be last): ``dba+aqe+k-reciprocal``.
+CHAIN_ORDER = ("dba", "aqe", "k-reciprocal")
 
 #: The methods a SPEC may name, in the order the help lists them.
 METHODS: dict[str, MethodRule] = {m.name: m for m in (
@@ -73,25 +86,25 @@ METHODS: dict[str, MethodRule] = {m.name: m for m in (
          ParamRule("lambda", False, 0.0, 1.0, 0.3, _ZHONG)),
         "Zhong, Zheng, Cao & Li, Re-ranking Person Re-identification with k-reciprocal "
         "Encoding, CVPR 2017",
-        "Zhong et al. CVPR 2017 (k1=20, k2=6, lambda=0.3, their setting for Market-1501)",
+        "Zhong et al. CVPR 2017 (k1=20, k2=6, lambda=0.3, their setting for Market-1501 and "
+        "their function's defaults)",
         gives_vectors=False),
     MethodRule(
         "aqe", "alpha-weighted query expansion",
-        (ParamRule("n", True, 0, 1000, 2, _OURS), ParamRule("alpha", False, 0.0, 100.0, 3.0,
-                                                              _RADENOVIC)),
+        (ParamRule("n", True, 0, 1000, 2, _N_OURS),
+         ParamRule("alpha", False, 0.0, 100.0, 3.0, _ALPHA)),
         "Radenovic, Tolias & Chum, Fine-tuning CNN Image Retrieval with No Human "
         "Annotation, TPAMI 2018",
-        "alpha=3 as Radenovic et al. TPAMI 2018; n=2 is irviewer's default (the papers tune "
-        "the number of expanding images per dataset)",
+        "Radenovic et al. TPAMI 2018's weighting; alpha=3 as fast-reid's AQE default; n=2 "
+        "irviewer's choice, since no paper fixes it (it is tuned per dataset)",
         gives_vectors=True),
     MethodRule(
         "dba", "database-side augmentation",
-        (ParamRule("k", True, 0, 1000, 10, _OURS), ParamRule("alpha", False, 0.0, 100.0, 3.0,
-                                                              _RADENOVIC)),
+        (ParamRule("k", True, 0, 1000, 10, _K_OURS),
+         ParamRule("alpha", False, 0.0, 100.0, 3.0, _DBA_ALPHA)),
         "database-side augmentation (Arandjelovic & Zisserman CVPR 2012; alpha-weighted as "
         "in Radenovic, Tolias & Chum, TPAMI 2018)",
-        "alpha=3 as Radenovic et al. TPAMI 2018; k=10 is irviewer's default (the papers tune "
-        "the number of neighbours per dataset)",
+        "k=10 and alpha=3 irviewer's choices (alpha as aqe's), since no paper fixes them",
         gives_vectors=True),
 )}
 
@@ -227,6 +240,23 @@ def _value(method: str, rule: ParamRule, raw: str) -> float:
 def _show(value: float) -> str:
     """Return a number as a SPEC writes it: 20, 0.3, 3 (no trailing .0)."""
     return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def write_spec(steps: Sequence[tuple[str, Mapping[str, float]]]) -> str:
+    """Return the SPEC of ``steps`` (method name, parameter values), applied in the order
+    given, each parameter written only when it differs from its default: ``dba:k=5+aqe``
+    (what :func:`parse_spec` reads back into the same values). KeyError for an unknown
+    method or parameter."""
+    parts = []
+    for name, values in steps:
+        rule = METHODS[name]
+        for key in values:
+            if rule.param(key) is None:
+                raise KeyError(f"{name} has no parameter {key!r}")
+        given = [f"{p.key}={_show(values[p.key])}" for p in rule.params
+                 if p.key in values and float(values[p.key]) != p.default]
+        parts.append(name + (":" + ",".join(given) if given else ""))
+    return "+".join(parts)
 
 
 def help_text() -> str:

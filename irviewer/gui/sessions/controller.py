@@ -50,8 +50,8 @@ def data_folder() -> Path:
 def session_of(request: OpenRequest, methods: list[str], view: ViewState,
                geometry: str = "") -> SessionFile | None:
     """Return the session that reopens ``request`` with ``view`` (``methods``: the opened
-    methods' names in order; ``geometry``: the window's base64 geometry); None when the
-    request has no method file."""
+    methods' names in order; ``geometry``: the window's base64 geometry), its re-ranked
+    methods included; None when the request has no method file."""
     if not request.sources():
         return None
     window = {"geometry": geometry} if geometry else {}
@@ -59,9 +59,12 @@ def session_of(request: OpenRequest, methods: list[str], view: ViewState,
         window["sizes"] = ",".join(str(int(s)) for s in view.splitter_sizes)
     if view.sort_column is not None:
         window["sort"] = f"{view.sort_column} {view.sort_order}"
+    key = request.method_key(view.method) if view.method in methods else None
     return SessionFile(
         dataset=request.dataset, descriptors=request.descriptors, rankings=request.rankings,
-        active_method=methods.index(view.method) if view.method in methods else 0,
+        active_method=key[0] if key is not None else 0,
+        active_rerank=key[1] if key is not None else None,
+        reranked=request.reranked_pairs(),
         images=request.options.images, format=request.format,
         options=options_json(request.options), protocol=view.protocol, ap=view.ap,
         self_match=view.self_match, selected_query=view.selected_query, top_k=view.top_k,
@@ -80,9 +83,9 @@ def view_of(session: SessionFile, methods: list[str]) -> ViewState:
     parts = session.window.get("sort", "").split()
     if len(parts) == 2 and parts[0].isdigit() and parts[1] in SORT_ORDERS:
         sort_column, sort_order = int(parts[0]), parts[1]
+    shown = open_request(session).method_named(session.active_method, session.active_rerank)
     return ViewState(
-        method=(methods[session.active_method]
-                if 0 <= session.active_method < len(methods) else None),
+        method=shown if shown in methods else None,
         protocol=session.protocol, ap=session.ap, self_match=session.self_match,
         selected_query=session.selected_query, filter_text=session.filter_text,
         failures_only=session.failures_only, ap_range=session.ap_range,
