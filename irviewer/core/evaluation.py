@@ -97,6 +97,17 @@ class Evaluation:
         order = np.lexsort((adjusted[keep], adjusted[keep] < 0))
         return pos[keep][order], adjusted[keep][order]
 
+    def ranks_after_removals(self, q: int, items: np.ndarray) -> np.ndarray:
+        """Return the 0-based ranks of gallery ``items`` for query ``q`` after the
+        protocol's removals (the ranks the metrics use), -1 for an item not ranked (removed,
+        ignored for ``q``, or beyond a truncated list). An item outside the stored lists is
+        ranked from the query's score row (:meth:`Ranking.rank_items`)."""
+        items = np.asarray(items, dtype=np.int64)
+        _, ign = query_roles(self.dataset.queries[q], self.protocol, self._global_mask())
+        out = remove_ignored(self.ranking.rank_items(q, items), self.ranking.rank_items(q, ign))
+        out[np.isin(items, ign)] = -1
+        return out
+
     def pr_curve(self, q: int) -> tuple[np.ndarray, np.ndarray]:
         """Return query ``q``'s (recall, precision) points, one per retrieved positive."""
         return metrics.pr_points(self.positives.of(q), int(self.positives.n_positives[q]))

@@ -23,6 +23,7 @@ from irviewer.gui.opening import OpeningController
 from irviewer.gui.photo_search import PhotoSearch
 from irviewer.gui.plots import PlotsPanel
 from irviewer.gui.presentation import Presentation
+from irviewer.gui.rerank import RerankUI
 from irviewer.gui.results import Inspector
 from irviewer.gui.review import ReviewUI
 from irviewer.gui.sessions import Sessions
@@ -67,6 +68,8 @@ class MainWindow(QMainWindow):
         self.review = ReviewUI(self, self.inspector, self.corrections.controller, self.menus,
                                self)
         self.compare_mode = CompareMode(self, self.inspector, self.plots, self.cache)
+        self.rerank = RerankUI(self, self.inspector, self.opening, self.compare_mode,
+                               self.menus)
         self.figures = FigureExporter(self, self.inspector, self.compare_mode, self.menus)
         self.presentation = Presentation(self, self.settings, self.inspector, self.menus)
         self.photo_search = PhotoSearch(self, self.inspector, self.presentation, self.menus)
@@ -94,6 +97,7 @@ class MainWindow(QMainWindow):
         shown.query_shown.connect(lambda q: plots.show_query(shown.evaluation, q))
         shown.query_shown.connect(self.compare_mode.show_query)
         shown.query_shown.connect(self.photo_search.photo_left)
+        shown.methods_changed.connect(self.compare_mode.methods_changed)
         shown.ap_range_changed.connect(plots.set_active_range)
         plots.ap_range_requested.connect(shown.set_ap_range)
         self.opening.opened.connect(self.set_opened)
@@ -101,7 +105,7 @@ class MainWindow(QMainWindow):
         self.opening.message.connect(self.show_message)
         self.opening.session_dropped.connect(lambda path, sync: self.open_session(path, sync))
         for feature in (self.corrections, self.review, self.figures, self.presentation,
-                        self.photo_search):
+                        self.photo_search, self.rerank):
             feature.message.connect(self.show_message)
         self.presentation.query_shown.connect(self.photo_search.photo_left)
         self.presentation.photo_requested.connect(self.photo_search.choose)
@@ -191,7 +195,7 @@ class MainWindow(QMainWindow):
         self.inspector.first_query()
         self.sessions.after_open()
         self.review.dataset_opened(opened)
-        self.compare_mode.methods_changed()
+        self.compare_mode.data_opened()
         self.presentation.data_shown()
 
     def show_error(self, message: str) -> None:

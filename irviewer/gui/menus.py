@@ -28,10 +28,11 @@ KEYS_HELP = (
     "↑ / ↓  previous / next query\nF  next failure (P@1 = 0)\nHome / End  first / last "
     "query\n+ / −  larger / smaller thumbnails\nI  show ignored items\nCtrl+O  open\n"
     "Ctrl+Shift+N  new collection from a folder of photos\n"
-    "Ctrl+Shift+O  add a descriptor file or ranking\nCtrl+S / Ctrl+Shift+S  save the "
-    "session / as\nCtrl+F  filter queries\nEsc  clear "
-    "the filter (in the filter box), else cancel opening\n1–4  set the relation of the "
-    "result under the mouse (or the one clicked) to the query\nCtrl+Z / Ctrl+Shift+Z  "
+    "Ctrl+Shift+O  add a descriptor file or ranking\nCtrl+R  add a re-ranked method (k-"
+    "reciprocal, αQE, DBA), compared with its plain one\nCtrl+S / Ctrl+Shift+S  save the "
+    "session / as\nCtrl+F  filter queries\nEsc  clear the filter (in the filter box), "
+    "else cancel opening or re-ranking\n1–4  set the relation of the result under the "
+    "mouse (or the one clicked) to the query\nCtrl+Z / Ctrl+Shift+Z  "
     "undo / redo a correction\nCtrl+Shift+R  review suspects; in the queue: ↑ / ↓  move, "
     "Enter  accept the fix, Delete  the label stands\nCtrl+E  export a figure\n"
     "Ctrl+P  search with a photo (or drop one on the window)\nF11  presentation: ← / → "
@@ -106,6 +107,7 @@ def install(w: MenuHost, parent: QWidget) -> Menus:
     actions); return the :class:`Menus` features add to."""
     bar = w.menuBar()
     file_menu = bar.addMenu("&File")
+    file_menu.setToolTipsVisible(True)  # a disabled entry's tooltip says why
     opening_actions = []
     entries: tuple[tuple[str, QKeySequence.StandardKey | str | None, Callable[[], object]],
                    ...] = (

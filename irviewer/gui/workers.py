@@ -4,10 +4,12 @@ closed at its next step and nothing they produce reaches the window. ``sync=True
 the calling thread, for tests and --screenshot.
 
 :class:`Opener` opens datasets (:func:`irviewer.opening.opener.iter_open`, whose generator returns
-the :class:`~irviewer.opening.opener.Opened`); :class:`Auditor` audits labels
-(:func:`irviewer.core.audit.iter_audit`, whose last step carries the result); :class:`Indexer`
-indexes a folder of photos into a collection (:func:`irviewer.opening.indexing.iter_index`,
-whose generator returns the :class:`~irviewer.opening.indexing.Indexed`)."""
+the :class:`~irviewer.opening.opener.Opened`); :class:`Reranker` re-ranks one method of them
+(:func:`irviewer.opening.reranking.iter_reranked`, returning the new method);
+:class:`Auditor` audits labels (:func:`irviewer.core.audit.iter_audit`, whose last step
+carries the result); :class:`Indexer` indexes a folder of photos into a collection
+(:func:`irviewer.opening.indexing.iter_index`, whose generator returns the
+:class:`~irviewer.opening.indexing.Indexed`)."""
 
 from __future__ import annotations
 
@@ -21,7 +23,8 @@ from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError
 from irviewer.core.ranking import Ranking
 from irviewer.opening.indexing import IndexRequest, iter_index
-from irviewer.opening.opener import OpenRequest, iter_open
+from irviewer.opening.opener import Opened, OpenRequest, iter_open
+from irviewer.opening.reranking import Reranking, iter_reranked
 
 
 class _Runner(QObject):
@@ -155,6 +158,19 @@ class Opener(Worker):
         self.start(lambda: iter_open(request), lambda _step: None,
                    "not enough memory to open this dataset; close other programs or open "
                    "fewer methods at once", sync)
+
+
+class Reranker(Worker):
+    """Re-ranks one method of the open data (:mod:`irviewer.opening.reranking`);
+    ``done(Method)``, the method "F + SPEC"."""
+
+    def rerank(self, opened: Opened, plan: Reranking, sync: bool = False) -> None:
+        """Start re-ranking ``plan``'s method of ``opened`` (what it needs is taken now, on
+        the calling thread); makes any earlier request stale."""
+        job = iter_reranked(opened, plan)
+        self.start(lambda: job, lambda _step: None,
+                   f"not enough memory to re-rank {plan.method} by {plan.chain.text}; close "
+                   "other programs, or re-rank by a chain without k-reciprocal", sync)
 
 
 class Auditor(Worker):

@@ -118,10 +118,16 @@ def other_ranks(other_ev: Evaluation, q: int) -> dict[int, int]:
 def rank_marks(tiles: tuple[ResultTile, ...] | list[ResultTile], other_ev: Evaluation,
                q: int, other_name: str) -> tuple[RankMark, ...]:
     """Return each tile's mark: its rank under ``other_ev`` with an arrow saying whether the
-    other method ranks it higher (↑, a smaller rank), lower (↓) or the same (=); "not in
-    top K" when the other method's stored list (K ranked items) does not hold it."""
+    other method ranks it higher (↑, a smaller rank), lower (↓) or the same (=). A tile
+    beyond the other method's stored list (K ranked items) is ranked from that method's
+    score row for query ``q`` (cosines, or a re-ranked method's own rows); "not in top K"
+    when it has none (a ranking read from a file)."""
     ranks = other_ranks(other_ev, q)
     k = len(ranks)
+    beyond = sorted({t.index for t in tiles if t.rank is not None and t.index not in ranks})
+    if beyond and other_ev.ranking.has_score_rows:
+        found = other_ev.ranks_after_removals(q, np.array(beyond, dtype=np.int64))
+        ranks.update({g: int(r) + 1 for g, r in zip(beyond, found, strict=True) if r >= 0})
     marks = []
     for t in tiles:
         if t.rank is None:
@@ -133,6 +139,7 @@ def rank_marks(tiles: tuple[ResultTile, ...] | list[ResultTile], other_ev: Evalu
                                   f"{other_name} does not rank it in its top {k}"))
             continue
         arrow = HIGHER if r < t.rank else LOWER if r > t.rank else SAME
-        marks.append(RankMark(f"{arrow}{r}", r, f"rank {r} under {other_name} "
+        where = f", beyond its stored top {k}" if t.index in beyond else ""
+        marks.append(RankMark(f"{arrow}{r}", r, f"rank {r} under {other_name}{where} "
                               f"(here {t.rank})"))
     return tuple(marks)

@@ -10,7 +10,7 @@ import pytest
 
 from irviewer.core.evaluation import IGNORED, NEGATIVE, POSITIVE
 from irviewer.core.paired import compare_evaluations
-from irviewer.opening.opener import OpenRequest, open_now
+from irviewer.opening.opener import OpenRequest, demo_paths, open_now
 from irviewer.view.compare_view import (
     compare_shown,
     compare_summary_html,
@@ -70,12 +70,40 @@ def tile(index: int, rank: int | None) -> ResultTile:
 def test_rank_marks_say_not_in_top_k_and_skip_ignored_items():
     # the other method stores 4 items, the second of them ignored: ranks g7 -> 1, g2 -> 2, g5 -> 3
     other = SimpleNamespace(
-        ranking=SimpleNamespace(top_indices=np.array([[7, 9, 2, 5, -1]])),
+        ranking=SimpleNamespace(top_indices=np.array([[7, 9, 2, 5, -1]]),
+                                has_score_rows=False),  # a ranking read from a file
         relevance=lambda q, items: np.array(
             [IGNORED if g == 9 else POSITIVE for g in items]))
     marks = rank_marks([tile(5, 1), tile(9, None), tile(3, 2), tile(7, 3)], other, 0, "B")
     assert [m.text for m in marks] == ["↓3", "", "not in top 3", "↑1"]
     assert marks[2].other_rank is None and marks[2].tooltip == "B does not rank it in its top 3"
+
+
+def test_rank_marks_beyond_the_stored_list_come_from_the_reranked_rows():
+    """Plain against re-ranked with lists of 10: a plain tile the re-ranked method ranks
+    beyond its 10 is marked with its exact rank there, from the re-ranked score row (and
+    the other way round), as a full sort of that row with the protocol's removals says."""
+    manifest, strong = demo_paths()
+    spec = "k-reciprocal:k1=6"
+    opened = open_now(OpenRequest(manifest, (strong,), rerank=(spec,), k=10))
+    plain = opened.evaluation("strong.npz", "instance")
+    reranked = opened.evaluation(f"strong.npz + {spec}", "instance")
+    beyond = 0
+    for here, there in ((plain, reranked), (reranked, plain)):
+        for q in range(opened.dataset.n_queries):
+            tiles = result_list(here, q, 10, False).tiles
+            marks = rank_marks(tiles, there, q, "other")
+            row = there.ranking.score_row(q)
+            order = np.argsort(-row, kind="stable")
+            order = order[np.isfinite(row[order])]
+            kept = order[there.relevance(q, order) != IGNORED]
+            rank_of = {int(g): r + 1 for r, g in enumerate(kept)}
+            for t, m in zip(tiles, marks, strict=True):
+                assert m.other_rank == rank_of[t.index], (q, t.name)
+                if m.other_rank > 10:
+                    beyond += 1
+                    assert m.tooltip.endswith(f"beyond its stored top 10 (here {t.rank})")
+    assert beyond > 10
 
 
 def test_summary_line_shows_the_comparisons_numbers(evaluations):

@@ -63,6 +63,19 @@ class Tabs(Protocol):
     def set_tab_shown(self, index: int, shown: bool, current: bool = False) -> None: ...
 
 
+def related(opened: Opened, shown: str, reranked: bool | None = None) -> list[str]:
+    """Return the other methods of ``shown``'s descriptor file, in the Method list's order:
+    its plain method and its re-ranked ones (``reranked`` True: only re-ranked ones)."""
+    key = opened.request.method_key(shown)
+    out = []
+    for name in opened.methods:
+        other = opened.request.method_key(name)
+        if name != shown and key is not None and other is not None and other[0] == key[0] \
+                and (reranked is None or (other[1] is not None) == reranked):
+            out.append(name)
+    return out
+
+
 class _Job(QRunnable):
     """Computes :func:`paired_statistics` and reports ``(generation, statistics)``."""
 
@@ -105,6 +118,7 @@ class CompareMode(QObject):
         self.strips = CompareStrips(cache)
         self.strips.setVisible(False)
         shown.add_beside_results(self.strips)
+        self._offered_for = ""
         self.other: Evaluation | None = None
         self.comparison: PairedComparison | None = None
         self.statistics: PairedStatistics | None = None
@@ -136,21 +150,47 @@ class CompareMode(QObject):
         return name, self.other
 
     def methods_changed(self, *_args: object) -> None:
-        """Data was opened: offer its methods (the one chosen stays when it still is)."""
+        """The open data's methods changed (a re-ranked one was added): offer them (the one
+        chosen stays when it still is)."""
+        self._offer()
+        self.rescore(from_box=True)
+
+    def data_opened(self) -> None:
+        """Data was opened: offer its methods (the one chosen stays when it still is). Data
+        opened with re-ranking SPECs (``irviewer ... --rerank SPEC``) and nothing compared:
+        the shown method is compared with its first re-ranked version, before ↔ after."""
+        self._offer()
         opened = self.shown.opened
+        if opened is not None and opened.request.rerank and self.compared() is None:
+            after = next(iter(related(opened, self.shown.choice()[0], reranked=True)), None)
+            if after is not None:
+                self.box.blockSignals(True)
+                self.box.setCurrentIndex(self.box.findText(after))
+                self.box.blockSignals(False)
+        self.rescore(from_box=True)
+
+    def _offer(self) -> None:
+        """Fill the box: "none", then the methods of the shown method's file (its plain one
+        when a re-ranked one is shown, its re-ranked ones when the plain one is), then the
+        others in the Method list's order."""
+        opened = self.shown.opened
+        shown = self.shown.choice()[0]
         names = list(opened.methods) if opened is not None else []
+        near = related(opened, shown) if opened is not None else []
         keep = self.compared()
         self.box.blockSignals(True)
         self.box.clear()
-        self.box.addItems([NONE, *names])
+        self.box.addItems([NONE, *near, *(n for n in names if n not in near)])
         self.box.setCurrentIndex(max(0, self.box.findText(keep)) if keep else 0)
         self.box.setEnabled(len(names) > 1)
         self.box.blockSignals(False)
-        self.rescore(from_box=True)
+        self._offered_for = shown
 
     # -- what is shown ---------------------------------------------------------------------
     def rescore(self, from_box: bool = False) -> None:
         """Compare the shown evaluation with the chosen method (or leave compare mode)."""
+        if self.shown.choice()[0] != self._offered_for:  # another method shown
+            self._offer()
         w, other = self.shown, self.compared()
         self.generation += 1  # statistics still running belong to another comparison
         if (w.opened is None or w.evaluation is None or other is None

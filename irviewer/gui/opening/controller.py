@@ -14,7 +14,7 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QFileDialog, QProgressBar, QPushButton, QStatusBar, QWidget
 
 from irviewer.gui.opening.open_dialog import OpenDialog
-from irviewer.gui.workers import Opener
+from irviewer.gui.workers import Opener, Worker
 from irviewer.opening.opener import Opened, OpenRequest, classify_paths
 
 
@@ -41,6 +41,7 @@ class OpeningController(QObject):
         self.opener.opened.connect(self.opened)
         self.opener.failed.connect(self.failed)
         self.opener.busy.connect(self._on_busy)
+        self._tracked: list[tuple[Worker, str]] = []
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(220)
         self.progress.setFormat("%p%")
@@ -53,8 +54,17 @@ class OpeningController(QObject):
 
     @property
     def running(self) -> bool:
-        """Return whether a request is being opened."""
-        return self.opener.running
+        """Return whether a request is being opened (or tracked work runs: :meth:`track`)."""
+        return self.opener.running or any(worker.running for worker, _ in self._tracked)
+
+    def track(self, worker: Worker, cancelled: str) -> None:
+        """Show ``worker``'s progress in the status bar like opening's, with Cancel (and Esc)
+        stopping it (then ``cancelled`` is said); while it runs, ``busy`` keeps the opening
+        commands waiting, as during an opening (the window's other long work on the open
+        data, re-ranking a method, runs one at a time with opening)."""
+        worker.progress.connect(self._on_progress)
+        worker.busy.connect(self._on_busy)
+        self._tracked.append((worker, cancelled))
 
     def open_request(self, request: OpenRequest, sync: bool = False) -> None:
         """Read, rank and score ``request`` in the background (``sync`` for tests and
@@ -107,14 +117,20 @@ class OpeningController(QObject):
         self.open_request(request, sync=sync)
 
     def cancel(self) -> None:
-        """Stop opening; the window keeps what it showed before."""
+        """Stop opening (or the tracked work running); the window keeps what it showed."""
         if self.opener.running:
             self.opener.cancel()
             self.message.emit("Opening cancelled")
+        for worker, cancelled in self._tracked:
+            if worker.running:
+                worker.cancel()
+                self.message.emit(cancelled)
 
     def wait(self) -> None:
         """Block until the worker threads have ended (closing the window)."""
         self.opener.wait()
+        for worker, _ in self._tracked:
+            worker.wait()
 
     def open_dropped(self, paths: list[Path], sync: bool = False) -> None:
         """Open what was dropped: a session; a dataset with its descriptor files or

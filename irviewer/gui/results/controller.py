@@ -8,7 +8,8 @@ evaluation under the chosen method and conventions, the query shown. The numbers
 
 Other features never touch these panels; they call the methods below and connect to the
 signals: ``evaluation_shown(evaluation, changed)`` after every re-score (``changed``: the
-query positions a correction re-scored, None for all), ``query_shown(q)`` once a dataset
+query positions a correction re-scored, None for all), ``methods_changed()`` when a method
+was added to the open data (a re-ranked one), ``query_shown(q)`` once a dataset
 query is shown, ``ap_range_changed(range)`` with the list's AP filter, ``tile_clicked(tiles,
 at)`` for a result clicked, and ``match_key(tiles, at, key)`` / ``match_menu_requested(tiles,
 at, point)`` for the keys 1–4 and a right click in the side-by-side window.
@@ -31,7 +32,7 @@ from irviewer.gui.results.query_list import QueryListPanel
 from irviewer.gui.results.side_by_side import CompareController, query_side
 from irviewer.gui.widgets.thumbnails import ThumbnailCache
 from irviewer.gui.widgets.tile_menu import TileMenuHook, tile_menu
-from irviewer.opening.opener import Opened
+from irviewer.opening.opener import Method, Opened
 from irviewer.view.result_list import (
     QueryHeader,
     ResultList,
@@ -53,6 +54,7 @@ class Inspector(QObject):
     module's docstring for the signals)."""
 
     evaluation_shown = Signal(object, object)
+    methods_changed = Signal()
     query_shown = Signal(int)
     ap_range_changed = Signal(object)
     tile_clicked = Signal(object, int)
@@ -124,6 +126,20 @@ class Inspector(QObject):
     def choice(self) -> tuple[str, str, str | None, str | None]:
         """Return (method, protocol, AP rule or None, self-match rule or None) shown."""
         return self.bar.choice()
+
+    def show_method(self, name: str) -> None:
+        """Show the method called ``name`` (the protocol and conventions stay)."""
+        _method, protocol, ap, self_match = self.bar.choice()
+        self.bar.set_choice(name, protocol, ap, self_match)
+
+    def add_reranked(self, index: int, method: Method) -> None:
+        """Add ``method``, descriptor file ``index`` re-ranked, to the open data
+        (:meth:`Opened.add_reranked`) and offer it; the method shown stays; then
+        ``methods_changed()``."""
+        assert self.opened is not None
+        self.opened.add_reranked(index, method)
+        self.bar.set_methods(list(self.opened.methods))
+        self.methods_changed.emit()
 
     def method(self) -> str:
         """Return the name of the method shown."""

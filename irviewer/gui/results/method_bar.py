@@ -87,6 +87,17 @@ class MethodBar(QWidget):
         self.method_box.setEnabled(len(methods) > 1)
         self._filling = False
 
+    def set_methods(self, methods: list[str]) -> None:
+        """Offer ``methods``, the one shown staying chosen; emits nothing."""
+        shown = self.method()
+        self._filling = True
+        self.method_box.clear()
+        self.method_box.addItems(methods)
+        if shown in methods:
+            self.method_box.setCurrentText(shown)
+        self.method_box.setEnabled(len(methods) > 1)
+        self._filling = False
+
     def choice(self) -> tuple[str, str, str | None, str | None]:
         """Return (method, protocol, AP rule or None, self-match rule or None)."""
         return (self.method_box.currentText(), self.protocol_box.currentText(),
