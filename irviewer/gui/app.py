@@ -56,7 +56,7 @@ _COLLECTOR: list[object] = []
 def screenshot(window: MainWindow, path: Path, select: str | None = None,
                present: bool = False) -> None:
     """Show ``window`` (offscreen under the offscreen platform), select ``select``, load
-    every visible thumbnail, render the window (``present``: presentation mode) to the
+    every visible thumbnail (and compare mode's statistics), render the window (``present``: presentation mode) to the
     image ``path`` (PNG; another suffix Qt writes, e.g. ``.jpg``, in its format), written
     atomically. InputError with one sentence when it cannot be written."""
     app = application()
@@ -64,7 +64,9 @@ def screenshot(window: MainWindow, path: Path, select: str | None = None,
     if select:
         window.select_query(select)
     app.processEvents()
-    window.cache.load_now(window.inspector.visible_thumbnails())
+    window.compare_mode.wait()  # compare mode's statistics, computed off the GUI thread
+    window.cache.load_now([*window.inspector.visible_thumbnails(),
+                           *window.compare_mode.visible_thumbnails()])
     if present:
         window.presentation.enter()
         window.presentation.view.load_now()

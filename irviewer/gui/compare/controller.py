@@ -6,6 +6,7 @@ side by side. Numbers come from :mod:`irviewer.view.compare_view` (the core's
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -247,6 +248,13 @@ class CompareMode(QObject):
     def wait(self) -> None:
         """Block until running statistics end (closing the window, tests)."""
         self.pool.waitForDone()
+
+    def visible_thumbnails(self) -> list[tuple[str, Path | None]]:
+        """Return the (name, path) of every tile the strips show (for --screenshot)."""
+        if not self.strips.isVisible():
+            return []
+        return [(t.name, t.path) for strip in (self.strips.left, self.strips.right)
+                for t in strip.tiles]
 
     def _arrived(self, generation: int, statistics: PairedStatistics) -> None:
         if generation == self.generation and self.comparison is not None:

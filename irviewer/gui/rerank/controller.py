@@ -72,8 +72,8 @@ class RerankUI(QObject):
         self.action.triggered.connect(lambda _=False: self.choose())
         menus.add_file_action(self.action, with_opening=True)
         self.button = QToolButton()
-        self.button.setDefaultAction(self.action)
         self.button.setText("Re-rank…")
+        self.button.clicked.connect(self.action.trigger)
         shown.add_beside_method("", self.button)
         self._busy = False
         jobs.busy.connect(self._set_busy)
@@ -94,8 +94,9 @@ class RerankUI(QObject):
                 opened, next(iter(opened.methods)))
         if why is None and self._busy:
             why = "Wait for the opening or re-ranking that runs (Esc stops it)"
-        self.action.setEnabled(why is None)
-        self.action.setToolTip(TIP if why is None else f"{why}.")
+        for widget in (self.action, self.button):
+            widget.setEnabled(why is None)
+            widget.setToolTip(TIP if why is None else f"{why}.")
 
     def choose(self) -> None:
         """File ▸ Add a re-ranked method…: the dialog, then the re-ranking it asks for."""

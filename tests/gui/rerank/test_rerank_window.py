@@ -150,6 +150,8 @@ def test_what_cannot_be_reranked_is_disabled_saying_why(window, tmp_path):
     assert not action.isEnabled()
     assert action.toolTip() == ("strong.trec is a precomputed ranking (TREC run, .npz "
                                 "indices, .results): it has no vectors to re-rank.")
+    button = window.rerank.button  # Re-rank… beside Method
+    assert not button.isEnabled() and button.toolTip() == action.toolTip()
     window.open_request(OpenRequest(MANIFEST, (STRONG,), (run,)), sync=True)
     assert action.isEnabled()
     dialog = RerankDialog(window, window.opened, "strong.trec")
