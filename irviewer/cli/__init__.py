@@ -130,13 +130,13 @@ def check_rerank(args: argparse.Namespace, session: bool) -> None:
     """Return None when the viewer's ``--rerank`` SPECs parse and have descriptor files to
     re-rank; InputError (one sentence) otherwise. A session keeps its own re-ranked
     methods, so it takes none."""
-    from irviewer.opening.opener import rerank_chains
+    from irviewer.opening.opener import rerank_chains, with_default_method
     from irviewer.opening.options import OPTIONS, request_from_args
 
     if session:
         raise InputError(f"a session reopens its own methods, re-ranked ones included; "
                          f"give {OPTIONS['rerank'].flag} with a DATASET and its -d files")
-    rerank_chains(request_from_args(args))
+    rerank_chains(with_default_method(request_from_args(args)))
 
 
 def _run_viewer(argv: list[str]) -> int:

@@ -56,9 +56,10 @@ _COLLECTOR: list[object] = []
 def screenshot(window: MainWindow, path: Path, select: str | None = None,
                present: bool = False) -> None:
     """Show ``window`` (offscreen under the offscreen platform), select ``select``, load
-    every visible thumbnail (and compare mode's statistics), render the window (``present``: presentation mode) to the
-    image ``path`` (PNG; another suffix Qt writes, e.g. ``.jpg``, in its format), written
-    atomically. InputError with one sentence when it cannot be written."""
+    every visible thumbnail (and compare mode's statistics), render the window
+    (``present``: presentation mode) to the image ``path`` (PNG; another suffix Qt writes,
+    e.g. ``.jpg``, in its format), written atomically. InputError with one sentence when it
+    cannot be written."""
     app = application()
     window.show()
     if select:
