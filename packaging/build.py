@@ -22,9 +22,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def app_files(folder: Path) -> list[Path]:
+    """Return the files under ``folder``, without the symbolic links PyInstaller makes to
+    shared libraries it also holds (counting both would count those libraries twice)."""
+    return [p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()]
+
+
 def folder_size(folder: Path) -> int:
-    """Return the bytes of every file under ``folder``."""
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+    """Return the bytes of every file under ``folder`` (each stored file once)."""
+    return sum(p.stat().st_size for p in app_files(folder))
 
 
 def build(dist: Path, work: Path) -> Path:
@@ -36,7 +42,7 @@ def build(dist: Path, work: Path) -> Path:
     app = dist / "irviewer"
     print(f"built {app} in {time.perf_counter() - start:.0f} s: "
           f"{folder_size(app) / 2**20:.0f} MiB in "
-          f"{sum(1 for p in app.rglob('*') if p.is_file()):,} files")
+          f"{len(app_files(app)):,} files")
     return app
 
 
