@@ -23,7 +23,13 @@ from pathlib import Path
 
 from irviewer.core.chance import chance_level
 from irviewer.core.dataset import Dataset
-from irviewer.core.descriptors import Descriptors, align, file_sha256, prefetch_sha256
+from irviewer.core.descriptors import (
+    AlignedDescriptors,
+    Descriptors,
+    align,
+    file_sha256,
+    prefetch_sha256,
+)
 from irviewer.core.errors import InputError, Sentence
 from irviewer.core.evaluation import Evaluation, evaluate
 from irviewer.core.protocols import get_protocol
@@ -436,17 +442,26 @@ def iter_methods(source: MethodSource, name: str, label: str, dataset: Dataset,
         assert plain is not None
         out.append(_descriptor_method(source, name, descriptors, plain))
     for chain in chains:
-        steps = iter_rerank(chain, aligned, dataset, request.k, plain)
-        while True:
-            try:
-                stage, done, total = next(steps)
-            except StopIteration as finished:
-                ranking = finished.value
-                break
-            yield Step(f"re-ranking {chain.text}: {stage}{label}", done, total)
+        ranking = yield from iter_reranking(chain, aligned, dataset, request.k, plain,
+                                            f"re-ranking {chain.text}: ", label)
         out.append(replace(_descriptor_method(source, name, descriptors, ranking),
                            name=reranked_name(name, chain.text), rerank=chain))
     return out
+
+
+def iter_reranking(chain: Chain, aligned: AlignedDescriptors, dataset: Dataset, k: int,
+                   plain: Ranking | None, prefix: str,
+                   suffix: str = "") -> Generator[Step, None, Ranking]:
+    """Return the ranking of ``aligned`` re-ranked by ``chain``
+    (:func:`irviewer.core.rerank.iter_rerank`, ``plain`` the cosine ranking when made),
+    yielding each of its stages as a :class:`Step` named ``prefix + stage + suffix``."""
+    steps = iter_rerank(chain, aligned, dataset, k, plain)
+    while True:
+        try:
+            stage, done, total = next(steps)
+        except StopIteration as finished:
+            return finished.value
+        yield Step(f"{prefix}{stage}{suffix}", done, total)
 
 
 def open_ground_truth(request: OpenRequest) -> tuple[Dataset, LoadedCorrections | None]:

@@ -19,9 +19,9 @@ import numpy as np
 from irviewer.core.dataset import Dataset
 from irviewer.core.descriptors import AlignedDescriptors
 from irviewer.core.errors import InputError
-from irviewer.core.rerank import Chain, check_budget, iter_rerank, parse_spec, search_cost
+from irviewer.core.rerank import Chain, check_budget, parse_spec, search_cost
 from irviewer.formats.hpatches_tasks import NAME as TASKS
-from irviewer.opening.opener import Method, Opened, Step, reranked_name
+from irviewer.opening.opener import Method, Opened, Step, iter_reranking, reranked_name
 
 
 @dataclass(frozen=True)
@@ -105,14 +105,8 @@ def iter_reranked(opened: Opened, plan: Reranking) -> Generator[Step, None, Meth
 
 def _iter_reranked(plain: Method, plan: Reranking, aligned: AlignedDescriptors,
                    dataset: Dataset, k: int) -> Generator[Step, None, Method]:
-    steps = iter_rerank(plan.chain, aligned, dataset, k, plain.ranking)
-    while True:
-        try:
-            stage, done, total = next(steps)
-        except StopIteration as finished:
-            ranking = finished.value
-            break
-        yield Step(f"re-ranking {plan.method} by {plan.chain.text}: {stage}", done, total)
+    ranking = yield from iter_reranking(plan.chain, aligned, dataset, k, plain.ranking,
+                                        f"re-ranking {plan.method} by {plan.chain.text}: ")
     return replace(plain, name=plan.name, ranking=ranking, rerank=plan.chain,
                    evaluations={})
 

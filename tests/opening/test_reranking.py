@@ -19,18 +19,10 @@ from irviewer.core.protocols import get_protocol
 from irviewer.opening.opener import OpenRequest, demo_paths, open_now
 from irviewer.opening.reranking import iter_reranked, plan_reranking, rerank_refusal
 from tests.core.rerank_dense import dense_kreciprocal
+from tests.core.test_rerank import finish as run
 
 MANIFEST, STRONG = demo_paths()
 WEAK = STRONG.parent / "weak.npz"
-
-
-def run(steps):
-    """Return a generator's returned value (its steps ignored)."""
-    while True:
-        try:
-            next(steps)
-        except StopIteration as done:
-            return done.value
 
 
 def test_one_file_reranked_opens_after_that_file_only():
