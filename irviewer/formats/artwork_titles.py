@@ -39,8 +39,8 @@ class ArtworkTitles:
         file's ids that name no artwork of ``artworks``). An id matches exactly, else by its
         name without an image extension (``mona-lisa.jpg`` names ``mona-lisa``)."""
         by_key: dict[str, str] = {}
-        for written in self.rows:
-            by_key.setdefault(name_key(written) if "/" not in written else written, written)
+        for row_id in self.rows:
+            by_key.setdefault(name_key(row_id) if "/" not in row_id else row_id, row_id)
         used: set[str] = set()
         found: dict[str, tuple[str, ...]] = {}
         for artwork in artworks:

@@ -16,7 +16,7 @@ import hashlib
 import multiprocessing
 import os
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import (
     FIRST_COMPLETED,
     Executor,
@@ -27,6 +27,7 @@ from concurrent.futures import (
 )
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -186,7 +187,9 @@ class Pool:
         jobs = [(str(p), count, s) for p, s in zip(paths, seeds, strict=True)]
         yield from self._run(_sample_chunk, spec, jobs)
 
-    def _run(self, work, spec: ExtractorSpec, jobs: list) -> Iterator[tuple[int, object]]:  # type: ignore[no-untyped-def,type-arg]
+    def _run(self, work: Callable[[ExtractorSpec, Any], list[np.ndarray | str]],
+             spec: ExtractorSpec, jobs: Sequence[Any]
+             ) -> Iterator[tuple[int, np.ndarray | str]]:
         chunks = [(i, jobs[i:i + CHUNK]) for i in range(0, len(jobs), CHUNK)]
         if self.mode == SERIAL:
             for start, chunk in chunks:
@@ -194,7 +197,7 @@ class Pool:
                     yield start + j, result
             return
         executor = self._start()
-        pending: dict[Future, int] = {}  # type: ignore[type-arg]
+        pending: dict[Future[list[np.ndarray | str]], int] = {}
         queue = iter(chunks)
         try:
             while True:

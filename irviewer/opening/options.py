@@ -261,7 +261,8 @@ def dataset_problem(args: argparse.Namespace, demo_flag: bool = True,
     if demo and dataset is not None:
         return "--demo takes no DATASET argument"
     if demo or dataset is not None:
-        if methods and not demo and not given and not is_collection(Path(dataset)):
+        if (methods and not demo and not given and dataset is not None
+                and not is_collection(Path(dataset))):
             return "give the dataset's descriptor file with -d FILE (or a precomputed " \
                    "ranking with --ranking FILE); a collection made by irviewer index " \
                    "needs neither"
