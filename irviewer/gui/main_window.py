@@ -65,6 +65,7 @@ class MainWindow(QMainWindow):
         self.sessions = Sessions(self, self, self.settings, keep_sessions)
         self.menus = menus.install(self, self)
         self.corrections = CorrectionsUI(self, self.settings, self.inspector, self.menus)
+        self.opening.prepare = self.corrections.take_request
         self.review = ReviewUI(self, self.inspector, self.corrections.controller, self.menus,
                                self)
         self.compare_mode = CompareMode(self, self.inspector, self.plots, self.cache)
@@ -147,7 +148,7 @@ class MainWindow(QMainWindow):
         """Read, rank and score ``request`` in the background (``sync`` for tests and
         screenshots); the window keeps showing what it showed until the result arrives."""
         self.last_error = None
-        self.opening.open_request(self.corrections.take_request(request), sync=sync)
+        self.opening.open_request(request, sync=sync)
 
     def open_paths(self, dataset: Path, *methods: Path, sync: bool = False) -> None:
         """Open ``dataset`` with the descriptor files and rankings in ``methods``."""

@@ -119,6 +119,20 @@ class OpenRequest:
             out += [(i, s) for s in dict.fromkeys(specs)]
         return tuple(out)
 
+    def with_methods(self, descriptors: Sequence[Path] = (),
+                     rankings: Sequence[Path] = ()) -> OpenRequest:
+        """Return this request with more method files: ``descriptors`` and ``rankings`` not
+        already open are added after the open ones. Every other setting is kept (reader,
+        protocol, conventions, corrections, depth), and so is every re-ranked method already
+        asked for, each now named by its own file (``reranked``): a re-ranking given for
+        every file (``rerank``) is not extended to the added files, which open plain."""
+        known = set(self.sources())
+        more_d = tuple(dict.fromkeys(p for p in descriptors if p not in known))
+        more_r = tuple(dict.fromkeys(p for p in rankings if p not in known))
+        return replace(self, descriptors=(*self.descriptors, *more_d),
+                       rankings=(*self.rankings, *more_r), rerank=(),
+                       reranked=self.reranked_pairs())
+
     def method_names(self) -> list[str]:
         """Return the name of every method the request opens, in opening order: each
         file's plain method (unless ``keep_plain`` is False), then its re-ranked ones."""

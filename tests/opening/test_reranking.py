@@ -6,6 +6,7 @@ re-ranked says why; a correction on a re-ranked method re-scores from its own sc
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -147,3 +148,16 @@ def test_a_correction_on_a_reranked_method_rescores_from_its_rows():
     assert g in direct.items(q)[0]
     fresh = evaluate(change.dataset, direct, protocol)
     assert after.per_query["AP"][q] == pytest.approx(fresh.per_query["AP"][q], abs=1e-12)
+
+
+def test_more_methods_keep_every_setting_and_rerank_only_the_files_asked_for():
+    a, b, run = Path("a.npz"), Path("b.npz"), Path("run.txt")
+    request = OpenRequest(Path("set.csv"), (a,), rerank=("aqe",), reranked=((0, "dba"),),
+                          protocol="oxford", ap="trapezoid", self_match="keep",
+                          corrections=Path("fixes.csv"), k=50)
+    more = request.with_methods((b, a), (run,))
+    assert (more.descriptors, more.rankings) == ((a, b), (run,))
+    assert more.method_names() == ["a.npz", "a.npz + aqe", "a.npz + dba", "b.npz", "run.txt"]
+    assert (more.protocol, more.ap, more.self_match, more.corrections, more.k) == \
+        ("oxford", "trapezoid", "keep", Path("fixes.csv"), 50)
+    assert request.with_methods((a,)).method_names() == request.method_names()

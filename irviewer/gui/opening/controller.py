@@ -7,6 +7,7 @@ reader's sentence, and ``message(text)`` for the status bar; the window decides 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
@@ -42,6 +43,9 @@ class OpeningController(QObject):
         self.opener.failed.connect(self.failed)
         self.opener.busy.connect(self._on_busy)
         self._tracked: list[tuple[Worker, str]] = []
+        #: Applied to every request before it opens, whichever way it came (the command
+        #: line, File ▸ Open or Add, a drop): the window sets the corrections' own step.
+        self.prepare: Callable[[OpenRequest], OpenRequest] = lambda request: request
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(220)
         self.progress.setFormat("%p%")
@@ -70,7 +74,7 @@ class OpeningController(QObject):
         """Read, rank and score ``request`` in the background (``sync`` for tests and
         screenshots); the window keeps showing what it showed until the result arrives."""
         self.message.emit(f"Opening {Path(request.dataset).name}…")
-        self.opener.open(request, sync=sync)
+        self.opener.open(self.prepare(request), sync=sync)
 
     def open_paths(self, dataset: Path, *methods: Path, sync: bool = False) -> None:
         """Open ``dataset`` with the descriptor files and rankings in ``methods``."""
@@ -108,13 +112,8 @@ class OpeningController(QObject):
                               f"({'it is' if len(paths) == 1 else 'they are'} in the Method "
                               "list)")
             return
-        request = OpenRequest(
-            old.dataset,
-            (*old.descriptors, *(p for p in (*roles.descriptors, *roles.datasets)
-                                 if p not in known)),
-            (*old.rankings, *(p for p in roles.rankings if p not in known)),
-            old.format, old.options, old.k)
-        self.open_request(request, sync=sync)
+        self.open_request(old.with_methods((*roles.descriptors, *roles.datasets),
+                                           roles.rankings), sync=sync)
 
     def cancel(self) -> None:
         """Stop opening (or the tracked work running); the window keeps what it showed."""

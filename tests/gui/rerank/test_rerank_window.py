@@ -46,6 +46,17 @@ def offered(w: MainWindow) -> list[str]:
     return [box.itemText(i) for i in range(box.count())]
 
 
+def test_adding_a_descriptor_file_keeps_the_reranked_methods(window):
+    # File ▸ Add reopens the dataset with one more file: the re-ranked method stays, the
+    # added file opens plain (it used to drop every re-ranked method and setting)
+    weak = STRONG.with_name("weak.npz")
+    window.open_request(OpenRequest(MANIFEST, (STRONG,), rerank=(SPEC,), ap="trapezoid"),
+                        sync=True)
+    window.opening.add_methods([weak], sync=True)
+    assert offered(window) == ["strong.npz", RERANKED, "weak.npz"]
+    assert window.opened.request.ap == "trapezoid"
+
+
 def test_the_command_line_opens_plain_and_reranked_compared(window, tmp_path):
     args = build_viewer_parser().parse_args([str(MANIFEST), "-d", str(STRONG),
                                              "--rerank", SPEC])
