@@ -73,6 +73,16 @@ def test_a_headless_command_never_loads_qt(command, headless_case):
     assert run_python(code).splitlines()[-1] == "[]"
 
 
+def test_a_plain_eval_never_loads_scipy(headless_case):
+    """scipy (the statistics, the sparse k-reciprocal encoding, .mat files) costs 0.1-0.3 s
+    to import: a plain `irviewer eval` of a manifest and an .npz needs none of it."""
+    code = ("import sys\nfrom irviewer.cli import main\n"
+            f"rc = main({headless_argv('eval', headless_case)!r})\n"
+            "assert rc == 0, rc\n"
+            "print(sorted(k for k in sys.modules if k.split('.')[0] == 'scipy'))")
+    assert run_python(code).splitlines()[-1] == "[]"
+
+
 def test_no_gui_module_is_over_500_lines():
     long = {p.relative_to(ROOT).as_posix(): n for p in (ROOT / "irviewer" / "gui").rglob("*.py")
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500}

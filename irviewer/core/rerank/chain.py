@@ -29,7 +29,6 @@ from irviewer.core.descriptors import AlignedDescriptors, row_norms
 from irviewer.core.errors import InputError
 from irviewer.core.ranking import Ranking, iter_rank, iter_rank_rows
 from irviewer.core.rerank.expansion import expand_queries, iter_dba
-from irviewer.core.rerank.kreciprocal import iter_encode_joined
 from irviewer.core.rerank.search import Top
 from irviewer.core.rerank.spec import WHERE, Chain
 
@@ -180,6 +179,10 @@ def _iter_kreciprocal(step, joined: np.ndarray, n_q: int,  # type: ignore[no-unt
                       label: str) -> Reranking:
     """Return the ranking by k-reciprocal final distances (negated) of the unit rows
     ``joined`` (the ``n_q`` queries, then the active gallery), built block by block."""
+    # Imported here: it needs scipy.sparse (0.1 s to import), which a plain ranking, and so
+    # every `irviewer eval` without --rerank, never loads.
+    from irviewer.core.rerank.kreciprocal import iter_encode_joined
+
     encoding = yield from iter_encode_joined(joined, n_q, step.whole("k1"), step.whole("k2"),
                                              step["lambda"])
     n_g = dataset.n_gallery
