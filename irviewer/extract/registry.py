@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import threading
 import zipfile
-from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +35,8 @@ _lock = threading.Lock()
 def available() -> dict[str, str]:
     """Return every installed extractor: name -> "module:attribute", the built-in ones
     included, sorted by name."""
+    from importlib.metadata import entry_points  # 14 ms: only when an extractor is looked up
+
     found = dict(BUILTIN)
     for ep in entry_points(group=GROUP):
         found[ep.name] = ep.value
@@ -61,6 +62,8 @@ def get_extractor(name: str) -> Extractor:
         if name not in targets:
             raise InputError(f"no extractor is called {name!r} (installed: "
                              f"{installed_names()}); install the package that provides it")
+        from importlib.metadata import EntryPoint
+
         try:
             factory = EntryPoint(name=name, value=targets[name], group=GROUP).load()
             extractor = factory()

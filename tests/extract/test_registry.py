@@ -3,6 +3,7 @@ group, and one sentence for every way a name or a plug-in can be wrong."""
 
 from __future__ import annotations
 
+import importlib.metadata
 from importlib.metadata import EntryPoint, entry_points
 
 import numpy as np
@@ -39,7 +40,7 @@ def plugins(monkeypatch):
     found = [EntryPoint(name=n, value=f"{__name__}:{target}", group=registry.GROUP)
              for n, target in (("toy", "ToyExtractor"), ("broken", "broken_factory"),
                                ("odd", "not_an_extractor"))]
-    monkeypatch.setattr(registry, "entry_points", lambda group: found)
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: found)
     monkeypatch.setattr(registry, "_loaded", {})
 
 

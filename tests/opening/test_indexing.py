@@ -4,6 +4,7 @@ result with no descriptor file."""
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import shutil
@@ -56,7 +57,7 @@ def plugins(monkeypatch):
     """The plug-ins, found by entry point; each test starts with a fresh registry."""
     found = [EntryPoint(name=n, value=f"{__name__}:{cls}", group=registry.GROUP)
              for n, cls in (("thumb", "Thumb"), ("broken", "Broken"))]
-    monkeypatch.setattr(registry, "entry_points", lambda group: found)
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: found)
     monkeypatch.setattr(registry, "_loaded", {})
     monkeypatch.setattr(indexing, "LEARN_ROWS", 3000)  # a small vocabulary sample: fast
     Thumb.calls.clear()

@@ -3,6 +3,7 @@ exit codes and one sentence per bad photo, and a visitor-style photo of the demo
 
 from __future__ import annotations
 
+import importlib.metadata
 import io
 import json
 from concurrent.futures import ThreadPoolExecutor
@@ -57,7 +58,7 @@ def toy(tmp_path, monkeypatch):
     Image.new("RGB", (40, 30), (200, 40, 0)).save(tmp_path / "photo.png")
     found = [EntryPoint(name="mean-colour", value=f"{__name__}:MeanColour",
                         group=registry.GROUP)]
-    monkeypatch.setattr(registry, "entry_points", lambda group: found)
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: found)
     monkeypatch.setattr(registry, "_loaded", {})
     return tmp_path
 

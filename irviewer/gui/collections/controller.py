@@ -12,7 +12,7 @@ from __future__ import annotations
 import shutil
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction, QKeySequence
@@ -37,10 +37,23 @@ from irviewer.formats.collection import NAME as COLLECTION
 from irviewer.formats.collection import photos_base, read_record
 from irviewer.formats.photo_folder import photo_suffixes
 from irviewer.gui.workers import Indexer
-from irviewer.opening.describing import PROCESSES
-from irviewer.opening.indexing import Indexed, IndexRequest
 from irviewer.opening.opener import OpenRequest
 from irviewer.view.progress import progress_words
+
+if TYPE_CHECKING:
+    from irviewer.opening.indexing import Indexed, IndexRequest
+
+# The indexer (the extractors, the photo pool) is imported when a collection is made or
+# updated, not with the window.
+
+
+def index_request(photos: Path, out: Path, titles: Path | None = None,
+                  mode: str | None = None) -> IndexRequest:
+    """Return the request to index ``photos`` into ``out`` (``mode``: how photos are
+    described in parallel; None for the indexer's default, worker processes)."""
+    from irviewer.opening.indexing import IndexRequest
+
+    return IndexRequest(photos, out, titles, **({"mode": mode} if mode else {}))
 
 #: The choice of "Add photos" that makes each photo an artwork of its own.
 NEW_ARTWORKS = "New artworks (one per photo)"
@@ -84,7 +97,7 @@ class CollectionDialog(QDialog):
 
     indexed = Signal(object)
 
-    def __init__(self, parent: QWidget, indexer: Indexer, mode: str = PROCESSES,
+    def __init__(self, parent: QWidget, indexer: Indexer, mode: str | None = None,
                  request: IndexRequest | None = None) -> None:
         super().__init__(parent)
         self.indexer, self.mode = indexer, mode
@@ -159,7 +172,7 @@ class CollectionDialog(QDialog):
             self.status.setText("Choose the folder of photos and where to write the "
                                 "collection.")
             return None
-        return IndexRequest(photos, out, self.titles.path(), mode=self.mode)
+        return index_request(photos, out, self.titles.path(), self.mode)
 
     def start(self, sync: bool = False) -> None:
         """Start indexing what the fields name (``sync`` for tests)."""
@@ -227,7 +240,8 @@ class Collections(QObject):
     def __init__(self, window: Any) -> None:
         super().__init__(window)
         self.window = window
-        self.mode = PROCESSES
+        #: How photos are described (None: the indexer's default, worker processes).
+        self.mode: str | None = None
         self.indexer = Indexer(self)
         self.dialog: CollectionDialog | None = None
         self.new_action = QAction("&New collection from a folder…", window)
@@ -325,7 +339,7 @@ class Collections(QObject):
         except InputError as e:
             self.window.show_error(e.for_window())
             return None
-        return IndexRequest(base, self.current, mode=self.mode)
+        return index_request(base, self.current, mode=self.mode)
 
     def _dialog(self, request: IndexRequest | None) -> CollectionDialog:
         """Return a new dialog (the previous one, if any, closed and let go)."""
