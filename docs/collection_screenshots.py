@@ -61,6 +61,7 @@ def main() -> int:
     parser.add_argument("--source", type=Path, default=ROOT.parent / "shared" / "demo-paintings")
     parser.add_argument("--out", type=Path, default=ROOT / "docs")
     args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
     from irviewer.gui.app import application
     from irviewer.gui.main_window import MainWindow
     from irviewer.opening.opener import OpenRequest
@@ -81,19 +82,25 @@ def main() -> int:
         window.open_request(OpenRequest(work / "Our collection"), sync=True)
         window.photo_search.search(work / "visitor.jpg", sync=True)
         app.processEvents()
-        window.cache.load_now(window.visible_thumbnails())
+        window.cache.load_now(window.inspector.visible_thumbnails())
         app.processEvents()
-        window.grab().save(str(args.out / "collection-window.png"))
+        save(window.grab(), args.out / "collection-window.png")
         window.presentation.enter()
         window.presentation.view.resize(1480, 900)
         window.photo_search.show()
         window.presentation.view.load_now()
         app.processEvents()
-        window.presentation.view.grab().save(str(args.out / "collection-present.png"))
+        save(window.presentation.view.grab(), args.out / "collection-present.png")
         window.presentation.leave()
         window.close()
     print(f"wrote {args.out / 'collection-present.png'} and {args.out / 'collection-window.png'}")
     return 0
+
+
+def save(image, path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Write the grabbed ``image`` to ``path``; stop with the path when Qt cannot."""
+    if not image.save(str(path)):
+        raise SystemExit(f"{path}: cannot write the screenshot there")
 
 
 if __name__ == "__main__":

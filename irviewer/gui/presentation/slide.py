@@ -115,7 +115,10 @@ class PresentationView(QWidget):
                 self.picker.addItem(title if title == label else f"{title}", label)
             at = self.picker.findData(instance) if instance is not None else 0
             self.picker.setCurrentIndex(max(0, at))
-            self.picker.adjustSize()
+            metrics = self.picker.fontMetrics()  # the list shows every title whole
+            widest = max(metrics.horizontalAdvance(self.picker.itemText(i))
+                         for i in range(self.picker.count()))
+            self.picker.view().setMinimumWidth(widest + 48)
         self._place_picker()
         self.update()
 
@@ -147,9 +150,14 @@ class PresentationView(QWidget):
         self.instance_chosen.emit(self.picker.itemData(index))
         self.setFocus()
 
+    def _left_width(self) -> int:
+        """Return the width of the query's column (its image, caption and picker)."""
+        return round((self.width() - 3 * self._margin()) * 0.42)
+
     def _place_picker(self) -> None:
-        self.picker.setMinimumWidth(min(520, self.width() // 3))
-        self.picker.adjustSize()
+        # As wide as the query's column (at most 520 px), never wider: a long title is
+        # elided in the box (the list shows it whole), not drawn over the matches.
+        self.picker.setFixedWidth(min(520, self._left_width()))
         self.update()  # the painter puts it under the caption
 
     # -- keys and drops --------------------------------------------------------------------
@@ -233,7 +241,7 @@ class PresentationView(QWidget):
         w, h, m, footer = self.width(), self.height(), self._margin(), self._footer()
         label_font = self._font(0.017)
         label_h = QFontMetrics(label_font).height() + round(h * 0.012)
-        left_w = round((w - 3 * m) * 0.42)
+        left_w = self._left_width()
         # The query: its label, the image, its title and artist (numbers on M).
         p.setFont(label_font)
         p.setPen(QColor(DIM))

@@ -319,3 +319,18 @@ def test_the_pointer_hides_when_it_rests_and_comes_back_when_moved(window, qtbot
         QEvent.Type.MouseMove, at, view.mapToGlobal(at), Qt.MouseButton.NoButton,
         Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier))
     assert view.cursor().shape() != Qt.CursorShape.BlankCursor
+
+
+def test_the_picker_stays_in_the_photos_column_on_a_small_screen(window, qtbot,
+                                                                 visitor_photo):
+    # The query's column is 42 % of the slide; the matches start after it. A long title
+    # made the "This is…" box as wide as the title, over the fifth match at 800 px.
+    view = enter(window, qtbot)
+    view.photo_dropped.emit(visitor_photo)
+    qtbot.waitUntil(lambda: view.slide.query is None, timeout=20000)
+    view.showNormal()
+    view.resize(800, 800)
+    view.show_slide(view.slide, view.position, {"x": "A very long title of a painting " * 4})
+    view.grab()
+    assert view.picker.isVisible() and view.picker.geometry().right() < view.width() * 0.5
+    assert view.picker.view().minimumWidth() > view.picker.width()  # the list shows it whole
