@@ -4,6 +4,9 @@ to the user's own irviewer settings (the user's data folder: tests/conftest.py).
 from __future__ import annotations
 
 import gc
+import threading
+import time
+from collections.abc import Callable
 
 import pytest
 from PySide6.QtCore import QSettings
@@ -49,3 +52,28 @@ def no_save_question(monkeypatch):
     from irviewer.gui.sessions.controller import Sessions
 
     monkeypatch.setattr(Sessions, "_ask_save", lambda self, path: "discard")
+
+
+@pytest.fixture
+def make_opening_slow(monkeypatch) -> Callable[[], threading.Event]:
+    """Return a function that makes every later opening take seconds (a generator that
+    reports 1,000 steps of progress) and returns an event set when that generator is
+    closed (cancelled or made stale)."""
+    from irviewer.gui import workers
+    from irviewer.opening.opener import Step
+
+    def make_slow() -> threading.Event:
+        closed = threading.Event()
+
+        def slow(_request):  # type: ignore[no-untyped-def]
+            try:
+                for i in range(1000):
+                    time.sleep(0.005)
+                    yield Step("ranking", i, 1000)
+            finally:
+                closed.set()
+
+        monkeypatch.setattr(workers, "iter_open", slow)
+        return closed
+
+    return make_slow

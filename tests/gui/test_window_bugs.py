@@ -4,18 +4,14 @@ progress percentage."""
 
 from __future__ import annotations
 
-import threading
-import time
-
 import numpy as np
 import pytest
 from PySide6.QtCore import QEvent, QItemSelectionModel, Qt
 from PySide6.QtGui import QFocusEvent
 from PySide6.QtWidgets import QApplication, QComboBox, QHeaderView
 
-from irviewer.gui import workers
 from irviewer.gui.main_window import MINIMUM_SIZE, MainWindow
-from irviewer.opening.opener import Step, demo_paths, demo_request
+from irviewer.opening.opener import demo_paths, demo_request
 
 
 @pytest.fixture
@@ -53,21 +49,9 @@ def test_typing_an_ap_range_keeps_what_was_typed(window, qtbot):
 
 
 @pytest.fixture
-def slow_open(monkeypatch):
-    """Make opening take seconds (a generator that reports progress), and tell when it is
-    closed."""
-    closed = threading.Event()
-
-    def slow(_request):
-        try:
-            for i in range(1000):
-                time.sleep(0.005)
-                yield Step("ranking", i, 1000)
-        finally:
-            closed.set()
-
-    monkeypatch.setattr(workers, "iter_open", slow)
-    return closed
+def slow_open(make_opening_slow):
+    """Make opening take seconds, and tell when it is closed."""
+    return make_opening_slow()
 
 
 def test_esc_in_the_filter_box_does_not_cancel_loading_and_open_waits(window, qtbot,

@@ -3,8 +3,6 @@ the Open dialog's request, and the comparison window a result click opens."""
 
 from __future__ import annotations
 
-import threading
-import time
 from pathlib import Path
 
 import numpy as np
@@ -13,10 +11,9 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
 from irviewer.core.evaluation import POSITIVE
-from irviewer.gui import workers
 from irviewer.gui.main_window import MainWindow
 from irviewer.gui.opening.open_dialog import OpenDialog
-from irviewer.opening.opener import OpenRequest, Step, demo_paths, demo_request
+from irviewer.opening.opener import OpenRequest, demo_paths, demo_request
 
 MANIFEST = "image,instance,role\na1.jpg,a,both\na2.jpg,a,gallery\nb1.jpg,b,both\nb2.jpg,b,gallery\n"
 
@@ -40,21 +37,11 @@ def make_window(qtbot) -> MainWindow:
     return w
 
 
-def test_progress_then_cancel_keeps_what_was_shown(qtbot, monkeypatch, small):
+def test_progress_then_cancel_keeps_what_was_shown(qtbot, small, make_opening_slow):
     w = make_window(qtbot)
     w.open_paths(small / "set.csv", small / "good.npz", sync=True)
     before = w.opened
-    closed = threading.Event()
-
-    def slow(_request):
-        try:
-            for i in range(1000):
-                time.sleep(0.005)
-                yield Step("ranking", i, 1000)
-        finally:
-            closed.set()
-
-    monkeypatch.setattr(workers, "iter_open", slow)
+    closed = make_opening_slow()
     w.open_paths(*demo_paths())
     qtbot.waitUntil(lambda: w.opening.progress.maximum() == 1000 and w.opening.progress.value() > 0,
                     timeout=5000)
