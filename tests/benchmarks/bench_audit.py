@@ -4,19 +4,23 @@ Run from the repository root (a script, not a test; pytest does not collect this
 
     python tests/benchmarks/bench_audit.py              # 512-d descriptors
     python tests/benchmarks/bench_audit.py --dim 2048
+    python tests/benchmarks/bench_audit.py --against ../before   # also another checkout's code
 
 A Market-1501-sized folder is generated in a temporary directory: 3,368 queries in ``query/``
 and 19,732 gallery images in ``bounding_box_test/`` with Market naming (751 ids, 6 cameras,
 3,000 distractors of id 0 and 2,798 junk images of id -1; the image files are empty), and two
 descriptor files of clustered vectors (same ids, independent noise). Both commands run as whole
 processes (``python -m irviewer ...``: start-up, reading the folder and the descriptors, ranking,
-scoring or auditing); the time of each is the best of ``--repeats`` runs. The target of issue
-#11 is audit <= 3 x eval.
+scoring or auditing), taking turns (eval, audit, eval, ...) so that both meet the same load on a
+shared machine; the time of each is the best of ``--repeats`` runs. The target of issues #11 and
+#21 is audit <= 3 x eval. ``--against DIR`` runs both commands with the code of another checkout
+too (its ``irviewer`` package first on the path), in the same turns, for a before/after table.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import tempfile
@@ -57,14 +61,24 @@ def write_market(folder: Path, dim: int, seed: int = 0) -> tuple[Path, Path]:
     return files[0], files[1]
 
 
-def best_of(args: list[str], repeats: int) -> float:
-    """Return the best wall time of running ``python -m irviewer args`` ``repeats`` times."""
-    best = float("inf")
+def run_once(args: list[str], code: Path = ROOT) -> float:
+    """Return the wall time of one ``python -m irviewer args`` run with the checkout
+    ``code``'s package."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(code), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "irviewer", *args], check=True, cwd=code, env=env,
+                   stdout=subprocess.DEVNULL)
+    return time.perf_counter() - t
+
+
+def best_of_turns(commands: list[tuple[list[str], Path]], repeats: int) -> list[float]:
+    """Return each (arguments, checkout) command's best wall time over ``repeats`` rounds,
+    the commands taking turns within each round."""
+    best = [float("inf")] * len(commands)
     for _ in range(repeats):
-        t = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "irviewer", *args], check=True, cwd=ROOT,
-                       stdout=subprocess.DEVNULL)
-        best = min(best, time.perf_counter() - t)
+        for i, (args, code) in enumerate(commands):
+            best[i] = min(best[i], run_once(args, code))
     return best
 
 
@@ -73,16 +87,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dim", type=int, default=512)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--against", type=Path, metavar="DIR",
+                        help="another checkout whose code runs the same commands in turn")
     opts = parser.parse_args()
+    checkouts = [("this checkout", ROOT)]
+    if opts.against is not None:
+        checkouts.append((str(opts.against), opts.against.resolve()))
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "market"
         a, b = write_market(root, opts.dim)
-        eval_s = best_of(["eval", str(root), "-d", str(a)], opts.repeats)
-        audit_s = best_of(["audit", str(root), "-d", str(a), "-d", str(b),
-                           "--json", str(Path(tmp) / "audit.json")], opts.repeats)
-    print(f"market-sized (3,368 x 19,732, {opts.dim}-d), best of {opts.repeats}: "
-          f"eval (one file) {eval_s:.2f} s, audit (two files) {audit_s:.2f} s, "
-          f"ratio {audit_s / eval_s:.2f} (target <= 3)")
+        commands = []
+        for _, code in checkouts:
+            commands += [(["eval", str(root), "-d", str(a)], code),
+                         (["audit", str(root), "-d", str(a), "-d", str(b),
+                           "--json", str(Path(tmp) / "audit.json")], code)]
+        times = best_of_turns(commands, opts.repeats)
+    for i, (label, _) in enumerate(checkouts):
+        eval_s, audit_s = times[2 * i], times[2 * i + 1]
+        print(f"market-sized (3,368 x 19,732, {opts.dim}-d), {label}, best of {opts.repeats}: "
+              f"eval (one file) {eval_s:.2f} s, audit (two files) {audit_s:.2f} s, "
+              f"ratio {audit_s / eval_s:.2f} (target <= 3)")
 
 
 if __name__ == "__main__":
