@@ -26,6 +26,9 @@ from irviewer.core.ranking import Ranking
 BLOCK_BYTES = 64 * 2**20
 #: Gallery rows per chunk.
 CHUNK_ROWS = 8192
+#: Bytes of the two blocks of vectors :func:`pair_cosines` gathers at a time (small enough to
+#: be reused from the heap rather than mapped afresh for every block).
+PAIR_BYTES = 4 * 2**20
 #: A normalised gallery up to this size is made once and kept while the audit runs.
 CACHE_BYTES = 512 * 2**20
 
@@ -35,14 +38,16 @@ class UnitGallery:
     """The L2-normalised gallery of one ranking, read chunk by chunk.
 
     ``active`` marks the gallery images the ranking ranks (not removed for every query). When
-    the whole normalised gallery fits in ``CACHE_BYTES`` it is made once and kept (the audit
-    reads it many times); a larger one (a memory-mapped million-image gallery) is normalised
-    chunk by chunk on every read, so memory stays bounded.
+    the active images' normalised vectors fit in ``CACHE_BYTES`` they are made once and kept
+    (the audit reads them many times); a larger gallery (a memory-mapped million-image one) is
+    normalised chunk by chunk on every read, so memory stays bounded.
     """
 
     ranking: Ranking
     active: np.ndarray
-    _full: np.ndarray | None = None
+    _full: np.ndarray | None = None  # the active images' unit vectors, in dataset order
+    _slot: np.ndarray | None = None  # gallery index -> row of _full (-1: inactive)
+    _active_idx: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -57,37 +62,65 @@ class UnitGallery:
         assert aligned is not None
         return aligned.dim
 
+    @property
+    def active_indices(self) -> np.ndarray:
+        """Return the active gallery images' indices, ascending."""
+        if self._active_idx is None:
+            self._active_idx = np.flatnonzero(self.active)
+        return self._active_idx
+
     def rows(self, indices: np.ndarray) -> np.ndarray:
         """Return the unit float32 vectors of the gallery images ``indices`` (dataset order)."""
         idx = np.asarray(indices, dtype=np.int64)
-        full = self._cached()
-        if full is not None:
-            return full[idx]
-        return self._read(idx)
+        if self._cached() is None:
+            return self._read(idx)
+        assert self._full is not None and self._slot is not None
+        slot = self._slot[idx]
+        if (slot >= 0).all():
+            return self._full[slot]
+        out = np.empty((len(idx), self.dim), dtype=np.float32)
+        kept = slot >= 0
+        out[kept] = self._full[slot[kept]]
+        out[~kept] = self._read(idx[~kept])
+        return out
 
-    def chunks(self) -> Iterator[tuple[int, int, np.ndarray]]:
-        """Yield (start, stop, unit vectors of gallery start..stop)."""
+    def active_chunks(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Yield (gallery indices ascending, their unit vectors) of the active images, chunk by
+        chunk: the inactive images are left out, not masked."""
+        active = self.active_indices
         full = self._cached()
-        for start in range(0, self.n, CHUNK_ROWS):
-            stop = min(self.n, start + CHUNK_ROWS)
-            yield start, stop, (full[start:stop] if full is not None
-                                else self._read(np.arange(start, stop)))
+        for start in range(0, len(active), CHUNK_ROWS):
+            stop = min(len(active), start + CHUNK_ROWS)
+            yield active[start:stop], (full[start:stop] if full is not None
+                                       else self._read(active[start:stop]))
 
-    def _read(self, idx: np.ndarray) -> np.ndarray:
+    def _read(self, idx: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """Return the unit vectors of gallery images ``idx``, written into ``out`` if given
+        (gathered straight into it when the file holds float32: no second copy)."""
         aligned = self.ranking.descriptors
         assert aligned is not None and self.ranking.gallery_inv_norms is not None
         rows = idx if aligned.gallery_rows is None else aligned.gallery_rows[idx]
-        out = np.asarray(aligned.gallery[rows], dtype=np.float32)
-        return out * self.ranking.gallery_inv_norms[idx][:, None]
+        inv = self.ranking.gallery_inv_norms[idx][:, None]
+        source = aligned.gallery
+        if out is None:
+            return np.asarray(source[rows], dtype=np.float32) * inv
+        if isinstance(source, np.ndarray) and source.dtype == np.float32:
+            np.take(source, rows, axis=0, out=out)
+        else:
+            out[...] = np.asarray(source[rows], dtype=np.float32)
+        np.multiply(out, inv, out=out)
+        return out
 
     def _cached(self) -> np.ndarray | None:
-        aligned = self.ranking.descriptors
-        assert aligned is not None
-        if self._full is None and self.n * aligned.dim * 4 <= CACHE_BYTES:
-            self._full = np.empty((self.n, aligned.dim), dtype=np.float32)
-            for start in range(0, self.n, CHUNK_ROWS):
-                stop = min(self.n, start + CHUNK_ROWS)
-                self._full[start:stop] = self._read(np.arange(start, stop))
+        active = self.active_indices
+        if self._full is None and len(active) * self.dim * 4 <= CACHE_BYTES:
+            full = np.empty((len(active), self.dim), dtype=np.float32)
+            for start in range(0, len(active), CHUNK_ROWS):
+                stop = min(len(active), start + CHUNK_ROWS)
+                self._read(active[start:stop], out=full[start:stop])
+            slot = np.full(self.n, -1, dtype=np.int64)
+            slot[active] = np.arange(len(active))
+            self._full, self._slot = full, slot
         return self._full
 
 
@@ -122,9 +155,9 @@ def nearest(gallery: UnitGallery, items: np.ndarray, k: int,
     (itself excluded), and how many lie above each of the row's thresholds (a (rows, t)
     array of cosines, +inf where unused; None: no counting).
 
-    Blocked: rows in blocks, the gallery in chunks. Each chunk keeps only the scores reaching
-    the row's running k-th best (after the first chunk, a handful per row), so no chunk is
-    sorted or partitioned whole. Ties keep gallery order.
+    Blocked: rows in blocks, the active gallery images in chunks. Each chunk keeps only the
+    scores reaching the row's running k-th best (after the first chunk, a handful per row), so
+    no chunk is sorted or partitioned whole. Ties keep gallery order.
     """
     items = np.asarray(items, dtype=np.int64)
     n_rows = len(items)
@@ -135,40 +168,44 @@ def nearest(gallery: UnitGallery, items: np.ndarray, k: int,
     top_sim = np.full((n_rows, k), -np.inf, dtype=np.float32)
     above = np.zeros(thr.shape, dtype=np.int64)
     block = max(1, BLOCK_BYTES // (4 * CHUNK_ROWS))
+    # one score buffer for every block x chunk: a fresh 40 MB array each time is mapped and
+    # page-faulted in anew, which costs as much as a third of the multiply
+    buffer = np.empty(min(n_rows, block) * min(CHUNK_ROWS, len(gallery.active_indices)),
+                      dtype=np.float32)
     for a in range(0, n_rows, block):
         b = min(n_rows, a + block)
         vecs = gallery.rows(items[a:b])
-        for start, stop, g in gallery.chunks():
-            sims = vecs @ g.T
-            inactive = np.flatnonzero(~gallery.active[start:stop])
-            if len(inactive):
-                sims[:, inactive] = -np.inf
-            own = (items[a:b] >= start) & (items[a:b] < stop)
-            sims[np.flatnonzero(own), items[a:b][own] - start] = -np.inf
+        for cols, g in gallery.active_chunks():
+            sims = np.matmul(vecs, g.T, out=buffer[:(b - a) * len(cols)].reshape(b - a, len(cols)))
+            at = np.minimum(np.searchsorted(cols, items[a:b]), len(cols) - 1)
+            own = cols[at] == items[a:b]
+            sims[np.flatnonzero(own), at[own]] = -np.inf
             if thresholds is not None:
                 for t in range(thr.shape[1]):
                     above[a:b, t] += np.count_nonzero(sims > thr[a:b, t, None], axis=1)
-            _merge(top_idx[a:b], top_sim[a:b], sims, start,
-                   np.flatnonzero(gallery.active[start:stop]))
+            _merge(top_idx[a:b], top_sim[a:b], sims, cols)
     top_idx[~np.isfinite(top_sim)] = -1
     return Neighbours(top_idx, top_sim, above)
 
 
-def _merge(top_idx: np.ndarray, top_sim: np.ndarray, sims: np.ndarray, offset: int,
-           active_cols: np.ndarray) -> None:
-    """Merge a chunk's scores into the running top-k lists, in place (ties: gallery order).
+def _merge(top_idx: np.ndarray, top_sim: np.ndarray, sims: np.ndarray,
+           cols: np.ndarray) -> None:
+    """Merge a chunk's scores (its columns the gallery images ``cols``, ascending) into the
+    running top-k lists, in place (ties: gallery order).
 
     Only scores reaching the row's k-th best so far are candidates; before k are known, the
-    k-th best of a sample of the chunk's active columns (every row's own image aside) is the
-    bar, so a chunk contributes about k * chunk / sample candidates per row, never all."""
+    (k+1)-th best of a sample of the chunk's columns (a row's own image may be one) is the
+    bar: at most the row's k-th best in the chunk, so no top-k score is lost, and a chunk
+    contributes about k * chunk / sample candidates per row, never all."""
     k = top_idx.shape[1]
     floor = top_sim[:, -1].copy()
     if not np.isfinite(floor).all():
-        m = min(len(active_cols), max(1024, 4 * k))
-        if m > k:  # one own-image column may be among them: the (k+1)-th best is safe
-            sample = sims[:, active_cols[:m]]
-            floor = np.maximum(floor, np.partition(sample, m - k - 1, axis=1)[:, m - k - 1])
-    rows, cols = np.nonzero((sims >= floor[:, None]) & (sims > -np.inf))
+        m = min(sims.shape[1], max(1024, 4 * k))
+        if m > k:
+            floor = np.maximum(floor, np.partition(sims[:, :m], m - k - 1, axis=1)[:, m - k - 1])
+    # the lowest finite float32 as the bar keeps the -inf (a row's own image) out
+    floor = np.maximum(floor, np.finfo(np.float32).min)
+    rows, at = np.divmod(np.flatnonzero(sims >= floor[:, None]), sims.shape[1])  # 5x nonzero
     if not len(rows):
         return
     counts = np.bincount(rows, minlength=len(top_idx))
@@ -176,8 +213,8 @@ def _merge(top_idx: np.ndarray, top_sim: np.ndarray, sims: np.ndarray, offset: i
     cand_idx = np.full((len(top_idx), width), -1, dtype=np.int64)
     cand_sim = np.full((len(top_idx), width), -np.inf, dtype=np.float32)
     slot = np.arange(len(rows)) - np.repeat(np.cumsum(counts) - counts, counts)
-    cand_idx[rows, slot] = cols + offset
-    cand_sim[rows, slot] = sims[rows, cols]
+    cand_idx[rows, slot] = cols[at]
+    cand_sim[rows, slot] = sims[rows, at]
     _combine(top_idx, top_sim, cand_idx, cand_sim)
 
 
@@ -199,7 +236,7 @@ def _combine(top_idx: np.ndarray, top_sim: np.ndarray, idx: np.ndarray,
 def pair_cosines(gallery: UnitGallery, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Return the cosine of each gallery pair (a[i], b[i]), in blocks."""
     out = np.empty(len(a), dtype=np.float32)
-    step = max(1, BLOCK_BYTES // (8 * max(gallery.dim, 1)))
+    step = max(1, PAIR_BYTES // (8 * max(gallery.dim, 1)))
     for s in range(0, len(a), step):
         va, vb = gallery.rows(a[s:s + step]), gallery.rows(b[s:s + step])
         out[s:s + step] = np.einsum("ij,ij->i", va, vb)
@@ -221,16 +258,19 @@ def near_identical_pairs(gallery: UnitGallery, min_cosine: float, tables: int = 
     assert aligned is not None
     rng = np.random.default_rng(seed)
     planes = rng.standard_normal((aligned.dim, tables * bits)).astype(np.float32)
-    codes = np.empty((gallery.n, tables), dtype=np.int64)
+    active = gallery.active_indices
+    codes = np.empty((len(active), tables), dtype=np.int64)
     weights = (1 << np.arange(bits, dtype=np.int64))
-    for start, stop, g in gallery.chunks():
+    done = 0
+    for cols, g in gallery.active_chunks():
         signs = (g @ planes) > 0
-        codes[start:stop] = (signs.reshape(stop - start, tables, bits) * weights).sum(axis=2)
-    active = np.flatnonzero(gallery.active)
+        codes[done:done + len(cols)] = (signs.reshape(len(cols), tables, bits)
+                                        * weights).sum(axis=2)
+        done += len(cols)
     found: list[np.ndarray] = []
     skipped = 0
     for t in range(tables):
-        keys = codes[active, t]
+        keys = codes[:, t]
         order = np.argsort(keys, kind="stable")
         sk, members = keys[order], active[order]
         starts = np.flatnonzero(np.r_[True, sk[1:] != sk[:-1]])

@@ -43,20 +43,23 @@ def brute(vectors: np.ndarray, items: np.ndarray, k: int, active: np.ndarray,
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(0, 2**31), st.integers(2, 60), st.integers(1, 8), st.booleans())
-def test_nearest_equals_brute_force_with_ties_and_ignored_images(seed, n, k, chunked):
+@given(st.integers(0, 2**31), st.integers(2, 60), st.integers(1, 8), st.booleans(),
+       st.booleans())
+def test_nearest_equals_brute_force_with_ties_and_ignored_images(seed, n, k, chunked, cached):
     rng = np.random.default_rng(seed)
     vectors = sign_vectors(rng, n, dim=4)  # many ties, every cosine exact in float32
     ignored = rng.choice(n, size=int(rng.integers(0, n // 3 + 1)), replace=False)
     unit = gallery_of(vectors, ignored)
     items = rng.choice(n, size=min(n, 7), replace=False)
     thr = rng.choice(np.array([-0.5, 0.0, 0.34, 1.0], dtype=np.float32), size=len(items))
-    old = nb.CHUNK_ROWS
+    old, old_cache, old_block = nb.CHUNK_ROWS, nb.CACHE_BYTES, nb.BLOCK_BYTES
     nb.CHUNK_ROWS = 5 if chunked else old
+    nb.BLOCK_BYTES = 4 * 5 * 3 if chunked else old_block  # blocks of 3 rows, the last shorter
+    nb.CACHE_BYTES = old_cache if cached else 0  # read chunk by chunk, never kept
     try:
         found = nb.nearest(unit, items, k, thr[:, None])
     finally:
-        nb.CHUNK_ROWS = old
+        nb.CHUNK_ROWS, nb.CACHE_BYTES, nb.BLOCK_BYTES = old, old_cache, old_block
     k_eff = min(k, int(unit.active.sum()))
     expect, above = brute(vectors, items, k_eff, unit.active, thr)
     assert found.indices.tolist() == expect.tolist()
@@ -91,3 +94,17 @@ def test_unit_rows_are_normalised_in_and_out_of_the_cache(monkeypatch):
     unit = gallery_of(vectors)
     np.testing.assert_allclose(unit.rows(np.array([3, 1])), expect[[3, 1]], rtol=1e-6)
     assert unit._full is None
+
+
+def test_the_cache_keeps_the_active_images_only_and_still_gives_the_others():
+    rng = np.random.default_rng(3)
+    vectors = rng.standard_normal((12, 8)).astype(np.float32) * 3
+    expect = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    unit = gallery_of(vectors, np.array([0, 5, 6]))
+    wanted = np.array([5, 1, 0, 11, 6])  # ignored and active images mixed
+    np.testing.assert_allclose(unit.rows(wanted), expect[wanted], rtol=1e-6)
+    assert unit._full is not None and unit._full.shape == (9, 8)
+    chunks = list(unit.active_chunks())
+    assert np.concatenate([c for c, _ in chunks]).tolist() == [1, 2, 3, 4, 7, 8, 9, 10, 11]
+    np.testing.assert_allclose(np.concatenate([v for _, v in chunks]),
+                               expect[[1, 2, 3, 4, 7, 8, 9, 10, 11]], rtol=1e-6)
