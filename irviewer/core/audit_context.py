@@ -20,6 +20,7 @@ from irviewer.core.audit_sets import PositiveSets, positive_sets
 from irviewer.core.audit_types import AuditOptions, Suspect
 from irviewer.core.corrections import NEGATIVE, Correction
 from irviewer.core.dataset import Dataset
+from irviewer.core.parallel import run_each
 from irviewer.core.protocols import Protocol
 from irviewer.core.ranking import Ranking
 
@@ -61,7 +62,7 @@ class MethodView:
             n_g = self.n_g
             keys = np.concatenate([self.pos_q * n_g + self.pos_g, self.top_q * n_g + self.top_g])
             ranks = np.concatenate([self.pos_rank, self.top_rank])
-            order = np.argsort(keys, kind="stable")
+            order = np.argsort(keys)  # distinct keys: positives are never in the top lists
             self._lookup = (keys[order], ranks[order])
         keys, ranks = self._lookup
         key = q * self.n_g + g
@@ -111,6 +112,13 @@ class SetEvidence:
             return np.full(keys.shape, -1, dtype=np.int64)
         at = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
         return np.where(self.keys[at] == keys, at, -1)
+
+    def find_in(self, union: np.ndarray) -> np.ndarray:
+        """Return :meth:`find` of ``union``, a sorted array holding every one of ``keys``
+        (the union of the methods' keys): one search of the fewer keys into it."""
+        at = np.full(len(union), -1, dtype=np.int64)
+        at[np.searchsorted(union, self.keys)] = np.arange(len(self.keys))
+        return at
 
 
 @dataclass(frozen=True)
@@ -215,7 +223,7 @@ class Context:
                                  for i, name in enumerate(names.tolist())}
             ctx.label_sizes = {n: len(m) for n, m in ctx.label_members.items()}
         ctx.sets = positive_sets(pos, removed, selves, active)
-        ctx.views = [_view(ctx, name, r) for name, r in rankings.items()]
+        ctx.views = run_each(lambda item: _view(ctx, *item), list(rankings.items()))
         if not ctx.with_vectors:
             ctx.notes.append("no method has descriptors (only precomputed rankings), so label "
                              "disagreement, near-duplicates and positive-set similarity "

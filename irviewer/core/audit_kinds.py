@@ -6,6 +6,7 @@ order (see :mod:`irviewer.core.audit` for the kinds and their score formulas).
 from __future__ import annotations
 
 import hashlib
+import os
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -14,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from irviewer.core import neighbours as nb
-from irviewer.core.audit_context import Context, intersect, isin_sorted
+from irviewer.core.audit_context import Context, MethodView, intersect, isin_sorted
 from irviewer.core.audit_pairs import (
     closeness,
     negatives_looking_positive,
@@ -106,13 +107,13 @@ def label_disagreement(ctx: Context) -> None:
 
 # -- near-duplicates ---------------------------------------------------------------------
 
-def file_digests(paths: Mapping[int, Path]) -> dict[int, str]:
+def file_digests(paths: Mapping[int, str | os.PathLike[str]]) -> dict[int, str]:
     """Return gallery index -> sha256 of the image bytes, only for non-empty files that share
     their size with another file (the only ones that can be identical)."""
     sizes: dict[int, list[int]] = {}
     for g, p in paths.items():
         try:
-            size = Path(p).stat().st_size
+            size = os.stat(p).st_size
         except OSError:
             continue
         if size > 0:
@@ -127,6 +128,17 @@ def file_digests(paths: Mapping[int, Path]) -> dict[int, str]:
             except OSError:
                 continue
     return out
+
+
+def gallery_files(ctx: Context) -> dict[int, str | os.PathLike[str]]:
+    """Return gallery index -> image file of every active gallery image with a file (as text
+    where the dataset's mapping gives it, :meth:`~irviewer.formats.base.ImageFiles.fspath`)."""
+    image_paths = ctx.dataset.image_paths
+    fspath = getattr(image_paths, "fspath", None)
+    get = fspath if callable(fspath) else image_paths.__getitem__
+    gallery = ctx.dataset.gallery
+    return {g: get(gallery[g]) for g in np.flatnonzero(ctx.active).tolist()
+            if gallery[g] in image_paths}
 
 
 def near_duplicates(ctx: Context) -> None:
@@ -152,10 +164,8 @@ def near_duplicates(ctx: Context) -> None:
             pairs[(x, y)] = (0.8 + 0.2 * (c - opts.duplicate_cosine)
                              / max(1 - opts.duplicate_cosine, 1e-9),
                              f"near-identical to {{other}} (cosine {c:.3f} {under(len(views))})")
-    paths = {g: ctx.dataset.image_paths[name] for g, name in enumerate(ctx.dataset.gallery)
-             if ctx.active[g] and name in ctx.dataset.image_paths}
     by_digest: dict[str, list[int]] = {}
-    for g, digest in file_digests(paths).items():
+    for g, digest in file_digests(gallery_files(ctx)).items():
         by_digest.setdefault(digest, []).append(g)
     for group in by_digest.values():
         for i, x in enumerate(group):
@@ -275,6 +285,27 @@ def suspicious_queries(ctx: Context) -> None:
     _incoherent_positives(ctx)
 
 
+def _coherence(v: MethodView, positives: list[np.ndarray], a: np.ndarray,
+               b: np.ndarray) -> tuple[np.ndarray, float, float]:
+    """Return one method's (each query's mean pairwise cosine of its positives, NaN for
+    fewer than 3; the median of those; the mean cosine of the random pairs (a, b))."""
+    assert v.unit is not None
+    base = float(np.mean(nb.pair_cosines(v.unit, a, b)))
+    coherence = np.full(len(positives), np.nan)
+    cache: dict[bytes, float] = {}
+    for q, p in enumerate(positives):
+        if len(p) < 3:
+            continue
+        key = p.tobytes()
+        if key not in cache:
+            vecs = v.unit.rows(p)
+            gram = vecs @ vecs.T
+            cache[key] = float((gram.sum() - np.trace(gram)) / (len(p) * (len(p) - 1)))
+        coherence[q] = cache[key]
+    typical = float(np.nanmedian(coherence)) if np.isfinite(coherence).any() else np.nan
+    return coherence, typical, base
+
+
 def _incoherent_positives(ctx: Context) -> None:
     views = ctx.with_vectors
     if not views:
@@ -286,26 +317,11 @@ def _incoherent_positives(ctx: Context) -> None:
                                np.searchsorted(ctx.pos_keys, (q + 1) * ctx.n_g)] - q * ctx.n_g)
                  for q in range(n_q)]
     positives = [p[:200] for p in positives]
-    t_all, stats = [], []
-    for v in views:
-        assert v.unit is not None
-        a, b = rng.choice(active, 2000), rng.choice(active, 2000)
-        base = float(np.mean(nb.pair_cosines(v.unit, a, b)))
-        coherence = np.full(n_q, np.nan)
-        cache: dict[bytes, float] = {}
-        for q, p in enumerate(positives):
-            if len(p) < 3:
-                continue
-            key = p.tobytes()
-            if key not in cache:
-                vecs = v.unit.rows(p)
-                gram = vecs @ vecs.T
-                cache[key] = float((gram.sum() - np.trace(gram)) / (len(p) * (len(p) - 1)))
-            coherence[q] = cache[key]
-        typical = float(np.nanmedian(coherence)) if np.isfinite(coherence).any() else np.nan
-        t_all.append((coherence - base) / max(typical - base, 1e-9))
-        stats.append((coherence, typical, base))
-    t = np.stack(t_all, axis=1)
+    pairs = [(rng.choice(active, 2000), rng.choice(active, 2000)) for _ in views]
+    # one method at a time: each multiply has both cores (two at once fight over them)
+    stats = [_coherence(v, positives, a, b) for v, (a, b) in zip(views, pairs, strict=True)]
+    t = np.stack([(coherence - base) / max(typical - base, 1e-9)
+                  for coherence, typical, base in stats], axis=1)
     for q in np.flatnonzero(np.isfinite(t).all(axis=1) & (t < 0.25).all(axis=1)).tolist():
         score = float(np.clip(np.min(1 - t[q]), 0.0, 1.0))
         if score < ctx.options.min_score:

@@ -28,6 +28,7 @@ from irviewer.core.audit_sets import (
 )
 from irviewer.core.audit_types import NEG_POS, POS_NEG, Suspect, ordinal, rank_phrase, under
 from irviewer.core.corrections import NEGATIVE, Correction
+from irviewer.core.parallel import run_each
 
 #: Gallery images in the reference sample ("far from everything"; the negatives' neighbour
 #: shares when the rows are not the whole gallery).
@@ -43,7 +44,7 @@ FAR = 0.05
 def ranking_evidence(ctx: Context) -> None:
     """Collect, under every method, the share of each set's other positives every labelled
     item with ranking evidence outranks (the neighbours come next)."""
-    ctx.set_evidence = [_rank_shares(ctx, v) for v in ctx.views]
+    ctx.set_evidence = run_each(lambda v: _rank_shares(ctx, v), ctx.views)
 
 
 def _depth(ctx: Context, v: MethodView) -> int:
@@ -105,14 +106,15 @@ def neighbour_pass(ctx: Context) -> None:
     first = np.zeros(len(measured), dtype=np.int64)
     first[at[::-1]] = np.arange(len(rows))[::-1]  # a row of each measured image
     reference = isin_sorted(measured, active if whole else np.sort(sample))
-    for v in views:
+    for v in views:  # one at a time: the multiply has every core
         unit = v.unit
         assert unit is not None
         found = nb.nearest(unit, rows, opts.neighbours)
         ctx.near.append(RowNeighbours(rows, found, row_of,
                                       slice(len(items), len(items) + len(sample))))
-        ev = ctx.set_evidence[ctx.views.index(v)]
-        neighbour_shares(ctx, ev, measured, found.indices[first], reference, whole)
+    run_each(lambda vn: neighbour_shares(ctx, ctx.set_evidence[ctx.views.index(vn[0])],
+                                         measured, vn[1].found.indices[first], reference,
+                                         whole), list(zip(views, ctx.near, strict=True)))
 
 
 def _candidates(ctx: Context) -> np.ndarray:
@@ -120,10 +122,10 @@ def _candidates(ctx: Context) -> np.ndarray:
     too large: the ``max_candidates`` whose labels are most probably wrong by the ranking
     evidence alone (the smallest probability over the methods, the item's most probable set)."""
     n_g, cap = ctx.n_g, ctx.options.max_candidates
-    for ev in ctx.set_evidence:
-        score(ctx, ev)  # by the ranking evidence alone
+    run_each(lambda ev: score(ctx, ev), ctx.set_evidence)  # by the ranking evidence alone
     keys = ctx.set_evidence[0].keys  # a pair the first method has no evidence on is no one's
-    prob = np.min(np.stack([_prob_at(ctx, ev, keys) for ev in ctx.set_evidence]), axis=0)
+    prob = np.min(np.stack([_prob_at(ctx, ev, keys, np.arange(len(keys)) if i == 0 else None)
+                            for i, ev in enumerate(ctx.set_evidence)]), axis=0)
     if ctx.labels is not None:  # image-label sets: an image is a candidate as a negative
         prob = np.where(ctx.set_evidence[0].is_pos, 0.0, prob)
     take = min(len(keys), 16 * cap)  # the most probable pairs, enough for cap distinct images
@@ -177,14 +179,15 @@ def neighbour_shares(ctx: Context, ev: SetEvidence, measured: np.ndarray,
     old_at, new_at = np.searchsorted(keys, ev.keys), np.searchsorted(keys, new_keys)
     # a negative without ranking evidence is beyond every list (u = 0); a positive without it
     # is a member of the set no query labels (a query's own image): u unknown
-    u = np.where(isin_sorted(keys, sets.pos_keys), np.nan, 0.0)
+    is_pos = isin_sorted(keys, sets.pos_keys)
+    u = np.where(is_pos, np.nan, 0.0)
     u[old_at] = ev.u
     vv = np.full(len(keys), np.nan)
     vv[new_at] = new_v
     ref = np.zeros(len(keys), dtype=bool)
     ref[new_at] = new_ref
     ev.keys, ev.u, ev.v, ev.v_ref = keys, u, vv, ref
-    ev.is_pos = isin_sorted(keys, sets.pos_keys)
+    ev.is_pos = is_pos
     ref_rows = measured[reference]
     in_pos = np.bincount(sets.sets_of(sets.pos_keys, ref_rows)[1], minlength=n_sets)
     in_rem = np.bincount(sets.sets_of(sets.rem_keys, ref_rows)[1], minlength=n_sets)
@@ -267,24 +270,26 @@ def v_fractions(ctx: Context, ev: SetEvidence, at: int) -> tuple[float, float]:
             (neg[b] - is_neg) / max(neg[lo:hi].sum() - is_neg, 1.0))
 
 
-def _prob_at(ctx: Context, ev: SetEvidence, keys: np.ndarray) -> np.ndarray:
+def _prob_at(ctx: Context, ev: SetEvidence, keys: np.ndarray,
+             at: np.ndarray | None = None) -> np.ndarray:
     """Return one method's probability that each (set, item) label is wrong (the bulk's for a
-    negative without evidence)."""
+    negative without evidence); ``at``: the keys' positions in ``ev`` when known."""
     assert ev.prob is not None and ev.bulk_prob is not None
-    at = ev.find(keys)
+    if at is None:
+        at = ev.find(keys)
     return np.where(at >= 0, ev.prob[np.maximum(at, 0)], ev.bulk_prob[keys // ctx.n_g])
 
 
 def set_scores(ctx: Context) -> None:
     """Score every method's evidence and keep, per (set, item), the smallest probability over
     the methods that the label is wrong (:class:`PairScores`)."""
-    for ev in ctx.set_evidence:
-        score(ctx, ev)
+    run_each(lambda ev: score(ctx, ev), ctx.set_evidence)
     keys = sorted_unique(np.concatenate([ev.keys for ev in ctx.set_evidence]))
     assert ctx.sets is not None
-    prob = np.min(np.stack([_prob_at(ctx, ev, keys) for ev in ctx.set_evidence]), axis=0)
-    ctx.pair_scores = PairScores(keys, isin_sorted(keys, ctx.sets.pos_keys), prob,
-                                 tuple(ev.find(keys) for ev in ctx.set_evidence))
+    at = tuple(ev.find_in(keys) for ev in ctx.set_evidence)
+    prob = np.min(np.stack([_prob_at(ctx, ev, keys, a)
+                            for ev, a in zip(ctx.set_evidence, at, strict=True)]), axis=0)
+    ctx.pair_scores = PairScores(keys, isin_sorted(keys, ctx.sets.pos_keys), prob, at)
 
 
 # -- the two pair kinds ---------------------------------------------------------------------

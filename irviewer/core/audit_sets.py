@@ -41,7 +41,7 @@ def sorted_unique(x: np.ndarray) -> np.ndarray:
 def unique_inverse(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return (distinct values ascending, the index of each element's value, counts)."""
     x = np.asarray(x).ravel()
-    order = np.argsort(x, kind="stable")
+    order = np.argsort(x)  # equal values get one group whatever their order: no stable sort
     s = x[order]
     first = np.r_[True, s[1:] != s[:-1]] if len(s) else np.zeros(0, dtype=bool)
     group = np.cumsum(first) - 1
@@ -186,12 +186,17 @@ def set_log_lr(item_set: np.ndarray, item_bin: np.ndarray, item_own: np.ndarray,
     negatives, 0 neither (left out of its own class, so a set's lone outlier is not its own
     evidence). Laplace smoothing: f(b) = (count(b) + 1) / (total + bins).
     """
-    n_bins = offsets[item_set + 1] - offsets[item_set]
-    at = offsets[item_set] + item_bin
+    sizes = np.diff(offsets)
     pos_total = np.add.reduceat(pos_hist, offsets[:-1]) if len(pos_hist) else pos_hist
     neg_total = np.add.reduceat(neg_hist, offsets[:-1]) if len(neg_hist) else neg_hist
-    return histogram_log_lr(pos_hist[at], pos_total[item_set], neg_hist[at],
-                            neg_total[item_set], item_own, n_bins)
+    # One value per (bin, own): the items are many, the sets' bins few.
+    bin_set = np.repeat(np.arange(len(sizes)), sizes)
+    with np.errstate(divide="ignore", invalid="ignore"):  # an own item's empty bin: unused
+        table = np.stack([histogram_log_lr(pos_hist, pos_total[bin_set], neg_hist,
+                                           neg_total[bin_set], np.full(len(bin_set), own),
+                                           sizes[bin_set])
+                          for own in (-1, 0, 1)], axis=1)
+    return table[offsets[item_set] + item_bin, np.asarray(item_own) + 1]
 
 
 def confident_prior(log_lr: np.ndarray, is_pos: np.ndarray, item_set: np.ndarray,

@@ -9,8 +9,12 @@ write only its own rows' results.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar, cast
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 #: Threads that share one piece of work (this one included).
 WORKERS = max(1, min(4, os.cpu_count() or 1))
@@ -40,6 +44,20 @@ def run_parts(work: Callable[[int, int], None], parts: list[tuple[int, int]]) ->
     finally:
         for future in futures:
             future.result()
+
+
+def run_each(work: Callable[[T], R], items: Sequence[T]) -> list[R]:
+    """Return ``[work(x) for x in items]``, the items shared between the threads (the label
+    audit's methods, whose evidence is computed independently). ``work`` must not write
+    anything another item's work reads."""
+    out: list[R | None] = [None] * len(items)
+
+    def part(start: int, stop: int) -> None:
+        for i in range(start, stop):
+            out[i] = work(items[i])
+
+    run_parts(part, row_parts(len(items), len(items), 1))
+    return cast("list[R]", out)  # every slot is filled
 
 
 def _pool() -> ThreadPoolExecutor:

@@ -231,16 +231,21 @@ def test_near_identical_descriptors_with_different_labels():
     assert "near-identical to" in found[0].evidence and found[0].score >= 0.8
 
 
-def test_identical_image_bytes_with_different_labels(tmp_path):
+@pytest.mark.parametrize("readers_mapping", [False, True])
+def test_identical_image_bytes_with_different_labels(tmp_path, readers_mapping):
+    from dataclasses import replace
+
+    from irviewer.formats.base import ImageFiles
+
     ds, q, g = labelled_case()
     paths = {}
     for i, name in enumerate(ds.gallery):
         paths[name] = tmp_path / f"{name}.jpg"
         paths[name].write_bytes(b"same" if i in (2, 33) else f"image {i}".encode())
     (tmp_path / "empty1.jpg").write_bytes(b"")
-    from dataclasses import replace
-
-    ds = replace(ds, image_paths=paths)
+    # a plain mapping of Paths, or the readers' ImageFiles (paths as text for the audit)
+    ds = replace(ds, image_paths=ImageFiles(tmp_path, {n: f"{n}.jpg" for n in ds.gallery})
+                 if readers_mapping else paths)
     result = audit(ds, two_methods(ds, q, g))
     found = [s for s in of_kind(result, DUPLICATE) if "same image bytes" in s.evidence]
     assert len(found) == 1 and found[0].score == 1.0

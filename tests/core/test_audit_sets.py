@@ -148,3 +148,26 @@ def test_an_items_evidence_depends_on_its_own_set_only(seed, n_sets):
     new_neg = np.concatenate([new_neg, rng.integers(1, 200, extra).astype(float)])
     moved = set_log_lr(perm[item_set], item_bin, own, new_pos, new_neg, new_off)
     np.testing.assert_allclose(moved, base, rtol=0, atol=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**31), st.integers(1, 6))
+def test_set_log_lr_is_each_items_own_histogram_ratio(seed, n_sets):
+    """The sets' log ratios are looked up per (bin, own) in a table: every item's value is
+    exactly the one of its own bin's counts, totals and own flag."""
+    rng = np.random.default_rng(seed)
+    bins = rng.integers(2, 7, n_sets)
+    offsets = np.concatenate([[0], np.cumsum(bins)])
+    pos = rng.integers(0, 20, offsets[-1]).astype(float)
+    neg = rng.integers(0, 200, offsets[-1]).astype(float)
+    item_set = rng.integers(0, n_sets, 40)
+    item_bin = rng.integers(0, bins[item_set])
+    at = offsets[item_set] + item_bin
+    # an item counted in its class lies in a bin that class has counts in
+    own = np.where(pos[at] > 0, rng.choice([-1, 0, 1], 40), rng.choice([-1, 0], 40))
+    own = np.where((own < 0) & (neg[at] == 0), 0, own)
+    totals_p = np.add.reduceat(pos, offsets[:-1])[item_set]
+    totals_n = np.add.reduceat(neg, offsets[:-1])[item_set]
+    expect = histogram_log_lr(pos[at], totals_p, neg[at], totals_n, own, bins[item_set])
+    got = set_log_lr(item_set, item_bin, own, pos, neg, offsets)
+    assert got.tolist() == expect.tolist()

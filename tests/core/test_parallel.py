@@ -52,6 +52,33 @@ def test_run_parts_raises_a_part_error_after_all_parts_ended(monkeypatch):
     assert done == [0]
 
 
+def test_run_each_returns_every_result_in_order_from_several_threads(monkeypatch):
+    monkeypatch.setattr(parallel, "WORKERS", 2)
+    barrier = threading.Barrier(2, timeout=10)  # both items must be running at once
+    names: set[str] = set()
+
+    def work(x: int) -> int:
+        barrier.wait()
+        names.add(threading.current_thread().name)
+        return x * 10
+
+    assert parallel.run_each(work, [1, 2]) == [10, 20]
+    assert len(names) == 2
+    assert parallel.run_each(work, []) == []
+
+
+def test_run_each_raises_an_items_error(monkeypatch):
+    monkeypatch.setattr(parallel, "WORKERS", 2)
+
+    def work(x: int) -> int:
+        if x == 2:
+            raise ValueError("item 2")
+        return x
+
+    with pytest.raises(ValueError, match="item 2"):
+        parallel.run_each(work, [1, 2, 3])
+
+
 def test_row_norms_are_the_same_split_between_threads(monkeypatch):
     m = np.random.default_rng(3).standard_normal((1000, 64)).astype(np.float32)
     m[17] = 1e25  # summed again in float64, in whichever thread

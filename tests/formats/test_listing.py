@@ -93,3 +93,4 @@ def test_image_files_builds_paths_on_demand(tmp_path):
     assert files.get("nope") is None and "y" in files and "nope" not in files
     assert list(files) == ["x", "y"] and len(files) == 2
     assert dict(files) == {"x": tmp_path / "query/x.jpg", "y": tmp_path / "bounding_box_test/y.jpg"}
+    assert files.fspath("y") == str(tmp_path / "bounding_box_test" / "y.jpg")
