@@ -120,18 +120,25 @@ def test_swapping_the_classes_negates_the_evidence(c_pos, extra_pos, c_neg, extr
     np.testing.assert_allclose(a, -b, rtol=0, atol=1e-12)
 
 
+def random_histograms(rng: np.random.Generator, n_sets: int, n_items: int,
+                      least: int) -> tuple[np.ndarray, ...]:
+    """Return (bins, offsets, positives' and negatives' histograms laid end to end with counts
+    from ``least``, each item's set and bin) of ``n_sets`` random sets."""
+    bins = rng.integers(2, 7, n_sets)
+    offsets = np.concatenate([[0], np.cumsum(bins)])
+    pos = rng.integers(least, 20, offsets[-1]).astype(float)
+    neg = rng.integers(least, 200, offsets[-1]).astype(float)
+    item_set = rng.integers(0, n_sets, n_items)
+    return bins, offsets, pos, neg, item_set, rng.integers(0, bins[item_set])
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2**31), st.integers(1, 6))
 def test_an_items_evidence_depends_on_its_own_set_only(seed, n_sets):
     """Calibration is per set: reordering the sets, or adding another set with any
     histograms, leaves every item's likelihood ratio as it was."""
     rng = np.random.default_rng(seed)
-    bins = rng.integers(2, 7, n_sets)
-    offsets = np.concatenate([[0], np.cumsum(bins)])
-    pos = rng.integers(1, 20, offsets[-1]).astype(float)
-    neg = rng.integers(1, 200, offsets[-1]).astype(float)
-    item_set = rng.integers(0, n_sets, 30)
-    item_bin = rng.integers(0, bins[item_set])
+    bins, offsets, pos, neg, item_set, item_bin = random_histograms(rng, n_sets, 30, least=1)
     own = rng.choice([-1, 0, 1], 30)
     base = set_log_lr(item_set, item_bin, own, pos, neg, offsets)
     perm = rng.permutation(n_sets)  # set s becomes perm[s]
@@ -156,12 +163,7 @@ def test_set_log_lr_is_each_items_own_histogram_ratio(seed, n_sets):
     """The sets' log ratios are looked up per (bin, own) in a table: every item's value is
     exactly the one of its own bin's counts, totals and own flag."""
     rng = np.random.default_rng(seed)
-    bins = rng.integers(2, 7, n_sets)
-    offsets = np.concatenate([[0], np.cumsum(bins)])
-    pos = rng.integers(0, 20, offsets[-1]).astype(float)
-    neg = rng.integers(0, 200, offsets[-1]).astype(float)
-    item_set = rng.integers(0, n_sets, 40)
-    item_bin = rng.integers(0, bins[item_set])
+    bins, offsets, pos, neg, item_set, item_bin = random_histograms(rng, n_sets, 40, least=0)
     at = offsets[item_set] + item_bin
     # an item counted in its class lies in a bin that class has counts in
     own = np.where(pos[at] > 0, rng.choice([-1, 0, 1], 40), rng.choice([-1, 0], 40))
