@@ -41,6 +41,7 @@ import numpy as np
 from irviewer import __version__
 from irviewer.core.atomic import atomic_open
 from irviewer.core.errors import InputError, counted
+from irviewer.core.progress import result_of
 from irviewer.extract.base import Extractor, Learner
 from irviewer.extract.registry import get_extractor, load_extractor
 from irviewer.formats.artwork_titles import ArtworkTitles, read_titles, titles_summary
@@ -120,12 +121,7 @@ Indexing = Generator[IndexStep, None, Indexed]
 
 def index_now(request: IndexRequest) -> Indexed:
     """Return :func:`iter_index`'s result without progress (scripts, tests)."""
-    steps = iter_index(request)
-    while True:
-        try:
-            next(steps)
-        except StopIteration as done:
-            return done.value
+    return result_of(iter_index(request))
 
 
 @dataclass

@@ -32,6 +32,7 @@ from irviewer.core.descriptors import (
 )
 from irviewer.core.errors import InputError, Sentence
 from irviewer.core.evaluation import Evaluation, evaluate
+from irviewer.core.progress import result_of
 from irviewer.core.protocols import get_protocol
 from irviewer.core.ranking import Ranking, iter_rank
 from irviewer.core.rerank import Chain, iter_rerank, parse_spec
@@ -532,12 +533,7 @@ def unapplied_corrections(request: OpenRequest) -> Path | None:
 
 def open_now(request: OpenRequest) -> Opened:
     """Return :func:`iter_open`'s result without progress (scripts, tests, ``eval``)."""
-    steps = iter_open(request)
-    while True:
-        try:
-            next(steps)
-        except StopIteration as done:
-            return done.value
+    return result_of(iter_open(request))
 
 
 def iter_method(source: MethodSource, name: str, label: str, dataset: Dataset,
