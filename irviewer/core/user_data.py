@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 from pathlib import Path
 
 import platformdirs
@@ -57,3 +58,24 @@ def kept_name(path: Path, stem: str, suffix: str) -> str:
     where = str(Path(path).expanduser().resolve())
     digest = hashlib.sha256(where.encode("utf-8", "surrogateescape")).hexdigest()[:12]
     return f"{stem}-{digest}{suffix}"
+
+
+def adopt_files(old: Path, new: Path) -> list[Path]:
+    """Move into the folder ``new`` every file of the folder ``old`` that ``new`` does not
+    have (a rename on one file system, else a copy then a delete), and remove ``old`` when
+    that leaves it empty; return the moved files' new paths. A file ``new`` already has stays
+    where it is, in ``old``: nothing is overwritten or lost. Nothing happens when ``old`` is
+    missing or is ``new``."""
+    old, new = Path(old), Path(new)
+    if not old.is_dir() or old.resolve() == new.resolve():
+        return []
+    new.mkdir(parents=True, exist_ok=True)
+    moved = []
+    for f in sorted(old.iterdir()):
+        target = new / f.name
+        if f.is_file() and not target.exists():
+            shutil.move(str(f), str(target))
+            moved.append(target)
+    if not any(old.iterdir()):
+        old.rmdir()
+    return moved

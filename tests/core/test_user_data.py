@@ -64,3 +64,26 @@ def test_a_read_only_folder_cannot_be_written_in(tmp_path):
         assert not folders.can_write_in(folder)
     finally:
         folder.chmod(0o755)
+
+
+def test_adopt_files_moves_what_the_new_folder_lacks_and_overwrites_nothing(tmp_path):
+    old, new = tmp_path / "old", tmp_path / "new"
+    old.mkdir()
+    (old / "a.irv").write_text("old a")
+    (old / "b.irv").write_text("old b")
+    new.mkdir()
+    (new / "b.irv").write_text("new b")
+    moved = folders.adopt_files(old, new)
+    assert moved == [new / "a.irv"]
+    assert (new / "a.irv").read_text() == "old a" and (new / "b.irv").read_text() == "new b"
+    assert (old / "b.irv").read_text() == "old b"  # kept, not lost
+    (old / "b.irv").unlink()
+    assert folders.adopt_files(old, new) == [] and not old.exists()  # empty: removed
+
+
+def test_adopt_files_does_nothing_without_an_old_folder_or_into_itself(tmp_path):
+    assert folders.adopt_files(tmp_path / "missing", tmp_path / "new") == []
+    assert not (tmp_path / "new").exists()
+    (tmp_path / "x.irv").write_text("x")
+    assert folders.adopt_files(tmp_path, tmp_path) == []
+    assert (tmp_path / "x.irv").is_file()

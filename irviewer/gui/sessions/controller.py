@@ -15,11 +15,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
-from PySide6.QtCore import QObject, QSettings, QTimer
+from PySide6.QtCore import QObject, QSettings, QStandardPaths, QTimer
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
 from irviewer.core.errors import InputError
-from irviewer.core.user_data import user_subfolder
+from irviewer.core.user_data import adopt_files, user_subfolder
 from irviewer.opening.opener import Opened, OpenRequest
 from irviewer.opening.session_file import (
     SESSION_SUFFIX,
@@ -43,8 +43,20 @@ AUTOSAVE_MS = 5000
 def data_folder() -> Path:
     """Return the folder for sessions kept for the user: ``sessions`` in the user's data
     folder (:func:`irviewer.core.user_data.user_data_folder`, the one rule for it), created
-    on first use."""
-    return user_subfolder("sessions")
+    on first use. Sessions an earlier irviewer kept in Qt's folder (:func:`legacy_folder`)
+    are moved here first, so its users find their views again."""
+    folder = user_subfolder("sessions")
+    adopt_files(legacy_folder(), folder)
+    return folder
+
+
+def legacy_folder() -> Path:
+    """Return where irviewer kept the window's sessions before the user data folder rule:
+    ``sessions`` in Qt's application data folder (``~/.local/share/irviewer/irviewer`` on
+    Linux, the application and organisation both named irviewer), or in ``~/.irviewer``
+    where Qt names none."""
+    base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
+    return Path(base or Path.home() / ".irviewer") / "sessions"
 
 
 def session_of(request: OpenRequest, methods: list[str], view: ViewState,
@@ -104,10 +116,18 @@ def autosave_target(session_path: Path | None, request: OpenRequest | None) -> P
 
 
 def recent_sessions(settings: QSettings) -> list[str]:
-    """Return the recent session files, newest first, that still exist."""
+    """Return the recent session files, newest first, that still exist (a kept session an
+    earlier irviewer listed from Qt's folder, under its new place in :func:`data_folder`)."""
     value = settings.value(RECENT_KEY, [])
     paths = [value] if isinstance(value, str) else list(value or [])
-    return [p for p in paths if Path(p).is_file()]
+    kept, legacy = data_folder(), legacy_folder()  # the earlier version's files adopted
+    found = []
+    for p in paths:
+        if Path(p).parent == legacy and not Path(p).is_file():
+            p = str(kept / Path(p).name)
+        if Path(p).is_file() and p not in found:
+            found.append(p)
+    return found
 
 
 def remember(settings: QSettings, path: Path) -> None:

@@ -191,3 +191,25 @@ def test_kept_sessions_live_in_the_user_data_folder(user_data):
     # datasets whose folder cannot be written
     assert persistence.data_folder() == user_data / "sessions"
     assert (user_data / "sessions").is_dir()
+
+
+def test_sessions_an_earlier_version_kept_in_qts_folder_are_found_again(qapp, user_data):
+    # before the user data folder rule, kept sessions lived in Qt's AppDataLocation/sessions
+    # (the application and organisation both named irviewer, as irviewer.gui.app sets them)
+    names = (qapp.organizationName(), qapp.applicationName())
+    qapp.setOrganizationName("irviewer")
+    qapp.setApplicationName("irviewer")
+    try:
+        legacy = persistence.legacy_folder()
+        assert legacy == user_data / "irviewer" / "sessions"  # under XDG_DATA_HOME, not ~
+        legacy.mkdir(parents=True)
+        (legacy / "demo-0123456789ab.irv").write_text("{}")
+        settings = QSettings()
+        settings.setValue(persistence.RECENT_KEY, [str(legacy / "demo-0123456789ab.irv")])
+        recent = persistence.recent_sessions(settings)
+        assert recent == [str(user_data / "sessions" / "demo-0123456789ab.irv")]
+        assert (user_data / "sessions" / "demo-0123456789ab.irv").read_text() == "{}"
+        assert not legacy.exists()
+    finally:
+        qapp.setOrganizationName(names[0])
+        qapp.setApplicationName(names[1])
