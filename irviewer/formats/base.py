@@ -165,7 +165,10 @@ class Reader:
 
     ``sniff(path)`` returns True when the path looks like this format (cheaply: a name, a
     header, a few bytes; never raises). ``read(path, options)`` returns the Dataset or raises
-    InputError with one sentence. Higher ``priority`` is tried first.
+    InputError with one sentence. Higher ``priority`` is tried first. ``takes``: the
+    :class:`ReadOptions` fields the reader reads (``row_names`` aside: every descriptor file
+    may take it); another one given to it is refused, never ignored
+    (:func:`refuse_options_not_taken`).
     """
 
     name: str
@@ -173,6 +176,21 @@ class Reader:
     sniff: Callable[[Path], bool]
     read: Callable[[Path, ReadOptions], Dataset]
     priority: int = 0
+    takes: frozenset[str] = frozenset()
+
+
+def refuse_options_not_taken(reader: Reader, path: Path, options: ReadOptions) -> None:
+    """Raise InputError, one sentence, when ``options`` sets a reader option (away from its
+    default) that ``reader`` does not read: a ``--distractors`` list given with Oxford5k's
+    gt_files would otherwise be ignored in silence and the user would read a number measured
+    without it."""
+    default = ReadOptions()
+    for key in reader_options():
+        if key == "row_names" or key in reader.takes:
+            continue
+        if getattr(options, key) != getattr(default, key):
+            raise InputError(f"{Path(path).name}: {option(key)} does not apply to this "
+                             f"dataset ({reader.description}); leave it out")
 
 
 def list_images(folder: Path, suffixes: tuple[str, ...] = IMAGE_SUFFIXES,

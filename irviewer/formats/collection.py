@@ -233,4 +233,5 @@ def nothing_to_score(dataset: Dataset) -> str:
 
 
 READER = Reader(NAME, "a collection made by irviewer index (a folder with collection.json)",
-                is_collection, read_collection, priority=20)
+                is_collection, read_collection, priority=20,
+                takes=frozenset({"ignore_labels", "drop_orphans"}))

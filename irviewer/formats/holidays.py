@@ -246,7 +246,8 @@ def _sniff_folder_names(folder: Path) -> list[str]:
 
 
 READER = Reader(NAME, "INRIA Holidays images named GGGGNN.jpg (a folder, or a name list such "
-                "as holidays_images.dat)", sniff_holidays, read_holidays, priority=8)
+                "as holidays_images.dat)", sniff_holidays, read_holidays, priority=8,
+                takes=frozenset({"images"}))
 
 
 def write_group_list(path: Path, dataset: Dataset) -> None:

@@ -172,4 +172,5 @@ def _one_subfolder(root: Path, names: tuple[str, ...], role: str) -> Path:
 
 
 READER = Reader(NAME, "instance set named by file: a gallery and a query folder "
-                "(CLICIDE, GaRoFou)", sniff_instance_names, read_instance_names, priority=5)
+                "(CLICIDE, GaRoFou)", sniff_instance_names, read_instance_names, priority=5,
+                takes=frozenset({"instance_rule", "ignore_labels", "drop_orphans"}))

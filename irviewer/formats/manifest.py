@@ -278,7 +278,8 @@ def read_rows(path: Path) -> list[ManifestRow]:
 
 
 READER = Reader(NAME, "CSV manifest image,instance,role (instance search)",
-                sniff_manifest, read_manifest, priority=0)
+                sniff_manifest, read_manifest, priority=0,
+                takes=frozenset({"ignore_labels", "drop_orphans"}))
 
 
 def corrected_label_of(dataset: Dataset) -> dict[str, str]:

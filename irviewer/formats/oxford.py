@@ -189,7 +189,8 @@ def _names(path: Path, notes: list[str]) -> list[str]:
 
 
 READER = Reader(NAME, "Oxford5k/Paris6k gt_files folder (good/ok/junk, trapezoid AP)",
-                sniff_oxford, read_oxford, priority=10)
+                sniff_oxford, read_oxford, priority=10,
+                takes=frozenset({"images"}))
 
 
 def write_gt_files(folder: Path, dataset: Dataset) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError
-from irviewer.formats.base import Reader, ReadOptions, option
+from irviewer.formats.base import Reader, ReadOptions, option, refuse_options_not_taken
 
 #: Modules of irviewer.formats that each define ``READER`` (one benchmark family each).
 BUILTIN = ("collection", "manifest", "oxford", "revisited", "reid", "holidays", "instance_names",
@@ -59,7 +59,9 @@ def read_dataset(path: Path, format: str | None = None,
                              f"{', '.join(r.name for r in readers())}") from None
         if not path.exists():
             raise InputError(f"{path}: no such file or folder")
-    return reader.read(path, options or ReadOptions())
+    options = options or ReadOptions()
+    refuse_options_not_taken(reader, path, options)
+    return reader.read(path, options)
 
 
 for _module in BUILTIN:

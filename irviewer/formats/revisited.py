@@ -194,7 +194,8 @@ def _read_distractors(path: Path) -> list[str]:
 
 
 READER = Reader(NAME, "revisited Oxford/Paris gnd_*.pkl (Easy, Medium, Hard)",
-                sniff_revisited, read_revisited, priority=20)
+                sniff_revisited, read_revisited, priority=20,
+                takes=frozenset({"images", "distractors"}))
 
 
 def write_gnd(path: Path, dataset: Dataset) -> None:

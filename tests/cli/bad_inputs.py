@@ -74,6 +74,10 @@ DATASET_CASES = {
     "missing row-name list": ["{r}/set.csv", "--row-names", "{r}/none.txt"],
     "missing ignore list": ["{r}/set.csv", "--ignore-labels", "{r}/none.txt"],
     "missing image folder": ["{r}/gt", "--images", "{r}/none"],
+    # a reader option the dataset's reader does not read: refused, never ignored
+    "distractors for a set that has none": ["{r}/set.csv", "--distractors", "{r}/corr.csv"],
+    "an image folder for a manifest": ["{r}/set.csv", "--images", "{r}"],
+    "an instance rule for Oxford's lists": ["{r}/gt", "--instance-rule", "dash"],
 }
 #: Bad methods, for the commands that take them.
 METHOD_CASES = {

@@ -49,3 +49,54 @@ def test_every_option_a_message_names_is_declared():
              for m in re.finditer(r"\boption\(['\"]([a-z_]+)['\"]\)",
                                   path.read_text(encoding="utf-8"))}
     assert named and named <= set(reader_options()) | {"format"}
+
+
+#: A value away from the default for every user-facing reader option.
+SET = {"images": "photos", "row_names": "rows.txt", "instance_rule": "dash",
+       "ignore_labels": ("x",), "distractors": "extra.txt", "drop_orphans": False}
+
+
+def _readers_and_options(taken: bool) -> list[tuple[str, str]]:
+    from irviewer.formats.registry import readers
+
+    return [(r.name, key) for r in readers() for key in reader_options()
+            if key != "row_names" and (key in r.takes) == taken]
+
+
+@pytest.mark.parametrize(("reader", "key"), _readers_and_options(taken=False))
+def test_an_option_a_reader_does_not_read_is_refused_not_ignored(reader, key, tmp_path):
+    from dataclasses import replace
+
+    from irviewer.core.errors import InputError
+    from irviewer.formats.base import refuse_options_not_taken
+    from irviewer.formats.registry import readers
+
+    found = next(r for r in readers() if r.name == reader)
+    options = replace(ReadOptions(), **{key: SET[key]})
+    with pytest.raises(InputError) as e:
+        refuse_options_not_taken(found, tmp_path / "data", options)
+    assert str(e.value).startswith(f"data: {reader_options()[key].flag}")
+    assert "does not apply to this dataset" in str(e.value)
+
+
+@pytest.mark.parametrize(("reader", "key"), _readers_and_options(taken=True))
+def test_an_option_a_reader_reads_passes(reader, key, tmp_path):
+    from dataclasses import replace
+
+    from irviewer.formats.base import refuse_options_not_taken
+    from irviewer.formats.registry import readers
+
+    found = next(r for r in readers() if r.name == reader)
+    refuse_options_not_taken(found, tmp_path / "data", replace(ReadOptions(), **{key: SET[key]}))
+    # every descriptor file may name its rows, whatever the reader
+    refuse_options_not_taken(found, tmp_path / "data", replace(ReadOptions(), row_names=tmp_path))
+
+
+def test_distractors_given_with_a_manifest_are_refused_before_anything_is_read(tmp_path):
+    from irviewer.core.errors import InputError
+    from irviewer.formats.registry import read_dataset
+
+    (tmp_path / "set.csv").write_text("image,instance,role\na1.jpg,a,both\na2.jpg,a,gallery\n")
+    with pytest.raises(InputError, match="--distractors FILE does not apply"):
+        read_dataset(tmp_path / "set.csv", options=ReadOptions(distractors=tmp_path / "x.txt"))
+    assert read_dataset(tmp_path / "set.csv").n_gallery == 2
