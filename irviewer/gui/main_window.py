@@ -7,6 +7,7 @@ through methods and signals, never through this window's layout."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings, Qt
@@ -215,13 +216,16 @@ class MainWindow(QMainWindow):
     # -- the view as a value (the sessions') -------------------------------------------------
     def view_state(self) -> ViewState:
         """Return what the window shows, as a :class:`ViewState`."""
-        return self.inspector.view_state(tuple(self.split.sizes()))
+        return replace(self.inspector.view_state(tuple(self.split.sizes())),
+                       compare_with=self.compare_mode.compared())
 
     def apply_view(self, state: ViewState) -> None:
         """Show ``state`` (the data is open); values that no longer apply are left."""
         if state.splitter_sizes:
             self.split.setSizes(list(state.splitter_sizes))
         self.inspector.apply_view(state)
+        if state.compare_with is not None:  # else compare mode stays as the opening set it
+            self.compare_mode.set_compared(state.compare_with)
 
     def geometry_state(self) -> str:
         """Return the window's geometry as base64 text (for the session)."""

@@ -86,6 +86,9 @@ class SessionFile:
         active_rerank: the SPEC of the method shown when it is a re-ranked one of
             ``active_method``'s file (None: its plain method). An irviewer that does not
             know these keys opens the plain methods and shows the plain one.
+        compare_method, compare_rerank: the method compare mode compares the shown one with,
+            as ``active_method`` and ``active_rerank`` name the shown one (None: compare
+            mode off). An irviewer that does not know these keys opens without comparing.
 
     Equality compares every field; ``options`` and ``window`` are dicts, so a session is
     not hashable. Construction checks the values (``InputError`` without a file name).
@@ -112,6 +115,8 @@ class SessionFile:
     corrections: Path | None = None
     reranked: tuple[tuple[int, str], ...] = ()
     active_rerank: str | None = None
+    compare_method: int | None = None
+    compare_rerank: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "dataset", Path(self.dataset))
@@ -141,9 +146,11 @@ def _check_values(s: SessionFile) -> str | None:
     if not s.sources:
         return ("names neither a descriptor file nor a ranking; add \"descriptors\" or "
                 "\"rankings\"")
-    if not 0 <= s.active_method < len(s.sources):
-        return (f"\"active_method\" is {s.active_method}; it must be between 0 and "
-                f"{len(s.sources) - 1} (an index into \"descriptors\" then \"rankings\")")
+    for key in ("active_method", "compare_method"):
+        value = getattr(s, key)
+        if value is not None and not 0 <= value < len(s.sources):
+            return (f"\"{key}\" is {value}; it must be between 0 and "
+                    f"{len(s.sources) - 1} (an index into \"descriptors\" then \"rankings\")")
     lo, hi = TOP_K_RANGE
     if not lo <= s.top_k <= hi:
         return f"\"top_k\" is {s.top_k}; it must be between {lo} and {hi}"
@@ -230,6 +237,8 @@ def session_to_json(session: SessionFile, folder: Path) -> dict[str, Any]:
                         else _store_path(session.corrections, folder)),
         "reranked": [{"descriptor": i, "spec": spec} for i, spec in session.reranked],
         "active_rerank": session.active_rerank,
+        "compare_method": session.compare_method,
+        "compare_rerank": session.compare_rerank,
     }
 
 
@@ -301,6 +310,12 @@ class _Reader:
         value = self.data.get(key, default)
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.wrong(key, "an integer")
+        return value
+
+    def optional_integer(self, key: str) -> int | None:
+        value = self.data.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise self.wrong(key, "an integer or null")
         return value
 
 
@@ -414,6 +429,8 @@ def load_session(path: Path) -> SessionFile:
             "corrections", data["corrections"], "", check=False),
         reranked=tuple((x["descriptor"], x["spec"]) for x in reranked_raw),
         active_rerank=r.string("active_rerank", None, nullable=True),
+        compare_method=r.optional_integer("compare_method"),
+        compare_rerank=r.string("compare_rerank", None, nullable=True),
     )
     try:
         return SessionFile(**fields)

@@ -27,6 +27,7 @@ class ViewState:
         sort_column, sort_order: the query list's sort (column index, "ascending" or
             "descending"; None: the list's own order).
         splitter_sizes: widths of the query list, results and plots (empty: the default).
+        compare_with: the method compare mode compares the shown one with (None: off).
     """
 
     method: str | None = None
@@ -43,6 +44,7 @@ class ViewState:
     sort_column: int | None = None
     sort_order: str = "ascending"
     splitter_sizes: tuple[int, ...] = ()
+    compare_with: str | None = None
 
     def __post_init__(self) -> None:
         if self.sort_order not in SORT_ORDERS:

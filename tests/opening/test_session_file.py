@@ -355,6 +355,8 @@ def test_top_k_out_of_range(data, top_k):
     ("ap_range", [0.8, 0.2], '"ap_range" is [0.8, 0.2]'),
     ("ap_range", [0.0, 1.5], "0 <= low <= high <= 1"),
     ("active_method", 2, '"active_method" is 2; it must be between 0 and 1'),
+    ("compare_method", 5, '"compare_method" is 5; it must be between 0 and 1'),
+    ("compare_method", "strong", '"compare_method"'),
     ("tile_size", 0, '"tile_size" is 0'),
 ])
 def test_bad_values(data, key, value, expected):
@@ -497,6 +499,8 @@ def sessions(draw) -> SessionFile:
         failures_only=draw(st.booleans()),
         ap_range=draw(st.none() | st.just((lo, hi))),
         window=draw(st.dictionaries(unicode_text, unicode_text, max_size=3)),
+        compare_method=draw(st.none() | st.integers(0, n + len(rankings) - 1)),
+        compare_rerank=draw(st.none() | unicode_text),
     )
 
 

@@ -72,6 +72,7 @@ def session_of(request: OpenRequest, methods: list[str], view: ViewState,
     if view.sort_column is not None:
         window["sort"] = f"{view.sort_column} {view.sort_order}"
     key = request.method_key(view.method) if view.method in methods else None
+    other = request.method_key(view.compare_with) if view.compare_with in methods else None
     return SessionFile(
         dataset=request.dataset, descriptors=request.descriptors, rankings=request.rankings,
         active_method=key[0] if key is not None else 0,
@@ -82,7 +83,9 @@ def session_of(request: OpenRequest, methods: list[str], view: ViewState,
         self_match=view.self_match, selected_query=view.selected_query, top_k=view.top_k,
         tile_size=view.tile_size, show_ignored=view.show_ignored,
         filter_text=view.filter_text, failures_only=view.failures_only,
-        ap_range=view.ap_range, window=window, corrections=request.corrections)
+        ap_range=view.ap_range, window=window, corrections=request.corrections,
+        compare_method=other[0] if other is not None else None,
+        compare_rerank=other[1] if other is not None else None)
 
 
 def view_of(session: SessionFile, methods: list[str]) -> ViewState:
@@ -95,9 +98,13 @@ def view_of(session: SessionFile, methods: list[str]) -> ViewState:
     parts = session.window.get("sort", "").split()
     if len(parts) == 2 and parts[0].isdigit() and parts[1] in SORT_ORDERS:
         sort_column, sort_order = int(parts[0]), parts[1]
-    shown = open_request(session).method_named(session.active_method, session.active_rerank)
+    request = open_request(session)
+    shown = request.method_named(session.active_method, session.active_rerank)
+    other = (request.method_named(session.compare_method, session.compare_rerank)
+             if session.compare_method is not None else None)
     return ViewState(
         method=shown if shown in methods else None,
+        compare_with=other if other in methods else None,
         protocol=session.protocol, ap=session.ap, self_match=session.self_match,
         selected_query=session.selected_query, filter_text=session.filter_text,
         failures_only=session.failures_only, ap_range=session.ap_range,

@@ -213,3 +213,20 @@ def test_sessions_an_earlier_version_kept_in_qts_folder_are_found_again(qapp, us
     finally:
         qapp.setOrganizationName(names[0])
         qapp.setApplicationName(names[1])
+
+
+def test_compare_mode_is_kept_in_the_session(qtbot, tmp_path):
+    w = make_window(qtbot)
+    w.open_request(demo_request(), sync=True)
+    w.bar.method_box.setCurrentText("weak.npz")
+    w.compare_mode.set_compared("strong.npz")
+    assert w.compare_mode.active
+    assert w.save_session_as(tmp_path / "work.irv")
+    saved = load_session(tmp_path / "work.irv")
+    assert (saved.compare_method, saved.compare_rerank) == (0, None)  # strong.npz: source 0
+    again = make_window(qtbot)
+    again.open_session(tmp_path / "work.irv", sync=True)
+    assert again.bar.method_box.currentText() == "weak.npz"
+    assert again.compare_mode.compared() == "strong.npz" and again.compare_mode.active
+    w.compare_mode.set_compared(None)  # off: saved as off
+    assert w.save_session() and load_session(tmp_path / "work.irv").compare_method is None
