@@ -168,8 +168,8 @@ def nearest(gallery: UnitGallery, items: np.ndarray, k: int,
     top_sim = np.full((n_rows, k), -np.inf, dtype=np.float32)
     above = np.zeros(thr.shape, dtype=np.int64)
     block = max(1, BLOCK_BYTES // (4 * CHUNK_ROWS))
-    # one score buffer for every block x chunk: a fresh 40 MB array each time is mapped and
-    # page-faulted in anew, which costs as much as a third of the multiply
+    # one score buffer for every block x chunk, rather than a fresh 40 MB array (mapped and
+    # faulted in anew) for each
     buffer = np.empty(min(n_rows, block) * min(CHUNK_ROWS, len(gallery.active_indices)),
                       dtype=np.float32)
     for a in range(0, n_rows, block):
