@@ -42,6 +42,7 @@ from irviewer.formats.base import (
     ReadOptions,
     by_stem,
     list_images,
+    option,
     read_text,
 )
 
@@ -153,6 +154,9 @@ def read_holidays(path: Path, options: ReadOptions | None = None) -> Dataset:
     notes: list[str] = []
     given: dict[str, str] = {}
     if path.is_dir():
+        if opts.images is not None:  # refused, not ignored: the folder holds the images
+            raise InputError(f"{where}: {option('images')} is for a Holidays name list; a "
+                             "Holidays folder is its own image folder, so leave it out")
         names, paths = _folder_names(path)
         lines: dict[str, int] = {}
     else:

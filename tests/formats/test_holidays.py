@@ -92,6 +92,8 @@ def test_folder_and_images_option(tmp_path):
     assert ds.image_paths["100002"] == tmp_path / "jpg" / "100002.jpg"
     assert ds.notes == (f"1 of 4 images is not in {tmp_path / 'jpg'}, e.g. 100099; tiles "
                         "will show names only",)
+    with pytest.raises(InputError, match="--images DIR is for a Holidays name list"):
+        read_holidays(tmp_path / "jpg", ReadOptions(images=tmp_path))  # refused, not ignored
 
 
 def test_repeated_names_and_lone_queries_are_noted(tmp_path):
