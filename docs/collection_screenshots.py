@@ -64,7 +64,7 @@ def main() -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     from irviewer.gui.app import application
     from irviewer.gui.main_window import MainWindow
-    from irviewer.opening.opener import OpenRequest
+    from irviewer.opening.request import OpenRequest
 
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)

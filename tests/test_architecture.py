@@ -124,9 +124,9 @@ def test_an_absent_sample_skips_the_test_and_says_which(monkeypatch, tmp_path):
 
 def test_shared_constants_are_defined_once():
     """A rule lives in one place: these names are assigned in exactly one module."""
-    defined_in = {"SESSION_SUFFIX": "irviewer/opening/opener.py",
-                  "TOP_K_RANGE": "irviewer/opening/opener.py",
-                  "RANKING_SUFFIXES": "irviewer/opening/opener.py",
+    defined_in = {"SESSION_SUFFIX": "irviewer/opening/request.py",
+                  "TOP_K_RANGE": "irviewer/opening/request.py",
+                  "RANKING_SUFFIXES": "irviewer/opening/request.py",
                   "IMAGE_SUFFIXES": "irviewer/core/descriptors.py"}
     for name, owner in defined_in.items():
         owners = [p.relative_to(ROOT).as_posix() for p in (ROOT / "irviewer").rglob("*.py")

@@ -32,7 +32,8 @@ from irviewer.core.label_rules import REID_DISTRACTOR_ID, REID_JUNK_ID
 from irviewer.formats.corrected import write_corrected
 from irviewer.formats.corrections_file import write_corrections
 from irviewer.formats.registry import read_dataset
-from irviewer.opening.opener import Opened, OpenRequest, open_now
+from irviewer.opening.opener import Opened, open_now
+from irviewer.opening.request import OpenRequest
 from tests.corrections_cases import FAMILIES, make_case
 from tests.test_ground_truth_updates import assert_same
 
@@ -303,7 +304,7 @@ def test_opening_applies_the_file_it_is_given_and_the_window_finds_the_default(c
     from dataclasses import replace
 
     from irviewer.formats.corrections_file import default_corrections_path
-    from irviewer.opening.opener import with_default_corrections
+    from irviewer.opening.request import with_default_corrections
 
     case = cases["holidays"]
     request = OpenRequest(case.dataset, (case.descriptors,))

@@ -17,7 +17,8 @@ from irviewer.core.errors import InputError
 from irviewer.core.evaluation import evaluate
 from irviewer.core.protocols import get_protocol
 from irviewer.core.ranking import rank
-from irviewer.opening.opener import Method, Opened, OpenRequest
+from irviewer.opening.opener import Method, Opened
+from irviewer.opening.request import OpenRequest
 from tests.core.helpers import aligned, sign_vectors
 
 GROUPS = ("positive", "same_camera", "good", "ok", "junk", "same_patch")

@@ -22,7 +22,8 @@ from irviewer.core.evaluation import evaluate
 from irviewer.core.protocols import get_protocol
 from irviewer.core.ranking import ranking_from_lists
 from irviewer.formats.registry import read_dataset
-from irviewer.opening.opener import OpenRequest, demo_request, open_now
+from irviewer.opening.opener import open_now
+from irviewer.opening.request import OpenRequest, demo_request
 
 
 def all_orders(n: int, big_n: int) -> np.ndarray:

@@ -43,7 +43,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Check ``args`` and search; return the exit code."""
-    from irviewer.opening.opener import default_methods, demo_paths
+    from irviewer.opening.request import default_methods, demo_paths
 
     paths = list(args.paths)
     at_most_one(args, ("descriptors",), "gallery descriptor file")

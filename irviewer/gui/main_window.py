@@ -29,7 +29,8 @@ from irviewer.gui.results import Inspector
 from irviewer.gui.review import ReviewUI
 from irviewer.gui.sessions import Sessions
 from irviewer.gui.widgets.thumbnails import ThumbnailCache
-from irviewer.opening.opener import Opened, OpenRequest
+from irviewer.opening.opener import Opened
+from irviewer.opening.request import OpenRequest
 from irviewer.view.view_state import ViewState
 
 #: The smallest window in which the panels do not overlap (the query list, a row of tiles

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from irviewer.opening.opener import OpenRequest, demo_request
+from irviewer.opening.request import OpenRequest, demo_request
 
 KEYS_HELP = (
     "↑ / ↓  previous / next query\nF  next failure (P@1 = 0)\nHome / End  first / last "

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, QThread, Signal
 
 from irviewer.core.errors import InputError
-from irviewer.opening.opener import Opened, OpenRequest, iter_open
+from irviewer.opening.opener import Opened, iter_open
+from irviewer.opening.request import OpenRequest
 
 if TYPE_CHECKING:
     from irviewer.core.dataset import Dataset

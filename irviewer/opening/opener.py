@@ -7,7 +7,8 @@ similarity, or HPatches task lists by their own pools) or a precomputed ranking 
 :class:`Step` progress values and *returns* the :class:`Opened` result, so a caller that
 wants progress writes ``opened = yield from iter_open(request)`` (or iterates and takes
 ``StopIteration.value``); :func:`open_now` returns it directly. The window runs it in a
-worker thread; ``irviewer eval`` runs :func:`open_now`.
+worker thread; ``irviewer eval`` runs :func:`open_now`. What to open, the
+:class:`~irviewer.opening.request.OpenRequest`, is :mod:`irviewer.opening.request`'s.
 
 :class:`Opened` holds one shared :class:`Dataset` and every evaluation, computed once per
 (method, protocol, AP rule, self-match rule) and kept in one cache; other conventions are
@@ -37,140 +38,24 @@ from irviewer.core.protocols import get_protocol
 from irviewer.core.ranking import Ranking, iter_rank
 from irviewer.core.rerank import Chain, iter_rerank, parse_spec
 from irviewer.core.rerank.spec import WHERE
-from irviewer.core.resources import resources_dir
 from irviewer.formats.base import ReadOptions, option, read_name_list
-from irviewer.formats.collection import descriptors_path as collection_descriptors
-from irviewer.formats.collection import is_collection
 from irviewer.formats.corrections_file import (
     LoadedCorrections,
-    corrections_place,
     load_corrections,
 )
 from irviewer.formats.descriptor_files import descriptor_names, read_descriptors
 from irviewer.formats.hpatches_tasks import NAME as TASKS
 from irviewer.formats.hpatches_tasks import iter_rank_tasks
 from irviewer.formats.registry import read_dataset
-
-#: The suffix of irviewer's session files.
-SESSION_SUFFIX = ".irv"
-#: How many results per query the viewer can show (``irviewer --results``).
-TOP_K_RANGE = (10, 200)
-
-
-@dataclass(frozen=True)
-class DescriptorFile:
-    """A method given as a descriptor file (or hpatches-benchmark descriptor folder)."""
-
-    path: Path
-
-
-@dataclass(frozen=True)
-class RankingFile:
-    """A method given as precomputed result lists (TREC run, ``.npz`` indices, ``.results``)."""
-
-    path: Path
-
-
-MethodSource = DescriptorFile | RankingFile
-
-
-@dataclass(frozen=True)
-class OpenRequest:
-    """What to open: a dataset, the descriptor files and/or precomputed rankings to inspect,
-    the reader to use (None: detect it) and its options, how deep to keep result lists, and
-    optionally the protocol and conventions to score with first (None: the dataset's
-    protocols, each with its own AP and self-match rules), and the corrections file to
-    apply to the published ground truth (None: none; the window fills in the dataset's
-    default sidecar with :func:`with_default_corrections`, the CLI only applies a file it is
-    given, so a published number never changes silently).
-
-    ``rerank`` holds re-ranking SPECs (:mod:`irviewer.core.rerank`): every descriptor file F
-    gives, after its plain method, one more method "F + SPEC" per SPEC. ``reranked`` holds
-    (position in ``descriptors``, SPEC) pairs: that file alone re-ranked by SPEC (the
-    window's File ▸ Add a re-ranked method, a session's re-ranked methods), after the
-    methods ``rerank`` gives it. ``keep_plain`` False leaves the plain methods of the
-    descriptor files out (``irviewer eval --rerank`` scores the re-ranked ranking instead of
-    the plain one)."""
-
-    dataset: Path
-    descriptors: tuple[Path, ...] = ()
-    rankings: tuple[Path, ...] = ()
-    format: str | None = None
-    options: ReadOptions = field(default_factory=ReadOptions)
-    k: int = 200
-    protocol: str | None = None
-    ap: str | None = None
-    self_match: str | None = None
-    corrections: Path | None = None
-    rerank: tuple[str, ...] = ()
-    reranked: tuple[tuple[int, str], ...] = ()
-    keep_plain: bool = True
-
-    def sources(self) -> tuple[Path, ...]:
-        """Return every method's file: descriptor files first, then rankings."""
-        return (*self.descriptors, *self.rankings)
-
-    def reranked_pairs(self) -> tuple[tuple[int, str], ...]:
-        """Return every re-ranked method as (position in ``descriptors``, SPEC), in the
-        order the methods open: per file, the ``rerank`` SPECs, then its own ``reranked``
-        ones (a SPEC once per file)."""
-        out: list[tuple[int, str]] = []
-        for i in range(len(self.descriptors)):
-            specs = [*self.rerank, *(s for j, s in self.reranked if j == i)]
-            out += [(i, s) for s in dict.fromkeys(specs)]
-        return tuple(out)
-
-    def with_methods(self, descriptors: Sequence[Path] = (),
-                     rankings: Sequence[Path] = ()) -> OpenRequest:
-        """Return this request with more method files: ``descriptors`` and ``rankings`` not
-        already open are added after the open ones. Every other setting is kept (reader,
-        protocol, conventions, corrections, depth), and so is every re-ranked method already
-        asked for, each now named by its own file (``reranked``): a re-ranking given for
-        every file (``rerank``) is not extended to the added files, which open plain."""
-        known = set(self.sources())
-        more_d = tuple(dict.fromkeys(p for p in descriptors if p not in known))
-        more_r = tuple(dict.fromkeys(p for p in rankings if p not in known))
-        return replace(self, descriptors=(*self.descriptors, *more_d),
-                       rankings=(*self.rankings, *more_r), rerank=(),
-                       reranked=self.reranked_pairs())
-
-    def method_names(self) -> list[str]:
-        """Return the name of every method the request opens, in opening order: each
-        file's plain method (unless ``keep_plain`` is False), then its re-ranked ones."""
-        names = method_names(self.sources())
-        pairs = self.reranked_pairs()
-        out = []
-        for i, name in enumerate(names):
-            mine = [reranked_name(name, s) for j, s in pairs if j == i]
-            if self.keep_plain or not mine:
-                out.append(name)
-            out += mine
-        return out
-
-    def method_key(self, name: str | None) -> tuple[int, str | None] | None:
-        """Return (position in :meth:`sources`, SPEC or None for the plain method) of the
-        method called ``name``, or None when the request opens no such method."""
-        names = method_names(self.sources())
-        for j, spec in self.reranked_pairs():
-            if reranked_name(names[j], spec) == name:
-                return j, spec
-        return (names.index(name), None) if name in names else None
-
-    def method_named(self, index: int, spec: str | None = None) -> str | None:
-        """Return the name of source ``index``'s method (re-ranked by ``spec`` when given),
-        or None when the request opens no such method (the inverse of :meth:`method_key`)."""
-        names = method_names(self.sources())
-        if not 0 <= index < len(names):
-            return None
-        if spec is None:
-            return names[index]
-        return reranked_name(names[index], spec) if (index, spec) in self.reranked_pairs() \
-            else None
-
-    def method_sources(self) -> tuple[MethodSource, ...]:
-        """Return every method as a typed source, in :meth:`sources` order."""
-        return (*(DescriptorFile(Path(p)) for p in self.descriptors),
-                *(RankingFile(Path(p)) for p in self.rankings))
+from irviewer.opening.request import (
+    DescriptorFile,
+    MethodSource,
+    OpenRequest,
+    RankingFile,
+    method_names,
+    reranked_name,
+    with_default_method,
+)
 
 
 @dataclass(frozen=True)
@@ -335,44 +220,6 @@ class Step:
 Opening = Generator[Step, None, Opened]
 
 
-def demo_paths() -> tuple[Path, Path]:
-    """Return the built-in demo's manifest and strong descriptor file."""
-    demo = resources_dir() / "demo"
-    return demo / "demo.csv", demo / "strong.npz"
-
-
-def demo_request() -> OpenRequest:
-    """Return the request that opens the built-in demo with both descriptor files."""
-    manifest, strong = demo_paths()
-    return OpenRequest(manifest, (strong, strong.parent / "weak.npz"))
-
-
-def method_names(paths: tuple[Path, ...]) -> list[str]:
-    """Return a short, unique display name per method file: its file name, with as many
-    parent folders as needed to tell two equal file names apart (" (2)", " (3)"... for the
-    same path given twice)."""
-    parts = [Path(p).parts for p in paths]
-    depth = {i: 1 for i in range(len(paths))}
-    while True:
-        names = [Path(*parts[i][-depth[i]:]).as_posix() for i in range(len(paths))]
-        clash = [i for i, n in enumerate(names) if depth[i] < len(parts[i]) and any(
-            names[j] == n and parts[j] != parts[i] for j in range(len(paths)))]
-        if not clash:
-            seen: dict[str, int] = {}
-            for i, n in enumerate(names):
-                seen[n] = seen.get(n, 0) + 1
-                if seen[n] > 1:
-                    names[i] = f"{n} ({seen[n]})"
-            return names
-        for i in clash:
-            depth[i] += 1
-
-
-def reranked_name(name: str, spec: str) -> str:
-    """Return the name of the method ``name`` re-ranked by ``spec`` ("F + SPEC")."""
-    return f"{name} + {spec}"
-
-
 def iter_open(request: OpenRequest) -> Opening:
     """Read, rank and evaluate every method of ``request``, yielding :class:`Step` progress;
     return the :class:`Opened` result (``opened = yield from iter_open(request)``).
@@ -488,47 +335,6 @@ def open_ground_truth(request: OpenRequest) -> tuple[Dataset, LoadedCorrections 
         return dataset, None
     corrections = load_corrections(Path(request.corrections), dataset)
     return corrections.log.dataset, corrections
-
-
-def default_methods(dataset: Path | str) -> tuple[Path, ...]:
-    """Return the descriptor files a dataset opens with when no method is named: a
-    collection's own (``irviewer index`` made it; :mod:`irviewer.formats.collection`),
-    nothing for any other dataset. The one rule by which every command and the window open
-    a collection without a descriptor file."""
-    if is_collection(Path(dataset)):
-        return (collection_descriptors(Path(dataset)),)
-    return ()
-
-
-def with_default_method(request: OpenRequest) -> OpenRequest:
-    """Return ``request`` with the dataset's default method (:func:`default_methods`) when
-    it names none; unchanged otherwise."""
-    if request.sources():
-        return request
-    defaults = default_methods(request.dataset)
-    return replace(request, descriptors=defaults) if defaults else request
-
-
-def with_default_corrections(request: OpenRequest) -> OpenRequest:
-    """Return ``request`` with the dataset's own corrections file when it names none and one
-    exists (``<dataset>.corrections.csv`` beside it, or the one the user's data folder keeps
-    for a dataset whose folder cannot be written: :func:`corrections_place`), as the window
-    opens a dataset with the corrections made on it before."""
-    if request.corrections is not None:
-        return request
-    existing = corrections_place(Path(request.dataset)).existing
-    return replace(request, corrections=existing) if existing is not None else request
-
-
-def unapplied_corrections(request: OpenRequest) -> Path | None:
-    """Return the dataset's own corrections file (made in the window) when it exists and the
-    request applies another file or none (the command line applies only the file it is
-    given, and says where the window's are)."""
-    existing = corrections_place(Path(request.dataset)).existing
-    if existing is None or (request.corrections is not None
-                            and Path(request.corrections).resolve() == existing.resolve()):
-        return None
-    return existing
 
 
 def open_now(request: OpenRequest) -> Opened:
@@ -648,45 +454,3 @@ def _iter_rank_descriptors(descriptors: Descriptors, dataset: Dataset, k: int,
     return ranking
 
 
-@dataclass(frozen=True)
-class Dropped:
-    """Files a user dropped on the window (or named on the command line), by role."""
-
-    datasets: tuple[Path, ...] = ()
-    descriptors: tuple[Path, ...] = ()
-    rankings: tuple[Path, ...] = ()
-    sessions: tuple[Path, ...] = ()
-    images: tuple[Path, ...] = ()  # photos to search the gallery with (issue #13)
-
-
-RANKING_SUFFIXES = (".results", ".run", ".trec")
-
-
-def classify_paths(paths: list[Path] | tuple[Path, ...]) -> Dropped:
-    """Return ``paths`` sorted by role: ``.irv`` session files; precomputed rankings (an
-    archive with ``indices``, ``.results``, a TREC run); descriptor files (``.npz``,
-    ``.npy``, ``.fvecs``, ``.mat``, ``.h5``, an hpatches-benchmark descriptor folder); image
-    files (``.jpg``, ``.png``, ... :data:`irviewer.core.descriptors.IMAGE_SUFFIXES`: photos to
-    search the gallery with); and anything else as a dataset (a manifest, a gt_files
-    folder, a pickle, ...)."""
-    from irviewer.core.descriptors import IMAGE_SUFFIXES
-    from irviewer.formats.descriptor_files import SUFFIXES
-    from irviewer.formats.hpatches import is_descriptor_folder
-    from irviewer.formats.rankings import sniff_ranking
-
-    roles: dict[str, list[Path]] = {"datasets": [], "descriptors": [], "rankings": [],
-                                    "sessions": [], "images": []}
-    for raw in paths:
-        p = Path(raw)
-        suffix = p.suffix.lower()
-        if suffix == SESSION_SUFFIX:
-            roles["sessions"].append(p)
-        elif suffix in RANKING_SUFFIXES or (p.is_file() and sniff_ranking(p)):
-            roles["rankings"].append(p)
-        elif (suffix in SUFFIXES and p.is_file()) or (p.is_dir() and is_descriptor_folder(p)):
-            roles["descriptors"].append(p)
-        elif suffix in IMAGE_SUFFIXES and not p.is_dir():
-            roles["images"].append(p)
-        else:
-            roles["datasets"].append(p)
-    return Dropped(**{k: tuple(v) for k, v in roles.items()})

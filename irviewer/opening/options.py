@@ -1,6 +1,6 @@
 """The options several commands share, declared once: the one table every subcommand and the
 window's command line build their parsers from, and the one function that turns parsed
-arguments into an :class:`~irviewer.opening.opener.OpenRequest` (Qt-free).
+arguments into an :class:`~irviewer.opening.request.OpenRequest` (Qt-free).
 
 :data:`OPTIONS` holds, per key, how an option is written (flags, value word, help), how it
 parses, and which :class:`OpenRequest` field it fills. The reader options are not written
@@ -37,7 +37,7 @@ from irviewer.formats.base import (
     reader_options,
 )
 from irviewer.formats.collection import is_collection
-from irviewer.opening.opener import OpenRequest, demo_request
+from irviewer.opening.request import OpenRequest, demo_request
 
 
 @dataclass(frozen=True)
@@ -238,7 +238,7 @@ def window_corrections_note(request: OpenRequest, doing: str) -> str | None:
     that applies them (``doing``: what the command does with them, "scores", "audits");
     None when there are none."""
     from irviewer.formats.corrections_file import corrections_place
-    from irviewer.opening.opener import unapplied_corrections
+    from irviewer.opening.request import unapplied_corrections
 
     found = unapplied_corrections(request)
     if found is None:

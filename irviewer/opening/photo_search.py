@@ -30,7 +30,8 @@ from irviewer.extract.registry import installed_names, load_extractor
 from irviewer.formats.base import ReadOptions
 from irviewer.formats.descriptor_files import descriptor_extractor, descriptor_extractor_state
 from irviewer.formats.image_files import read_rgb
-from irviewer.opening.opener import Method, Opened, OpenRequest, demo_paths, open_now
+from irviewer.opening.opener import Method, Opened, open_now
+from irviewer.opening.request import OpenRequest, demo_paths
 
 Photo = Path | str | Image.Image
 #: The share of each side of a photo that its centre keeps (:meth:`Searcher.describe_views`).

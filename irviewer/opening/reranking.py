@@ -21,7 +21,8 @@ from irviewer.core.descriptors import AlignedDescriptors
 from irviewer.core.errors import InputError
 from irviewer.core.rerank import Chain, check_budget, parse_spec, search_cost
 from irviewer.formats.hpatches_tasks import NAME as TASKS
-from irviewer.opening.opener import Method, Opened, Step, iter_reranking, reranked_name
+from irviewer.opening.opener import Method, Opened, Step, iter_reranking
+from irviewer.opening.request import reranked_name
 
 
 @dataclass(frozen=True)

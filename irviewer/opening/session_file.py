@@ -32,7 +32,7 @@ from irviewer.core.atomic import atomic_open
 from irviewer.core.errors import InputError
 from irviewer.core.rerank import parse_spec
 from irviewer.formats.base import OptionSpec, ReadOptions, read_text, reader_options
-from irviewer.opening.opener import SESSION_SUFFIX, TOP_K_RANGE, OpenRequest
+from irviewer.opening.request import SESSION_SUFFIX, TOP_K_RANGE, OpenRequest
 
 SESSION_FORMAT = "irviewer-session"
 SESSION_VERSION = 1

@@ -39,7 +39,8 @@ sys.path.insert(0, str(ROOT))
 
 from irviewer.core.audit import audit  # noqa: E402
 from irviewer.formats.base import ReadOptions  # noqa: E402
-from irviewer.opening.opener import OpenRequest, open_now  # noqa: E402
+from irviewer.opening.opener import open_now  # noqa: E402
+from irviewer.opening.request import OpenRequest  # noqa: E402
 from tests.benchmarks import audit_roxford  # noqa: E402
 from tests.core.audit_synth import write_synth_set  # noqa: E402
 

@@ -48,7 +48,8 @@ from irviewer.core.dataset import Dataset  # noqa: E402
 from irviewer.core.evaluation import query_roles  # noqa: E402
 from irviewer.formats.base import ReadOptions  # noqa: E402
 from irviewer.formats.registry import read_dataset  # noqa: E402
-from irviewer.opening.opener import Opened, OpenRequest, open_now  # noqa: E402
+from irviewer.opening.opener import Opened, open_now  # noqa: E402
+from irviewer.opening.request import OpenRequest  # noqa: E402
 
 SAMPLES = ROOT.parent / "shared" / "samples"
 GT = SAMPLES / "oxford5k-gt"

@@ -37,7 +37,8 @@ from irviewer.core.descriptors import AlignedDescriptors, normalise_rows  # noqa
 from irviewer.core.evaluation import evaluate  # noqa: E402
 from irviewer.core.label_rules import LabelIndex, same_label_groups  # noqa: E402
 from irviewer.core.ranking import rank  # noqa: E402
-from irviewer.opening.opener import Method, Opened, OpenRequest  # noqa: E402
+from irviewer.opening.opener import Method, Opened  # noqa: E402
+from irviewer.opening.request import OpenRequest  # noqa: E402
 
 
 def build(n_q: int, n_g: int, seed: int = 0) -> Opened:

@@ -62,7 +62,7 @@ from irviewer.core.protocols import get_protocol  # noqa: E402
 from irviewer.core.ranking import rank  # noqa: E402
 from irviewer.gui.app import application  # noqa: E402
 from irviewer.gui.main_window import MainWindow  # noqa: E402
-from irviewer.opening.opener import demo_paths  # noqa: E402
+from irviewer.opening.request import demo_paths  # noqa: E402
 
 
 def click_ms(window: MainWindow, rows: list[int], wait_thumbnails: bool) -> list[float]:
@@ -134,7 +134,8 @@ def correction_ms(folder: Path) -> tuple[float, float]:
     ms of one full evaluation of that set: the baseline)."""
     from PySide6.QtCore import QSettings
 
-    from irviewer.opening.opener import Method, Opened, OpenRequest
+    from irviewer.opening.opener import Method, Opened
+    from irviewer.opening.request import OpenRequest
 
     rng = np.random.default_rng(2)
     n_q, n_g = 20_000, 2_000

@@ -32,7 +32,7 @@ from PySide6.QtTest import QTest
 
 from irviewer.gui.app import application
 from irviewer.gui.main_window import MainWindow
-from irviewer.opening.opener import demo_paths, demo_request
+from irviewer.opening.request import demo_paths, demo_request
 
 
 class GapMeter:

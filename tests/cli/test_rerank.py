@@ -12,7 +12,8 @@ from irviewer.cli import main
 from irviewer.core.evaluation import evaluate
 from irviewer.core.protocols import get_protocol
 from irviewer.core.rerank import iter_rerank, parse_spec
-from irviewer.opening.opener import OpenRequest, demo_paths, open_now
+from irviewer.opening.opener import open_now
+from irviewer.opening.request import OpenRequest, demo_paths
 
 
 def test_eval_scores_the_reranked_ranking_and_names_the_chain(tmp_path, capsys):

@@ -20,7 +20,8 @@ from irviewer.formats.hpatches_tasks import (
     sniff_hpatches_tasks,
 )
 from irviewer.formats.registry import detect
-from irviewer.opening.opener import OpenRequest, open_now
+from irviewer.opening.opener import open_now
+from irviewer.opening.request import OpenRequest
 
 TYPES = ("ref", *(f"{t}{i}" for t in "eht" for i in range(1, 6)))
 

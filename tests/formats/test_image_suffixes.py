@@ -15,7 +15,7 @@ from irviewer.formats.holidays import read_holidays
 from irviewer.formats.instance_names import read_instance_names
 from irviewer.formats.oxford import read_oxford
 from irviewer.formats.reid import read_reid
-from irviewer.opening.opener import classify_paths
+from irviewer.opening.request import classify_paths
 from tests.formats.test_oxford import NAMES, write_gt
 
 #: The extensions one path or another used to leave out.

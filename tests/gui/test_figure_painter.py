@@ -17,7 +17,8 @@ from irviewer.core.errors import InputError
 from irviewer.core.evaluation import NEGATIVE, POSITIVE
 from irviewer.gui.figure_painter import DPI, export_figure, png_size
 from irviewer.gui.theme import QUERY_BOX, RELEVANCE
-from irviewer.opening.opener import OpenRequest, open_now
+from irviewer.opening.opener import open_now
+from irviewer.opening.request import OpenRequest
 from irviewer.view.figure import layout_figure
 from tests.figure_case import MISSING, make_case
 

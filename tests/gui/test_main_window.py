@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from irviewer.core.evaluation import IGNORED, NEGATIVE, POSITIVE
 from irviewer.gui.main_window import MainWindow
 from irviewer.gui.widgets.thumbnails import BROKEN, decode
-from irviewer.opening.opener import demo_paths
+from irviewer.opening.request import demo_paths
 
 
 @pytest.fixture

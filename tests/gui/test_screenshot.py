@@ -17,7 +17,7 @@ from irviewer.core.errors import InputError
 from irviewer.gui.app import screenshot
 from irviewer.gui.main_window import MainWindow
 from irviewer.gui.theme import RELEVANCE
-from irviewer.opening.opener import demo_request
+from irviewer.opening.request import demo_request
 
 QUERY = "images/cezanne_boy-in-the-red-vest_query"
 PLACEHOLDER = (0xF4, 0xF2, 0xEE)  # the tile background while a thumbnail loads

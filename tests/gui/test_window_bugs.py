@@ -11,7 +11,7 @@ from PySide6.QtGui import QFocusEvent
 from PySide6.QtWidgets import QApplication, QComboBox, QHeaderView
 
 from irviewer.gui.main_window import MINIMUM_SIZE, MainWindow
-from irviewer.opening.opener import demo_paths, demo_request
+from irviewer.opening.request import demo_paths, demo_request
 
 
 @pytest.fixture
@@ -257,7 +257,7 @@ def test_rows_matched_by_position_are_said_in_a_banner(window):
 def test_the_open_dialog_has_every_reader_option(qtbot, tmp_path):
     from irviewer.formats.base import ReadOptions
     from irviewer.gui.opening.open_dialog import FIELD_LABELS, OpenDialog
-    from irviewer.opening.opener import OpenRequest
+    from irviewer.opening.request import OpenRequest
 
     dialog = OpenDialog()
     qtbot.addWidget(dialog)

@@ -27,8 +27,9 @@ from irviewer.formats.registry import read_dataset
 from irviewer.opening import indexing
 from irviewer.opening.describing import SERIAL, THREADS
 from irviewer.opening.indexing import IndexRequest, index_now, iter_index
-from irviewer.opening.opener import OpenRequest, open_now
+from irviewer.opening.opener import open_now
 from irviewer.opening.photo_search import open_searcher
+from irviewer.opening.request import OpenRequest
 from tests.collection_photos import artwork_image, flat_folder, folder_of_subfolders
 
 

@@ -9,16 +9,8 @@ import numpy as np
 import pytest
 
 from irviewer.core.errors import InputError
-from irviewer.opening.opener import (
-    Opened,
-    OpenRequest,
-    Step,
-    classify_paths,
-    demo_request,
-    iter_open,
-    method_names,
-    open_now,
-)
+from irviewer.opening.opener import Opened, Step, iter_open, open_now
+from irviewer.opening.request import OpenRequest, classify_paths, demo_request, method_names
 
 
 def test_the_demo_opens_with_both_descriptor_files():

@@ -12,13 +12,13 @@ import pytest
 from irviewer.cli import COMMANDS, build_parser, main
 from irviewer.cli.viewer import build_viewer_parser
 from irviewer.formats.base import ReadOptions, reader_options
-from irviewer.opening.opener import demo_request
 from irviewer.opening.options import (
     OPTIONS,
     add_options,
     read_options,
     request_from_args,
 )
+from irviewer.opening.request import demo_request
 
 from .reader_values import example_read_options
 

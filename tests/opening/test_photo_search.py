@@ -19,8 +19,9 @@ from irviewer.core.errors import InputError
 from irviewer.core.resources import resources_dir
 from irviewer.extract import registry
 from irviewer.formats.manifest import read_manifest
-from irviewer.opening.opener import OpenRequest, open_now
+from irviewer.opening.opener import open_now
 from irviewer.opening.photo_search import Searcher, open_demo_searcher, open_searcher
+from irviewer.opening.request import OpenRequest
 from tests.visitor import visitor_photo
 
 DEMO = resources_dir() / "demo"

@@ -17,7 +17,8 @@ from irviewer.core.errors import InputError
 from irviewer.core.evaluation import evaluate
 from irviewer.core.metrics import average_precision
 from irviewer.core.protocols import get_protocol
-from irviewer.opening.opener import OpenRequest, demo_paths, open_now
+from irviewer.opening.opener import open_now
+from irviewer.opening.request import OpenRequest, demo_paths
 from irviewer.opening.reranking import iter_reranked, plan_reranking, rerank_refusal
 from tests.core.rerank_dense import dense_kreciprocal
 from tests.core.test_rerank import finish as run

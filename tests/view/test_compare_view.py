@@ -10,7 +10,8 @@ import pytest
 
 from irviewer.core.evaluation import IGNORED, NEGATIVE, POSITIVE
 from irviewer.core.paired import compare_evaluations
-from irviewer.opening.opener import OpenRequest, demo_paths, open_now
+from irviewer.opening.opener import open_now
+from irviewer.opening.request import OpenRequest, demo_paths
 from irviewer.view.compare_view import (
     compare_shown,
     compare_summary_html,

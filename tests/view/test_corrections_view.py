@@ -16,7 +16,8 @@ from irviewer.core.corrections import (
     preview_relabel,
 )
 from irviewer.core.evaluation import evaluate
-from irviewer.opening.opener import OpenRequest, open_now
+from irviewer.opening.opener import open_now
+from irviewer.opening.request import OpenRequest
 from irviewer.view.corrections import (
     CorrectionState,
     both_numbers,

@@ -9,7 +9,8 @@ import pytest
 
 from irviewer.core.errors import InputError
 from irviewer.core.evaluation import NEGATIVE, POSITIVE
-from irviewer.opening.opener import OpenRequest, open_now
+from irviewer.opening.opener import open_now
+from irviewer.opening.request import OpenRequest
 from irviewer.reports.eval_report import build_report, format_table, method_record
 from irviewer.view.figure import (
     Geometry,

@@ -8,7 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from irviewer.core.corrections import Correction, CorrectionLog, NothingToChangeError
-from irviewer.opening.opener import OpenRequest, open_now
+from irviewer.opening.opener import open_now
+from irviewer.opening.request import OpenRequest
 from irviewer.view.mean_pr import MeanPR
 from tests.corrections_cases import make_case
 

@@ -37,7 +37,7 @@ from irviewer.formats.collection import NAME as COLLECTION
 from irviewer.formats.collection import photos_base, read_record
 from irviewer.formats.photo_folder import photo_suffixes
 from irviewer.gui.workers import Indexer
-from irviewer.opening.opener import OpenRequest
+from irviewer.opening.request import OpenRequest
 from irviewer.view.progress import progress_words
 
 if TYPE_CHECKING:

@@ -26,7 +26,8 @@ from irviewer.gui.corrections.menu import RelabelDialog, add_correction_entries
 from irviewer.gui.corrections.panel import CorrectionsLine, CorrectionsPanel
 from irviewer.gui.corrections.store import CorrectionsController
 from irviewer.gui.menus import Menus
-from irviewer.opening.opener import Opened, OpenRequest
+from irviewer.opening.opener import Opened
+from irviewer.opening.request import OpenRequest
 from irviewer.view.corrections import (
     CHOICE_KEYS,
     MARK_GLYPH,

@@ -16,7 +16,8 @@ from PySide6.QtWidgets import QFileDialog, QProgressBar, QPushButton, QStatusBar
 
 from irviewer.gui.opening.open_dialog import OpenDialog
 from irviewer.gui.workers import Opener, Worker
-from irviewer.opening.opener import Opened, OpenRequest, classify_paths
+from irviewer.opening.opener import Opened
+from irviewer.opening.request import OpenRequest, classify_paths
 
 
 class OpeningController(QObject):

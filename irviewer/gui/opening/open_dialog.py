@@ -31,8 +31,8 @@ from PySide6.QtWidgets import (
 from irviewer.core.protocols import PROTOCOLS
 from irviewer.formats.base import OptionSpec, ReadOptions, reader_options
 from irviewer.formats.registry import readers
-from irviewer.opening.opener import OpenRequest, classify_paths
 from irviewer.opening.options import OPTIONS
+from irviewer.opening.request import OpenRequest, classify_paths
 
 DETECT = "detect from the files"
 

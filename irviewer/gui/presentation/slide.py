@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QComboBox, QWidget
 
 from irviewer.gui.theme import RELEVANCE
 from irviewer.gui.widgets.thumbnails import BROKEN, ThumbnailCache
-from irviewer.opening.opener import classify_paths
+from irviewer.opening.request import classify_paths
 from irviewer.view.presentation import (
     DEFAULT_INTERVAL_S,
     DEFAULT_TOP_N,

@@ -22,7 +22,7 @@ from irviewer.gui.theme import legend_html
 from irviewer.gui.widgets.query_image import QueryImage
 from irviewer.gui.widgets.thumbnails import ThumbnailCache
 from irviewer.gui.widgets.tiles import TileGrid
-from irviewer.opening.opener import TOP_K_RANGE as DEPTH_RANGE  # the k box's range, defined once
+from irviewer.opening.request import TOP_K_RANGE as DEPTH_RANGE  # the k box's range, defined once
 from irviewer.view.result_list import QueryHeader, ResultList, ResultTile
 
 

@@ -20,7 +20,8 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
 from irviewer.core.errors import InputError
 from irviewer.core.user_data import adopt_files, user_subfolder
-from irviewer.opening.opener import Opened, OpenRequest
+from irviewer.opening.opener import Opened
+from irviewer.opening.request import OpenRequest
 from irviewer.opening.session_file import (
     SESSION_SUFFIX,
     SessionFile,

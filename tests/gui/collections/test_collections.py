@@ -16,7 +16,7 @@ from irviewer.gui.collections.controller import CollectionDialog, default_collec
 from irviewer.gui.main_window import MainWindow
 from irviewer.opening import indexing
 from irviewer.opening.describing import SERIAL
-from irviewer.opening.opener import OpenRequest
+from irviewer.opening.request import OpenRequest
 from tests.collection_photos import artwork_image, flat_folder, folder_of_subfolders
 
 

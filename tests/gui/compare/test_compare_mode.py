@@ -13,7 +13,7 @@ from irviewer.core.paired import compare_evaluations
 from irviewer.gui.compare import controller as compare_mode
 from irviewer.gui.main_window import MainWindow
 from irviewer.gui.results.query_model import DELTA, OTHER_AP
-from irviewer.opening.opener import demo_request
+from irviewer.opening.request import demo_request
 from tests.figure_case import make_case
 
 

@@ -17,7 +17,7 @@ from irviewer.core.evaluation import IGNORED, NEGATIVE, POSITIVE, evaluate
 from irviewer.formats.corrections_file import read_corrections
 from irviewer.gui.main_window import MainWindow
 from irviewer.gui.widgets.tiles import MARK_FILL
-from irviewer.opening.opener import demo_paths
+from irviewer.opening.request import demo_paths
 from irviewer.opening.session_file import load_session
 
 

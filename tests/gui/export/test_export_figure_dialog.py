@@ -13,7 +13,7 @@ from irviewer.core.errors import InputError
 from irviewer.gui.figure_painter import DPI, png_size
 from irviewer.gui.main_window import MainWindow
 from irviewer.gui.theme import RELEVANCE
-from irviewer.opening.opener import demo_request
+from irviewer.opening.request import demo_request
 from irviewer.view.figure import layout_figure, select_queries
 from irviewer.view.figure_request import FigureRequest, figure_layout
 

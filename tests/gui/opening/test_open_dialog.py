@@ -6,7 +6,7 @@ from PySide6.QtWidgets import QFormLayout, QLabel
 
 from irviewer.formats.base import ReadOptions, reader_options
 from irviewer.gui.opening.open_dialog import FIELD_LABELS, OpenDialog, set_field
-from irviewer.opening.opener import OpenRequest
+from irviewer.opening.request import OpenRequest
 from tests.opening.reader_values import example_read_options
 
 

@@ -13,7 +13,7 @@ from PySide6.QtGui import QDropEvent
 from irviewer.core.evaluation import POSITIVE
 from irviewer.gui.main_window import MainWindow
 from irviewer.gui.opening.open_dialog import OpenDialog
-from irviewer.opening.opener import OpenRequest, demo_paths, demo_request
+from irviewer.opening.request import OpenRequest, demo_paths, demo_request
 
 MANIFEST = "image,instance,role\na1.jpg,a,both\na2.jpg,a,gallery\nb1.jpg,b,both\nb2.jpg,b,gallery\n"
 

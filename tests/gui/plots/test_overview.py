@@ -8,7 +8,7 @@ from PySide6.QtCore import QPointF, Qt
 from irviewer.core.curves import ap_histogram, cmc_curve, mean_precision_at, query_precision_at
 from irviewer.gui.main_window import MainWindow
 from irviewer.gui.plots.panel import CURVE_DEPTH
-from irviewer.opening.opener import OpenRequest, demo_request
+from irviewer.opening.request import OpenRequest, demo_request
 from tests.formats.test_reid import market
 from tests.gui.results.test_families import descriptors
 

@@ -21,7 +21,7 @@ from irviewer.core.evaluation import NEGATIVE, POSITIVE
 from irviewer.gui.main_window import MainWindow
 from irviewer.gui.presentation.slide import PresentationView
 from irviewer.gui.results.query_model import TITLE
-from irviewer.opening.opener import demo_paths, demo_request
+from irviewer.opening.request import demo_paths, demo_request
 from irviewer.view.result_list import UNJUDGED
 
 GREEN = QColor("#009E73")

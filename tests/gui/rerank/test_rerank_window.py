@@ -18,8 +18,8 @@ from irviewer.formats.trec import write_trec_run
 from irviewer.gui.main_window import MainWindow
 from irviewer.gui.rerank.dialog import RerankDialog
 from irviewer.gui.results.query_model import DELTA
-from irviewer.opening.opener import OpenRequest, demo_paths, demo_request
 from irviewer.opening.options import request_from_args
+from irviewer.opening.request import OpenRequest, demo_paths, demo_request
 from irviewer.opening.session_file import load_session
 
 MANIFEST, STRONG = demo_paths()

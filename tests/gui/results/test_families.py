@@ -11,7 +11,7 @@ from PIL import Image
 from irviewer.core.evaluation import IGNORED, POSITIVE
 from irviewer.gui.main_window import MainWindow
 from irviewer.gui.theme import SAME_CAMERA
-from irviewer.opening.opener import OpenRequest
+from irviewer.opening.request import OpenRequest
 from tests.formats.test_hpatches import PATCHES
 from tests.formats.test_hpatches import write as write_hpatches
 from tests.formats.test_oxford import NAMES as OXFORD_NAMES

@@ -11,7 +11,7 @@ from PySide6.QtCore import QSettings
 
 from irviewer.gui.main_window import MainWindow
 from irviewer.gui.sessions import controller as persistence
-from irviewer.opening.opener import demo_request
+from irviewer.opening.request import demo_request
 from irviewer.opening.session_file import autosave_path, load_session
 
 QUERY = "images/vermeer_girl-with-a-pearl-earring_query"
