@@ -190,7 +190,7 @@ def refuse_options_not_taken(reader: Reader, path: Path, options: ReadOptions) -
             continue
         if getattr(options, key) != getattr(default, key):
             raise InputError(f"{Path(path).name}: {option(key)} does not apply to this "
-                             f"dataset ({reader.description}); leave it out")
+                             f"dataset, read as {reader.description}; leave it out")
 
 
 def list_images(folder: Path, suffixes: tuple[str, ...] = IMAGE_SUFFIXES,
