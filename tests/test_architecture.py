@@ -98,7 +98,7 @@ def test_tests_name_no_folder_of_one_machine_and_find_the_samples_in_one_place()
     """A test runs on any clone: it names no absolute path of the developers' machine, and
     the real sample files are found by tests/conftest.py's ``shared_samples`` alone (beside
     the checkout, skipped with a reason when absent)."""
-    machine = ("/work/", "/home/", "/Users/", "/root/")
+    machine = tuple(f"/{folder}/" for folder in ("work", "home", "Users", "root"))
     offenders = []
     for path in sorted((ROOT / "tests").rglob("*.py")):
         text = path.read_text(encoding="utf-8")
