@@ -354,24 +354,22 @@ class PresentationView(QWidget):
             y += fm.lineSpacing()
         y += 2
         if cap.artist:
-            artist_font = self._font(artist_size)
-            p.setFont(artist_font)
-            p.setPen(QColor(DIM))
-            afm = QFontMetrics(artist_font)
-            text = afm.elidedText(cap.artist, Qt.TextElideMode.ElideRight, rect.width())
-            p.drawText(QRect(rect.left(), y, rect.width(), afm.height()),
-                       int(Qt.AlignmentFlag.AlignLeft), text)
-            y += afm.height()
+            y = self._dim_line(p, cap.artist, artist_size, rect, y)
         if cap.details:  # year, room, ...: smaller, under the artist
-            details_font = self._font(artist_size * 0.8)
-            p.setFont(details_font)
-            p.setPen(QColor(DIM))
-            dfm = QFontMetrics(details_font)
-            text = dfm.elidedText(cap.details, Qt.TextElideMode.ElideRight, rect.width())
-            p.drawText(QRect(rect.left(), y, rect.width(), dfm.height()),
-                       int(Qt.AlignmentFlag.AlignLeft), text)
-            y += dfm.height()
+            y = self._dim_line(p, cap.details, artist_size * 0.8, rect, y)
         return y
+
+    def _dim_line(self, p: QPainter, text: str, size: float, rect: QRect, y: int) -> int:
+        """Draw ``text`` on one dim line at ``y`` in ``rect``'s width (elided); return the y
+        under it."""
+        font = self._font(size)
+        p.setFont(font)
+        p.setPen(QColor(DIM))
+        fm = QFontMetrics(font)
+        p.drawText(QRect(rect.left(), y, rect.width(), fm.height()),
+                   int(Qt.AlignmentFlag.AlignLeft),
+                   fm.elidedText(text, Qt.TextElideMode.ElideRight, rect.width()))
+        return y + fm.height()
 
     def _image(self, p: QPainter, key: str, path: Path | None, box: QRect,
                centre: bool = True) -> QRect:
