@@ -57,3 +57,18 @@ def folder_of_subfolders(folder: Path, views: dict[str, int]) -> None:
         for v in range(n):
             photo = image if v == 0 else view_of(image, 1000 * a + v)
             photo.save(folder / artwork / f"{v + 1}.jpg", quality=92)
+
+
+def indexed(photos: Path, out: Path, views: dict[str, int] | None = None,
+            artworks: int = 3) -> Path:
+    """Return a collection indexed (in this process) from photos written to ``photos``: one
+    subfolder per artwork with ``views`` (artwork -> number of photos), or a flat folder of
+    ``artworks`` photos."""
+    from irviewer.opening.describing import SERIAL
+    from irviewer.opening.indexing import IndexRequest, index_now
+
+    if views is None:
+        flat_folder(photos, artworks)
+    else:
+        folder_of_subfolders(photos, views)
+    return index_now(IndexRequest(photos, out, mode=SERIAL)).collection

@@ -246,7 +246,8 @@ def _paint_image_tile(painter: QPainter, rect: Rect, colour: QColor, decoded: ob
 
 
 def _paint_badge(painter: QPainter, rect: Rect, badge: int, diameter: float) -> None:
-    _badge_shape(painter, Rect(rect.x + 3, rect.y + 3, diameter, diameter), badge)
+    if RELEVANCE[badge][1]:  # a plain tile (nothing to judge it by) has no badge
+        _badge_shape(painter, Rect(rect.x + 3, rect.y + 3, diameter, diameter), badge)
 
 
 def _badge_shape(painter: QPainter, r: Rect, badge: int) -> None:

@@ -4,7 +4,7 @@ badge shape for every state so colour is never the only cue."""
 from __future__ import annotations
 
 from irviewer.core.evaluation import IGNORED, NEGATIVE, POSITIVE
-from irviewer.view.result_list import SAME_CAMERA, UNJUDGED
+from irviewer.view.result_list import PLAIN, SAME_CAMERA, UNJUDGED
 
 __all__ = ["RELEVANCE", "SAME_CAMERA", "legend_html"]
 
@@ -15,6 +15,7 @@ RELEVANCE = {
     IGNORED: ("#999999", "–", "ignored"),
     SAME_CAMERA: ("#CC79A7", "=", "ignored: same person, same camera"),
     UNJUDGED: ("#8A8F98", "?", "not judged: no ground truth"),
+    PLAIN: ("#D8D4CC", "", "shown plainly: nothing to judge it by"),
 }
 QUERY_BOX = "#0072B2"
 MEAN_CURVE = "#999999"
@@ -25,10 +26,14 @@ ACTIVE_BAR = "#E69F00"    # the bin the table is filtered to
 
 
 def legend_html(ignored: list[str] | tuple[str, ...] = (),
-                badges: tuple[int, ...] = ()) -> str:
+                badges: tuple[int, ...] = (), judged: bool = True) -> str:
     """Return the legend shown with the results: badge, colour and meaning per state. The
     plain "ignored" state names what the protocol ignores (``ignored``, in words; left out
-    when it ignores nothing); ``badges`` adds own-badge states (SAME_CAMERA) it can show."""
+    when it ignores nothing); ``badges`` adds own-badge states (SAME_CAMERA) it can show.
+    Nothing when no result can be judged (``judged`` False: a collection of one photo per
+    artwork shows no frames, so there is nothing to explain)."""
+    if not judged:
+        return ""
     parts = []
     for code, (colour, glyph, label) in RELEVANCE.items():
         if code == IGNORED:

@@ -12,7 +12,7 @@ label is that painting's (the instance sets' rule, CLICIDE: same instance label)
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from irviewer.core.dataset import Dataset
@@ -78,8 +78,12 @@ class Slide:
             shown only when the user asks for metrics; "" for an unjudged photo.
         tiles: the top matches, best first, exactly as the inspector's result list has them.
         captions: one caption per tile.
-        judged: False when the tiles carry no relevance (a photo nobody has identified):
-            then no relevance frame is drawn whatever the R key says.
+        judged: False when the tiles carry no relevance (a photo nobody has identified, an
+            artwork of a curator's collection with one photo): then no relevance frame is
+            drawn whatever the R key says.
+        query_label, matches_label: the words over the query and over the matches ("THE
+            QUERY" / "WHAT THE SYSTEM FINDS" for a benchmark's query; "THIS ARTWORK" /
+            "MORE LIKE THIS" for an artwork of a collection that has no ground truth).
     """
 
     query: int | None
@@ -90,6 +94,13 @@ class Slide:
     tiles: tuple[ResultTile, ...]
     captions: tuple[Caption, ...]
     judged: bool
+    query_label: str = "THE QUERY"
+    matches_label: str = "WHAT THE SYSTEM FINDS"
+
+
+#: The words over an artwork of a curator's collection that has no ground truth, and over
+#: its matches: a visitor browsing the collection sees similar artworks, not a test.
+BROWSING_LABELS = ("THIS ARTWORK", "MORE LIKE THIS")
 
 
 def plain(rich: str) -> str:
@@ -101,10 +112,16 @@ def plain(rich: str) -> str:
 
 def query_slide(evaluation: Evaluation, q: int, top_n: int = DEFAULT_TOP_N) -> Slide:
     """Return query ``q``'s slide: its header and its first ``top_n`` ranked results (the
-    protocol's ignored items left out, as the inspector lists them by default)."""
+    protocol's ignored items left out, as the inspector lists them by default). A query
+    without ground truth (an artwork of a curator's collection with one photo) is shown as
+    "more like this": no frames, no numbers, :data:`BROWSING_LABELS`."""
     header = query_header(evaluation, q)
     result = result_list(evaluation, q, top_n, show_ignored=False)
-    return _slide(header, result, judged=True)
+    slide = _slide(header, result, judged=result.judged)
+    if result.judged:
+        return slide
+    return replace(slide, metrics="", query_label=BROWSING_LABELS[0],
+                   matches_label=BROWSING_LABELS[1])
 
 
 def _slide(header: QueryHeader, result: ResultList, judged: bool) -> Slide:

@@ -11,7 +11,7 @@ is the place in the full ranking, before removals.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -19,13 +19,19 @@ import numpy as np
 from irviewer.core.dataset import Dataset
 from irviewer.core.evaluation import IGNORED, NEGATIVE, POSITIVE, Evaluation, query_roles
 from irviewer.core.protocols import Protocol
+from irviewer.formats.collection import NAME as COLLECTION
 
 #: Badge kinds: the core's relevance codes, plus one display state for an ignored item whose
 #: ignoring group has a badge of its own (re-identification's same person, same camera).
 SAME_CAMERA = 3
 #: A result with no ground truth to judge it by: a visitor's photo searched against the
-#: gallery before anyone says which painting it shows (issue #13).
+#: gallery before anyone says which painting it shows, or a match of a curator's photo whose
+#: artwork has no other photo.
 UNJUDGED = 4
+#: The badge of a result shown plainly, with no relevance frame or badge at all: a match in
+#: a curator's collection where the query's artwork has no other photo, so there is nothing
+#: to be right or wrong about (a ✗ would read as "wrong" to a visitor).
+PLAIN = 5
 
 #: Ignored relevance groups that get their own badge instead of the plain "ignored" one.
 OWN_BADGE_GROUPS = {"same_camera": SAME_CAMERA}
@@ -98,7 +104,9 @@ class ResultList:
     ``tiles`` are in rank order; ``shown`` counts the ranked (not ignored) ones; ``ends_early``
     says the stored list ended before ``depth``. ``missed`` are the positives outside the
     shown ranks, best first (never-ranked last), and ``hardest_rank`` the rank of the last
-    of them (None when it is not ranked: beyond a truncated list).
+    of them (None when it is not ranked: beyond a truncated list). ``judged`` is False when
+    the query has no ground truth to show (:func:`has_ground_truth`): its tiles are
+    :data:`UNJUDGED` with the :data:`PLAIN` badge, and the list is "more like this".
     """
 
     query: int
@@ -109,9 +117,13 @@ class ResultList:
     ends_early: bool
     missed: tuple[ResultTile, ...]
     hardest_rank: int | None
+    judged: bool = True
 
     def heading(self) -> str:
         """Return the ranked results' heading (rich text)."""
+        if not self.judged:
+            return (f"<b>More like this</b>: the {self.shown} artworks most like it"
+                    + (" (every other artwork)" if self.ends_early else ""))
         return (f"<b>Ranked results</b>: the top {self.shown}"
                 + (" (the list ends here)" if self.ends_early else ""))
 
@@ -132,8 +144,25 @@ def relevance_words(tile: ResultTile) -> str:
     if tile.relevance == NEGATIVE:
         return "not relevant"
     if tile.relevance == UNJUDGED:
-        return "not judged: no ground truth"
+        return ("not judged: its artwork has no other photo" if tile.badge == PLAIN
+                else "not judged: no ground truth")
     return f"ignored: {GROUP_WORDS.get(tile.ignored_by or '', tile.ignored_by or '')}"
+
+
+def has_ground_truth(evaluation: Evaluation, q: int) -> bool:
+    """Return whether query ``q``'s results can be judged right or wrong: False for a photo
+    of a curator's collection whose artwork has no other photo (no positive, in the
+    published ground truth and every correction), True otherwise. A research benchmark's
+    query without positives keeps its judgement: its ground truth says none is relevant."""
+    return not (evaluation.dataset.format == COLLECTION
+                and int(evaluation.per_query["n_positives"][q]) == 0)
+
+
+def judged_anywhere(evaluation: Evaluation) -> bool:
+    """Return whether any query of ``evaluation`` has ground truth to show (False for a
+    curator's collection whose artworks have one photo each: then no legend of ✓ and ✗)."""
+    return not (evaluation.dataset.format == COLLECTION
+                and not np.any(np.asarray(evaluation.per_query["n_positives"]) > 0))
 
 
 def titles(dataset: Dataset) -> dict[str, str]:
@@ -227,8 +256,11 @@ def result_list(evaluation: Evaluation, q: int, depth: int, show_ignored: bool,
               int(r) + 1 if r >= 0 else None, float(s), POSITIVE, None)
         for g, r, raw, s in zip(idx, ranks, raw_ranks, known, strict=True))
     hardest = int(ranks[-1]) + 1 if len(ranks) and ranks[-1] >= 0 else None
+    judged = has_ground_truth(evaluation, q)
+    if not judged:
+        tiles = [replace(t, relevance=UNJUDGED, badge=PLAIN) for t in tiles]
     return ResultList(int(q), int(depth), bool(show_ignored), tuple(tiles), shown,
-                      shown < depth, missed, hardest)
+                      shown < depth, missed, hardest, judged)
 
 
 def _known_scores(evaluation: Evaluation, q: int, items: np.ndarray,
@@ -260,6 +292,11 @@ def _stored_scores(evaluation: Evaluation, q: int, items: np.ndarray) -> np.ndar
     return out
 
 
+#: What the header says of a curator's photo whose artwork has no other photo.
+ONLY_PHOTO = ("the only photo of this artwork: nothing to score; below, the artworks most "
+              "like it")
+
+
 @dataclass(frozen=True)
 class QueryHeader:
     """What the results area shows above the tiles: the query's name, title, image (file
@@ -282,7 +319,8 @@ def query_header(evaluation: Evaluation, q: int) -> QueryHeader:
     query = ds.queries[q]
     pq = evaluation.per_query
     ap, p1 = float(pq["AP"][q]), float(pq["P@1"][q])
-    metrics = ("skipped: no positive left" if math.isnan(ap) else
+    metrics = (ONLY_PHOTO if not has_ground_truth(evaluation, q) else
+               "skipped: no positive left" if math.isnan(ap) else
                f"AP <b>{100 * ap:.1f}</b> &nbsp; P@1 <b>{100 * p1:.0f}</b> &nbsp; "
                f"{int(pq['n_positives'][q])} positives")
     title = str(query.meta.get("title") or "")

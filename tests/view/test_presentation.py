@@ -117,3 +117,26 @@ def test_neighbour_from_outside_the_list():
     assert neighbour([4, 7, 9], 1, 1) == 4
     assert neighbour([4, 7, 9], 1, -1) == 9
     assert neighbour([], 1, 1) is None
+
+
+def test_an_artwork_of_a_one_photo_collection_is_shown_as_more_like_this(tmp_path):
+    """A curator's collection of one photo per artwork: no frames (judged False), no
+    numbers, and the words of browsing, not of a test."""
+    from irviewer.opening.request import OpenRequest
+    from irviewer.view.presentation import BROWSING_LABELS
+    from irviewer.view.result_list import PLAIN
+    from tests.collection_photos import indexed
+
+    opened = open_now(OpenRequest(indexed(tmp_path / "p", tmp_path / "c", artworks=4)))
+    ev = opened.evaluation(opened.first.name, next(iter(opened.protocols)))
+    slide = query_slide(ev, 0, top_n=3)
+    assert not slide.judged and slide.metrics == ""
+    assert (slide.query_label, slide.matches_label) == BROWSING_LABELS
+    assert len(slide.tiles) == 3 and {t.badge for t in slide.tiles} == {PLAIN}
+
+
+def test_a_benchmark_query_keeps_its_frames_and_its_words(demo):
+    ev = demo.evaluation(demo.first.name, next(iter(demo.protocols)))
+    slide = query_slide(ev, 0)
+    assert slide.judged and slide.metrics.startswith("AP ")
+    assert (slide.query_label, slide.matches_label) == ("THE QUERY", "WHAT THE SYSTEM FINDS")

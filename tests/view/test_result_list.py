@@ -178,3 +178,55 @@ def test_view_state_checks_its_sort_order():
     assert ViewState(sort_column=1, sort_order="descending").sort_order == "descending"
     with pytest.raises(InputError, match="ascending or descending"):
         ViewState(sort_order="up")
+
+
+def test_a_curators_photo_without_another_view_has_no_ground_truth_to_show(tmp_path):
+    """In a collection, the photos of an artwork with two views are judged (✓ for the other
+    view); the photo of an artwork with one photo is not: its matches are plain, the
+    heading says "more like this", the header says why there is no score, and the legend
+    of ✓/✗ goes only when no artwork has two photos."""
+    from irviewer.opening.opener import open_now
+    from irviewer.opening.request import OpenRequest
+    from irviewer.view.result_list import (
+        ONLY_PHOTO,
+        PLAIN,
+        UNJUDGED,
+        has_ground_truth,
+        judged_anywhere,
+    )
+    from tests.collection_photos import indexed
+
+    opened = open_now(OpenRequest(indexed(tmp_path / "p", tmp_path / "c",
+                                          {"a": 2, "b": 1, "c": 1})))
+    ev = opened.evaluation(opened.first.name, next(iter(opened.protocols)))
+    two = [q for q in range(ev.dataset.n_queries) if ev.per_query["n_positives"][q] > 0]
+    one = [q for q in range(ev.dataset.n_queries) if ev.per_query["n_positives"][q] == 0]
+    assert len(two) == 2 and len(one) == 2
+    for q in two:
+        rl = result_list(ev, q, 5, False)
+        assert rl.judged and has_ground_truth(ev, q)
+        assert {t.badge for t in rl.tiles} == {POSITIVE, NEGATIVE}
+        assert rl.heading().startswith("<b>Ranked results</b>")
+    for q in one:
+        rl = result_list(ev, q, 5, False)
+        assert not rl.judged and not has_ground_truth(ev, q)
+        assert {t.badge for t in rl.tiles} == {PLAIN}
+        assert {t.relevance for t in rl.tiles} == {UNJUDGED}
+        assert rl.heading().startswith("<b>More like this</b>: the 3 artworks most like it")
+        assert "not judged: its artwork has no other photo" in rl.tiles[0].tooltip()
+        assert query_header(ev, q).metrics == ONLY_PHOTO
+    assert judged_anywhere(ev)
+    single = open_now(OpenRequest(indexed(tmp_path / "p1", tmp_path / "c1", artworks=3)))
+    assert not judged_anywhere(single.evaluation(single.first.name,
+                                                 next(iter(single.protocols))))
+
+
+def test_a_benchmark_query_without_positives_keeps_its_judgement():
+    """Outside a curator's collection the ground truth is the benchmark's: a query with no
+    positive shows its results as not relevant, as the ground truth says."""
+    from irviewer.view.result_list import has_ground_truth
+
+    ds, ranking = lined_up({"positive": [], "junk": []})
+    ev = evaluate(ds, ranking, get_protocol("instance"))
+    assert has_ground_truth(ev, 0)
+    assert {t.badge for t in result_list(ev, 0, 4, False).tiles} == {NEGATIVE}

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QPoint, QRect, QRectF, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QPoint, QRect, QRectF, QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter, QPen
 from PySide6.QtWidgets import QComboBox, QWidget
 
@@ -246,13 +246,13 @@ class PresentationView(QWidget):
         p.setFont(label_font)
         p.setPen(QColor(DIM))
         p.drawText(QRect(m, m, left_w, label_h), int(Qt.AlignmentFlag.AlignLeft),
-                   "YOUR PHOTO" if slide.query is None else "THE QUERY")
+                   "YOUR PHOTO" if slide.query is None else slide.query_label)
         caption_h = round(h * 0.15) + (round(h * 0.03) if self.show_metrics else 0)
         if slide.query is None and self.picker.isVisible():
             caption_h += self.picker.height() + round(h * 0.02)
         image_box = QRect(m, m + label_h, left_w, h - 2 * m - label_h - caption_h - footer)
         drawn = self._image(p, "query:" + str(slide.query_path), slide.query_path, image_box,
-                            centre=False)
+                            centre=False, top=True)
         top = drawn.bottom() + round(h * 0.025)
         top = self._caption(p, slide.query_caption, QRect(m, top, left_w, caption_h),
                             0.036, 0.024)
@@ -272,7 +272,7 @@ class PresentationView(QWidget):
         p.setPen(QColor(DIM))
         p.drawText(QRect(right.left(), m, right.width(), label_h),
                    int(Qt.AlignmentFlag.AlignLeft),
-                   "WHAT THE SYSTEM FINDS" if slide.tiles else "NO MATCHES")
+                   slide.matches_label if slide.tiles else "NO MATCHES")
         self._matches(p, slide, right.adjusted(0, label_h, 0, 0))
         # The footer: the keys, the slideshow, the position (with the numbers).
         p.setFont(self._font(0.014))
@@ -294,7 +294,7 @@ class PresentationView(QWidget):
             return
         h = self.height()
         gap = round(h * 0.03)
-        cap_h = round(h * 0.1) + (round(h * 0.025) if self.show_metrics else 0)
+        cap_h = round(h * 0.12) + (round(h * 0.025) if self.show_metrics else 0)
         best = (0.0, 1)
         for cols in range(1, n + 1):
             rows = math.ceil(n / cols)
@@ -306,14 +306,20 @@ class PresentationView(QWidget):
         rows = math.ceil(n / cols)
         cell_w = (area.width() - (cols - 1) * gap) // cols
         cell_h = (area.height() - (rows - 1) * gap) // rows
+        # Every image of a row starts at the row's top (the top row level with the query),
+        # and the row's captions start together under its tallest image.
+        image_h = [0] * rows
+        for i, tile in enumerate(slide.tiles):
+            size = self._fitted(tile.name, tile.path, QSize(cell_w - 16, cell_h - cap_h - 16))
+            image_h[i // cols] = max(image_h[i // cols], size.height())
         for i, (tile, cap) in enumerate(zip(slide.tiles, slide.captions, strict=True)):
             row, col = divmod(i, cols)
             in_row = min(cols, n - row * cols)  # a short last row is centred
             x = area.left() + (area.width() - in_row * cell_w - (in_row - 1) * gap) // 2 \
                 + col * (cell_w + gap)
             y = area.top() + row * (cell_h + gap)
-            box = QRect(x, y, cell_w, cell_h - cap_h)
-            drawn = self._image(p, tile.name, tile.path, box.adjusted(8, 8, -8, -8))
+            box = QRect(x + 8, y + 8, cell_w - 16, image_h[row] or cell_h - cap_h - 16)
+            drawn = self._image(p, tile.name, tile.path, box, top=True)
             if self.show_frames and slide.judged:
                 colour, glyph, _ = RELEVANCE[tile.badge]
                 p.setPen(QPen(QColor(colour), max(4, round(h * 0.006))))
@@ -328,9 +334,9 @@ class PresentationView(QWidget):
                 p.setFont(self._font(0.02, bold=True))
                 p.drawText(badge, int(Qt.AlignmentFlag.AlignCenter), glyph)
             text_x = min(drawn.left(), x + cell_w // 4)  # under the image, from its edge
-            bottom = self._caption(p, cap, QRect(text_x, drawn.bottom() + round(h * 0.016),
+            bottom = self._caption(p, cap, QRect(text_x, box.bottom() + round(h * 0.016),
                                                  x + cell_w - text_x, cap_h), 0.02, 0.016,
-                                   lines=2)
+                                   lines=3)
             if self.show_metrics:
                 score = "" if math.isnan(tile.score) else f"   score {tile.score:.3f}"
                 p.setFont(self._font(0.016))
@@ -353,27 +359,39 @@ class PresentationView(QWidget):
                        int(Qt.AlignmentFlag.AlignLeft), line)
             y += fm.lineSpacing()
         y += 2
-        if cap.artist:
-            y = self._dim_line(p, cap.artist, artist_size, rect, y)
+        if cap.artist:  # wrapped too: "Jean-Honoré Fragonard" is never cut
+            y = self._dim_line(p, cap.artist, artist_size, rect, y, lines=2)
         if cap.details:  # year, room, ...: smaller, under the artist
             y = self._dim_line(p, cap.details, artist_size * 0.8, rect, y)
         return y
 
-    def _dim_line(self, p: QPainter, text: str, size: float, rect: QRect, y: int) -> int:
-        """Draw ``text`` on one dim line at ``y`` in ``rect``'s width (elided); return the y
-        under it."""
+    def _dim_line(self, p: QPainter, text: str, size: float, rect: QRect, y: int,
+                  lines: int = 1) -> int:
+        """Draw ``text`` dim at ``y`` in ``rect``'s width, wrapped on at most ``lines``
+        lines (the last elided); return the y under it."""
         font = self._font(size)
         p.setFont(font)
         p.setPen(QColor(DIM))
         fm = QFontMetrics(font)
-        p.drawText(QRect(rect.left(), y, rect.width(), fm.height()),
-                   int(Qt.AlignmentFlag.AlignLeft),
-                   fm.elidedText(text, Qt.TextElideMode.ElideRight, rect.width()))
-        return y + fm.height()
+        for line in wrapped(fm, text, rect.width(), lines):
+            p.drawText(QRect(rect.left(), y, rect.width(), fm.height()),
+                       int(Qt.AlignmentFlag.AlignLeft), line)
+            y += fm.height()
+        return y
+
+    def _fitted(self, key: str, path: Path | None, room: QSize) -> QSize:
+        """Return the size the image takes fitted in ``room`` (a square while it loads)."""
+        image = self.cache.get(key, path)
+        if not isinstance(image, QImage) or image.isNull() or room.width() < 2 \
+                or room.height() < 2:
+            side = max(0, min(room.width(), room.height()))
+            return QSize(side, side)
+        scale = min(room.width() / image.width(), room.height() / image.height())
+        return QSize(round(image.width() * scale), round(image.height() * scale))
 
     def _image(self, p: QPainter, key: str, path: Path | None, box: QRect,
-               centre: bool = True) -> QRect:
-        """Draw the image fitted in ``box``, on its bottom edge (so captions line up) and
+               centre: bool = True, top: bool = False) -> QRect:
+        """Draw the image fitted in ``box``, on its top edge (``top``) or its bottom edge,
         centred or on the left; return the rectangle it took (a calm placeholder while it
         loads)."""
         image = self.cache.get(key, path)
@@ -381,7 +399,7 @@ class PresentationView(QWidget):
                 or box.height() < 2:
             side = min(box.width(), box.height())
             rect = QRect(box.left() + ((box.width() - side) // 2 if centre else 0),
-                         box.bottom() - side, side, side)
+                         box.top() if top else box.bottom() - side, side, side)
             p.fillRect(rect, QColor("#1E1E1E"))
             if image == BROKEN or image is None:
                 p.setPen(QColor(FAINT))
@@ -392,7 +410,7 @@ class PresentationView(QWidget):
         scale = min(box.width() / image.width(), box.height() / image.height())
         iw, ih = round(image.width() * scale), round(image.height() * scale)
         x = box.left() + ((box.width() - iw) // 2 if centre else 0)
-        rect = QRect(x, box.bottom() - ih, iw, ih)
+        rect = QRect(x, box.top() if top else box.bottom() - ih, iw, ih)
         p.drawImage(rect, image)
         return rect
 

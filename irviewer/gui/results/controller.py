@@ -38,6 +38,7 @@ from irviewer.view.result_list import (
     ResultList,
     ResultTile,
     ignored_reasons,
+    judged_anywhere,
     own_badges,
     query_header,
     result_list,
@@ -332,7 +333,8 @@ class Inspector(QObject):
     def _paint_legend(self) -> None:
         if self.evaluation is not None:
             self.results.set_legend(ignored_reasons(self.evaluation),
-                                    own_badges(self.evaluation.protocol), self._extra_legend)
+                                    own_badges(self.evaluation.protocol), self._extra_legend,
+                                    judged_anywhere(self.evaluation))
 
     def _popup_tile_menu(self, tiles: tuple[ResultTile, ...], at: int, pos: QPoint) -> None:
         menu = self.tile_menu(tiles, at)

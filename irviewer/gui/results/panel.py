@@ -146,9 +146,11 @@ class ResultsPanel(QWidget):
         self.hidden_note.setVisible(hidden)
 
     def set_legend(self, ignored: list[str], badges: tuple[int, ...],
-                   extra: tuple[str, ...] = ()) -> None:
-        """Show the legend for a protocol that ignores ``ignored`` (in words)."""
-        self.legend.setText(" &nbsp;&nbsp; ".join((legend_html(ignored, badges), *extra)))
+                   extra: tuple[str, ...] = (), judged: bool = True) -> None:
+        """Show the legend for a protocol that ignores ``ignored`` (in words); without the
+        relevance states when nothing shown can be judged (``judged`` False)."""
+        shown = [text for text in (legend_html(ignored, badges, judged), *extra) if text]
+        self.legend.setText(" &nbsp;&nbsp; ".join(shown))
 
     def show_result(self, header: QueryHeader, result: ResultList) -> None:
         """Paint one query's header, ranked tiles and missed positives."""

@@ -212,8 +212,9 @@ def match_side(tile: ResultTile) -> Side:
         "ignored" if tile.relevance == IGNORED else "not ranked")
     score = "" if math.isnan(tile.score) else f", score {tile.score:.4f}"
     title = f"<br>{tile.title}" if tile.title else ""
-    return Side(tile.name, tile.path, f"<b>{glyph} {relevance_words(tile)}</b>, {rank}{score}"
-                f"<br>{tile.name}{title}", colour)
+    judgement = f"<b>{glyph} {relevance_words(tile)}</b>, " if glyph else ""
+    return Side(tile.name, tile.path, f"{judgement}{rank}{score}<br>{tile.name}{title}",
+                colour)
 
 
 class CompareController(QObject):

@@ -102,7 +102,9 @@ class TileGrid(QWidget):
             colour, glyph, _ = RELEVANCE[tile.badge]
             image = self.cache.get(tile.name, tile.path)
             inner = rect.adjusted(self.FRAME, self.FRAME, -self.FRAME, -self.FRAME)
-            painter.fillRect(rect, QColor(colour))
+            plain = not glyph  # nothing to judge it by: a thin neutral edge, no badge
+            painter.fillRect(rect if not plain else rect.adjusted(
+                self.FRAME - 1, self.FRAME - 1, 1 - self.FRAME, 1 - self.FRAME), QColor(colour))
             painter.fillRect(inner, QColor("#f4f2ee"))
             if isinstance(image, QImage):
                 scaled = image.scaled(inner.size(), Qt.AspectRatioMode.KeepAspectRatio,
@@ -116,15 +118,8 @@ class TileGrid(QWidget):
                 box = inner.adjusted(4, 4, -4, -4)
                 painter.drawText(box, int(Qt.AlignmentFlag.AlignCenter),
                                  state + "\n" + self.elided_name(tile, box.width(), small))
-            badge = QRect(rect.left() + 6, rect.top() + 6, 22, 22)
-            painter.setPen(QPen(QColor("white"), 2))
-            painter.setBrush(QColor(colour))
-            painter.drawEllipse(badge)
-            painter.setPen(QColor("white"))
-            bold = QFont(self.font())
-            bold.setBold(True)
-            painter.setFont(bold)
-            painter.drawText(badge, int(Qt.AlignmentFlag.AlignCenter), glyph)
+            if not plain:
+                self._paint_badge(painter, rect, colour, glyph)
             if tile.index in self.marked:
                 paint_corrected_mark(painter, rect)
             painter.setPen(QColor("#222222"))
@@ -134,6 +129,17 @@ class TileGrid(QWidget):
             painter.drawText(caption, int(Qt.AlignmentFlag.AlignLeft), rank)
             painter.drawText(caption, int(Qt.AlignmentFlag.AlignRight), score_text(tile))
         painter.end()
+
+    def _paint_badge(self, painter: QPainter, rect: QRect, colour: str, glyph: str) -> None:
+        badge = QRect(rect.left() + 6, rect.top() + 6, 22, 22)
+        painter.setPen(QPen(QColor("white"), 2))
+        painter.setBrush(QColor(colour))
+        painter.drawEllipse(badge)
+        painter.setPen(QColor("white"))
+        bold = QFont(self.font())
+        bold.setBold(True)
+        painter.setFont(bold)
+        painter.drawText(badge, int(Qt.AlignmentFlag.AlignCenter), glyph)
 
     def elided_name(self, tile: ResultTile, width: int, font: QFont | None = None) -> str:
         """Return the tile's name fitted to ``width`` pixels: whole when it fits, else

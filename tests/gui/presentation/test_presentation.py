@@ -334,3 +334,27 @@ def test_the_picker_stays_in_the_photos_column_on_a_small_screen(window, qtbot,
     view.grab()
     assert view.picker.isVisible() and view.picker.geometry().right() < view.width() * 0.5
     assert view.picker.view().minimumWidth() > view.picker.width()  # the list shows it whole
+
+
+ORANGE = QColor("#D55E00")
+
+
+def test_a_one_photo_collection_shows_no_ticks_or_crosses(qtbot, tmp_path):
+    """A curator's collection of one photo per artwork: no ✗ frame or badge on the
+    window's tiles, no ✓/✗ legend, and presentation shows "more like this" unframed."""
+    from irviewer.opening.request import OpenRequest
+    from irviewer.view.presentation import BROWSING_LABELS
+    from tests.collection_photos import indexed
+
+    w = MainWindow(top_k=20)
+    qtbot.addWidget(w)
+    qtbot.addWidget(w.presentation.view)
+    w.show()
+    w.open_request(OpenRequest(indexed(tmp_path / "p", tmp_path / "c", artworks=4)), sync=True)
+    assert w.current is not None and len(w.results.grid.tiles) == 3
+    assert colour_count(w.results.grid, ORANGE) == 0
+    assert "not relevant" not in w.results.legend.text()
+    assert w.results.results_label.text().startswith("<b>More like this</b>")
+    view = enter(w, qtbot)
+    assert (view.slide.query_label, view.slide.matches_label) == BROWSING_LABELS
+    assert colour_count(view, ORANGE) == 0 and colour_count(view, GREEN) == 0
