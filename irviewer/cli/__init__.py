@@ -140,6 +140,25 @@ def check_rerank(args: argparse.Namespace, session: bool) -> None:
     rerank_chains(with_default_method(request_from_args(args)))
 
 
+def kiosk_problem(args: argparse.Namespace) -> str | None:
+    """Return the sentence that refuses the viewer's kiosk options, or None when they are
+    fine: --watch and --idle go with --kiosk, the folder must exist, the idle time is in
+    :data:`~irviewer.view.presentation.IDLE_RANGE_S`."""
+    if not args.kiosk:
+        if args.watch is not None or args.idle is not None:
+            return "--watch and --idle set up a kiosk: add --kiosk"
+        return None
+    if args.watch is not None and not args.watch.is_dir():
+        return (f"--watch {args.watch}: no such folder; give the folder visitors' photos "
+                "arrive in")
+    from irviewer.view.presentation import IDLE_RANGE_S
+
+    low, high = IDLE_RANGE_S
+    if args.idle is not None and not low <= args.idle <= high:
+        return f"--idle {args.idle}: give a number of seconds from {low} to {high}"
+    return None
+
+
 def _run_viewer(argv: list[str]) -> int:
     from irviewer.opening.options import at_most_one, dataset_problem, for_command
     from irviewer.opening.session_file import SESSION_SUFFIX
@@ -151,6 +170,7 @@ def _run_viewer(argv: list[str]) -> int:
     session = gui_args.dataset is not None and gui_args.dataset.suffix == SESSION_SUFFIX
     names_data = (gui_args.dataset, gui_args.demo, gui_args.descriptors, gui_args.ranking)
     problem = None if session or not any(names_data) else dataset_problem(gui_args)
+    problem = problem or kiosk_problem(gui_args)
     try:
         at_most_one(gui_args, ("protocol",), "protocol", "the window shows one at a time")
         if gui_args.rerank and not problem:

@@ -34,6 +34,16 @@ def build_viewer_parser() -> argparse.ArgumentParser:
     parser.add_argument("--present", action="store_true",
                         help="start in presentation mode: full screen, the query and its "
                         "best matches large (Esc returns to the inspector)")
+    parser.add_argument("--kiosk", action="store_true",
+                        help="start as a kiosk for visitors: presentation full screen, "
+                        "Esc, Alt+F4 and the menus do nothing, staff leave with "
+                        "Ctrl+Alt+Shift+Q; the slideshow comes back after --idle seconds")
+    parser.add_argument("--watch", type=Path, metavar="FOLDER",
+                        help="with --kiosk: answer each photo put into FOLDER (default: the "
+                        "folder set in View > Kiosk mode, if any)")
+    parser.add_argument("--idle", type=int, metavar="SECONDS",
+                        help="with --kiosk: back to the slideshow after SECONDS without input "
+                        "(default 60, or as set in View > Kiosk mode)")
     parser.add_argument("--results", type=int, default=50, metavar="N",
                         help="results shown per query (10 to 200)")
     parser.add_argument("--top-k", dest="results", type=int, default=argparse.SUPPRESS,

@@ -103,7 +103,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.screenshot is None:
         window.show()
-        if args.present:
+        if args.kiosk:
+            window.presentation.kiosk_when_opened(args.idle, args.watch)
+        elif args.present:
             window.presentation.enter_when_opened()
         start(sync=False)
         return app.exec()

@@ -35,6 +35,9 @@ TOP_N_RANGE = (1, 10)
 #: Seconds between slides in the slideshow unless the user's setting says otherwise.
 DEFAULT_INTERVAL_S = 8
 INTERVAL_RANGE_S = (1, 600)
+#: Seconds without input before a kiosk goes back to the slideshow, unless set otherwise.
+DEFAULT_IDLE_S = 60
+IDLE_RANGE_S = (5, 3600)
 
 #: The separator of the demo's titles ("Mona Lisa, c. 1503–19 — Leonardo da Vinci").
 TITLE_ARTIST_SEPARATOR = " — "

@@ -6,15 +6,26 @@ visitor's photo, and returns to the inspector on the query last shown. The slide
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Protocol
 
 from PySide6.QtCore import QObject, QSettings, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QSpinBox, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QMessageBox,
+    QSpinBox,
+    QWidget,
+)
 
 from irviewer.core.evaluation import Evaluation
 from irviewer.gui.menus import Menus
-from irviewer.gui.presentation.slide import PresentationView, presentation_settings
+from irviewer.gui.presentation.kiosk import KIOSK_HINT, STAFF_CHORD, KioskLock, within
+from irviewer.gui.presentation.kiosk_dialog import KioskDialog, kiosk_settings
+from irviewer.gui.presentation.slide import KEYS_HINT, PresentationView, presentation_settings
 from irviewer.view.presentation import INTERVAL_RANGE_S, TOP_N_RANGE, Slide, neighbour, query_slide
 
 
@@ -60,6 +71,11 @@ class Presentation(QObject):
         self.view.instance_chosen.connect(self.instance_chosen)
         self.photo_slide: tuple[Slide, dict[str, str], str | None] | None = None
         self._enter_on_data = False
+        self._kiosk_on_data: tuple[float, Path | None] | None = None
+        self.kiosk = KioskLock(self.view, (parent,))
+        self.kiosk.staff_left.connect(self.leave_kiosk)
+        self.kiosk.idle.connect(self.back_to_slideshow)
+        self.kiosk.photo_arrived.connect(self.photo_dropped)
         self._install_menu(menus)
 
     @property
@@ -73,9 +89,12 @@ class Presentation(QObject):
         enter.triggered.connect(self.enter)
         settings = QAction("Presentation &settings…", self.parent_widget)
         settings.triggered.connect(self.settings_dialog)
+        kiosk = QAction("&Kiosk mode…", self.parent_widget)
+        kiosk.triggered.connect(self.kiosk_dialog)
         menus.add_view_action(enter, separated=True)
+        menus.add_view_action(kiosk)
         menus.add_view_action(settings)
-        self.enter_action = enter
+        self.enter_action, self.kiosk_action = enter, kiosk
 
     def enter(self) -> None:
         """Show the query the inspector shows (the first listed when none), full screen."""
@@ -102,10 +121,66 @@ class Presentation(QObject):
             self.enter()
 
     def data_shown(self) -> None:
-        """Data was opened and shown: enter if :meth:`enter_when_opened` asked to."""
+        """Data was opened and shown: enter (or start the kiosk) if
+        :meth:`enter_when_opened` (:meth:`kiosk_when_opened`) asked to."""
         if self._enter_on_data:
             self._enter_on_data = False
             self.enter()
+        if self._kiosk_on_data is not None:
+            idle_s, folder = self._kiosk_on_data
+            self._kiosk_on_data = None
+            self.enter_kiosk(idle_s, folder)
+
+    # -- kiosk -----------------------------------------------------------------------------
+    @property
+    def kiosk_active(self) -> bool:
+        """Return whether kiosk mode runs."""
+        return self.kiosk.active
+
+    def kiosk_when_opened(self, idle_s: float | None = None, folder: Path | None = None
+                          ) -> None:
+        """Start the kiosk as soon as data is shown (``irviewer --kiosk``); without
+        ``folder``, the one set in View ▸ Kiosk mode (if any) is watched."""
+        idle, saved = kiosk_settings(self.settings)
+        idle_s, folder = idle_s or idle, folder if folder is not None else saved
+        if self.shown.evaluation is None:
+            self._kiosk_on_data = (idle_s, folder)
+        else:
+            self.enter_kiosk(idle_s, folder)
+
+    def kiosk_dialog(self) -> None:
+        """View ▸ Kiosk mode…: the watched folder and the idle time, then the kiosk."""
+        dialog = KioskDialog(self.parent_widget, self.settings)
+        if dialog.exec():
+            self.enter_kiosk(dialog.idle_s(), dialog.folder())
+
+    def enter_kiosk(self, idle_s: float | None = None, folder: Path | None = None) -> None:
+        """Present full screen, locked for visitors (:mod:`~irviewer.gui.presentation.kiosk`):
+        the slideshow runs, photos come from a drop or ``folder``, and after ``idle_s``
+        seconds without input (the user's setting when None) the slideshow comes back."""
+        self.enter()
+        if not self.active:
+            return
+        self.view.hint = KIOSK_HINT
+        self.view.set_slideshow(True)
+        self.kiosk.start(idle_s or kiosk_settings(self.settings)[0], folder)
+        self.message.emit("Kiosk mode: staff leave with " + STAFF_CHORD.toString())
+
+    def leave_kiosk(self) -> None:
+        """Staff's chord: unlock and go back to the inspector."""
+        self.kiosk.stop()
+        self.view.hint = KEYS_HINT
+        self.leave()
+
+    def back_to_slideshow(self) -> None:
+        """Nobody has touched the kiosk for a while: a visitor's photo (and any message
+        over it) gives way to the slideshow, which runs again."""
+        for widget in QApplication.topLevelWidgets():
+            if isinstance(widget, QMessageBox) and within(widget, self.view):
+                widget.close()
+        if self.photo_slide is not None:
+            self.step(1)
+        self.view.set_slideshow(True)
 
     def order(self) -> list[int]:
         """Return the queries as the inspector lists them (its sort and filter)."""
@@ -142,6 +217,9 @@ class Presentation(QObject):
         """Show a visitor's photo and its matches (entering presentation mode if needed)."""
         self.photo_slide = (slide, instances, instance)
         self.view.show_slide(slide, "", instances, instance)
+        if self.kiosk_active:  # the answer stays until the kiosk is left idle
+            self.view.set_slideshow(False)
+            self.kiosk.touched()
         if not self.active:
             self.view.showFullScreen()
         self.view.setFocus()

@@ -81,6 +81,7 @@ class PresentationView(QWidget):
         self.position = ""  # "3 / 22", shown with the numbers
         self.show_metrics = False
         self.show_frames = True
+        self.hint = KEYS_HINT  # the keys the footer names (fewer in kiosk mode)
         self.timer = QTimer(self)
         self.timer.setInterval(1000 * interval_s)
         self.timer.timeout.connect(lambda: self.step.emit(1))
@@ -279,7 +280,7 @@ class PresentationView(QWidget):
         p.setPen(QColor(FAINT))
         band = QRect(m, h - m // 2 - footer, w - 2 * m, footer)
         p.drawText(band, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
-                   KEYS_HINT)
+                   self.hint)
         status = []
         if self.slideshow:
             status.append(f"slideshow every {self.timer.interval() / 1000:g} s")

@@ -1,0 +1,163 @@
+"""Kiosk mode: presentation mode locked for visitors in a gallery.
+
+While the kiosk runs, an application-wide event filter lets through only what a visitor
+may do: the arrows and Page Up/Down (and a click or a drop) on the slide. Esc, F11, Alt+F4
+and the window manager's close, every key with Ctrl, Alt or Meta, the letter keys (O's
+file dialog, M's numbers) and every event aimed at another window (the inspector, its
+menus) do nothing. Staff leave with :data:`STAFF_CHORD`. After :attr:`idle` seconds
+without input the slideshow runs again (a visitor's photo gives way to it). A visitor's
+photo comes from a drop on the slide or from a watched folder
+(:class:`~irviewer.opening.photo_inbox.PhotoInbox`, looked at on a change the
+QFileSystemWatcher reports and every :data:`POLL_MS` as well, for folders it cannot
+watch); the search itself runs in the photo search's worker, off the GUI thread.
+"""
+
+from __future__ import annotations
+
+import traceback
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, QFileSystemWatcher, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QApplication, QWidget
+
+from irviewer.opening.photo_inbox import PhotoInbox
+from irviewer.view.presentation import DEFAULT_IDLE_S, IDLE_RANGE_S
+
+__all__ = ["DEFAULT_IDLE_S", "IDLE_RANGE_S", "STAFF_CHORD", "KioskLock"]
+
+#: The key chord that ends kiosk mode (staff only; documented in docs/presentation.md).
+STAFF_CHORD = QKeySequence("Ctrl+Alt+Shift+Q")
+#: How often the watched folder is looked at besides the watcher's reports (ms).
+POLL_MS = 1000
+#: Keys a visitor may use on the slide.
+VISITOR_KEYS = frozenset({Qt.Key.Key_Left, Qt.Key.Key_Right, Qt.Key.Key_Up, Qt.Key.Key_Down,
+                          Qt.Key.Key_PageUp, Qt.Key.Key_PageDown, Qt.Key.Key_Space,
+                          Qt.Key.Key_Backspace})
+#: What the slide's footer says in kiosk mode.
+KIOSK_HINT = "← →  previous / next     drop a photo here to find its artwork"
+
+_INPUT = frozenset({QEvent.Type.KeyPress, QEvent.Type.MouseButtonPress,
+                    QEvent.Type.MouseMove, QEvent.Type.Wheel, QEvent.Type.TouchBegin,
+                    QEvent.Type.Drop})
+_BLOCKED_ANYWHERE = frozenset({QEvent.Type.Close, QEvent.Type.ContextMenu})
+_MODIFIERS = (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier
+              | Qt.KeyboardModifier.MetaModifier)
+
+
+def is_staff_chord(key: int, modifiers: Qt.KeyboardModifier) -> bool:
+    """Return whether ``key`` with ``modifiers`` is :data:`STAFF_CHORD` (keypad or not)."""
+    chord = STAFF_CHORD[0]
+    return key == chord.key() and \
+        (modifiers & ~Qt.KeyboardModifier.KeypadModifier) == chord.keyboardModifiers()
+
+
+def within(widget: object, top: QWidget) -> bool:
+    """Return whether ``widget`` is ``top`` or inside it (its popups and dialogs too)."""
+    w = widget if isinstance(widget, QWidget) else None
+    while w is not None:
+        if w is top:
+            return True
+        w = w.parentWidget()
+    return False
+
+
+class KioskLock(QObject):
+    """The lock around ``view`` (the presentation's slide) while the kiosk runs.
+
+    Signals: ``staff_left()`` on the staff chord; ``idle()`` after :attr:`idle_s` seconds
+    without input; ``photo_arrived(path)`` for each photo complete in the watched folder.
+    """
+
+    staff_left = Signal()
+    idle = Signal()
+    photo_arrived = Signal(object)
+
+    def __init__(self, view: QWidget, windows: tuple[QWidget, ...]) -> None:
+        super().__init__(view)
+        self.view, self.windows = view, windows
+        self.active = False
+        self.idle_timer = QTimer(self)
+        self.idle_timer.setSingleShot(True)
+        self.idle_timer.timeout.connect(self.idle)
+        self.poll = QTimer(self)
+        self.poll.setInterval(POLL_MS)
+        self.poll.timeout.connect(self.look)
+        self.watcher: QFileSystemWatcher | None = None
+        self.inbox: PhotoInbox | None = None
+
+    def start(self, idle_s: float, folder: Path | None = None) -> None:
+        """Lock: filter every event of the application, go back to the slideshow after
+        ``idle_s`` seconds without input, answer the photos arriving in ``folder``."""
+        self.idle_timer.setInterval(max(50, int(1000 * idle_s)))
+        self.active = True
+        app = QApplication.instance()
+        assert app is not None
+        app.installEventFilter(self)
+        self.idle_timer.start()
+        if folder is not None:
+            self.inbox = PhotoInbox(folder)
+            self.watcher = QFileSystemWatcher([str(folder)], self)
+            self.watcher.directoryChanged.connect(lambda _path: self.look())
+            self.poll.start()
+
+    def stop(self) -> None:
+        """Unlock: every key, close and menu works again; the folder is no longer watched."""
+        self.active = False
+        app = QApplication.instance()
+        if app is not None:
+            app.removeEventFilter(self)
+        self.idle_timer.stop()
+        self.poll.stop()
+        if self.watcher is not None:
+            self.watcher.deleteLater()
+        self.watcher = self.inbox = None
+
+    def touched(self) -> None:
+        """Count from now to the return of the slideshow (a visitor's photo was shown)."""
+        if self.active:
+            self.idle_timer.start()
+
+    def look(self) -> None:
+        """Look at the watched folder; the newest complete photo is answered (an older one
+        that arrived in the same moment would be replaced at once)."""
+        if self.inbox is None:
+            return
+        arrived = self.inbox.look()
+        if arrived:
+            self.idle_timer.start()
+            self.photo_arrived.emit(arrived[-1])
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        try:
+            return self._filter(watched, event)
+        except Exception:  # a bug here must not take the kiosk down: say it, let it pass
+            traceback.print_exc()
+            return False
+
+    def _filter(self, watched: QObject, event: QEvent) -> bool:
+        """Return True to swallow ``event`` (see the module docstring)."""
+        kind = event.type()
+        if kind in _INPUT:
+            self.idle_timer.start()
+        if kind in _BLOCKED_ANYWHERE and (watched is self.view or watched in self.windows
+                                          or kind == QEvent.Type.ContextMenu):
+            event.ignore()
+            return True
+        if kind in (QEvent.Type.KeyPress, QEvent.Type.ShortcutOverride,
+                    QEvent.Type.KeyRelease):
+            key, modifiers = event.key(), event.modifiers()  # type: ignore[attr-defined]
+            if is_staff_chord(key, modifiers):
+                if kind == QEvent.Type.KeyPress:
+                    self.staff_left.emit()
+                return True
+            if kind == QEvent.Type.ShortcutOverride:
+                event.accept()  # no shortcut of any window fires
+                return True
+            return bool(modifiers & _MODIFIERS) or key not in VISITOR_KEYS \
+                or not within(watched, self.view)
+        if kind in (QEvent.Type.MouseButtonPress, QEvent.Type.MouseButtonDblClick,
+                    QEvent.Type.MouseButtonRelease, QEvent.Type.Wheel, QEvent.Type.Drop,
+                    QEvent.Type.DragEnter) and isinstance(watched, QWidget):
+            return not within(watched, self.view)
+        return False

@@ -1,0 +1,111 @@
+"""Kiosk mode, offscreen: Esc, Alt+F4, closing, the letter keys and the other windows do
+nothing; the staff chord leaves; after the idle time the slideshow comes back (a visitor's
+photo gives way to it); a photo put into the watched folder is searched and shown; the
+command line's kiosk options are checked."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+
+from irviewer.cli import main
+from irviewer.gui.main_window import MainWindow
+from irviewer.opening.request import demo_paths
+
+CHORD = (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier
+         | Qt.KeyboardModifier.ShiftModifier)
+
+
+@pytest.fixture
+def window(qtbot):
+    w = MainWindow(top_k=20)
+
+    def unlock(_widget) -> None:  # a test that ends inside the kiosk: let it close
+        if w.presentation.kiosk_active:
+            w.presentation.leave_kiosk()
+
+    qtbot.addWidget(w, before_close_func=unlock)
+    qtbot.addWidget(w.presentation.view, before_close_func=unlock)
+    w.show()
+    w.open_paths(*demo_paths(), sync=True)
+    return w
+
+
+def kiosk(window, qtbot, idle_s=60.0, folder=None):
+    window.presentation.enter_kiosk(idle_s, folder)
+    view = window.presentation.view
+    view.resize(1280, 720)
+    qtbot.waitUntil(view.isVisible)
+    return view
+
+
+def test_esc_alt_f4_closing_and_the_letter_keys_do_nothing(window, qtbot):
+    view = kiosk(window, qtbot)
+    presentation = window.presentation
+    assert presentation.kiosk_active and view.slideshow
+    requested = []
+    presentation.photo_requested.connect(lambda: requested.append(True))
+    for key, modifiers in ((Qt.Key.Key_Escape, Qt.KeyboardModifier.NoModifier),
+                           (Qt.Key.Key_F11, Qt.KeyboardModifier.NoModifier),
+                           (Qt.Key.Key_F4, Qt.KeyboardModifier.AltModifier),
+                           (Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier),
+                           (Qt.Key.Key_O, Qt.KeyboardModifier.NoModifier),
+                           (Qt.Key.Key_M, Qt.KeyboardModifier.NoModifier)):
+        QTest.keyClick(view, key, modifiers)
+        assert view.isVisible() and presentation.kiosk_active, key
+    assert not requested and not view.show_metrics  # O and M did nothing
+    assert not view.close() and view.isVisible()  # the window manager's close (Alt+F4)
+    assert not window.close() and window.isVisible()
+    QTest.keyClick(window, Qt.Key.Key_O, Qt.KeyboardModifier.ControlModifier)  # File ▸ Open
+    assert view.isVisible()
+    shown = view.slide.query
+    QTest.keyClick(view, Qt.Key.Key_Right)  # a visitor may browse
+    assert view.slide.query != shown
+
+
+def test_the_staff_chord_leaves_to_the_inspector(window, qtbot):
+    view = kiosk(window, qtbot)
+    QTest.keyClick(view, Qt.Key.Key_Q, CHORD)
+    assert not window.presentation.kiosk_active and not view.isVisible()
+    QTest.keyClick(view, Qt.Key.Key_Escape)  # unlocked: everything works again
+    assert window.close()
+
+
+def test_after_the_idle_time_the_slideshow_comes_back_from_a_photo(window, qtbot):
+    view = kiosk(window, qtbot, idle_s=0.3)
+    presentation = window.presentation
+    view.set_slideshow(False)
+    qtbot.waitUntil(lambda: view.slideshow, timeout=3000)
+    before = view.slide
+    presentation.show_photo(before.__class__(None, before.query_caption, before.query_path,
+                                             None, "", before.tiles, before.captions, False),
+                            {}, None)
+    assert presentation.photo_slide is not None and not view.slideshow
+    qtbot.waitUntil(lambda: presentation.photo_slide is None and view.slideshow,
+                    timeout=3000)
+    assert view.slide.query is not None
+
+
+def test_a_photo_put_into_the_watched_folder_is_searched_and_shown(window, qtbot, tmp_path):
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    gallery = Path(demo_paths()[0]).parent / "images"
+    shutil.copy(gallery / "leonardo_mona-lisa_g1.jpg", inbox / "there-before.jpg")
+    view = kiosk(window, qtbot, folder=inbox)
+    shutil.copy(gallery / "hokusai_great-wave-off-kanagawa_g1.jpg", inbox / "visitor.jpg")
+    qtbot.waitUntil(lambda: window.presentation.photo_slide is not None, timeout=20_000)
+    assert view.slide.query is None and view.slide.query_path == inbox / "visitor.jpg"
+    assert view.isVisible() and window.presentation.kiosk_active
+
+
+def test_the_kiosk_options_on_the_command_line(tmp_path, capsys):
+    for argv, message in (
+            (["--watch", str(tmp_path)], "--watch and --idle set up a kiosk: add --kiosk"),
+            (["--kiosk", "--watch", str(tmp_path / "nope")], "nope: no such folder"),
+            (["--kiosk", "--idle", "2"], "--idle 2: give a number of seconds from 5 to 3600")):
+        assert main(["--demo", *argv]) == 2
+        assert message in capsys.readouterr().err
