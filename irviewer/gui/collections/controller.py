@@ -9,12 +9,13 @@ Indexing runs off the GUI thread (:class:`~irviewer.gui.workers.Indexer` around
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
@@ -36,8 +37,11 @@ from irviewer.core.errors import InputError
 from irviewer.formats.collection import NAME as COLLECTION
 from irviewer.formats.collection import photos_base, read_record
 from irviewer.formats.photo_folder import photo_suffixes
+from irviewer.gui.collections.edits import CuratorEdits
 from irviewer.gui.workers import Indexer
+from irviewer.opening.curation import titles_path
 from irviewer.opening.request import OpenRequest
+from irviewer.view.presentation import instance_titles
 from irviewer.view.progress import progress_words
 
 if TYPE_CHECKING:
@@ -60,6 +64,19 @@ SHOWN_LINES = 16
 
 #: The choice of "Add photos" that makes each photo an artwork of its own.
 NEW_ARTWORKS = "New artworks (one per photo)"
+
+
+def artwork_choices(dataset: Any) -> dict[str, str]:
+    """Return what "Add photos" offers as the artwork the photos show: its title (with the
+    id after it where two artworks share a title, or the id alone when it has none) ->
+    the artwork id, in title order."""
+    titles = instance_titles(dataset)
+    shown = list(titles.values())
+    out = {}
+    for label, title in titles.items():
+        words = title if title == label or shown.count(title) == 1 else f"{title} ({label})"
+        out[words] = label
+    return dict(sorted(out.items(), key=lambda item: item[0].lower()))
 
 
 def default_collection_folder(photos: Path) -> Path:
@@ -151,6 +168,7 @@ class CollectionDialog(QDialog):
                              indexer.done.connect(self._on_done),
                              indexer.failed.connect(self._on_failed)]
         self.finished.connect(self._disconnect)
+        self.titles.edit.setPlaceholderText("none: each artwork is shown by its id")
         if request is not None:
             self.photos.edit.setText(str(request.photos))
             self.titles.edit.setText(str(request.titles) if request.titles else "")
@@ -158,6 +176,8 @@ class CollectionDialog(QDialog):
             self.start_button.setText("Update and open")
 
     def _disconnect(self) -> None:
+        if not self._connections:  # finished twice (closed after it was accepted)
+            return
         for signal, connection in zip((self.indexer.progress, self.indexer.done,
                                        self.indexer.failed), self._connections, strict=True):
             signal.disconnect(connection)
@@ -265,15 +285,30 @@ class Collections(QObject):
         self.update_action.triggered.connect(lambda: self.update_collection())
         for action in (self.new_action, self.add_action, self.update_action):
             window.menus.add_file_action(action, with_opening=True)
+        self.current: Path | None = None
+        #: The photo to show again when the collection next opens (after an edit).
+        self.reopen_on: str | None = None
+        self.edits = CuratorEdits(self, window)
         self.set_collection(None)
         window.opening.opened.connect(lambda opened: self.set_collection(
             opened.dataset.path if opened.dataset.format == COLLECTION else None))
 
     def set_collection(self, path: Path | None) -> None:
-        """Remember the collection shown (None: the window shows another dataset)."""
+        """Remember the collection shown (None: the window shows another dataset); the
+        curator's edits of another collection can no longer be undone."""
+        if path != self.current:
+            self.edits.collection_changed()
         self.current = path
         for action in (self.add_action, self.update_action):
             action.setEnabled(path is not None)
+        self.edits.set_enabled(path is not None)
+        if path is not None and self.reopen_on is not None:
+            name, self.reopen_on = self.reopen_on, None
+            QTimer.singleShot(0, lambda: self._show_again(name))
+
+    def _show_again(self, name: str) -> None:
+        with contextlib.suppress(InputError, KeyError):  # gone (removed): the first is shown
+            self.window.select_query(name)
 
     def new_collection(self, photos: Path | None = None, out: Path | None = None,
                        titles: Path | None = None) -> CollectionDialog:
@@ -307,14 +342,13 @@ class Collections(QObject):
                                                 f"Photos ({patterns})")
         if not files:
             return
-        labels = self.window.opened.dataset.gallery_labels if self.window.opened else None
-        artworks = sorted({str(x) for x in labels.tolist()}) if labels is not None else []
+        choices = artwork_choices(self.window.opened.dataset) if self.window.opened else {}
         choice, ok = QInputDialog.getItem(self.window, "Add photos",
-                                          "The photos show:", [NEW_ARTWORKS, *artworks], 0,
+                                          "The photos show:", [NEW_ARTWORKS, *choices], 0,
                                           False)
         if ok:
             self.add_photos([Path(f) for f in files],
-                            None if choice == NEW_ARTWORKS else choice)
+                            None if choice == NEW_ARTWORKS else choices[choice])
 
     def add_photos(self, files: list[Path], artwork: str | None = None,
                    sync: bool = False) -> CollectionDialog | None:
@@ -335,6 +369,15 @@ class Collections(QObject):
         if taken:
             self.window.show_message(f"Not added, a photo of that name is already there: "
                                      f"{', '.join(taken)}")
+        return self._start(request, sync)
+
+    def reindex(self, sync: bool = False) -> CollectionDialog | None:
+        """Index the shown collection again now (after photos were removed or put back),
+        with the dialog's progress; it opens again when done."""
+        request = self._update_request()
+        return None if request is None else self._start(request, sync)
+
+    def _start(self, request: IndexRequest, sync: bool) -> CollectionDialog:
         dialog = self._dialog(request)
         dialog.open()
         dialog.start(sync=sync)
@@ -348,10 +391,13 @@ class Collections(QObject):
         try:
             record = read_record(self.current)
             base, _ = photos_base(self.current, record)
+            titles = titles_path(self.current)
         except InputError as e:
             self.window.show_error(e.for_window())
             return None
-        return index_request(base, self.current, mode=self.mode)
+        return index_request(base, self.current,
+                             titles if titles is not None and titles.is_file() else None,
+                             self.mode)
 
     def _dialog(self, request: IndexRequest | None) -> CollectionDialog:
         """Return a new dialog (the previous one, if any, closed and let go)."""

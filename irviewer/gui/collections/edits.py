@@ -1,0 +1,233 @@
+"""The curator's own edits in the window: the Collection menu's "Edit this artwork's
+details…" (F2: title, artist, year and any other field), "Remove this photo…", "Remove
+this artwork…", and their undo and redo. Each is a command of
+:mod:`irviewer.opening.curation` on this menu's own undo stack (the Edit menu's undo is the
+label corrections'). After an edit the collection opens again on the same photo; after a
+removal (or its undo) it is indexed again first, as File ▸ Update this collection does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QAction, QKeySequence, QUndoCommand, QUndoStack
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QMessageBox,
+    QWidget,
+)
+
+from irviewer.core.errors import InputError
+from irviewer.formats.collection import read_record
+from irviewer.opening.curation import (
+    NEW_TITLES,
+    EditArtwork,
+    RemovePhotos,
+    artwork_fields,
+    titles_path,
+)
+from irviewer.opening.request import OpenRequest
+
+Command = EditArtwork | RemovePhotos
+
+
+class CurationUndo(QUndoCommand):
+    """One curator's edit on the undo stack: run once before it is pushed (the first
+    ``redo``, from the push, is skipped), then ``after(command)`` on every redo and undo
+    (reopen, or index again); an error is said by ``tell`` and leaves the files as they
+    were left."""
+
+    def __init__(self, command: Command, after: Callable[[Command], None],
+                 tell: Callable[[str], None]) -> None:
+        super().__init__(command.label)
+        self.command, self.after, self.tell = command, after, tell
+        self._pushed = False
+
+    def redo(self) -> None:
+        if not self._pushed:
+            self._pushed = True
+            return
+        self._run(self.command.do)
+
+    def undo(self) -> None:
+        self._run(self.command.undo)
+
+    def _run(self, step: Callable[[], None]) -> None:
+        try:
+            step()
+        except (InputError, OSError) as e:
+            self.tell(e.for_window() if isinstance(e, InputError) else str(e))
+            return
+        self.after(self.command)
+
+
+class ArtworkDialog(QDialog):
+    """The fields of one artwork, each in a line to edit, and the titles file they go to."""
+
+    def __init__(self, parent: QWidget, artwork: str, fields: dict[str, str],
+                 titles: Path | None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(f"Details of {artwork}")
+        self.setMinimumWidth(520)
+        form = QFormLayout(self)
+        self.edits: dict[str, QLineEdit] = {}
+        for name, value in fields.items():
+            edit = QLineEdit(value)
+            self.edits[name] = edit
+            form.addRow(f"{name[:1].upper()}{name[1:]}:", edit)
+        where = (f"Saved in the titles file {titles} and in the collection." if titles else
+                 f"Saved in a new titles file, {NEW_TITLES} in the collection, and in the "
+                 "collection.")
+        self.where = QLabel(where + " Collection \u25b8 Undo takes it back.")
+        self.where.setWordWrap(True)
+        form.addRow(self.where)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
+                                   | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+    def fields(self) -> dict[str, str]:
+        """Return the fields as written."""
+        return {name: edit.text().strip() for name, edit in self.edits.items()}
+
+
+class CuratorEdits(QObject):
+    """The Collection menu (see the module docstring). ``collections`` is the feature's
+    controller: the collection shown (``current``) and ``reindex()``; ``window`` the main
+    window (what is shown, messages, opening)."""
+
+    def __init__(self, collections: Any, window: Any) -> None:
+        super().__init__(collections)
+        self.collections, self.window = collections, window
+        self.stack = QUndoStack(self)
+        #: Answers the "remove?" question (tests replace it).
+        self.confirm: Callable[[str], bool] = self._confirm
+        menu = QMenu("&Collection", window)
+        self.edit_action = QAction("&Edit this artwork's details…", window)
+        self.edit_action.setShortcut(QKeySequence("F2"))
+        self.edit_action.triggered.connect(lambda: self.edit_dialog())
+        self.remove_photo_action = QAction("Remove this &photo from the collection…", window)
+        self.remove_photo_action.triggered.connect(lambda: self.remove(artwork=False))
+        self.remove_artwork_action = QAction("Remove this &artwork from the collection…",
+                                             window)
+        self.remove_artwork_action.triggered.connect(lambda: self.remove(artwork=True))
+        undo = self.stack.createUndoAction(window, "&Undo")
+        undo.setShortcut(QKeySequence("Ctrl+Alt+Z"))
+        redo = self.stack.createRedoAction(window, "&Redo")
+        redo.setShortcut(QKeySequence("Ctrl+Alt+Shift+Z"))
+        for action in (self.edit_action, self.remove_photo_action,
+                       self.remove_artwork_action):
+            menu.addAction(action)
+        menu.addSeparator()
+        menu.addActions([undo, redo])
+        self.menu = menu
+        window.menus.add_menu(menu)
+        self.set_enabled(False)
+
+    def set_enabled(self, on: bool) -> None:
+        """Offer the edits only while a collection is shown."""
+        for action in (self.edit_action, self.remove_photo_action,
+                       self.remove_artwork_action):
+            action.setEnabled(on)
+
+    def collection_changed(self) -> None:
+        """Another collection (or none) is shown: its edits cannot be undone here."""
+        self.stack.clear()
+
+    # -- what is shown -----------------------------------------------------------------
+    def shown_photo(self) -> tuple[str, str] | None:
+        """Return (the photo's name, its artwork) of the query shown, or None."""
+        opened, q = self.window.opened, self.window.current
+        if opened is None or q is None or self.collections.current is None:
+            return None
+        ds = opened.dataset
+        name = ds.queries[q].image
+        labels = ds.gallery_labels
+        if labels is None or name not in ds.gallery:
+            return None
+        return name, str(labels[ds.gallery.index(name)])
+
+    # -- edits ---------------------------------------------------------------------------
+    def edit_dialog(self) -> ArtworkDialog | None:
+        """Collection ▸ Edit this artwork's details… (F2) for the artwork shown."""
+        shown = self.shown_photo()
+        collection = self.collections.current
+        if shown is None or collection is None:
+            return None
+        try:
+            fields, titles = artwork_fields(collection, shown[1]), titles_path(collection)
+        except InputError as e:
+            self.window.show_error(e.for_window())
+            return None
+        dialog = ArtworkDialog(self.window, shown[1], fields, titles)
+        dialog.accepted.connect(lambda: self.edit(shown[1], dialog.fields()))
+        dialog.open()
+        return dialog
+
+    def edit(self, artwork: str, fields: dict[str, str]) -> None:
+        """Set ``fields`` of ``artwork`` (undoably); the collection opens again on the
+        photo shown."""
+        collection = self.collections.current
+        if collection is None:
+            return
+        self._push(lambda: EditArtwork(collection, artwork, fields), self._reopen)
+
+    def remove(self, artwork: bool) -> None:
+        """Collection ▸ Remove this photo (``artwork`` False) or every photo of its artwork
+        from the collection, after asking; the collection is indexed again."""
+        shown = self.shown_photo()
+        collection = self.collections.current
+        if shown is None or collection is None:
+            return
+        name, label = shown
+        try:
+            photos = read_record(collection).photos
+        except InputError as e:
+            self.window.show_error(e.for_window())
+            return
+        files = tuple(p.file for p in photos if (p.artwork == label if artwork else
+                                                  p.name == name))
+        title = self.window.opened.dataset.titles.get(name) or label
+        what = (f"the artwork {title} ({len(files)} photo{'s' * (len(files) != 1)})"
+                if artwork else f"the photo {name}")
+        if not files or not self.confirm(
+                f"Remove {what} from the collection? The photo files move into the hidden "
+                "folder .irviewer-removed of the photo folder, never deleted; Collection "
+                "\u25b8 Undo brings them back."):
+            return
+        self._push(lambda: RemovePhotos(collection, files, what),
+                   lambda _command: self.collections.reindex())
+
+    def _push(self, make: Callable[[], Command], after: Callable[[Command], None]) -> None:
+        try:
+            command = make()
+            command.do()
+        except (InputError, OSError) as e:
+            self.window.show_error(e.for_window() if isinstance(e, InputError) else str(e))
+            return
+        self.stack.push(CurationUndo(command, after, self.window.show_error))
+        self.window.show_message(f"Done: {command.label} — Collection \u25b8 Undo takes it "
+                                 "back")
+        after(command)
+
+    def _reopen(self, _command: Command) -> None:
+        """Open the collection again, on the photo shown (its new details show)."""
+        shown = self.shown_photo()
+        collection = self.collections.current
+        if collection is None:
+            return
+        self.collections.reopen_on = shown[0] if shown else None
+        self.window.open_request(OpenRequest(collection))
+
+    def _confirm(self, question: str) -> bool:
+        answer = QMessageBox.question(self.window, "Remove from the collection", question)
+        return answer == QMessageBox.StandardButton.Yes
