@@ -33,10 +33,12 @@ KEYS_HELP = (
     "session / as\nCtrl+F  filter queries\nEsc  clear the filter (in the filter box), "
     "else cancel opening or re-ranking\n1–4  set the relation of the result under the "
     "mouse (or the one clicked) to the query\nCtrl+Z / Ctrl+Shift+Z  "
-    "undo / redo a correction\nCtrl+Shift+R  review suspects; in the queue: ↑ / ↓  move, "
+    "undo / redo a correction\nF2  edit the details of the artwork shown (a collection)\n"
+    "Ctrl+Alt+Z / Ctrl+Alt+Shift+Z  undo / redo a collection edit\nCtrl+Shift+R  review suspects; in the queue: ↑ / ↓  move, "
     "Enter  accept the fix, Delete  the label stands\nCtrl+E  export a figure\n"
     "Ctrl+P  search with a photo (or drop one on the window)\nF11  presentation: ← / → "
     "or Page Up / Down  queries, M  numbers, R  frames, S  slideshow, O  photo, Esc  back\n"
+    "Kiosk (View \u25b8 Kiosk mode…, irviewer --kiosk): staff leave with Ctrl+Alt+Shift+Q\n"
     "In the comparison: ← / →  previous / next result, 1–4  set its relation, Ctrl+0  fit")
 
 
