@@ -69,7 +69,7 @@ def titles_path(collection: Path) -> Path | None:
     record = read_record(collection)
     if record.titles is None:
         return None
-    return Path(os.path.normpath(Path(collection) / record.titles))
+    return Path(os.path.abspath(Path(collection) / record.titles))
 
 
 def _check(fields: dict[str, str]) -> None:

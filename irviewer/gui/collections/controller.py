@@ -9,7 +9,6 @@ Indexing runs off the GUI thread (:class:`~irviewer.gui.workers.Indexer` around
 
 from __future__ import annotations
 
-import contextlib
 import shutil
 import time
 from pathlib import Path
@@ -307,8 +306,15 @@ class Collections(QObject):
             QTimer.singleShot(0, lambda: self._show_again(name))
 
     def _show_again(self, name: str) -> None:
-        with contextlib.suppress(InputError, KeyError):  # gone (removed): the first is shown
-            self.window.select_query(name)
+        opened = self.window.opened
+        if opened is None:
+            return
+        try:
+            q = opened.dataset.query_by_name(name)
+        except InputError:  # gone (removed): the first photo is shown
+            return
+        self.window.select_query(name)
+        self.window.inspector.show_query(q)  # shown again even when it stayed selected
 
     def new_collection(self, photos: Path | None = None, out: Path | None = None,
                        titles: Path | None = None) -> CollectionDialog:

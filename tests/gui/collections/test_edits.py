@@ -48,7 +48,7 @@ def test_an_edited_title_shows_everywhere_survives_a_restart_and_undoes(qtbot, c
     assert not edits.edit_action.isEnabled()
     window.open_request(OpenRequest(collection), sync=True)
     assert edits.edit_action.isEnabled() and edits.edit_action.shortcut().toString() == "F2"
-    window.select_query("art01")
+    window.select_query("art00")  # the first photo: the one shown when it opens again
     dialog = edits.edit_dialog()
     qtbot.addWidget(dialog)
     assert list(dialog.edits) == ["title", "artist", "year"]
@@ -56,25 +56,26 @@ def test_an_edited_title_shows_everywhere_survives_a_restart_and_undoes(qtbot, c
     dialog.edits["title"].setText("The Renamed One")
     dialog.edits["year"].setText("1889")
     dialog.accept()
-    qtbot.waitUntil(lambda: window.opened.dataset.titles.get("art01", "").startswith(
+    qtbot.waitUntil(lambda: window.opened.dataset.titles.get("art00", "").startswith(
         "The Renamed One"), timeout=30_000)
-    qtbot.waitUntil(lambda: window.opened.dataset.queries[window.current].image == "art01")
-    assert "The Renamed One — Bob" in window.results.query_title.text()
+    qtbot.waitUntil(lambda: "The Renamed One — Ann" in window.results.query_title.text())
+    assert window.opened.dataset.queries[window.current].image == "art00"
     assert "year 1889" in window.results.query_title.text()
     window.presentation.enter()
     assert window.presentation.view.slide.query_caption.title == "The Renamed One"
     window.presentation.leave()
-    assert "art01,The Renamed One,Bob,1889" in (tmp_path / "titles.csv").read_text()
+    assert "art00,The Renamed One,Ann,1889" in (tmp_path / "titles.csv").read_text()
     edits.stack.undo()
-    qtbot.waitUntil(lambda: window.opened.dataset.titles.get("art01") == "Second — Bob",
+    qtbot.waitUntil(lambda: window.opened.dataset.titles.get("art00") == "First — Ann",
                     timeout=30_000)
+    qtbot.waitUntil(lambda: "First — Ann" in window.results.query_title.text())
     edits.stack.redo()
-    qtbot.waitUntil(lambda: window.opened.dataset.titles.get("art01", "").startswith(
+    qtbot.waitUntil(lambda: window.opened.dataset.titles.get("art00", "").startswith(
         "The Renamed One"), timeout=30_000)
     window.close()
     again = new_window(qtbot)  # a restart: the edit is in the files
     again.open_request(OpenRequest(collection), sync=True)
-    assert again.opened.dataset.titles["art01"] == "The Renamed One — Bob"
+    assert again.opened.dataset.titles["art00"] == "The Renamed One — Ann"
 
 
 def test_a_photo_and_an_artwork_are_removed_and_put_back(qtbot, tmp_path):
