@@ -5,10 +5,9 @@
 Needs ``pip install pyinstaller`` (and irviewer's own dependencies) in the Python that runs
 it. Writes ``DIR/irviewer/`` (default ``dist/irviewer``): run ``dist/irviewer/irviewer`` (on
 Windows ``irviewer.exe``), or double-click it: it opens on the museum demo, and File ▸ New
-collection from a folder… makes a curator's own collection. On Linux, copy
-``packaging/irviewer.desktop`` to ``~/.local/share/applications/`` and
-``resources/icons/irviewer.png`` to ``~/.local/share/icons/hicolor/256x256/apps/``, with the
-folder's ``irviewer`` on the PATH (or edit Exec= to its full path).
+collection from a folder… makes a curator's own collection. On Linux, the README's "put it
+in the desktop's menu" installs ``packaging/irviewer.desktop`` and its icon; starting a
+kiosk at login is in docs/presentation.md.
 """
 
 from __future__ import annotations
