@@ -1,82 +1,21 @@
-"""Label audit: the (query, item) pairs and images whose labels the rankings say look wrong.
+"""The label audit's entry points: :func:`audit` and :func:`iter_audit` (the stages of
+:mod:`irviewer.core.audit.kinds` in order, cancellable), and the protocol it judges labels by."""
 
-The rankings and the descriptors are the evidence. A negative that the query's positive set
-claims (ranked among them by the queries sharing the list, its nearest gallery images among
-them), a positive unlike the set it is listed in, an image whose nearest gallery neighbours
-all carry another label, two near-identical images with different labels: each becomes a
-:class:`Suspect` with a kind, a score in [0, 1], one evidence sentence a person can check,
-and a suggested row of the corrections file. Agreement across methods is required: a pair or
-image is a suspect only when every method says so, and its score is the smallest of the
-methods' scores (one method's confusion is not a label error).
-
-The idea is the one of label-error finders for classification data: confident learning's
-label issues and near-duplicates (Northcutt et al., JAIR 2021, cleanlab), neighbour-label
-agreement (fastdup), mistakenness (FiftyOne), applied here to retrieval ground truth.
-
-Protocol-aware: whatever the audit's protocol removes from a query's ranking (Oxford junk,
-same-camera re-id matches, the query's own image where it is removed) is never reported,
-nor is any image removed for every query (re-id junk id -1); re-id distractors (id 0) are
-negatives, as the protocol says. The query's own image is never reported.
-
-Scores, in [0, 1]; a suspect is reported when its score is at least ``min_score`` (0.5; hubs
-excepted):
-
-* ``negative_looks_positive`` and ``positive_looks_negative``: the probability that the
-  label is wrong, from set-level evidence (:mod:`irviewer.core.audit_sets`): per positive
-  set (the queries sharing a list pool their evidence), the share u of the set's other
-  positives the item outranks (mean over the set's queries) and the share v of its nearest
-  labelled gallery images in the set, each turned into a likelihood ratio by the set's own
-  histograms of its positives and negatives (Sturges bins, Laplace smoothing, the item left
-  out), multiplied, and combined with the prior error rate of the direction that the
-  confident joint estimates from the dataset. In image-label sets a positive that looks
-  negative is not reported: an image is mislabelled as far as another label claims it.
-* ``label_disagreement`` (image labels only): f * c. X = the other label most frequent among
-  the item's k nearest gallery images (the same X under every method), f = n_X / (n_X +
-  n_own) * min(1, 2 n_X / k); c = min(1, p / 0.05), p = the percentile of the item's mean
-  neighbour cosine among a random sample of gallery images (a view far from everything has p
-  near 0: it is hard, not mislabelled). Pair evidence for the same relabel strengthens it:
-  1 - (1 - f c)(1 - s_pair).
-* ``near_duplicate``: 1.0 for identical image bytes, else 0.8 + 0.2 (cos - t) / (1 - t) with
-  t = ``duplicate_cosine``.
-* ``query_ground_truth``: 1 - N / (f + 1) with f the 0-based rank of the first positive other
-  than the query's own image (f >= N = ``query_top``); or 1 - t for positives whose mean
-  pairwise cosine stands at t of the way from random pairs to the typical query (t < 0.25).
-* ``hub`` (informational, no correction): 0.5 (1 - e / n), n = how often the item is in a
-  top ``hub_top`` list as a negative, e the count expected by chance.
-"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from irviewer.core.audit_context import Context
-from irviewer.core.audit_kinds import KIND_STAGES
-from irviewer.core.audit_types import (
-    AUTHOR,
-    DUPLICATE,
-    HUB,
-    KINDS,
-    LABEL,
-    NEG_POS,
-    POS_NEG,
-    QUERY,
-    AuditOptions,
-    AuditResult,
-    AuditStep,
-    Suspect,
-    ordinal,
-    rank_phrase,
-    under,
-)
+from irviewer.core.audit.context import Context
+from irviewer.core.audit.kinds import KIND_STAGES
+from irviewer.core.audit.suspects import KINDS, AuditOptions, AuditResult, AuditStep
 from irviewer.core.corrections import GEOMETRY_LABELS, family
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError
 from irviewer.core.protocols import Protocol, check_applicable, get_protocol
 from irviewer.core.ranking import Ranking
 
-__all__ = ["AUTHOR", "DUPLICATE", "HUB", "KINDS", "LABEL", "NEG_POS", "POS_NEG", "QUERY",
-           "AuditOptions", "AuditResult", "AuditStep", "Suspect", "audit", "audit_protocol",
-           "iter_audit", "ordinal", "rank_phrase", "under"]
+__all__ = ["audit", "audit_protocol", "iter_audit"]
 
 
 def audit(dataset: Dataset, rankings: Mapping[str, Ranking], protocol: str | None = None,
