@@ -1,49 +1,27 @@
-"""Label corrections: fix a benchmark's ground truth where it is wrong, undoably, as an overlay.
-
-A :class:`Correction` is either
-
-* a **pair** correction (query, item, new group or ``negative``): the item's relation to that
-  one query, in the family's own groups (:data:`PAIR_CHOICES`), or
-* an **image relabel** (empty query, item, new instance / identity / group label) for families
-  whose relevance follows from image labels (instance sets, re-identification, INRIA
-  Holidays): every query that label touches changes, by the family's rule in
-  :mod:`irviewer.core.label_rules`, the very function the reader built the dataset with.
-
-:func:`apply_correction` returns a :class:`Change`: the new :class:`Dataset`, the positions of
-the queries whose ground truth changed (only those need re-scoring: the ranking never
-changes), and what :meth:`Change.undone` needs to restore the dataset exactly. A relabel
-changes only the (query, image) pairs whose label-derived relation changes; pair corrections
-elsewhere stay. Images removed from every ranking (re-id id -1, an instance set's ignored
-labels) stay removed, since changing that would need ranking again. A
-:class:`CorrectionLog` is the ordered overlay on the published ground truth (author, time,
-note per correction, and the queries each one touched); a
-:class:`CorrectionCommand` is one correction as a Qt-free command with ``do`` / ``undo`` /
-``label`` that a ``QUndoCommand`` wraps. The published files are never written; the corrected
-ground truth is exported on request (``irviewer apply-corrections``).
-
-One rule holds for every way a correction enters a log (the window's gestures, the Review
-dock's Enter, a corrections file read by the command line or the window): a correction
-that would set what the ground truth already has is not pushed
-(:meth:`CorrectionLog.push` raises :class:`NothingToChangeError`), so it is neither an undo
-step nor a row of the file. :func:`sets_nothing` is the same test without applying
-anything (the review queue asks it of every suspect's fix).
-"""
+"""Applying one correction to a dataset (:func:`apply_correction`): the new ground truth, the
+queries it touched and what undoing it needs; a pair correction in the family's groups, an
+image relabel by the family's label rule (see :mod:`irviewer.core.corrections`)."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
 
 import numpy as np
 
+from irviewer.core.corrections.correction import (
+    GEOMETRY_LABELS,
+    NEGATIVE,
+    Correction,
+    can_relabel,
+    family,
+    pair_labels,
+)
 from irviewer.core.dataset import Dataset, Query, index_array, whole_number
-from irviewer.core.errors import InputError, counted, examples
+from irviewer.core.errors import InputError, examples
 from irviewer.core.label_rules import (
     HOLIDAYS,
     INSTANCE,
-    LABEL_FAMILIES,
     REID,
     REID_DISTRACTOR_ID,
     REID_JUNK_ID,
@@ -53,107 +31,7 @@ from irviewer.core.label_rules import (
 )
 from irviewer.core.protocols import get_protocol
 
-#: The label of a pair correction that makes the item a negative for the query.
-NEGATIVE = "negative"
-
-#: Per protocol family, the choices a user has for one (query, item) pair: (shown name,
-#: the dataset's group, or ``negative``).
-PAIR_CHOICES: dict[str, tuple[tuple[str, str], ...]] = {
-    INSTANCE: (("relevant", "positive"), ("not relevant", NEGATIVE), ("ignored", "junk")),
-    REID: (("relevant", "positive"), ("not relevant", NEGATIVE), ("ignored", "same_camera")),
-    "oxford": (("good", "good"), ("ok", "ok"), ("junk", "junk"), ("negative", NEGATIVE)),
-    "revisited": (("easy", "easy"), ("hard", "hard"), ("junk", "junk"),
-                  ("negative", NEGATIVE)),
-    HOLIDAYS: (("relevant", "positive"), ("not relevant", NEGATIVE)),
-}
-
-#: Why HPatches cannot be corrected (its labels are not annotations).
-GEOMETRY_LABELS = ("HPatches labels come from geometry (patches cut at known homographies), "
-                   "not from annotation, so they cannot be corrected")
-
 HOLIDAYS_GROUP = re.compile(r"^\d{4}$")
-
-
-def family(dataset: Dataset) -> str:
-    """Return the protocol family of ``dataset`` (``instance``, ``reid``, ``oxford``,
-    ``revisited``, ``holidays``, ``hpatches``), from its first default protocol."""
-    return get_protocol(dataset.protocols[0]).family
-
-
-def pair_choices(dataset: Dataset) -> tuple[tuple[str, str], ...]:
-    """Return the (shown name, group or ``negative``) choices of a pair correction on
-    ``dataset``; InputError for HPatches, whose labels come from geometry."""
-    fam = family(dataset)
-    if fam not in PAIR_CHOICES:
-        raise InputError(f"{dataset.label()}: {GEOMETRY_LABELS}" if fam == "hpatches" else
-                         f"{dataset.label()}: {fam} ground truth cannot be corrected")
-    return PAIR_CHOICES[fam]
-
-
-def pair_labels(dataset: Dataset) -> tuple[str, ...]:
-    """Return the labels a pair correction on ``dataset`` may carry: its groups among the
-    family's choices, and ``negative``."""
-    return tuple(group for _, group in pair_choices(dataset)
-                 if group == NEGATIVE or group in dataset.groups)
-
-
-def can_relabel(dataset: Dataset) -> bool:
-    """Return True when ``dataset``'s relevance follows from image labels, so an image can be
-    relabelled (instance sets, re-identification, Holidays)."""
-    return family(dataset) in LABEL_FAMILIES and dataset.gallery_labels is not None
-
-
-def utc_now() -> str:
-    """Return the current UTC time as ISO 8601 to the second (``2026-11-23T14:05:09Z``)."""
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-@dataclass(frozen=True)
-class Correction:
-    """One label fix, as a row of the corrections file.
-
-    ``query`` is the query's name, empty for an image relabel; ``item`` is an image name;
-    ``label`` is a group of the dataset or ``negative`` (pair), or the image's new label
-    (relabel). ``author``, ``time`` (ISO 8601) and ``note`` document it.
-    """
-
-    query: str
-    item: str
-    label: str
-    author: str = ""
-    time: str = ""
-    note: str = ""
-
-    @property
-    def is_relabel(self) -> bool:
-        """Return True for an image-level relabel (no query)."""
-        return not self.query
-
-    @property
-    def key(self) -> tuple[str, str]:
-        """Return what the correction sets: (query, item); a relabel has query ``""``."""
-        return self.query, self.item
-
-    def describe(self, before: str | None = None) -> str:
-        """Return a short sentence for menus and lists: ``q / item: good → junk`` or
-        ``relabel item: 12 → 40`` (without "from" when ``before`` is None)."""
-        change = f"{before} → {self.label}" if before is not None else f"→ {self.label}"
-        if self.is_relabel:
-            return f"relabel {self.item}: {change}"
-        return f"{self.query} / {self.item}: {change}"
-
-
-class NothingToChangeError(InputError):
-    """A correction that would set what the ground truth already has (the pair's relation
-    is already its label, the image already has that label): it is not applied, not an
-    undo step, not written. ``correction`` is the correction, ``current`` the value there
-    (the item's group, or the image's label)."""
-
-    def __init__(self, where: str, correction: Correction, current: str) -> None:
-        what = (f"{correction.item} already has label {current}" if correction.is_relabel
-                else f"{correction.item} is already {current} for {correction.query}")
-        super().__init__(f"{where}: {what}; nothing to change")
-        self.correction, self.current = correction, current
 
 
 @dataclass(frozen=True)
@@ -189,7 +67,7 @@ def apply_correction(dataset: Dataset, correction: Correction) -> Change:
     family whose ground truth is per-query lists, and HPatches. A correction that sets what
     ``dataset`` already has gives ``Change.sets_nothing`` (:func:`sets_nothing`'s test).
     """
-    now, _, same = _now_and_wanted(dataset, correction)
+    now, _, same = now_and_wanted(dataset, correction)
     if same:
         return Change(dataset, np.zeros(0, np.int64), str(now), sets_nothing=True)
     if correction.is_relabel:
@@ -204,7 +82,7 @@ def sets_nothing(dataset: Dataset, correction: Correction) -> bool:
     Nothing is applied, so this is cheap for a relabel too. InputError for an unknown query
     or image, a label that is not valid for the family, and HPatches; the same test as
     :attr:`Change.sets_nothing`."""
-    return _now_and_wanted(dataset, correction)[2]
+    return now_and_wanted(dataset, correction)[2]
 
 
 def preview_relabel(dataset: Dataset, item: str, label: str) -> int:
@@ -216,7 +94,7 @@ def preview_relabel(dataset: Dataset, item: str, label: str) -> int:
 
 # -- pair corrections -------------------------------------------------------------------
 
-def _now_and_wanted(dataset: Dataset, c: Correction) -> tuple[object, object, bool]:
+def now_and_wanted(dataset: Dataset, c: Correction) -> tuple[object, object, bool]:
     """Return (the value there now, the value ``c`` sets, whether they are equal): the
     item's group for the query and the pair's label, or the image's label and the
     relabel's label parsed as the family's (an int person id, a 4-digit Holidays group).
@@ -425,204 +303,6 @@ def _check_relabel(dataset: Dataset, fam: str, item: str, old: object, new: obje
             if str(label) in ignored:
                 raise InputError(f"{where}: instance {label!r} is on the ignore list, so its "
                                  "images take no part; change the ignore list instead")
-
-
-# -- the log: an overlay on the published ground truth ----------------------------------
-
-@dataclass(frozen=True)
-class LogEntry:
-    """One applied correction: the correction, the item's group or label before it, the
-    positions of the queries it touched, and whether it set what was already there (only
-    possible for a correction replayed after an earlier one was removed)."""
-
-    correction: Correction
-    before: str
-    changed: np.ndarray
-    sets_nothing: bool = False
-
-
-class CorrectionLog:
-    """The ordered corrections applied over a published dataset, and the corrected dataset.
-
-    ``published`` is never modified; ``dataset`` is ``published`` with every entry applied
-    in order. :meth:`push` / :meth:`pop` apply and exactly undo the last correction;
-    :meth:`remove` / :meth:`insert` take one out of (or put one back into) the middle by
-    replaying the later ones. Each returns the positions of the queries to re-score.
-    """
-
-    def __init__(self, published: Dataset) -> None:
-        self.published = published
-        self.dataset = published
-        self._entries: list[LogEntry] = []
-        self._changes: list[Change] = []
-
-    @classmethod
-    def replay(cls, published: Dataset, corrections: Iterable[Correction]) -> CorrectionLog:
-        """Return the log of ``corrections`` applied in order to ``published``."""
-        log = cls(published)
-        for c in corrections:
-            log.push(c)
-        return log
-
-    @property
-    def entries(self) -> tuple[LogEntry, ...]:
-        """Return the applied corrections in order."""
-        return tuple(self._entries)
-
-    @property
-    def corrections(self) -> tuple[Correction, ...]:
-        """Return the corrections in the order they were applied."""
-        return tuple(e.correction for e in self._entries)
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    def changed_queries(self) -> np.ndarray:
-        """Return the sorted positions of every query some correction touched."""
-        parts = [e.changed for e in self._entries]
-        return np.unique(np.concatenate(parts)) if parts else np.zeros(0, np.int64)
-
-    def check(self, correction: Correction) -> None:
-        """Raise :class:`NothingToChangeError` when ``correction`` would set what the corrected
-        ground truth already has (InputError for an unknown name or a label the family
-        refuses); apply nothing. The window asks before it asks for the author's name."""
-        now, _, same = _now_and_wanted(self.dataset, correction)
-        if same:
-            raise NothingToChangeError(self.dataset.label(), correction, str(now))
-
-    def push(self, correction: Correction) -> np.ndarray:
-        """Apply ``correction`` last; return the changed query positions.
-
-        :class:`NothingToChangeError` (an InputError) when it would set what the corrected ground
-        truth already has: the log stays as it was, so such a correction is never an undo
-        step nor a row of the file. InputError as :func:`apply_correction` otherwise."""
-        return self._push(correction, replaying=False)
-
-    def _push(self, correction: Correction, replaying: bool) -> np.ndarray:
-        change = apply_correction(self.dataset, correction)
-        if change.sets_nothing and not replaying:
-            raise NothingToChangeError(self.dataset.label(), correction, change.before)
-        self.dataset = change.dataset
-        self._changes.append(change)
-        self._entries.append(LogEntry(correction, change.before, change.changed,
-                                      change.sets_nothing))
-        return change.changed
-
-    def pop(self) -> LogEntry:
-        """Undo the last correction exactly; return its entry (``changed`` says which
-        queries to re-score). IndexError when the log is empty."""
-        change = self._changes.pop()
-        entry = self._entries.pop()
-        self.dataset = change.undone(self.dataset)
-        return entry
-
-    def remove(self, position: int) -> np.ndarray:
-        """Take the correction at ``position`` out (the later ones are replayed); return the
-        positions of the queries whose ground truth may have changed."""
-        kept = [e.correction for e in self._entries]
-        del kept[position]
-        return self._rebuild(kept, position)
-
-    def insert(self, position: int, correction: Correction) -> np.ndarray:
-        """Put ``correction`` back at ``position`` (undo of :meth:`remove`); return the
-        positions of the queries whose ground truth may have changed."""
-        kept = [e.correction for e in self._entries]
-        kept.insert(position, correction)
-        return self._rebuild(kept, position)
-
-    def saved(self) -> tuple[Correction, ...]:
-        """Return the corrections to save: for each (query, item), the last one, in the
-        order of those last ones. A later correction of the same pair or image replaces the
-        earlier one, so a file never holds two rows that contradict each other. A pair or
-        image whose corrections end where they started (set to junk, then back to good)
-        writes no row: read back, it would set what is already there."""
-        first: dict[tuple[str, str], int] = {}
-        last: dict[tuple[str, str], int] = {}
-        for i, c in enumerate(self.corrections):
-            first.setdefault(c.key, i)
-            last[c.key] = i
-        return tuple(c for i, c in enumerate(self.corrections)
-                     if last[c.key] == i and not self._undone(first[c.key], i))
-
-    def _undone(self, first: int, last: int) -> bool:
-        """Return True when the corrections of one pair or image, from entry ``first`` to
-        entry ``last``, together set nothing: the last sets what the first found. For a
-        pair that holds when no relabel lies between them (relabels may rewrite the pair;
-        other pairs never do); for an image, only for one entry that set nothing itself."""
-        entries = self._entries
-        if first == last:
-            return entries[last].sets_nothing
-        if entries[last].correction.is_relabel:
-            return False
-        return (entries[first].before == entries[last].correction.label
-                and not any(e.correction.is_relabel for e in entries[first + 1:last]))
-
-    def _rebuild(self, corrections: Sequence[Correction], position: int) -> np.ndarray:
-        touched = [e.changed for e in self._entries[position:]]
-        while len(self._entries) > position:
-            self.pop()
-        for c in corrections[position:]:  # each was a change when made: kept, for exact undo
-            touched.append(self._push(c, replaying=True))
-        return np.unique(np.concatenate(touched)) if touched else np.zeros(0, np.int64)
-
-
-class CorrectionCommand:
-    """One correction as an undoable command (the shape of glue's ``core/command.py``):
-    ``do`` applies it to a :class:`CorrectionLog`, ``undo`` reverts it exactly; both return
-    the positions of the queries to re-score. A ``QUndoCommand`` wraps it with ``label``."""
-
-    def __init__(self, correction: Correction) -> None:
-        self.correction = correction
-        self.before: str | None = None
-
-    @property
-    def label(self) -> str:
-        """Return the text of Edit ▸ Undo / Redo for this command."""
-        return self.correction.describe(self.before)
-
-    def do(self, log: CorrectionLog) -> np.ndarray:
-        """Apply the correction as the log's last; return the changed query positions.
-        :class:`NothingToChangeError` when it would set what is already there (the log is left
-        as it was: the command is not to be kept)."""
-        changed = log.push(self.correction)
-        self.before = log.entries[-1].before
-        return changed
-
-    def undo(self, log: CorrectionLog) -> np.ndarray:
-        """Revert the correction (it must be the log's last); return the changed queries."""
-        if not len(log) or log.entries[-1].correction != self.correction:
-            raise RuntimeError("undo out of order: this correction is not the log's last")
-        return log.pop().changed
-
-
-class RemoveCorrectionCommand:
-    """Deleting one correction from the log (the Corrections panel), undoably."""
-
-    def __init__(self, position: int) -> None:
-        self.position = position
-        self.removed: Correction | None = None
-
-    @property
-    def label(self) -> str:
-        """Return the text of Edit ▸ Undo / Redo for this command."""
-        what = self.removed.describe() if self.removed is not None else "a correction"
-        return f"delete correction {what}"
-
-    def do(self, log: CorrectionLog) -> np.ndarray:
-        """Remove the correction at ``position``; return the queries to re-score."""
-        self.removed = log.corrections[self.position]
-        return log.remove(self.position)
-
-    def undo(self, log: CorrectionLog) -> np.ndarray:
-        """Put the removed correction back where it was; return the queries to re-score."""
-        assert self.removed is not None, "undo before do"
-        return log.insert(self.position, self.removed)
-
-
-def applied_summary(log: CorrectionLog) -> str:
-    """Return the notice shown after loading corrections: how many, and queries touched."""
-    return (f"{counted(len(log), 'correction')} applied, "
-            f"{counted(len(log.changed_queries()), 'query', 'queries')} changed")
 
 
 def beyond_labels(dataset: Dataset) -> list[str]:
