@@ -21,11 +21,11 @@ import shutil
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from irviewer.core.atomic import atomic_write_text
 from irviewer.core.descriptors import name_key
 from irviewer.core.errors import InputError
 from irviewer.formats.base import read_text
 from irviewer.formats.collection import MANIFEST, photos_base, read_record, write_record
+from irviewer.io.atomic import atomic_write_text
 
 #: The photo folder's hidden folder that removed photos move into.
 REMOVED = ".irviewer-removed"
