@@ -9,8 +9,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
+from PySide6.QtGui import QDropEvent
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
 
 from irviewer.cli import main
 from irviewer.gui.main_window import MainWindow
@@ -109,3 +111,29 @@ def test_the_kiosk_options_on_the_command_line(tmp_path, capsys):
             (["--kiosk", "--idle", "2"], "--idle 2: give a number of seconds from 5 to 3600")):
         assert main(["--demo", *argv]) == 2
         assert message in capsys.readouterr().err
+
+
+MIME: list[QMimeData] = []  # a drop event does not own its data: kept alive here
+
+
+def drop_event(path: Path) -> QDropEvent:
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(path))])
+    MIME.append(mime)
+    return QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime,
+                      Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier)
+
+
+def test_a_drop_on_the_slide_is_answered_and_the_menus_and_the_inspector_do_nothing(
+        window, qtbot):
+    view = kiosk(window, qtbot)
+    lock = window.presentation.kiosk
+    photo = Path(demo_paths()[0]).parent / "images" / "leonardo_mona-lisa_g1.jpg"
+    assert lock.eventFilter(window, drop_event(photo))  # on the inspector: swallowed
+    assert not lock.eventFilter(view, drop_event(photo))  # on the slide: let through
+    QTest.mouseClick(window.menuBar(), Qt.MouseButton.LeftButton, pos=QPoint(15, 8))
+    assert QApplication.activePopupWidget() is None  # no menu opened
+    assert window.presentation.photo_slide is None
+    view.dropEvent(drop_event(photo))
+    qtbot.waitUntil(lambda: window.presentation.photo_slide is not None, timeout=20_000)
+    assert view.slide.query is None and view.isVisible()
