@@ -97,7 +97,8 @@ class KioskLock(QObject):
         self.idle_timer.start()
         if folder is not None:
             self.inbox = PhotoInbox(folder)
-            self.watcher = QFileSystemWatcher([str(folder)], self)
+            # a folder not there yet (a share not mounted) is looked at by the poll alone
+            self.watcher = QFileSystemWatcher([str(folder)] if folder.is_dir() else [], self)
             self.watcher.directoryChanged.connect(lambda _path: self.look())
             self.poll.start()
 
