@@ -31,7 +31,7 @@ from irviewer.core.errors import InputError
 from irviewer.core.evaluation import IGNORED, NEGATIVE, POSITIVE
 from irviewer.gui.theme import QUERY_BOX, RELEVANCE
 from irviewer.gui.widgets.thumbnails import BROKEN, decode_with_width
-from irviewer.view.figure import FigureLayout, Rect
+from irviewer.view.figure import FigureLayout, FigureRow, Rect
 from irviewer.view.figure_request import FORMATS
 
 #: Raster resolution of PNG export and of images embedded in PDF / SVG.
@@ -177,7 +177,7 @@ def _save(image: QImage, kind: str) -> bytes:
     data = QByteArray()
     buffer = QBuffer(data)
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    image.save(buffer, kind)
+    image.save(buffer, kind.encode())
     buffer.close()
     return bytes(data.data())
 
@@ -206,7 +206,7 @@ def _paint_legend(painter: QPainter, layout: FigureLayout, font: QFont) -> None:
         x += d + 3 + painter.fontMetrics().horizontalAdvance(words) + 12
 
 
-def _paint_query(painter: QPainter, row, decoded: object, font: QFont) -> None:  # type: ignore[no-untyped-def]
+def _paint_query(painter: QPainter, row: FigureRow, decoded: object, font: QFont) -> None:
     r = row.query_rect
     image, width = decoded if isinstance(decoded, tuple) else (None, 0)
     placed = _paint_image_tile(painter, r, QColor(QUERY_BOX), decoded, row.query_image, font,
@@ -223,7 +223,7 @@ def _paint_query(painter: QPainter, row, decoded: object, font: QFont) -> None: 
 
 
 def _paint_image_tile(painter: QPainter, rect: Rect, colour: QColor, decoded: object,
-                      name: str, font: QFont, frame: float):  # type: ignore[no-untyped-def]
+                      name: str, font: QFont, frame: float) -> tuple[QRectF, int] | None:
     """Paint a framed tile with the image fitted inside, or a named placeholder; return
     (the image's rectangle, its original width) when an image was drawn."""
     outer = _qrect(rect)

@@ -13,7 +13,7 @@ carries the result); :class:`Indexer` indexes a folder of photos into a collecti
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QThread, Signal
@@ -59,7 +59,8 @@ class _Runner(QObject):
                     self.done.emit(self.generation, result)
                     return
                 self.progress.emit(self.generation, step.stage, step.done, step.total)
-            steps.close()
+            if isinstance(steps, Generator):  # cancelled: its finally blocks run now
+                steps.close()
         except InputError as e:
             self.failed.emit(self.generation, e.for_window())  # options named by field
         except MemoryError:

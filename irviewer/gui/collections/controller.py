@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import shutil
 import time
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,7 +55,8 @@ def index_request(photos: Path, out: Path, titles: Path | None = None,
     described in parallel; None for the indexer's default, worker processes)."""
     from irviewer.opening.indexing import IndexRequest
 
-    return IndexRequest(photos, out, titles, **({"mode": mode} if mode else {}))
+    request = IndexRequest(photos, out, titles)
+    return replace(request, mode=mode) if mode else request
 
 #: The choice of "Add photos" that makes each photo an artwork of its own.
 NEW_ARTWORKS = "New artworks (one per photo)"
@@ -69,7 +72,7 @@ def default_collection_folder(photos: Path) -> Path:
 class PathField(QWidget):
     """A line edit with a Browse… button that asks for a folder or a file."""
 
-    def __init__(self, ask) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, ask: Callable[[], str]) -> None:
         super().__init__()
         self.edit = QLineEdit()
         browse = QPushButton("Browse…")
@@ -79,7 +82,7 @@ class PathField(QWidget):
         layout.addWidget(self.edit, 1)
         layout.addWidget(browse)
 
-    def _browse(self, ask) -> None:  # type: ignore[no-untyped-def]
+    def _browse(self, ask: Callable[[], str]) -> None:
         chosen = ask()
         if chosen:
             self.edit.setText(chosen)

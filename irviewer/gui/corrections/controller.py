@@ -104,7 +104,7 @@ class CorrectionsUI(QObject):
         self.controller.error.connect(self.show_error)
         self.controller.message.connect(self.message)
         for key in CHOICE_KEYS:
-            QShortcut(QKeySequence(key), parent, activated=lambda k=key: self.key(k))
+            QShortcut(QKeySequence(key), parent).activated.connect(lambda k=key: self.key(k))
         self._install_menus(menus)
 
     # -- the window's calls ----------------------------------------------------------------

@@ -60,8 +60,9 @@ class Slides(Protocol):
     """What the photo search takes from presentation mode."""
 
     top_n: int
-    view: QWidget
 
+    @property
+    def view(self) -> QWidget: ...
     @property
     def active(self) -> bool: ...
     def show_photo(self, slide: Slide, instances: dict[str, str],

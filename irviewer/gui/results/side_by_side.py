@@ -11,7 +11,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QPoint, QRectF, Qt, QThreadPool, Signal
-from PySide6.QtGui import QColor, QImage, QKeySequence, QPainter, QPen, QPixmap, QShortcut
+from PySide6.QtGui import (
+    QColor,
+    QContextMenuEvent,
+    QImage,
+    QKeySequence,
+    QPainter,
+    QPen,
+    QPixmap,
+    QShortcut,
+    QWheelEvent,
+)
 from PySide6.QtWidgets import (
     QDialog,
     QGraphicsPixmapItem,
@@ -106,7 +116,7 @@ class ZoomView(QGraphicsView):
             self.scale(factor, factor)
             self.scale_factor = new
 
-    def wheelEvent(self, event) -> None:  # noqa: N802
+    def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802
         factor = 1.25 if event.angleDelta().y() > 0 else 0.8
         self.zoom(factor)
         self.zoomed.emit(factor)
@@ -157,11 +167,12 @@ class CompareWindow(QDialog):
         layout.addLayout(buttons)
         for keys, slot in (("Left", lambda: self.step.emit(-1)),
                            ("Right", lambda: self.step.emit(1)), ("Ctrl+0", self.fit)):
-            QShortcut(QKeySequence(keys), self, activated=slot)
+            QShortcut(QKeySequence(keys), self).activated.connect(slot)
         for key in ("1", "2", "3", "4"):
-            QShortcut(QKeySequence(key), self, activated=lambda k=key: self.relation_key.emit(k))
+            QShortcut(QKeySequence(key), self).activated.connect(
+                lambda k=key: self.relation_key.emit(k))
 
-    def contextMenuEvent(self, event) -> None:  # noqa: N802
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:  # noqa: N802
         self.menu_requested.emit(event.globalPos())
 
     def show_pair(self, query: Side, match: Side, sync: bool = False) -> None:
