@@ -6,6 +6,7 @@ that are not imports."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -87,6 +88,44 @@ def test_no_gui_module_is_over_500_lines():
     long = {p.relative_to(ROOT).as_posix(): n for p in (ROOT / "irviewer" / "gui").rglob("*.py")
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500}
     assert long == {}
+
+
+#: The names by which a module would make threads of its own for the window.
+THREAD_NAMES = {"QRunnable", "QThreadPool", "QThread", "Thread", "ThreadPoolExecutor"}
+
+
+def thread_names_used(source: str) -> set[str]:
+    """Return the thread-making names ``source`` imports, subclasses or calls."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom):
+            found |= {a.name for a in node.names} & THREAD_NAMES
+        elif isinstance(node, ast.Attribute) and node.attr in THREAD_NAMES:
+            found.add(node.attr)
+        elif isinstance(node, ast.Name) and node.id in THREAD_NAMES:
+            found.add(node.id)
+    return found
+
+
+def test_the_window_works_off_its_thread_only_through_workers():
+    """gui/workers.py is the window's one way to run work off the GUI thread: no other
+    module of gui/ (nor cli/, which starts it) makes a QRunnable, a QThreadPool, a QThread
+    or a Python thread of its own."""
+    found = {p.relative_to(ROOT).as_posix(): names
+             for folder in ("gui", "cli") for p in (ROOT / "irviewer" / folder).rglob("*.py")
+             if p.name != "workers.py" or folder != "gui"
+             if (names := thread_names_used(p.read_text(encoding="utf-8")))}
+    assert found == {}
+    assert thread_names_used((ROOT / "irviewer" / "gui" / "workers.py").read_text()) \
+        >= {"QThreadPool"}
+
+
+def test_the_thread_check_finds_a_qrunnable_subclass_and_a_pool():
+    assert thread_names_used("from PySide6.QtCore import QRunnable\n"
+                             "class Job(QRunnable): pass") == {"QRunnable"}
+    assert thread_names_used("import PySide6.QtCore as C\n"
+                             "pool = C.QThreadPool.globalInstance()") == {"QThreadPool"}
+    assert thread_names_used("import threading\nthreading.Thread(target=print)") == {"Thread"}
 
 
 def test_at_most_twelve_modules_at_the_top_of_gui():

@@ -173,11 +173,16 @@ def _svg_bytes(layout: FigureLayout, images: dict[str, object]) -> bytes:
 
 def _save(image: QImage, kind: str) -> bytes:
     from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+    from PySide6.QtGui import QImageWriter
 
     data = QByteArray()
     buffer = QBuffer(data)
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    image.save(buffer, kind.encode())
+    # QImageWriter, not QImage.save: PySide6's type hints and its run time disagree on
+    # save's format (bytes / str), and the writer says why it could not write.
+    writer = QImageWriter(buffer, QByteArray(kind.encode()))
+    if not writer.write(image):
+        raise InputError(f"could not write the figure as {kind}: {writer.errorString()}")
     buffer.close()
     return bytes(data.data())
 

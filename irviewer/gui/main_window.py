@@ -264,6 +264,7 @@ class MainWindow(QMainWindow):
         self.corrections.wait_saved()
         self.compare_mode.wait()
         self.figures.wait()
+        self.photo_search.wait()
         self.collections.indexer.wait()  # a cancelled indexing writes nothing
         self.cache.close()  # late thumbnails must not reach widgets being destroyed
         for child in self.findChildren(QWidget):

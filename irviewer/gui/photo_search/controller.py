@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
-from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QDropEvent
 from PySide6.QtWidgets import (
     QComboBox,
@@ -26,9 +26,9 @@ from PySide6.QtWidgets import (
 )
 
 from irviewer.core.descriptors import IMAGE_SUFFIXES
-from irviewer.core.errors import InputError
 from irviewer.core.evaluation import Evaluation
 from irviewer.gui.menus import Menus
+from irviewer.gui.workers import Worker
 from irviewer.opening.opener import Opened
 from irviewer.opening.photo_search import Match, Searcher
 from irviewer.opening.request import classify_paths
@@ -69,39 +69,13 @@ class Slides(Protocol):
                    instance: str | None) -> None: ...
 
 
-class SearchSignals(QObject):
-    """``done(generation, (searcher, matches))`` or ``failed(generation, sentence)``."""
-
-    done = Signal(int, object)
-    failed = Signal(int, str)
-
-
-class SearchJob(QRunnable):
-    """Describe one photo and rank the gallery, in the thread pool (the extractor never runs
-    on the GUI thread); the searcher is built here too when not cached (it loads the
-    extractor's vocabulary)."""
-
-    def __init__(self, generation: int, opened: Opened, method: str,
-                 searcher: Searcher | None, photo: Path, k: int,
-                 signals: SearchSignals) -> None:
-        super().__init__()
-        self.generation, self.opened, self.method = generation, opened, method
-        self.searcher, self.photo, self.k, self.signals = searcher, photo, k, signals
-
-    def run(self) -> None:
-        try:
-            searcher = self.searcher or Searcher.from_opened(self.opened, self.method)
-            matches = searcher.search(self.photo, self.k)
-        except InputError as e:
-            self.signals.failed.emit(self.generation, str(e))
-        except MemoryError:
-            self.signals.failed.emit(self.generation, f"{self.photo.name}: not enough memory "
-                                     "to describe this photo; try a smaller one")
-        except Exception as e:  # a bug: shown, not swallowed
-            self.signals.failed.emit(self.generation, "internal error (a bug, please report "
-                                     f"it): {type(e).__name__}: {e}")
-        else:
-            self.signals.done.emit(self.generation, (searcher, matches))
+def search_photo(opened: Opened, method: str, searcher: Searcher | None, photo: Path,
+                 k: int) -> tuple[Searcher, list[Match]]:
+    """Describe one photo and rank the gallery (in a worker: the extractor never runs on
+    the GUI thread); return the searcher, built here when not cached (it loads the
+    extractor's vocabulary), and the ``k`` best matches."""
+    searcher = searcher or Searcher.from_opened(opened, method)
+    return searcher, searcher.search(photo, k)
 
 
 class PhotoBar(QWidget):
@@ -138,11 +112,11 @@ class PhotoSearch(QObject):
                  menus: Menus) -> None:
         super().__init__(parent)
         self.parent_widget, self.shown, self.presentation = parent, shown, presentation
-        self.generation = 0
-        self.pool = QThreadPool.globalInstance()
-        self.signals = SearchSignals()
-        self.signals.done.connect(self._done)
-        self.signals.failed.connect(self._failed)
+        # Two at a time, as the window's threads allow; a newer photo makes the older
+        # search stale.
+        self.worker = Worker(self, threads=2)
+        self.worker.done.connect(self._done)
+        self.worker.failed.connect(self._failed)
         self._searchers: dict[tuple[int, str], Searcher] = {}
         self.photo: Path | None = None
         self._pending = Path()
@@ -193,21 +167,21 @@ class PhotoSearch(QObject):
         if method not in searchable:
             self._tell(no_search_sentence(method, searchable))
             return
-        self.generation += 1
-        self._pending = Path(photo)
+        self._pending = photo = Path(photo)
         k = max(self.presentation.top_n, w.depth)
-        job = SearchJob(self.generation, w.opened, method,
-                        self._searchers.get((id(w.opened), method)), Path(photo), k,
-                        self.signals)
-        self.message.emit(f"Searching {Path(photo).name} with {method}…")
-        if sync:
-            job.run()
-        else:
-            self.pool.start(job)
+        opened, searcher = w.opened, self._searchers.get((id(w.opened), method))
+        self.message.emit(f"Searching {photo.name} with {method}…")
+        self.worker.run(lambda: search_photo(opened, method, searcher, photo, k),
+                        f"{photo.name}: not enough memory to describe this photo; try a "
+                        "smaller one", sync=sync)
+
+    def wait(self) -> None:
+        """Block until a running search ends; its answer is dropped (closing the window)."""
+        self.worker.wait()
 
     # -- answering ---------------------------------------------------------------------------
-    def _done(self, generation: int, result: tuple[Searcher, list[Match]]) -> None:
-        if generation != self.generation or self.shown.opened is None:
+    def _done(self, result: tuple[Searcher, list[Match]]) -> None:
+        if self.shown.opened is None:
             return
         searcher, matches = result
         self._searchers = {(id(self.shown.opened), self.shown.method()): searcher}
@@ -216,9 +190,8 @@ class PhotoSearch(QObject):
                           if matches else f"{self.photo.name}: no match")
         self.show()
 
-    def _failed(self, generation: int, message: str) -> None:
-        if generation == self.generation:
-            self._tell(message)
+    def _failed(self, message: str) -> None:
+        self._tell(message)
 
     def set_instance(self, instance: str | None) -> None:
         """Say which painting the photo shows (None: nobody knows): its matches are then

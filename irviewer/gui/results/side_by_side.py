@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QPoint, QRectF, Qt, QThreadPool, Signal
+from PySide6.QtCore import QObject, QPoint, QRectF, Qt, Signal
 from PySide6.QtGui import (
     QColor,
     QContextMenuEvent,
@@ -38,7 +39,7 @@ from PySide6.QtWidgets import (
 
 from irviewer.core.evaluation import IGNORED
 from irviewer.gui.theme import QUERY_BOX, RELEVANCE
-from irviewer.gui.widgets.thumbnails import BROKEN, DecodeJob, DecodeSignals
+from irviewer.gui.widgets.thumbnails import BROKEN, decode_job, decoder
 from irviewer.view.result_list import QueryHeader, ResultTile, relevance_words
 
 DETAIL = 1600
@@ -138,8 +139,8 @@ class CompareWindow(QDialog):
         self.views = (ZoomView(), ZoomView())
         self.captions = (QLabel(), QLabel())
         self.sides: tuple[Side, Side] | None = None
-        self._signals = DecodeSignals()
-        self._signals.ready.connect(self._on_decoded)
+        self.decoder = decoder(self)
+        self.decoder.done.connect(self._on_decoded)
         panes = QHBoxLayout()
         for view, caption in zip(self.views, self.captions, strict=True):
             caption.setTextFormat(Qt.TextFormat.RichText)
@@ -183,18 +184,16 @@ class CompareWindow(QDialog):
             self.captions[i].setText(
                 f'<span style="color:{side.colour}; font-weight:bold">■</span> {side.caption}')
             self.views[i].show_image(None, None, None, "loading…")
-            job = DecodeJob(f"{i}:{side.name}", side.path, DETAIL, self._signals)
-            if sync:
-                job.run()
-            else:
-                QThreadPool.globalInstance().start(job)
+            self.decoder.run(partial(decode_job, f"{i}:{side.name}", side.path, DETAIL),
+                             f"not enough memory to decode {side.name}", sync=sync)
 
     def fit(self) -> None:
         """Fit both images into their views."""
         for view in self.views:
             view.fit()
 
-    def _on_decoded(self, key: str, status: str, image: QImage, full_width: int) -> None:
+    def _on_decoded(self, decoded: tuple[str, tuple[QImage | str | None, int]]) -> None:
+        key, (image, full_width) = decoded
         if self.sides is None:
             return
         slot, _, name = key.partition(":")
@@ -202,11 +201,11 @@ class CompareWindow(QDialog):
         side = self.sides[i]
         if side.name != name:
             return  # a stale result: the user moved on
-        if status == "image":
+        if isinstance(image, QImage):
             self.views[i].show_image(image, full_width, side.box)
         else:
             self.views[i].show_image(None, None, None, (
-                f"broken image\n{name}" if status == BROKEN else f"no image file\n{name}"))
+                f"broken image\n{name}" if image == BROKEN else f"no image file\n{name}"))
 
 
 def query_side(header: QueryHeader) -> Side:
