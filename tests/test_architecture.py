@@ -128,6 +128,29 @@ def test_the_thread_check_finds_a_qrunnable_subclass_and_a_pool():
     assert thread_names_used("import threading\nthreading.Thread(target=print)") == {"Thread"}
 
 
+def untyped_parameters(source: str) -> set[str]:
+    """Return the functions of ``source`` that take a parameter typed ``Any``."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            arguments = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+            if any((isinstance(a.annotation, ast.Name) and a.annotation.id == "Any")
+                   or (isinstance(a.annotation, ast.Constant) and a.annotation.value == "Any")
+                   for a in arguments):
+                found.add(node.name)
+    return found
+
+
+def test_no_controller_takes_a_window_typed_any():
+    """A feature's controller says what it takes from the window in a Protocol (see
+    docs/architecture.md), never ``window: Any``."""
+    found = {p.relative_to(ROOT).as_posix(): names
+             for p in (ROOT / "irviewer" / "gui").glob("*/controller.py")
+             if (names := untyped_parameters(p.read_text(encoding="utf-8")))}
+    assert found == {}
+    assert untyped_parameters("def __init__(self, window: Any) -> None: ...") == {"__init__"}
+
+
 def test_at_most_twelve_modules_at_the_top_of_gui():
     top = sorted(p.name for p in (ROOT / "irviewer" / "gui").glob("*.py"))
     assert len(top) <= 12, top

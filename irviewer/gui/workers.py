@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from PySide6.QtCore import QObject, QThread, QThreadPool, Signal
+from PySide6.QtCore import QObject, QThread, QThreadPool, Signal, SignalInstance
 
 from irviewer.core.errors import InputError
 from irviewer.opening.opener import Opened, iter_open
@@ -214,7 +214,7 @@ class Opener(Worker):
     """Opens datasets; ``opened(Opened)`` is :attr:`done`."""
 
     @property
-    def opened(self) -> Any:
+    def opened(self) -> SignalInstance:
         """Return the signal emitted with the :class:`~irviewer.opening.opener.Opened`."""
         return self.done
 

@@ -241,8 +241,7 @@ class CompareMode(QObject):
         """Return the (name, path) of every tile the strips show (for --screenshot)."""
         if not self.strips.isVisible():
             return []
-        return [(t.name, t.path) for strip in (self.strips.left, self.strips.right)
-                for t in strip.tiles]
+        return [(t.name, t.path) for t in self.strips.tiles()]
 
     def _arrived(self, statistics: PairedStatistics) -> None:
         if self.comparison is not None:

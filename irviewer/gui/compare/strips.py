@@ -92,6 +92,10 @@ class CompareStrips(QScrollArea):
         self.setMinimumWidth(2 * (STRIP_TILE + 2 * TileGrid.GAP) + 30)
         self.setMaximumWidth(2 * (STRIP_TILE + 2 * TileGrid.GAP) + 30)
 
+    def tiles(self) -> tuple[ResultTile, ...]:
+        """Return the tiles both strips show, the left one's first."""
+        return (*self.left.tiles, *self.right.tiles)
+
     def show_lists(self, titles: tuple[str, str],
                    left: tuple[tuple[ResultTile, ...], tuple[RankMark, ...]],
                    right: tuple[tuple[ResultTile, ...], tuple[RankMark, ...]]) -> None:

@@ -230,7 +230,7 @@ class CorrectionsUI(QObject):
             return
         hidden = (self.shown.evaluation is not None and not self.shown.show_ignored
                   and tile.index not in {t.index for t in self.shown.shown_tiles()})
-        self.message.emit(f"{self.controller.stack.undoText()} — Ctrl+Z undoes"
+        self.message.emit(f"{self.controller.undo_text()} — Ctrl+Z undoes"
                           + (" · now ignored, so hidden: press I to show ignored items"
                              if hidden else ""))
 

@@ -232,6 +232,10 @@ class CorrectionsController(QObject):
         self._save()
         self.changed.emit(changed)
 
+    def undo_text(self) -> str:
+        """Return the text of the correction Edit ▸ Undo would undo."""
+        return self.stack.undoText()
+
     @property
     def log(self) -> CorrectionLog | None:
         """Return the open dataset's corrections log (None: nothing open)."""

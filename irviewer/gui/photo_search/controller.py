@@ -80,7 +80,11 @@ def search_photo(opened: Opened, method: str, searcher: Searcher | None, photo: 
 
 class PhotoBar(QWidget):
     """Above the inspector's results while a photo is shown: what it is, the "This is…"
-    picker, and the way back to the queries."""
+    picker, and the way back to the queries; ``instance_chosen(label or None)`` when the
+    user says which painting it is, ``back()`` for the way back."""
+
+    instance_chosen = Signal(object)
+    back = Signal()
 
     def __init__(self) -> None:
         super().__init__()
@@ -88,16 +92,32 @@ class PhotoBar(QWidget):
         self.picker = QComboBox()
         self.picker.setMinimumWidth(320)
         self.picker.setToolTip("Say which painting the photo shows to colour its matches")
-        self.back = QPushButton("Back to the queries")
+        self.picker.activated.connect(
+            lambda i: self.instance_chosen.emit(self.picker.itemData(i)))
+        self.back_button = QPushButton("Back to the queries")
+        self.back_button.clicked.connect(self.back)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 2, 4, 2)
         layout.addWidget(self.label, 1)
         layout.addWidget(QLabel("This is"))
         layout.addWidget(self.picker)
-        layout.addWidget(self.back)
+        layout.addWidget(self.back_button)
         self.setStyleSheet("PhotoBar { background: #E8F1F8; border: 1px solid #0072B2; }")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)
         self.setVisible(False)
+
+    def show_photo(self, text: str, instances: dict[str, str], instance: str | None) -> None:
+        """Show the bar saying ``text``, the picker offering ``instances`` (label: title)
+        with ``instance`` chosen (None: not said)."""
+        self.label.setText(text)
+        self.picker.clear()
+        self.picker.addItem("…which painting? (not said)", None)
+        for label, title in instances.items():
+            self.picker.addItem(title, label)
+        self.picker.setCurrentIndex(max(0, self.picker.findData(instance))
+                                    if instance is not None else 0)
+        self.picker.setEnabled(bool(instances))
+        self.setVisible(True)
 
 
 class PhotoSearch(QObject):
@@ -124,9 +144,8 @@ class PhotoSearch(QObject):
         self.instance: str | None = None
         self.last_error: str | None = None
         self.bar = PhotoBar()
-        self.bar.picker.activated.connect(
-            lambda i: self.set_instance(self.bar.picker.itemData(i)))
-        self.bar.back.clicked.connect(self.close_photo)
+        self.bar.instance_chosen.connect(self.set_instance)
+        self.bar.back.connect(self.close_photo)
         action = QAction("Search with a &photo…", parent)
         action.setShortcut("Ctrl+P")
         action.triggered.connect(self.choose)
@@ -212,16 +231,9 @@ class PhotoSearch(QObject):
                                          instances, self.instance)
         header, result = photo_result(ds, self.photo, self.matches[: w.depth], self.instance)
         w.show_photo(header, result)
-        self.bar.label.setText(f"<b>Your photo</b> {self.photo.name}: its "
-                               f"{len(result.tiles)} best matches in the gallery")
-        self.bar.picker.clear()
-        self.bar.picker.addItem("…which painting? (not said)", None)
-        for label, title in instances.items():
-            self.bar.picker.addItem(title, label)
-        self.bar.picker.setCurrentIndex(max(0, self.bar.picker.findData(self.instance))
-                                        if self.instance is not None else 0)
-        self.bar.picker.setEnabled(bool(instances))
-        self.bar.setVisible(True)
+        self.bar.show_photo(f"<b>Your photo</b> {self.photo.name}: its "
+                            f"{len(result.tiles)} best matches in the gallery", instances,
+                            self.instance)
         self.photo_shown.emit(True)  # the plots are the last query's, not the photo's
 
     def photo_left(self, *_args: object) -> None:

@@ -161,6 +161,10 @@ class PresentationView(QWidget):
         """Move to the next slide every ``seconds`` while the slideshow runs."""
         self.timer.setInterval(max(50, int(1000 * seconds)))
 
+    def interval(self) -> float:
+        """Return the slideshow's seconds per slide."""
+        return self.timer.interval() / 1000
+
     def _picked(self, index: int) -> None:
         self.instance_chosen.emit(self.picker.itemData(index))
         self.setFocus()

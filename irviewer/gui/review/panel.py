@@ -221,6 +221,10 @@ class ReviewPanel(QWidget):
         self.check_button.clicked.connect(lambda: self._answer(self.check_requested))
 
     # -- the controller's calls ------------------------------------------------------------
+    def focus_queue(self) -> None:
+        """Give the queue the keyboard (↑ / ↓, Enter, Delete)."""
+        self.table.setFocus()
+
     def set_busy(self, busy: bool) -> None:
         """Show the audit running (progress, Cancel) or idle."""
         self.run_button.setText("Cancel audit" if busy else "Audit labels")

@@ -227,7 +227,7 @@ def test_a_dropped_photo_is_searched_and_its_painting_comes_first(window, qtbot,
     labels = [str(x) for x in window.opened.dataset.gallery_labels]
     assert [t.relevance for t in tiles] == [
         POSITIVE if labels[t.index] == label else NEGATIVE for t in tiles]
-    search.bar.back.click()  # back to the query that was shown
+    search.bar.back_button.click()  # back to the query that was shown
     assert not search.bar.isVisible() and window.plots.isEnabled()
     assert window.current == before
     assert window.results.grid.tiles[0].relevance != UNJUDGED
