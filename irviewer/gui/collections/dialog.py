@@ -45,6 +45,10 @@ def index_request(photos: Path, out: Path, titles: Path | None = None,
     request = IndexRequest(photos, out, titles)
     return replace(request, mode=mode) if mode else request
 
+#: Lines of skipped photos and notes the indexing dialog shows without scrolling.
+SHOWN_LINES = 16
+
+
 def default_collection_folder(photos: Path) -> Path:
     """Return where a collection of ``photos`` goes unless the curator says otherwise: a
     folder beside the photo folder, named after it ("paintings collection")."""
@@ -222,11 +226,20 @@ class CollectionDialog(QDialog):
         self.status.setText(indexed.summary())
         if lines:
             self.skipped.setPlainText("\n".join(lines))
+            self._fit_lines(len(lines))
             self.skipped.setVisible(True)
             self.start_button.setVisible(False)
             self.cancel_button.setText("Close")
         else:
             self.accept()
+
+    def _fit_lines(self, n: int) -> None:
+        """Make the box of skipped photos and notes tall enough for its ``n`` lines (at most
+        :data:`SHOWN_LINES`; more scroll), and the dialog tall enough for the box."""
+        spacing = self.skipped.fontMetrics().lineSpacing()
+        margins = 2 * (self.skipped.frameWidth() + round(self.skipped.document().documentMargin()))
+        self.skipped.setMinimumHeight(min(n, SHOWN_LINES) * spacing + margins + 4)
+        self.adjustSize()
 
     def _on_failed(self, message: str) -> None:
         self.progress.setVisible(False)
