@@ -79,12 +79,19 @@ def test_failures_are_one_sentence_each(qtbot):
     assert got["done"] == [] and not worker.running
 
 
-def test_a_newer_request_makes_the_older_stale_and_closes_its_generator(qtbot):
-    worker = Worker()
-    got = recorder(worker)
+def long_job_started(worker: Worker) -> tuple[threading.Event, threading.Event]:
+    """Start a long job on ``worker`` and return once it runs: (the event set when its
+    generator is closed, the gate that lets it step on)."""
     closed, gate, started = threading.Event(), threading.Event(), threading.Event()
     worker.start(lambda: counting(1000, closed, gate, started), "no memory")
     assert started.wait(5)
+    return closed, gate
+
+
+def test_a_newer_request_makes_the_older_stale_and_closes_its_generator(qtbot):
+    worker = Worker()
+    got = recorder(worker)
+    closed, gate = long_job_started(worker)
     worker.start(lambda: counting(2), "no memory")
     gate.set()
     qtbot.waitUntil(lambda: got["done"] == [2])
@@ -97,9 +104,7 @@ def test_a_newer_request_makes_the_older_stale_and_closes_its_generator(qtbot):
 def test_cancel_stops_the_job_and_nothing_it_makes_arrives(qtbot):
     worker = Worker()
     got = recorder(worker)
-    closed, gate, started = threading.Event(), threading.Event(), threading.Event()
-    worker.start(lambda: counting(1000, closed, gate, started), "no memory")
-    assert started.wait(5)
+    closed, gate = long_job_started(worker)
     worker.cancel()
     assert got["busy"] == [True, False]
     gate.set()
