@@ -10,62 +10,47 @@ Indexing runs off the GUI thread (:class:`~irviewer.gui.workers.Indexer` around
 from __future__ import annotations
 
 import shutil
-import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (
-    QDialog,
-    QDialogButtonBox,
-    QFileDialog,
-    QFormLayout,
-    QHBoxLayout,
-    QInputDialog,
-    QLabel,
-    QLineEdit,
-    QPlainTextEdit,
-    QProgressBar,
-    QPushButton,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QWidget
 
+from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError
 from irviewer.formats.collection import NAME as COLLECTION
 from irviewer.formats.collection import photos_base, read_record
 from irviewer.formats.photo_folder import photo_suffixes
+from irviewer.gui.collections.dialog import CollectionDialog, index_request
 from irviewer.gui.collections.edits import CuratorEdits
+from irviewer.gui.menus import Menus
 from irviewer.gui.workers import Indexer
 from irviewer.opening.curation import titles_path
+from irviewer.opening.opener import Opened
 from irviewer.opening.request import OpenRequest
 from irviewer.view.presentation import instance_titles
-from irviewer.view.progress import progress_words
 
 if TYPE_CHECKING:
     from irviewer.opening.indexing import Indexed, IndexRequest
 
-# The indexer (the extractors, the photo pool) is imported when a collection is made or
-# updated, not with the window.
+
+class Host(Protocol):
+    """What the collection actions take from the window: the open data and the query shown,
+    its messages, opening a request (the collection made) and showing a query again."""
+
+    @property
+    def opened(self) -> Opened | None: ...
+    @property
+    def current(self) -> int | None: ...
+    def show_message(self, message: str) -> None: ...
+    def show_error(self, message: str) -> None: ...
+    def open_request(self, request: OpenRequest, sync: bool = False) -> None: ...
+    def select_query(self, name: str) -> None: ...
+    def show_query(self, q: int) -> None: ...
 
 
-def index_request(photos: Path, out: Path, titles: Path | None = None,
-                  mode: str | None = None) -> IndexRequest:
-    """Return the request to index ``photos`` into ``out`` (``mode``: how photos are
-    described in parallel; None for the indexer's default, worker processes)."""
-    from irviewer.opening.indexing import IndexRequest
-
-    return IndexRequest(photos, out, titles, **({"mode": mode} if mode else {}))
-
-#: Lines of skipped photos and notes the indexing dialog shows without scrolling.
-SHOWN_LINES = 16
-
-#: The choice of "Add photos" that makes each photo an artwork of its own.
-NEW_ARTWORKS = "New artworks (one per photo)"
-
-
-def artwork_choices(dataset: Any) -> dict[str, str]:
+def artwork_choices(dataset: Dataset) -> dict[str, str]:
     """Return what "Add photos" offers as the artwork the photos show: its title (with the
     id after it where two artworks share a title, or the id alone when it has none) ->
     the artwork id, in title order."""
@@ -78,219 +63,42 @@ def artwork_choices(dataset: Any) -> dict[str, str]:
     return dict(sorted(out.items(), key=lambda item: item[0].lower()))
 
 
-def default_collection_folder(photos: Path) -> Path:
-    """Return where a collection of ``photos`` goes unless the curator says otherwise: a
-    folder beside the photo folder, named after it ("paintings collection")."""
-    photos = Path(photos)
-    return photos.parent / f"{photos.name} collection"
-
-
-class PathField(QWidget):
-    """A line edit with a Browse… button that asks for a folder or a file."""
-
-    def __init__(self, ask) -> None:  # type: ignore[no-untyped-def]
-        super().__init__()
-        self.edit = QLineEdit()
-        browse = QPushButton("Browse…")
-        browse.clicked.connect(lambda: self._browse(ask))
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.edit, 1)
-        layout.addWidget(browse)
-
-    def _browse(self, ask) -> None:  # type: ignore[no-untyped-def]
-        chosen = ask()
-        if chosen:
-            self.edit.setText(chosen)
-
-    def path(self) -> Path | None:
-        """Return the path written, or None when the field is empty."""
-        text = self.edit.text().strip()
-        return Path(text).expanduser() if text else None
-
-
-class CollectionDialog(QDialog):
-    """Indexing a photo folder, with progress and Cancel. For a new collection the curator
-    fills in the folders; for an update they are given. ``indexed(Indexed)`` when it is
-    done; the dialog then closes, unless photos were skipped, which it lists first."""
-
-    indexed = Signal(object)
-
-    def __init__(self, parent: QWidget, indexer: Indexer, mode: str | None = None,
-                 request: IndexRequest | None = None) -> None:
-        super().__init__(parent)
-        self.indexer, self.mode = indexer, mode
-        self.setWindowTitle("Update the collection" if request else
-                            "New collection from a folder")
-        self.setMinimumWidth(620)
-        self.photos = PathField(lambda: QFileDialog.getExistingDirectory(
-            self, "The folder of photos (one per artwork, or one subfolder per artwork)"))
-        self.titles = PathField(lambda: QFileDialog.getOpenFileName(
-            self, "Titles (CSV: artwork id, title, artist, year, ...)", "",
-            "CSV files (*.csv);;All files (*)")[0])
-        self.out = PathField(lambda: QFileDialog.getExistingDirectory(
-            self, "Where to write the collection"))
-        self.photos.edit.textChanged.connect(self._suggest_out)
-        form = QFormLayout()
-        form.addRow("Photos:", self.photos)
-        form.addRow("Titles (optional):", self.titles)
-        form.addRow("Collection:", self.out)
-        hint = QLabel("One photo per artwork (its file name is the artwork's id), or one "
-                      "subfolder per artwork (its photos are views of it). The photos are "
-                      "referenced, not copied. Titles: a CSV whose first column is the "
-                      "artwork id, then title, artist, year, room, …")
-        hint.setWordWrap(True)
-        self.progress = QProgressBar()
-        self.progress.setVisible(False)
-        self.status = QLabel()
-        self.status.setWordWrap(True)
-        self.skipped = QPlainTextEdit()
-        self.skipped.setReadOnly(True)
-        self.skipped.setVisible(False)
-        self.buttons = QDialogButtonBox()
-        self.start_button = self.buttons.addButton(
-            "Index and open", QDialogButtonBox.ButtonRole.AcceptRole)
-        self.cancel_button = self.buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
-        self.start_button.clicked.connect(self.start)
-        self.cancel_button.clicked.connect(self.cancel)
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(hint)
-        layout.addWidget(self.progress)
-        layout.addWidget(self.status)
-        layout.addWidget(self.skipped)
-        layout.addWidget(self.buttons)
-        self.result_: Indexed | None = None
-        self._started = 0.0
-        self._stage = ""
-        self._connections = [indexer.progress.connect(self._on_progress),
-                             indexer.done.connect(self._on_done),
-                             indexer.failed.connect(self._on_failed)]
-        self.finished.connect(self._disconnect)
-        self.titles.edit.setPlaceholderText("none: each artwork is shown by its id")
-        if request is not None:
-            self.photos.edit.setText(str(request.photos))
-            self.titles.edit.setText(str(request.titles) if request.titles else "")
-            self.out.edit.setText(str(request.out))
-            self.start_button.setText("Update and open")
-
-    def _disconnect(self) -> None:
-        if not self._connections:  # finished twice (closed after it was accepted)
-            return
-        for signal, connection in zip((self.indexer.progress, self.indexer.done,
-                                       self.indexer.failed), self._connections, strict=True):
-            signal.disconnect(connection)
-        self._connections = []
-
-    def _suggest_out(self, text: str) -> None:
-        if text.strip() and not self.out.edit.isModified():
-            self.out.edit.setText(str(default_collection_folder(Path(text.strip()))))
-
-    def request(self) -> IndexRequest | None:
-        """Return what the fields ask for; None (and the reason shown) when a folder is
-        missing."""
-        photos, out = self.photos.path(), self.out.path()
-        if photos is None or out is None:
-            self.status.setText("Choose the folder of photos and where to write the "
-                                "collection.")
-            return None
-        return index_request(photos, out, self.titles.path(), self.mode)
-
-    def start(self, sync: bool = False) -> None:
-        """Start indexing what the fields name (``sync`` for tests)."""
-        request = self.request()
-        if request is None:
-            return
-        self.result_ = None
-        self.start_button.setEnabled(False)
-        self.skipped.setVisible(False)
-        self.progress.setVisible(True)
-        self.progress.setRange(0, 0)
-        self.status.setText("Listing the photos…")
-        self._started, self._stage = time.perf_counter(), ""
-        self.indexer.index(request, sync=sync)
-
-    def cancel(self) -> None:
-        """Cancel: stop indexing (nothing is written) or close the dialog."""
-        if self.indexer.running:
-            self.indexer.cancel()
-            self.progress.setVisible(False)
-            self.start_button.setEnabled(True)
-            self.status.setText("Cancelled: nothing was written, the collection is as it "
-                                "was.")
-        else:
-            self.reject()
-
-    def _on_progress(self, stage: str, done: int, total: int) -> None:
-        if stage != self._stage:
-            self._stage, self._started = stage, time.perf_counter()
-        if total:
-            self.progress.setRange(0, total)
-            self.progress.setValue(done)
-        else:
-            self.progress.setRange(0, 0)
-        words = progress_words(stage, done, total, time.perf_counter() - self._started)
-        self.status.setText(words[:1].upper() + words[1:])
-
-    def _on_done(self, indexed: Indexed) -> None:
-        self.result_ = indexed
-        self.progress.setVisible(False)
-        self.start_button.setEnabled(True)
-        self.indexed.emit(indexed)
-        record = indexed.record
-        lines = [*(s.reason for s in record.skipped), *indexed.lines]
-        self.status.setText(indexed.summary())
-        if lines:
-            self.skipped.setPlainText("\n".join(lines))
-            self._fit_lines(len(lines))
-            self.skipped.setVisible(True)
-            self.start_button.setVisible(False)
-            self.cancel_button.setText("Close")
-        else:
-            self.accept()
-
-    def _fit_lines(self, n: int) -> None:
-        """Make the box of skipped photos and notes tall enough for its ``n`` lines (at most
-        :data:`SHOWN_LINES`; more scroll), and the dialog tall enough for the box."""
-        spacing = self.skipped.fontMetrics().lineSpacing()
-        margins = 2 * (self.skipped.frameWidth() + round(self.skipped.document().documentMargin()))
-        self.skipped.setMinimumHeight(min(n, SHOWN_LINES) * spacing + margins + 4)
-        self.adjustSize()
-
-    def _on_failed(self, message: str) -> None:
-        self.progress.setVisible(False)
-        self.start_button.setEnabled(True)
-        self.status.setText(f"<span style='color:#B00020'>{message}</span>")
+#: The choice of "Add photos" that makes each photo an artwork of its own.
+NEW_ARTWORKS = "New artworks (one per photo)"
 
 
 class Collections(QObject):
     """The window's collection actions (File menu); ``mode`` is how photos are described
-    (worker processes; tests set :data:`~irviewer.opening.describing.SERIAL`). ``window`` is
-    the main window: its menus, opening controller, messages and what it shows."""
+    (worker processes; tests set :data:`~irviewer.opening.describing.SERIAL`). The window
+    calls :meth:`data_opened` when data opens (the actions follow whether it is a
+    collection)."""
 
-    def __init__(self, window: Any) -> None:
-        super().__init__(window)
-        self.window = window
+    def __init__(self, parent: QWidget, host: Host, menus: Menus) -> None:
+        super().__init__(parent)
+        self.parent_widget, self.host = parent, host
         #: How photos are described (None: the indexer's default, worker processes).
         self.mode: str | None = None
         self.indexer = Indexer(self)
         self.dialog: CollectionDialog | None = None
-        self.new_action = QAction("&New collection from a folder…", window)
+        self.new_action = QAction("&New collection from a folder…", parent)
         self.new_action.setShortcut(QKeySequence("Ctrl+Shift+N"))
         self.new_action.triggered.connect(lambda: self.new_collection())
-        self.add_action = QAction("Add p&hotos to this collection…", window)
+        self.add_action = QAction("Add p&hotos to this collection…", parent)
         self.add_action.triggered.connect(lambda: self.add_photos_dialog())
-        self.update_action = QAction("&Update this collection", window)
+        self.update_action = QAction("&Update this collection", parent)
         self.update_action.triggered.connect(lambda: self.update_collection())
         for action in (self.new_action, self.add_action, self.update_action):
-            window.menus.add_file_action(action, with_opening=True)
+            menus.add_file_action(action, with_opening=True)
         self.current: Path | None = None
         #: The photo to show again when the collection next opens (after an edit).
         self.reopen_on: str | None = None
-        self.edits = CuratorEdits(self, window)
+        self.edits = CuratorEdits(parent, host, menus, self)
         self.set_collection(None)
-        window.opening.opened.connect(lambda opened: self.set_collection(
-            opened.dataset.path if opened.dataset.format == COLLECTION else None))
+
+    def data_opened(self, opened: Opened) -> None:
+        """Data was opened: the collection actions act on it when it is a collection."""
+        self.set_collection(opened.dataset.path if opened.dataset.format == COLLECTION
+                            else None)
 
     def set_collection(self, path: Path | None) -> None:
         """Remember the collection shown (None: the window shows another dataset); the
@@ -306,25 +114,22 @@ class Collections(QObject):
             QTimer.singleShot(0, lambda: self._show_again(name))
 
     def _show_again(self, name: str) -> None:
-        opened = self.window.opened
+        opened = self.host.opened
         if opened is None:
             return
         try:
             q = opened.dataset.query_by_name(name)
         except InputError:  # gone (removed): the first photo is shown
             return
-        self.window.select_query(name)
-        self.window.inspector.show_query(q)  # shown again even when it stayed selected
+        self.host.select_query(name)
+        self.host.show_query(q)  # painted again even when it stayed selected
 
     def new_collection(self, photos: Path | None = None, out: Path | None = None,
                        titles: Path | None = None) -> CollectionDialog:
         """File ▸ New collection from a folder…: show the dialog (filled in with what is
         given); the collection opens when it is indexed."""
         dialog = self._dialog(None)
-        for field, value in ((dialog.photos, photos), (dialog.out, out),
-                             (dialog.titles, titles)):
-            if value is not None:
-                field.edit.setText(str(value))
+        dialog.fill(photos, out, titles)
         dialog.open()
         return dialog
 
@@ -344,12 +149,13 @@ class Collections(QObject):
         if self.current is None:
             return
         patterns = " ".join(f"*{s}" for s in sorted(photo_suffixes()))
-        files, _ = QFileDialog.getOpenFileNames(self.window, "Photos to add", "",
+        files, _ = QFileDialog.getOpenFileNames(self.parent_widget, "Photos to add", "",
                                                 f"Photos ({patterns})")
         if not files:
             return
-        choices = artwork_choices(self.window.opened.dataset) if self.window.opened else {}
-        choice, ok = QInputDialog.getItem(self.window, "Add photos",
+        opened = self.host.opened
+        choices = artwork_choices(opened.dataset) if opened is not None else {}
+        choice, ok = QInputDialog.getItem(self.parent_widget, "Add photos",
                                           "The photos show:", [NEW_ARTWORKS, *choices], 0,
                                           False)
         if ok:
@@ -373,8 +179,8 @@ class Collections(QObject):
             else:
                 shutil.copy2(f, target / f.name)
         if taken:
-            self.window.show_message(f"Not added, a photo of that name is already there: "
-                                     f"{', '.join(taken)}")
+            self.host.show_message(f"Not added, a photo of that name is already there: "
+                                   f"{', '.join(taken)}")
         return self._start(request, sync)
 
     def reindex(self, sync: bool = False) -> CollectionDialog | None:
@@ -399,7 +205,7 @@ class Collections(QObject):
             base, _ = photos_base(self.current, record)
             titles = titles_path(self.current)
         except InputError as e:
-            self.window.show_error(e.for_window())
+            self.host.show_error(e.for_window())
             return None
         return index_request(base, self.current,
                              titles if titles is not None and titles.is_file() else None,
@@ -410,11 +216,11 @@ class Collections(QObject):
         if self.dialog is not None:
             self.dialog.close()
             self.dialog.deleteLater()
-        dialog = CollectionDialog(self.window, self.indexer, self.mode, request)
+        dialog = CollectionDialog(self.parent_widget, self.indexer, self.mode, request)
         dialog.indexed.connect(self._open)
         self.dialog = dialog
         return dialog
 
     def _open(self, indexed: Indexed) -> None:
-        self.window.show_message(indexed.summary())
-        self.window.open_request(OpenRequest(indexed.collection))
+        self.host.show_message(indexed.summary())
+        self.host.open_request(OpenRequest(indexed.collection))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QKeySequence, QUndoCommand, QUndoStack
@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from irviewer.core.errors import InputError
 from irviewer.formats.collection import read_record
+from irviewer.gui.menus import Menus
 from irviewer.opening.curation import (
     NEW_TITLES,
     EditArtwork,
@@ -34,9 +35,33 @@ from irviewer.opening.curation import (
     artwork_fields,
     titles_path,
 )
+from irviewer.opening.opener import Opened
 from irviewer.opening.request import OpenRequest
 
 Command = EditArtwork | RemovePhotos
+
+
+class Host(Protocol):
+    """What the edits take from the window: the open data and the query shown, its
+    messages, and opening a request (the collection again)."""
+
+    @property
+    def opened(self) -> Opened | None: ...
+    @property
+    def current(self) -> int | None: ...
+    def show_message(self, message: str) -> None: ...
+    def show_error(self, message: str) -> None: ...
+    def open_request(self, request: OpenRequest, sync: bool = False) -> None: ...
+
+
+class Shown(Protocol):
+    """What the edits take from the collection actions: the collection shown, the photo
+    to show when it opens again, and indexing it again."""
+
+    current: Path | None
+    reopen_on: str | None
+
+    def reindex(self, sync: bool = False) -> object: ...
 
 
 class CurationUndo(QUndoCommand):
@@ -45,7 +70,7 @@ class CurationUndo(QUndoCommand):
     (reopen, or index again); an error is said by ``tell`` and leaves the files as they
     were left."""
 
-    def __init__(self, command: Command, after: Callable[[Command], None],
+    def __init__(self, command: Command, after: Callable[[Command], object],
                  tell: Callable[[str], None]) -> None:
         super().__init__(command.label)
         self.command, self.after, self.tell = command, after, tell
@@ -101,16 +126,16 @@ class ArtworkDialog(QDialog):
 
 
 class CuratorEdits(QObject):
-    """The Collection menu (see the module docstring). ``collections`` is the feature's
-    controller: the collection shown (``current``) and ``reindex()``; ``window`` the main
-    window (what is shown, messages, opening)."""
+    """The Collection menu (see the module docstring), in ``parent``'s menu bar through
+    ``menus``; ``host`` is the window, ``collections`` the collection actions."""
 
-    def __init__(self, collections: Any, window: Any) -> None:
-        super().__init__(collections)
-        self.collections, self.window = collections, window
+    def __init__(self, parent: QWidget, host: Host, menus: Menus, collections: Shown) -> None:
+        super().__init__(parent)
+        self.parent_widget, self.host, self.collections = parent, host, collections
         self.stack = QUndoStack(self)
         #: Answers the "remove?" question (tests replace it).
         self.confirm: Callable[[str], bool] = self._confirm
+        window = parent
         menu = QMenu("&Collection", window)
         self.edit_action = QAction("&Edit this artwork's details…", window)
         self.edit_action.setShortcut(QKeySequence("F2"))
@@ -130,7 +155,7 @@ class CuratorEdits(QObject):
         menu.addSeparator()
         menu.addActions([undo, redo])
         self.menu = menu
-        window.menus.add_menu(menu)
+        menus.add_menu(menu)
         self.set_enabled(False)
 
     def set_enabled(self, on: bool) -> None:
@@ -146,7 +171,7 @@ class CuratorEdits(QObject):
     # -- what is shown -----------------------------------------------------------------
     def shown_photo(self) -> tuple[str, str] | None:
         """Return (the photo's name, its artwork) of the query shown, or None."""
-        opened, q = self.window.opened, self.window.current
+        opened, q = self.host.opened, self.host.current
         if opened is None or q is None or self.collections.current is None:
             return None
         ds = opened.dataset
@@ -166,9 +191,9 @@ class CuratorEdits(QObject):
         try:
             fields, titles = artwork_fields(collection, shown[1]), titles_path(collection)
         except InputError as e:
-            self.window.show_error(e.for_window())
+            self.host.show_error(e.for_window())
             return None
-        dialog = ArtworkDialog(self.window, shown[1], fields, titles)
+        dialog = ArtworkDialog(self.parent_widget, shown[1], fields, titles)
         dialog.accepted.connect(lambda: self.edit(shown[1], dialog.fields()))
         dialog.open()
         return dialog
@@ -192,11 +217,12 @@ class CuratorEdits(QObject):
         try:
             photos = read_record(collection).photos
         except InputError as e:
-            self.window.show_error(e.for_window())
+            self.host.show_error(e.for_window())
             return
         files = tuple(p.file for p in photos if (p.artwork == label if artwork else
                                                   p.name == name))
-        title = self.window.opened.dataset.titles.get(name) or label
+        opened = self.host.opened
+        title = (opened.dataset.titles.get(name) if opened is not None else None) or label
         what = (f"the artwork {title} ({len(files)} photo{'s' * (len(files) != 1)})"
                 if artwork else f"the photo {name}")
         if not files or not self.confirm(
@@ -207,15 +233,15 @@ class CuratorEdits(QObject):
         self._push(lambda: RemovePhotos(collection, files, what),
                    lambda _command: self.collections.reindex())
 
-    def _push(self, make: Callable[[], Command], after: Callable[[Command], None]) -> None:
+    def _push(self, make: Callable[[], Command], after: Callable[[Command], object]) -> None:
         try:
             command = make()
             command.do()
         except (InputError, OSError) as e:
-            self.window.show_error(e.for_window() if isinstance(e, InputError) else str(e))
+            self.host.show_error(e.for_window() if isinstance(e, InputError) else str(e))
             return
-        self.stack.push(CurationUndo(command, after, self.window.show_error))
-        self.window.show_message(f"Done: {command.label} — Collection \u25b8 Undo takes it "
+        self.stack.push(CurationUndo(command, after, self.host.show_error))
+        self.host.show_message(f"Done: {command.label} — Collection \u25b8 Undo takes it "
                                  "back")
         after(command)
 
@@ -226,8 +252,8 @@ class CuratorEdits(QObject):
         if collection is None:
             return
         self.collections.reopen_on = shown[0] if shown else None
-        self.window.open_request(OpenRequest(collection))
+        self.host.open_request(OpenRequest(collection))
 
     def _confirm(self, question: str) -> bool:
-        answer = QMessageBox.question(self.window, "Remove from the collection", question)
+        answer = QMessageBox.question(self.parent_widget, "Remove from the collection", question)
         return answer == QMessageBox.StandardButton.Yes

@@ -17,7 +17,7 @@ from __future__ import annotations
 import traceback
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QFileSystemWatcher, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QFileSystemWatcher, QKeyCombination, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication, QWidget
 
@@ -27,7 +27,10 @@ from irviewer.view.presentation import DEFAULT_IDLE_S, IDLE_RANGE_S
 __all__ = ["DEFAULT_IDLE_S", "IDLE_RANGE_S", "STAFF_CHORD", "KioskLock"]
 
 #: The key chord that ends kiosk mode (staff only; documented in docs/presentation.md).
-STAFF_CHORD = QKeySequence("Ctrl+Alt+Shift+Q")
+STAFF_KEYS = QKeyCombination(Qt.KeyboardModifier.ControlModifier
+                             | Qt.KeyboardModifier.AltModifier
+                             | Qt.KeyboardModifier.ShiftModifier, Qt.Key.Key_Q)
+STAFF_CHORD = QKeySequence(STAFF_KEYS)
 #: How often the watched folder is looked at besides the watcher's reports (ms).
 POLL_MS = 1000
 #: Keys a visitor may use on the slide.
@@ -47,9 +50,8 @@ _MODIFIERS = (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModif
 
 def is_staff_chord(key: int, modifiers: Qt.KeyboardModifier) -> bool:
     """Return whether ``key`` with ``modifiers`` is :data:`STAFF_CHORD` (keypad or not)."""
-    chord = STAFF_CHORD[0]
-    return key == chord.key() and \
-        (modifiers & ~Qt.KeyboardModifier.KeypadModifier) == chord.keyboardModifiers()
+    return key == STAFF_KEYS.key() and \
+        (modifiers & ~Qt.KeyboardModifier.KeypadModifier) == STAFF_KEYS.keyboardModifiers()
 
 
 def within(widget: object, top: QWidget) -> bool:

@@ -27,7 +27,7 @@ def kiosk_settings(settings: QSettings) -> tuple[int, Path | None]:
     """Return (idle seconds, watched folder or None) from the user's settings (the default
     idle time when unset or out of range)."""
     try:
-        idle = int(settings.value("kiosk/idle_s", DEFAULT_IDLE_S))
+        idle = int(str(settings.value("kiosk/idle_s", DEFAULT_IDLE_S)))
     except (TypeError, ValueError):
         idle = DEFAULT_IDLE_S
     if not IDLE_RANGE_S[0] <= idle <= IDLE_RANGE_S[1]:
