@@ -13,6 +13,7 @@ edit the corrected one (:attr:`CorrectionState.corrected`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,6 +21,7 @@ import numpy as np
 from irviewer.core.corrections import (
     NEGATIVE,
     PAIR_CHOICES,
+    Correction,
     CorrectionCommand,
     CorrectionLog,
     NothingToChangeError,
@@ -318,6 +320,26 @@ class CorrectionState:
             return np.zeros(0, np.int64)
         self.showing_published = False
         return self.log.changed_queries()
+
+    def add_first(self, corrections: Sequence[Correction]) -> np.ndarray:
+        """Put ``corrections`` (another writer's, just read from the file) first in the log,
+        so this window's own stay last and their undo steps stay valid; re-score the queries
+        they change and return them."""
+        changed = [np.zeros(0, np.int64)]
+        for c in corrections:
+            changed.append(self.log.insert(0, c))
+        return self._rescore(np.unique(np.concatenate(changed)))
+
+    def replace_all(self, corrections: Sequence[Correction]) -> np.ndarray:
+        """Make ``corrections`` (the file after another writer replaced or deleted some)
+        the log, applied in order over the published ground truth; re-score the queries
+        either log touches and return them."""
+        before = self.log.changed_queries()
+        log = CorrectionLog(self.published)
+        for c in corrections:
+            log.insert(len(log), c)
+        self.log = log
+        return self._rescore(np.union1d(before, log.changed_queries()))
 
     def _rescore(self, changed: np.ndarray) -> np.ndarray:
         shown = self.published if self.showing_published else self.log.dataset

@@ -262,9 +262,10 @@ class CorrectionsUI(QObject):
         if opened is not None:
             opened.request = replace(opened.request, corrections=self.controller.path)
 
-    def wait_saved(self) -> None:
-        """Block until the corrections file is written (closing the window)."""
-        self.controller.wait_saved()
+    def stop_watching(self) -> None:
+        """Stop looking for corrections other writers save (closing the window; every
+        correction made is already in the file)."""
+        self.controller.watch.stop()
 
     def show_error(self, message: str) -> None:
         """Show a corrections problem in a dialog (non-blocking)."""
