@@ -86,9 +86,8 @@ def test_a_held_lock_makes_the_writer_wait_then_give_up_in_one_sentence(tmp_path
     path = tmp_path / "f.corrections.csv"
     lock = lock_path(path)
     lock.write_text(json.dumps({"pid": 1, "host": "elsewhere", "time": time.time()}))
-    with pytest.raises(InputError) as e:
-        with locked(path, wait=0.1):
-            pass
+    with pytest.raises(InputError) as e, locked(path, wait=0.1):
+        pass
     assert str(e.value).startswith("f.corrections.csv is being written by process 1 on "
                                    "elsewhere; try again")
     assert lock.exists()  # someone else's live lock is left alone

@@ -21,13 +21,13 @@ SIDE = "demo.corrections.csv"
 def make_window(qtbot, tmp_path):
     """Return a function opening the demo copy in a new window of its own author (each
     window its own settings, as two annotators' machines have)."""
-    def make(demo, author: str) -> MainWindow:
+    def make(paths, author: str) -> MainWindow:
         settings = QSettings(str(tmp_path / f"{author}.ini"), QSettings.Format.IniFormat)
         settings.setValue("corrections/author", author)
         w = MainWindow(top_k=20, settings=settings, keep_sessions=False)
         qtbot.addWidget(w)
         w.show()
-        w.open_paths(*demo, sync=True)
+        w.open_paths(*paths, sync=True)
         return w
     return make
 
