@@ -6,6 +6,8 @@ kinds (see :mod:`irviewer.core.audit` for the definitions).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from irviewer.core import neighbours as nb
@@ -18,8 +20,10 @@ from irviewer.core.audit_context import (
     isin_sorted,
 )
 from irviewer.core.audit_sets import (
+    PositiveSets,
     confident_prior,
-    error_probability,
+    error_log_odds,
+    probability,
     set_log_lr,
     sorted_unique,
     sturges_bins,
@@ -37,6 +41,9 @@ SAMPLE = 256
 #: "far from everything" (its closeness factor falls linearly to 0 below it); used by the
 #: image-level label disagreement only.
 FAR = 0.05
+#: Two positive sets that share at most this share of the smaller one's positives are
+#: unrelated: an image both claim is a competing claim (:func:`competing_claims`).
+SHARED = 0.05
 
 
 # -- evidence from the rankings --------------------------------------------------------------
@@ -252,22 +259,76 @@ def score(ctx: Context, ev: SetEvidence) -> None:
                           np.concatenate([s, np.arange(n_sets)]),
                           np.concatenate([np.ones(len(s)), bulk.astype(float)]), n_sets)
     ev.log_lr, ev.bulk_log_lr, ev.rho = log_lr, bulk_lr, rho
-    ev.prob = error_probability(log_lr, ev.is_pos, *rho)
-    ev.bulk_prob = error_probability(bulk_lr, np.zeros(n_sets, bool), *rho)
+    ev.log_odds = error_log_odds(log_lr, ev.is_pos, *rho)
+    ev.bulk_log_odds = error_log_odds(bulk_lr, np.zeros(n_sets, bool), *rho)
+    ev.prob, ev.bulk_prob = probability(ev.log_odds), probability(ev.bulk_log_odds)
 
 
-def v_fractions(ctx: Context, ev: SetEvidence, at: int) -> tuple[float, float]:
+def competing_claims(ctx: Context, ev: SetEvidence) -> None:
+    """Add to the log odds that a positive label is wrong the evidence of a competing claim:
+    an image listed as a positive by two sets that share no other positive (two landmarks'
+    lists, two instances) cannot belong to both, so one label is wrong, and the likelihood
+    ratio between the two claims, log LR(other set) - log LR(this set) when positive, says
+    which (the label it fits worse). An image of another landmark put into a good list is
+    the plainest error there is: it fits its own set and nothing in this one. Sets that share
+    positives (one landmark's queries with different lists) do not compete; nor do the sets
+    of image-label families, where two sets claiming an image are those of one label."""
+    sets, n_g = ctx.sets, ctx.n_g
+    assert sets is not None and ev.log_lr is not None and ev.log_odds is not None
+    if ctx.labels is not None:
+        return
+    images = sets.pos_keys % n_g
+    shared = np.flatnonzero(np.bincount(images, minlength=n_g) > 1)
+    if not len(shared):
+        return
+    which, owner = sets.sets_of(sets.pos_keys, shared)
+    overlap: dict[tuple[int, int], bool] = {}
+    bump: dict[int, float] = {}
+    for i, g in enumerate(shared.tolist()):
+        claims = owner[which == i].tolist()
+        at = ev.find(np.array([s * n_g + g for s in claims], dtype=np.int64))
+        for a, ka in zip(claims, at.tolist(), strict=True):
+            if ka < 0:
+                continue
+            for b, kb in zip(claims, at.tolist(), strict=True):
+                if b == a or kb < 0 or not _unrelated(sets, a, b, g, overlap):
+                    continue
+                gain = float(ev.log_lr[kb] - ev.log_lr[ka])
+                if gain > bump.get(ka, 0.0):
+                    bump[ka] = gain
+    if bump:
+        at = np.fromiter(bump, dtype=np.int64, count=len(bump))
+        ev.log_odds = ev.log_odds.copy()
+        ev.log_odds[at] += np.fromiter(bump.values(), dtype=np.float64, count=len(bump))
+        ev.prob = probability(ev.log_odds)
+
+
+def _unrelated(sets: PositiveSets, a: int, b: int, g: int,
+               known: dict[tuple[int, int], bool]) -> bool:
+    """Return True when positive sets ``a`` and ``b`` (both claiming ``g``) share hardly any
+    positive: at most :data:`SHARED` of the smaller set, and at least ``g`` (a few images
+    put into the wrong list together stay competing claims). Cached per pair of sets."""
+    key = (min(a, b), max(a, b))
+    if key not in known:
+        common = np.intersect1d(sets.members(a), sets.members(b), assume_unique=True)
+        known[key] = len(common) <= max(1, int(SHARED * min(sets.n_pos[a], sets.n_pos[b])))
+    return known[key]
+
+
+def v_fractions(ctx: Context, ev: SetEvidence, at: int,
+                low: bool = False) -> tuple[float, float]:
     """Return (share of the set's positives, share of its negatives) whose neighbour share
-    falls in the bin of the item at position ``at``, the item left out: the unsmoothed
-    frequencies the evidence sentence quotes."""
+    is at least as high as that of the item at position ``at`` (``low``: at most as low),
+    the item left out: the unsmoothed frequencies the evidence sentence quotes."""
     assert ev.v_hist is not None
     pos, neg, offsets, bins, own = ev.v_hist
     s = int(ev.keys[at] // ctx.n_g)
     lo, hi = offsets[s], offsets[s + 1]
     b = lo + int(bins[at])
+    part = slice(lo, b + 1) if low else slice(b, hi)
     is_pos, is_neg = float(own[at] > 0), float(own[at] < 0)
-    return ((pos[b] - is_pos) / max(pos[lo:hi].sum() - is_pos, 1.0),
-            (neg[b] - is_neg) / max(neg[lo:hi].sum() - is_neg, 1.0))
+    return ((pos[part].sum() - is_pos) / max(pos[lo:hi].sum() - is_pos, 1.0),
+            (neg[part].sum() - is_neg) / max(neg[lo:hi].sum() - is_neg, 1.0))
 
 
 def _prob_at(ctx: Context, ev: SetEvidence, keys: np.ndarray,
@@ -280,77 +341,132 @@ def _prob_at(ctx: Context, ev: SetEvidence, keys: np.ndarray,
     return np.where(at >= 0, ev.prob[np.maximum(at, 0)], ev.bulk_prob[keys // ctx.n_g])
 
 
+def _log_odds_at(ctx: Context, ev: SetEvidence, keys: np.ndarray,
+                 at: np.ndarray) -> np.ndarray:
+    """Return one method's log odds that each (set, item) label is wrong (the bulk's for a
+    negative without evidence); ``at``: the keys' positions in ``ev``."""
+    assert ev.log_odds is not None and ev.bulk_log_odds is not None
+    return np.where(at >= 0, ev.log_odds[np.maximum(at, 0)], ev.bulk_log_odds[keys // ctx.n_g])
+
+
 def set_scores(ctx: Context) -> None:
     """Score every method's evidence and keep, per (set, item), the smallest probability over
     the methods that the label is wrong (:class:`PairScores`)."""
     run_each(lambda ev: score(ctx, ev), ctx.set_evidence)
+    for ev in ctx.set_evidence:
+        competing_claims(ctx, ev)
     keys = sorted_unique(np.concatenate([ev.keys for ev in ctx.set_evidence]))
     assert ctx.sets is not None
     at = tuple(ev.find_in(keys) for ev in ctx.set_evidence)
-    prob = np.min(np.stack([_prob_at(ctx, ev, keys, a)
-                            for ev, a in zip(ctx.set_evidence, at, strict=True)]), axis=0)
-    ctx.pair_scores = PairScores(keys, isin_sorted(keys, ctx.sets.pos_keys), prob, at)
+    log_odds = np.min(np.stack([_log_odds_at(ctx, ev, keys, a)
+                                for ev, a in zip(ctx.set_evidence, at, strict=True)]), axis=0)
+    ctx.pair_scores = PairScores(keys, isin_sorted(keys, ctx.sets.pos_keys),
+                                 probability(log_odds), at, log_odds)
 
 
 # -- the two pair kinds ---------------------------------------------------------------------
 
-def _pairs(ctx: Context, positive: bool) -> list[tuple[int, int, float, int]]:
-    """Return (query, item, probability, key position) of every labelled pair of the wanted
-    label whose set-level probability of being wrong reaches ``min_score``."""
+@dataclass(frozen=True)
+class Problem:
+    """One (positive set, item) label the evidence doubts, and the queries it is wrong for:
+    every query sharing the set, the item's own query and the ones that remove it aside."""
+
+    s: int
+    g: int
+    prob: float
+    log_odds: float
+    j: int
+    queries: tuple[int, ...]
+
+
+def _problems(ctx: Context, positive: bool) -> list[Problem]:
+    """Return a :class:`Problem` for every labelled (set, item) pair of the wanted label
+    whose set-level probability of being wrong reaches ``min_score``: one per problem,
+    however many queries share the set."""
     ps, sets = ctx.pair_scores, ctx.sets
     assert ps is not None and sets is not None
     out = []
     for j in np.flatnonzero((ps.is_pos == positive)
                             & (ps.prob >= ctx.options.min_score)).tolist():
         s, g = divmod(int(ps.keys[j]), ctx.n_g)
-        for q in sets.queries(s).tolist():
-            if g != ctx.selves[q] and not isin_sorted(np.array([q * ctx.n_g + g]),
-                                                      ctx.removed_keys)[0]:
-                out.append((q, g, float(ps.prob[j]), j))
+        qs = sets.queries(s)
+        qs = qs[(ctx.selves[qs] != g) & ~isin_sorted(qs * ctx.n_g + g, ctx.removed_keys)]
+        if len(qs):
+            out.append(Problem(s, g, float(ps.prob[j]), float(ps.log_odds[j]), j,
+                               tuple(qs.tolist())))
     return out
+
+
+def _shown_query(ctx: Context, problem: Problem, best: bool) -> int:
+    """Return the query whose ranking shows the problem: where the item ranks best (a
+    negative that looks positive) or worst (a positive that looks negative) under the first
+    method; unranked counts as worst."""
+    v, g = ctx.views[0], problem.g
+    worst = ctx.n_g + 1
+
+    def rank(q: int) -> int:
+        r = v.rank_of(q, g)
+        return worst if r is None else r
+
+    return min(problem.queries, key=rank) if best else max(problem.queries, key=rank)
 
 
 def _share_words(ctx: Context, j: int, positive: bool) -> str:
     """Return the neighbour clause of the evidence: how many of the item's nearest labelled
-    gallery images are positives of the query, and how common that is among its positives
-    and negatives (first method with vectors)."""
+    gallery images are positives of the query, and how many of its positives and negatives
+    have a share at least that high (a negative) or at most that low (a positive), the item
+    left out (first method with vectors)."""
     ps = ctx.pair_scores
     assert ps is not None
     for ev, at in zip(ctx.set_evidence, ps.at, strict=True):
         if ev.v_hist is None or at[j] < 0 or not np.isfinite(ev.v[at[j]]):
             continue
         share = float(ev.v[at[j]])
-        fp, fn = v_fractions(ctx, ev, int(at[j]))
-        which = "other positives of the query" if positive else "positives of the query"
-        return (f"{100 * share:.0f}% of its nearest labelled gallery images are {which} "
-                f"(a share like that of {100 * fp:.0f}% of the query's positives and "
-                f"{100 * fn:.1f}% of its negatives)")
+        fp, fn = v_fractions(ctx, ev, int(at[j]), low=positive)
+        if positive:
+            return (f"only {100 * share:.0f}% of its nearest labelled gallery images are other "
+                    f"positives of the query, a share as low as that of {100 * fp:.0f}% of "
+                    f"its other positives and {100 * fn:.0f}% of its negatives")
+        return (f"{100 * share:.0f}% of its nearest labelled gallery images are positives of "
+                f"the query, a share as high as that of {100 * fp:.0f}% of its positives and "
+                f"only {100 * fn:.1f}% of its negatives")
     return ""
 
 
-def _set_words(ctx: Context, q: int, g: int, best: bool) -> str:
-    """Return "; the same for the 5 queries sharing its list" (and, with ``best``, where
-    the item ranks best among them under the first method when not for ``q``)."""
-    sets = ctx.sets
-    assert sets is not None
-    queries = sets.queries(int(sets.of_query[q])).tolist()
-    if len(queries) < 2:
+def _others_words(ctx: Context, problem: Problem, q: int) -> str:
+    """Return " (5th to 31st for the 4 other queries sharing its list)" under the first
+    method, "" for a query alone in its set."""
+    others = [o for o in problem.queries if o != q]
+    if not others:
         return ""
-    words = f"; the same for the {len(queries)} queries sharing its list"
-    if best:
-        v = ctx.views[0]
-        ranked = [(r, o) for o in queries if o != q and (r := v.rank_of(o, g)) is not None]
-        own = v.rank_of(q, g)
-        if ranked and (own is None or min(ranked)[0] < own):
-            r, o = min(ranked)
-            words += f" (it ranks {ordinal(r)} for {ctx.dataset.queries[o].name})"
-    return words
+    v = ctx.views[0]
+    ranks = sorted(r for o in others if (r := v.rank_of(o, problem.g)) is not None)
+    n = len(others)
+    whose = f"the {'other query' if n == 1 else f'{n} other queries'} sharing its list"
+    if not ranks:
+        return f" (beyond the stored lists for {whose})"
+    span = ordinal(ranks[0]) if ranks[0] == ranks[-1] else \
+        f"{ordinal(ranks[0])} to {ordinal(ranks[-1])}"
+    missing = f", beyond the lists for {n - len(ranks)}" if len(ranks) < n else ""
+    return f" ({span} for {whose}{missing})"
+
+
+def _all_words(problem: Problem, what: str) -> str:
+    """Return ", yet is labelled negative" or ", yet all 5 queries sharing its list label it
+    negative"."""
+    n = len(problem.queries)
+    if n == 1:
+        return f", yet is labelled {what}"
+    return f", yet {'both' if n == 2 else f'all {n}'} queries sharing its list label it {what}"
 
 
 def negatives_looking_positive(ctx: Context) -> None:
     """Suspects labelled negative whose set-level evidence (rankings and neighbours, calibrated
-    against the query's own positives and negatives) makes a missed positive probable."""
-    for q, g, prob, j in _pairs(ctx, positive=False):
+    against the query's own positives and negatives) makes a missed positive probable: one
+    per (positive set, item), naming every query of the set and fixing them all."""
+    for problem in _problems(ctx, positive=False):
+        g = problem.g
+        q = _shown_query(ctx, problem, best=True)
         query = ctx.dataset.queries[q]
         ranks = ctx.ranks(q, g)
         rank_list = [r for _, r in ranks]
@@ -358,52 +474,85 @@ def negatives_looking_positive(ctx: Context) -> None:
         if any(r is not None for r in rank_list):
             outranked = _outranked(ctx.views[0], q, g)
             evidence = (f"ranks {rank_phrase(rank_list)} for {query.name} "
-                        f"{under(ctx.n_methods)}, above {outranked} of its {n_pos} positives")
+                        f"{under(ctx.n_methods)}{_others_words(ctx, problem, q)}, above "
+                        f"{outranked} of its {n_pos} positives")
         else:
             evidence = (f"ranks beyond the stored lists for {query.name} "
-                        f"{under(ctx.n_methods)}")
-        words = _share_words(ctx, j, positive=False)
+                        f"{under(ctx.n_methods)}{_others_words(ctx, problem, q)}")
+        words = _share_words(ctx, problem.j, positive=False)
         if words:
             evidence += f", and {words}"
-        evidence += f"{_set_words(ctx, q, g, best=True)}, yet is labelled negative"
+        evidence += _all_words(problem, NEGATIVE)
+        names = tuple(ctx.dataset.queries[o].name for o in problem.queries)
         if ctx.labels is not None and ctx.query_labels is not None:
             suggested, labelled = ctx.query_labels[q], str(ctx.labels[g])
             correction = ctx.relabel(g, suggested)
+            corrections: tuple[Correction, ...] = (correction,)
             evidence += f" (its label is {labelled}, the query's {suggested})"
         else:
             labelled, suggested = NEGATIVE, ctx.protocol.positive[0]
             correction = Correction(query.name, ctx.dataset.gallery[g], suggested)
-        ctx.suspects.append(Suspect(NEG_POS, prob, query.name, ctx.dataset.gallery[g],
+            corrections = tuple(Correction(n, ctx.dataset.gallery[g], suggested)
+                                for n in names)
+        ctx.suspects.append(Suspect(NEG_POS, problem.prob, query.name, ctx.dataset.gallery[g],
                                     labelled, suggested, evidence, ctx.n_methods,
-                                    ctx.n_methods, g, q, ranks, correction))
+                                    ctx.n_methods, g, q, ranks, correction, names,
+                                    corrections, problem.log_odds))
 
 
 def positives_looking_negative(ctx: Context) -> None:
     """Suspects labelled positive whose set-level evidence makes a wrong positive probable:
     ranked below the query's other positives and unlike them, more than the query's own
-    positives usually are. Not in image-label sets: there an image's label is wrong only as
+    positives usually are, or claimed by an unrelated set it fits better
+    (:func:`competing_claims`). One per (positive set, item), naming every query of the set
+    and fixing them all. Not in image-label sets: there an image's label is wrong only as
     far as another label claims it (:func:`negatives_looking_positive` with its relabel, or
     the image-level label disagreement); a view unlike its label and like no other is hard."""
     if ctx.labels is not None:
         return
-    for q, g, prob, j in _pairs(ctx, positive=True):
+    for problem in _problems(ctx, positive=True):
+        g = problem.g
+        q = _shown_query(ctx, problem, best=False)
         query = ctx.dataset.queries[q]
         ranks = ctx.ranks(q, g)
         group = ctx.group_of(q, g)
         evidence = (f"labelled {group} for {query.name} but ranks "
-                    f"{rank_phrase([r for _, r in ranks])} {under(ctx.n_methods)}")
+                    f"{rank_phrase([r for _, r in ranks])} {under(ctx.n_methods)}"
+                    f"{_others_words(ctx, problem, q)}")
         below = _negatives_above(ctx.views[0], q, g)
         if below is not None:
             evidence += f", below {100 * below:.0f}% of its negatives"
-        words = _share_words(ctx, j, positive=True)
+        words = _share_words(ctx, problem.j, positive=True)
         if words:
             evidence += f", and {words}"
-        evidence += _set_words(ctx, q, g, best=False)
-        labelled = str(ctx.labels[g]) if ctx.labels is not None else group
-        ctx.suspects.append(Suspect(POS_NEG, prob, query.name, ctx.dataset.gallery[g],
-                                    labelled, NEGATIVE, evidence, ctx.n_methods, ctx.n_methods,
-                                    g, q, ranks,
-                                    Correction(query.name, ctx.dataset.gallery[g], NEGATIVE)))
+        claim = _claim_words(ctx, problem)
+        if claim:
+            evidence += f"; {claim}"
+        names = tuple(ctx.dataset.queries[o].name for o in problem.queries)
+        item = ctx.dataset.gallery[g]
+        corrections = tuple(Correction(n, item, NEGATIVE) for n in names)
+        ctx.suspects.append(Suspect(POS_NEG, problem.prob, query.name, item, group, NEGATIVE,
+                                    evidence, ctx.n_methods, ctx.n_methods, g, q, ranks,
+                                    Correction(query.name, item, NEGATIVE), names,
+                                    corrections, problem.log_odds))
+
+
+def _claim_words(ctx: Context, problem: Problem) -> str:
+    """Return "it is also a positive of radcliffe_camera_1, ... (5 queries), whose list
+    shares no other image with this one" when an unrelated set claims the item, else ""."""
+    sets = ctx.sets
+    assert sets is not None
+    claims = [int(s) for s in sets.sets_of(sets.pos_keys, np.array([problem.g]))[1].tolist()
+              if s != problem.s]
+    known: dict[tuple[int, int], bool] = {}
+    rivals = [s for s in claims if _unrelated(sets, problem.s, s, problem.g, known)]
+    if not rivals:
+        return ""
+    queries = [q for s in rivals for q in sets.queries(s).tolist()]
+    first = ctx.dataset.queries[queries[0]].name
+    more = f" and {len(queries) - 1} more" if len(queries) > 1 else ""
+    return (f"it is also a positive of {first}{more}, whose list shares hardly any image "
+            "with this one")
 
 
 def _outranked(v: MethodView, q: int, g: int) -> int:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irviewer.core.correction_batch import BatchCorrectionCommand
 from irviewer.core.corrections import (
     NEGATIVE,
     PAIR_CHOICES,
@@ -36,6 +37,9 @@ from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError, counted
 from irviewer.core.evaluation import Evaluation
 from irviewer.opening.opener import Opened
+
+#: An undoable edit of the corrections log: one correction, several at once, or a deletion.
+Command = CorrectionCommand | BatchCorrectionCommand | RemoveCorrectionCommand
 
 #: The shortcut keys of the pair choices, in menu order.
 CHOICE_KEYS = ("1", "2", "3", "4")
@@ -273,7 +277,7 @@ class CorrectionState:
                  if self.showing_published else "")
         return f"{what}{where}: nothing to change"
 
-    def do(self, command: CorrectionCommand | RemoveCorrectionCommand) -> np.ndarray:
+    def do(self, command: Command) -> np.ndarray:
         """Run ``command`` on the log (the corrected ground truth, whichever is shown) and
         re-score the queries it changed; the corrected ground truth is shown again, so the
         edit is seen. :class:`NothingToChangeError` (nothing done, the view stays) for a
@@ -282,7 +286,7 @@ class CorrectionState:
         back = self._corrected_again()
         return self._rescore(np.union1d(back, changed))
 
-    def undo(self, command: CorrectionCommand | RemoveCorrectionCommand) -> np.ndarray:
+    def undo(self, command: Command) -> np.ndarray:
         """Revert ``command`` and re-score the queries it changed."""
         back = self._corrected_again()
         changed = command.undo(self.log)
@@ -348,7 +352,24 @@ class CorrectionState:
         return changed
 
 
-__all__ = ["CHOICE_KEYS", "MARK_GLYPH", "MARK_LEGEND", "NEGATIVE", "CorrectionState",
-           "LogRow", "PairChoice", "RelabelOffer", "RelationMenu", "both_numbers",
-           "corrected_items", "log_rows", "pair_menu", "relabel_offer", "relabel_preview",
-           "relation", "relation_words", "uncorrectable_reason"]
+__all__ = [
+    "CHOICE_KEYS",
+    "MARK_GLYPH",
+    "MARK_LEGEND",
+    "NEGATIVE",
+    "Command",
+    "CorrectionState",
+    "LogRow",
+    "PairChoice",
+    "RelabelOffer",
+    "RelationMenu",
+    "both_numbers",
+    "corrected_items",
+    "log_rows",
+    "pair_menu",
+    "relabel_offer",
+    "relabel_preview",
+    "relation",
+    "relation_words",
+    "uncorrectable_reason",
+]

@@ -21,6 +21,7 @@ the corrections already made stay, and the bad file is never overwritten.
 from __future__ import annotations
 
 import getpass
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +29,7 @@ from PySide6.QtCore import QObject, QSettings, QTimer, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 from PySide6.QtWidgets import QInputDialog, QWidget
 
+from irviewer.core.correction_batch import BatchCorrectionCommand
 from irviewer.core.corrections import (
     Correction,
     CorrectionCommand,
@@ -45,7 +47,7 @@ from irviewer.formats.corrections_file import (
 )
 from irviewer.formats.corrections_merge import Merged, merge, read_disk, save_merged
 from irviewer.opening.opener import Opened
-from irviewer.view.corrections import CorrectionState
+from irviewer.view.corrections import Command, CorrectionState
 
 AUTHOR_KEY = "corrections/author"
 #: How often the window looks for corrections other writers saved to its file (ms).
@@ -59,7 +61,7 @@ class CorrectionUndo(QUndoCommand):
     (the first call, from ``QUndoStack.push``, is skipped), ``undo`` its ``undo``."""
 
     def __init__(self, controller: CorrectionsController,
-                 command: CorrectionCommand | RemoveCorrectionCommand) -> None:
+                 command: Command) -> None:
         super().__init__(command.label)
         self.controller, self.command = controller, command
         self.done_once = True
@@ -203,6 +205,29 @@ class CorrectionsController(QObject):
             self.error.emit(str(e))
         return False
 
+    def correct_all(self, corrections: Sequence[Correction], note: str = "") -> bool:
+        """Apply ``corrections`` (the fix of one problem in every list that holds it) as one
+        undoable step, the author and time set on each; return True when any was made.
+        Those that set what is already there are left out; when all do, the status bar
+        says so (``message``); one the dataset's rules refuse gives ``error``."""
+        if self.state is None or not corrections:
+            return False
+        if len(corrections) == 1:
+            c = corrections[0]
+            return self.correct(c.query, c.item, c.label, note)
+        try:
+            if all(_sets_nothing(self.state.log, c) for c in corrections):
+                self.state.log.check(corrections[0])  # raises NothingToChangeError
+            author, now = self.author(), utc_now()
+            batch = BatchCorrectionCommand([Correction(c.query, c.item, c.label, author, now,
+                                                       note) for c in corrections])
+            return self._run_new(batch)
+        except NothingToChangeError as e:
+            self.message.emit(self.state.nothing_to_change(e))
+        except InputError as e:
+            self.error.emit(str(e))
+        return False
+
     def remove(self, position: int) -> None:
         """Delete the correction at ``position`` of the log (it is reverted), undoably."""
         if self.state is not None and 0 <= position < len(self.state.log):
@@ -211,7 +236,7 @@ class CorrectionsController(QObject):
             except InputError as e:
                 self.error.emit(str(e))
 
-    def _run_new(self, command: CorrectionCommand | RemoveCorrectionCommand) -> bool:
+    def _run_new(self, command: Command) -> bool:
         """Run a new ``command`` once, then put it on the undo stack; save and re-score.
         NothingToChangeError and InputError propagate, with nothing pushed or saved."""
         assert self.state is not None
@@ -226,12 +251,15 @@ class CorrectionsController(QObject):
         if self.state is not None:
             self.changed.emit(self.state.show_published(on))
 
-    def run(self, command: CorrectionCommand | RemoveCorrectionCommand, undo: bool) -> None:
-        """Run ``command`` (for :class:`CorrectionUndo`): re-score, save, tell the window."""
+    def run(self, command: Command, undo: bool) -> None:
+        """Run ``command`` (for :class:`CorrectionUndo`): re-score, save, tell the window,
+        and say in the status line what was undone or redone."""
         assert self.state is not None
         changed = self.state.undo(command) if undo else self.state.do(command)
         self._save()
         self.changed.emit(changed)
+        self.message.emit(f"Undone: {command.label} — Ctrl+Shift+Z redoes" if undo
+                          else f"Redone: {command.label} — Ctrl+Z undoes")
 
     @property
     def log(self) -> CorrectionLog | None:
@@ -324,6 +352,15 @@ class CorrectionsController(QObject):
         name = name.strip() if ok and name.strip() else current
         self.settings.setValue(AUTHOR_KEY, name)
         return name
+
+
+def _sets_nothing(log: CorrectionLog, correction: Correction) -> bool:
+    """Return True when ``correction`` would set what the corrected ground truth has."""
+    try:
+        log.check(correction)
+    except NothingToChangeError:
+        return True
+    return False
 
 
 def _login() -> str:
