@@ -136,7 +136,9 @@ class CorrectionsUI(QObject):
         if state is None or reason:
             self.line.show_line(reason or "", False, False)
             self.panel.set_rows(())
+            self.panel.set_file(None)
             return
+        self.panel.set_file(self.controller.path)
         log = state.log
         if len(log):
             html = both_numbers(state.published_evaluation(evaluation),
@@ -255,6 +257,7 @@ class CorrectionsUI(QObject):
         if path:
             self.controller.choose_file(Path(path))
             self._record_path()
+            self.panel.set_file(self.controller.path)
 
     def _record_path(self) -> None:
         """Name the corrections file in use in the open request (the session keeps it)."""

@@ -174,7 +174,9 @@ class ReviewUI(QObject):
 
     # -- answering ---------------------------------------------------------------------------
     def show_suspect(self, position: int) -> None:
-        """Show the suspect at ``position``: its query selected, the item beside it."""
+        """Show the suspect at ``position``: its query selected, the item beside it in the
+        side-by-side window when the item has an image file (without images the window
+        would only cover the queue with two names)."""
         opened = self.shown.opened
         if opened is None or position >= len(self.queue.suspects):
             return
@@ -188,7 +190,7 @@ class ReviewUI(QObject):
         if self.shown.evaluation is None or g < 0:
             return
         tiles, at = suspect_tiles(self.shown.evaluation, q, g)
-        if at is not None:
+        if at is not None and tiles[at].path is not None:
             self.shown.show_tile(tiles, at, sync=self.sync)
             self.parent_widget.activateWindow()  # the queue keeps the keys
             self.panel.table.setFocus()

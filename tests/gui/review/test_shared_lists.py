@@ -14,14 +14,16 @@ from PySide6.QtWidgets import QStatusBar
 from irviewer.core.audit_types import POS_NEG, Suspect
 from irviewer.core.corrections import Correction
 from irviewer.core.evaluation import evaluate
+from irviewer.formats.base import ReadOptions
 from irviewer.gui.main_window import MainWindow
 from irviewer.opening.request import OpenRequest
 from irviewer.view.review_queue import ACCEPTED, OPEN, ReviewQueue
 from tests.corrections_cases import make_case
 
 
-@pytest.fixture
-def window(qtbot, tmp_path):
+def open_oxford(qtbot, tmp_path, images: bool) -> MainWindow:
+    """Open an Oxford-like set whose souls_1 and souls_2 share their lists (with its image
+    files, or without: the gallery named by the descriptor file)."""
     case = make_case("oxford", tmp_path / "ox")
     for group in ("good", "ok", "junk"):  # souls_2 lists what souls_1 lists
         shutil.copy(case.dataset / f"souls_1_{group}.txt", case.dataset / f"souls_2_{group}.txt")
@@ -29,14 +31,33 @@ def window(qtbot, tmp_path):
     settings.setValue("corrections/author", "tester")
     w = MainWindow(top_k=20, settings=settings, keep_sessions=False)
     qtbot.addWidget(w)
+    w.resize(1200, 680)
     w.show()
     w.review.sync = True
-    w.open_request(OpenRequest(case.dataset, (case.descriptors,), options=case.options),
-                   sync=True)
+    w.open_request(OpenRequest(case.dataset, (case.descriptors,),
+                               options=case.options if images else ReadOptions()), sync=True)
     w.review.open_dock()
     w.review.auditor.wait()
+    return w
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    w = open_oxford(qtbot, tmp_path, images=True)
     yield w
     w.review.auditor.wait()
+
+
+def shared_suspect(w: MainWindow) -> Suspect:
+    """Return a positive-looks-negative suspect of souls_1 and souls_2 (a shared list)."""
+    ds = w.corrections.controller.log.dataset
+    q1 = ds.query_by_name("souls_1")
+    item = next(ds.gallery[g] for g in ds.queries[q1].group("good").tolist()
+                if g != ds.queries[q1].self_index)
+    fixes = tuple(Correction(q, item, "negative") for q in ("souls_1", "souls_2"))
+    return Suspect(POS_NEG, 0.97, "souls_1", item, "good", "negative", "unlike its set", 1, 1,
+                   ds.gallery_index()[item], q1, (), fixes[0], ("souls_1", "souls_2"), fixes,
+                   3.5)
 
 
 def status(w: MainWindow) -> str:
@@ -46,13 +67,8 @@ def status(w: MainWindow) -> str:
 def test_accepting_fixes_every_list_sharing_the_label_as_one_undo_step(window):
     w = window
     ds = w.corrections.controller.log.dataset
-    q1 = ds.query_by_name("souls_1")
-    item = next(ds.gallery[g] for g in ds.queries[q1].group("good").tolist()
-                if g != ds.queries[q1].self_index)
-    fixes = tuple(Correction(q, item, "negative") for q in ("souls_1", "souls_2"))
-    suspect = Suspect(POS_NEG, 0.97, "souls_1", item, "good", "negative", "unlike its set",
-                      1, 1, ds.gallery_index()[item], q1, (), fixes[0], ("souls_1", "souls_2"),
-                      fixes, 3.5)
+    suspect = shared_suspect(w)
+    item = suspect.item
     w.review.queue = ReviewQueue([suspect], ground_truth=ds)
     w.review.panel.set_queue(w.review.queue)
     assert w.review.panel.model.index(0, 3).data() == "souls_1 +1"
@@ -76,3 +92,17 @@ def test_accepting_fixes_every_list_sharing_the_label_as_one_undo_step(window):
     w.corrections.controller.stack.redo()
     assert len(w.corrections.controller.log) == 2
     assert status(w).startswith("Redone: ")
+
+
+def test_without_images_the_comparison_does_not_open_over_the_queue(qtbot, tmp_path):
+    w = open_oxford(qtbot, tmp_path, images=False)
+    ds = w.corrections.controller.log.dataset
+    assert not ds.image_paths
+    w.review.queue = ReviewQueue([shared_suspect(w)], ground_truth=ds)
+    w.review.panel.set_queue(w.review.queue)
+    w.review.panel.select_position(0)
+    w.review.show_suspect(0)
+    window = w.comparison.window
+    assert window is None or not window.isVisible()
+    assert "souls_1" in w.review.panel.detail.text()  # the details still say it all
+    w.review.auditor.wait()
