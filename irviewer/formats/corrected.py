@@ -17,7 +17,6 @@ from pathlib import Path
 
 import numpy as np
 
-from irviewer.core.atomic import atomic_write_bytes
 from irviewer.core.corrections import GEOMETRY_LABELS, beyond_labels, family
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError, Sentence, counted, examples
@@ -27,6 +26,7 @@ from irviewer.formats.base import option
 from irviewer.formats.corrections_file import LoadedCorrections
 from irviewer.formats.line_edits import CorrectedFile, Edit
 from irviewer.formats.provenance import record_path, refuse_foreign_output, write_record
+from irviewer.io.atomic import atomic_write_bytes
 
 #: Per reader: what is written, and the file suffixes its reader recognises (None: a folder).
 OUTPUTS: dict[str, tuple[str, tuple[str, ...] | None]] = {

@@ -10,11 +10,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from irviewer.core import user_data
 from irviewer.core.corrections import Correction
 from irviewer.core.errors import counted
 from irviewer.formats.corrections_file import COLUMNS, read_csv_text, read_rows, write_corrections
 from irviewer.formats.file_lock import locked
+from irviewer.io import user_data
 
 Key = tuple[str, str]
 

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irviewer.core.correction_batch import BatchCorrectionCommand
 from irviewer.core.corrections import (
     NEGATIVE,
     PAIR_CHOICES,
+    BatchCorrectionCommand,
     Correction,
     CorrectionCommand,
     CorrectionLog,

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from html import escape
 
-from irviewer.core.audit_types import (
+from irviewer.core.audit import (
     DUPLICATE,
     HUB,
     KINDS,

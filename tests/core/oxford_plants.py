@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from irviewer.core.audit_types import Suspect
+from irviewer.core.audit import Suspect
 
 LANDMARKS = ("all_souls", "ashmolean", "hertford", "magdalen")
 

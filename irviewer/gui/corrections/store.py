@@ -29,8 +29,8 @@ from PySide6.QtCore import QObject, QSettings, QTimer, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 from PySide6.QtWidgets import QInputDialog, QWidget
 
-from irviewer.core.correction_batch import BatchCorrectionCommand
 from irviewer.core.corrections import (
+    BatchCorrectionCommand,
     Correction,
     CorrectionCommand,
     CorrectionLog,

@@ -21,7 +21,7 @@ from PySide6.QtCore import QObject, Signal, SignalInstance
 from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 from PySide6.QtWidgets import QDockWidget, QWidget
 
-from irviewer.core.audit_types import AuditResult, score_words
+from irviewer.core.audit import AuditResult, score_words
 from irviewer.core.corrections import Correction, CorrectionLog, utc_now
 from irviewer.core.errors import InputError, counted
 from irviewer.core.evaluation import Evaluation

@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QStatusBar
 
-from irviewer.core.audit_types import POS_NEG, Suspect
+from irviewer.core.audit import POS_NEG, Suspect
 from irviewer.core.corrections import Correction
 from irviewer.core.evaluation import evaluate
 from irviewer.formats.base import ReadOptions

@@ -15,16 +15,10 @@ from pathlib import Path
 import numpy as np
 
 from irviewer.core import neighbours as nb
-from irviewer.core.audit_context import Context, MethodView, intersect, isin_sorted
-from irviewer.core.audit_pairs import (
-    closeness,
-    negatives_looking_positive,
-    neighbour_pass,
-    positives_looking_negative,
-    ranking_evidence,
-    set_scores,
-)
-from irviewer.core.audit_types import (
+from irviewer.core.audit.context import Context, MethodView, intersect, isin_sorted
+from irviewer.core.audit.pair_kinds import negatives_looking_positive, positives_looking_negative
+from irviewer.core.audit.pairs import closeness, neighbour_pass, ranking_evidence, set_scores
+from irviewer.core.audit.suspects import (
     DUPLICATE,
     HUB,
     LABEL,
