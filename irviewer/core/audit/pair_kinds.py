@@ -197,7 +197,7 @@ def _claim_words(ctx: Context, problem: Problem) -> str:
     claims = [int(s) for s in sets.sets_of(sets.pos_keys, np.array([problem.g]))[1].tolist()
               if s != problem.s]
     known: dict[tuple[int, int], bool] = {}
-    rivals = [s for s in claims if unrelated(sets, problem.s, s, problem.g, known)]
+    rivals = [s for s in claims if unrelated(sets, problem.s, s, known)]
     if not rivals:
         return ""
     queries = [q for s in rivals for q in sets.queries(s).tolist()]

@@ -287,7 +287,7 @@ def competing_claims(ctx: Context, ev: SetEvidence) -> None:
             if ka < 0:
                 continue
             for b, kb in zip(claims, at.tolist(), strict=True):
-                if b == a or kb < 0 or not unrelated(sets, a, b, g, overlap):
+                if b == a or kb < 0 or not unrelated(sets, a, b, overlap):
                     continue
                 gain = float(ev.log_lr[kb] - ev.log_lr[ka])
                 if gain > bump.get(ka, 0.0):
@@ -299,11 +299,10 @@ def competing_claims(ctx: Context, ev: SetEvidence) -> None:
         ev.prob = probability(ev.log_odds)
 
 
-def unrelated(sets: PositiveSets, a: int, b: int, g: int,
-               known: dict[tuple[int, int], bool]) -> bool:
-    """Return True when positive sets ``a`` and ``b`` (both claiming ``g``) share hardly any
-    positive: at most :data:`SHARED` of the smaller set, and at least ``g`` (a few images
-    put into the wrong list together stay competing claims). Cached per pair of sets."""
+def unrelated(sets: PositiveSets, a: int, b: int, known: dict[tuple[int, int], bool]) -> bool:
+    """Return True when positive sets ``a`` and ``b`` (both claiming an image) share hardly
+    any positive: at most :data:`SHARED` of the smaller set, or the one image (a few images
+    put into the wrong list together stay competing claims). Cached in ``known`` per pair."""
     key = (min(a, b), max(a, b))
     if key not in known:
         common = np.intersect1d(sets.members(a), sets.members(b), assume_unique=True)
