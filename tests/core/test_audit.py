@@ -5,6 +5,7 @@ hard. Every case plants one error and asserts on the exact suspect."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -376,3 +377,24 @@ def test_words():
     assert under(1) == "under the one method"
     assert under(2) == "under both methods"
     assert under(3) == "under all 3 methods"
+
+
+def test_a_positive_another_unrelated_list_claims_comes_first_with_the_claim_said():
+    """b0 is listed good for landmark A (wrongly: it is a view of B) and for B_1, whose list
+    shares nothing else with A's: the two claims compete, and the one b0 fits worse (A) is
+    the suspect, more certain than without B's claim; B's own claim is not doubted."""
+    ds, q, g = oxford_case({"b0": "good"})
+    alone = audit(ds, two_methods(ds, q, g), options=AuditOptions(min_score=0.0))
+    index = {n: i for i, n in enumerate(ds.gallery)}
+    b_query = build_query("B_1", "b1", {"good": [index[f"b{i}"] for i in range(6)], "ok": [],
+                                        "junk": []}, self_index=index["b1"])
+    both = replace(ds, queries=(*ds.queries, b_query))
+    qv = np.concatenate([q, g[index["b1"]][None]])
+    result = audit(both, two_methods(both, qv, g), options=AuditOptions(min_score=0.0))
+    found = [s for s in of_kind(result, POS_NEG) if s.item == "b0"]
+    claim = "it is also a positive of B_1, whose list shares hardly any image with this one"
+    assert set(found[0].queries) == {"A_1", "A_2"} and claim in found[0].evidence
+    assert all("it is also a positive" not in s.evidence for s in found[1:])  # B's stands
+    before = next(s for s in of_kind(alone, POS_NEG) if s.item == "b0")
+    assert found[0].order() > before.order()
+    assert result.suspects[0].item == "b0"

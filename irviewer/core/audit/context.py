@@ -178,6 +178,8 @@ class Context:
     near: list[RowNeighbours] = field(default_factory=list)  # one per method with vectors
     label_sizes: dict[str, int] = field(default_factory=dict)  # active gallery images per label
     label_members: dict[str, np.ndarray] = field(default_factory=dict)
+    #: (set, item) key -> the unrelated set whose competing claim the item fits better
+    rivals: dict[int, int] = field(default_factory=dict)
 
     @property
     def n_g(self) -> int:

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from irviewer.core.audit.context import Context, MethodView, SetEvidence, isin_sorted
-from irviewer.core.audit.pairs import unrelated
 from irviewer.core.audit.suspects import NEG_POS, POS_NEG, Suspect, ordinal, rank_phrase, under
 from irviewer.core.corrections import NEGATIVE, Correction
 
@@ -190,17 +189,14 @@ def positives_looking_negative(ctx: Context) -> None:
 
 
 def _claim_words(ctx: Context, problem: Problem) -> str:
-    """Return "it is also a positive of radcliffe_camera_1, ... (5 queries), whose list
-    shares no other image with this one" when an unrelated set claims the item, else ""."""
+    """Return "it is also a positive of christ_church_1 and 4 more, whose list shares hardly
+    any image with this one" when an unrelated set's claim on the item is the better one
+    (:func:`~irviewer.core.audit.pairs.competing_claims`), else ""."""
     sets = ctx.sets
-    assert sets is not None
-    claims = [int(s) for s in sets.sets_of(sets.pos_keys, np.array([problem.g]))[1].tolist()
-              if s != problem.s]
-    known: dict[tuple[int, int], bool] = {}
-    rivals = [s for s in claims if unrelated(sets, problem.s, s, known)]
-    if not rivals:
+    rival = ctx.rivals.get(problem.s * ctx.n_g + problem.g)
+    if sets is None or rival is None:
         return ""
-    queries = [q for s in rivals for q in sets.queries(s).tolist()]
+    queries = sets.queries(rival).tolist()
     first = ctx.dataset.queries[queries[0]].name
     more = f" and {len(queries) - 1} more" if len(queries) > 1 else ""
     return (f"it is also a positive of {first}{more}, whose list shares hardly any image "

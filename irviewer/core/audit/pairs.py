@@ -268,7 +268,8 @@ def competing_claims(ctx: Context, ev: SetEvidence) -> None:
     which (the label it fits worse). An image of another landmark put into a good list is
     the plainest error there is: it fits its own set and nothing in this one. Sets that share
     positives (one landmark's queries with different lists) do not compete; nor do the sets
-    of image-label families, where two sets claiming an image are those of one label."""
+    of image-label families, where two sets claiming an image are those of one label. The
+    rival of each doubted claim is kept in ``ctx.rivals`` for the evidence sentence."""
     sets, n_g = ctx.sets, ctx.n_g
     assert sets is not None and ev.log_lr is not None and ev.log_odds is not None
     if ctx.labels is not None:
@@ -292,6 +293,7 @@ def competing_claims(ctx: Context, ev: SetEvidence) -> None:
                 gain = float(ev.log_lr[kb] - ev.log_lr[ka])
                 if gain > bump.get(ka, 0.0):
                     bump[ka] = gain
+                    ctx.rivals.setdefault(a * n_g + g, b)
     if bump:
         at = np.fromiter(bump, dtype=np.int64, count=len(bump))
         ev.log_odds = ev.log_odds.copy()
