@@ -1,4 +1,4 @@
-"""Planted label errors on the real Oxford5k ground truth (``../shared/samples``, read in
+"""Planted label errors on the real Oxford5k ground truth (the shared reference samples, read in
 place): a copy of the gt_files with, for each of a few landmarks, images taken out of the
 good/ok lists of all five of its queries (true positives now labelled negative) and images of
 other landmarks (listed good for another landmark, for none of this one) put into its good
