@@ -261,6 +261,10 @@ class CorrectionsController(QObject):
         self.message.emit(f"Undone: {command.label} — Ctrl+Shift+Z redoes" if undo
                           else f"Redone: {command.label} — Ctrl+Z undoes")
 
+    def undo_text(self) -> str:
+        """Return the text of the correction Edit ▸ Undo would undo."""
+        return self.stack.undoText()
+
     @property
     def log(self) -> CorrectionLog | None:
         """Return the open dataset's corrections log (None: nothing open)."""
