@@ -194,3 +194,27 @@ def test_a_subcommand_imports_no_other_commands_module(tmp_path):
             "loaded = [c for c in COMMANDS if 'irviewer.cli.' + c.replace('-', '_') "
             "in sys.modules]\nprint(loaded)")
     assert run_python(code).splitlines()[-1] == "['eval']"
+
+
+def string_literals(path: Path) -> list[str]:
+    """Return the values of the plain string literals of ``path`` (not f-strings)."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            out.append(node.value)
+    return out
+
+
+def modules_spelling(words: set[str]) -> list[str]:
+    """Return the package's modules with a string literal that is exactly one of ``words``."""
+    return sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "irviewer").rglob("*.py")
+                  if words & set(string_literals(p)))
+
+
+def test_the_convention_names_are_spelled_in_one_module():
+    """The AP rules (finite, trapezoid) and the self-match rules (keep, remove) are named in
+    core/convention_names.py; every other module imports them."""
+    owner = ["irviewer/core/convention_names.py"]
+    assert modules_spelling({"finite", "trapezoid"}) == owner
+    assert modules_spelling({"keep", "remove"}) == owner
+

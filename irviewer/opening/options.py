@@ -28,6 +28,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
+from irviewer.core.convention_names import AP_RULES, SELF_MATCH_RULES
 from irviewer.core.errors import InputError, command_line_text
 from irviewer.formats.base import (
     FORMAT_OPTION,
@@ -120,9 +121,9 @@ def _table() -> dict[str, Option]:
                "default(s)", metavar="NAME", default=[], repeatable=True, request="protocol",
                request_one=True, label="Protocol"),
         Option("ap", ("--ap",), "AP integration rule (default: the protocol's)",
-               choices=("finite", "trapezoid"), request="ap"),
+               choices=AP_RULES, request="ap"),
         Option("self_match", ("--self-match",), "keep the query's own image in the ranking "
-               "or remove it (default: the protocol's)", choices=("keep", "remove"),
+               "or remove it (default: the protocol's)", choices=SELF_MATCH_RULES,
                request="self_match"),
         Option("corrections", ("--corrections",), "apply this label corrections file "
                "(query,item,label,...) to the ground truth before scoring; the output says "

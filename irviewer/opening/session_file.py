@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from irviewer.core.convention_names import AP_RULES, SELF_MATCH_RULES, one_of
 from irviewer.core.errors import InputError
 from irviewer.core.rerank import parse_spec
 from irviewer.formats.base import ReadOptions, read_text, reader_options
@@ -36,8 +37,6 @@ from irviewer.opening.session_options import OPTION_TYPES, PATH_OPTIONS, is_kind
 
 SESSION_FORMAT = "irviewer-session"
 SESSION_VERSION = 1
-AP_RULES = ("finite", "trapezoid")
-SELF_MATCH_RULES = ("keep", "remove")
 @dataclass(frozen=True)
 class SessionFile:
     """Everything a ``.irv`` file holds.
@@ -138,9 +137,9 @@ def _check_values(s: SessionFile) -> str | None:
     if s.tile_size < 1:
         return f"\"tile_size\" is {s.tile_size}; it must be a positive number of pixels"
     if s.ap is not None and s.ap not in AP_RULES:
-        return f"\"ap\" is {s.ap!r}; use {' or '.join(AP_RULES)} (or null)"
+        return f"\"ap\" is {s.ap!r}; use {one_of(AP_RULES)} (or null)"
     if s.self_match is not None and s.self_match not in SELF_MATCH_RULES:
-        return f"\"self_match\" is {s.self_match!r}; use {' or '.join(SELF_MATCH_RULES)} (or null)"
+        return f"\"self_match\" is {s.self_match!r}; use {one_of(SELF_MATCH_RULES)} (or null)"
     for i, spec in s.reranked:
         if not 0 <= i < len(s.descriptors):
             return (f"\"reranked\" names descriptor file {i} for {spec!r}; it must be between "
