@@ -218,3 +218,19 @@ def test_the_convention_names_are_spelled_in_one_module():
     assert modules_spelling({"finite", "trapezoid"}) == owner
     assert modules_spelling({"keep", "remove"}) == owner
 
+
+
+def test_no_module_retypes_the_re_ranking_defaults():
+    """Every help text that states a re-ranking default is generated from the spec table
+    (core/rerank/spec.py, its only owner), so a default changes in one place."""
+    import re
+
+    from irviewer.core.rerank.spec import METHODS
+
+    defaults = {f"{p.key}={p.default:g}" for rule in METHODS.values() for p in rule.params}
+    assert "alpha=3" in defaults and "k1=20" in defaults
+    pattern = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, defaults)) + r")(?![\w.])")
+    offenders = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "irviewer").rglob("*.py")
+                       if p.name != "spec.py" and any(pattern.search(s)
+                                                     for s in string_literals(p)))
+    assert offenders == []

@@ -8,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 
+from irviewer.core.ranking import DEFAULT_DEPTH
 from irviewer.opening.options import (
     METHODS,
     READER,
@@ -36,7 +37,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="list the N most suspicious (0: all; default 100)")
     add_options(p, "depth", "corrections", help={
         "depth": "length of the stored result lists a negative must be in to count as "
-        "ranked among the positives (default 200; positives' ranks are exact at any depth)",
+        f"ranked among the positives (default {DEFAULT_DEPTH}; positives' ranks are exact at any "
+        "depth)",
         "corrections": "audit the ground truth with this corrections file applied (a "
         "reviewed audit CSV applies the rows whose accept column says yes)"})
     p.add_argument("--min-score", type=float, default=0.5,

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 from irviewer.core.paired import PERMUTATIONS
+from irviewer.core.rerank.spec import help_text as spec_help
 from irviewer.io.atomic import atomic_write_text
 from irviewer.opening.options import (
     CONVENTIONS,
@@ -42,9 +43,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "ranking": "precomputed rankings, one method each (after the -d methods)",
         "protocol": "protocols to use instead of the dataset's default(s)",
         "rerank": "also each descriptor file F re-ranked by SPEC, as the method 'F + SPEC' "
-        "right after F, so -d F --rerank k-reciprocal pairs plain against re-ranked: "
-        "k-reciprocal[:k1=20,k2=6,lambda=0.3], aqe[:n=2,alpha=3], dba[:k=10,alpha=3], or a "
-        "chain joined by '+' (docs/rerank.md)"})
+        "right after F, so -d F --rerank k-reciprocal pairs plain against re-ranked "
+        "(docs/rerank.md). " + spec_help()})
     p.add_argument("--metric", default="AP",
                    help="per-query metric to compare: AP (default), P@1, P@5, CMC@1, INP, "
                    "R-precision, ... (the protocol's)")

@@ -9,6 +9,7 @@ from pathlib import Path
 from irviewer import __version__
 from irviewer.core.rerank.spec import help_text as spec_help
 from irviewer.opening.options import METHODS, READER, add_options
+from irviewer.opening.request import RESULTS_SHOWN, TOP_K_RANGE
 
 
 def build_viewer_parser() -> argparse.ArgumentParser:
@@ -34,8 +35,9 @@ def build_viewer_parser() -> argparse.ArgumentParser:
     parser.add_argument("--present", action="store_true",
                         help="start in presentation mode: full screen, the query and its "
                         "best matches large (Esc returns to the inspector)")
-    parser.add_argument("--results", type=int, default=50, metavar="N",
-                        help="results shown per query (10 to 200)")
+    low, high = TOP_K_RANGE
+    parser.add_argument("--results", type=int, default=RESULTS_SHOWN, metavar="N",
+                        help=f"results shown per query ({low} to {high})")
     parser.add_argument("--top-k", dest="results", type=int, default=argparse.SUPPRESS,
                         help=argparse.SUPPRESS)  # the old name of --results
     return parser

@@ -30,6 +30,8 @@ from typing import Any
 
 from irviewer.core.convention_names import AP_RULES, SELF_MATCH_RULES
 from irviewer.core.errors import InputError, command_line_text
+from irviewer.core.ranking import DEFAULT_DEPTH
+from irviewer.core.rerank.spec import help_text as spec_help
 from irviewer.formats.base import (
     FORMAT_OPTION,
     OptionSpec,
@@ -130,16 +132,12 @@ def _table() -> dict[str, Option]:
                "so (never applied unless given, so a published number never changes "
                "silently)", metavar="FILE", type=Path, request="corrections"),
         Option("rerank", ("--rerank",), "also each descriptor file F re-ranked by SPEC, as "
-               "the method 'F + SPEC' after F: k-reciprocal[:k1=20,k2=6,lambda=0.3], "
-               "aqe[:n=2,alpha=3], dba[:k=10,alpha=3], or a chain joined by '+' applied left "
-               "to right (k-reciprocal last), e.g. dba:k=5,alpha=3+aqe:n=2,alpha=3. Defaults: "
-               "k-reciprocal's Zhong et al. CVPR 2017's; alpha=3 fast-reid's AQE default; "
-               "n=2 and k=10 irviewer's choices (no paper fixes them). docs/rerank.md "
-               "defines each method", metavar="SPEC",
+               "the method 'F + SPEC' after F (docs/rerank.md defines each method). "
+               + spec_help(), metavar="SPEC",
                type=str, default=[], repeatable=True, request="rerank"),
         Option("depth", ("--depth",), "how many results per query the stored result lists "
-               "keep; the ranks of positives are exact at any depth (default 200)",
-               metavar="N", type=int, default=200, request="k"),
+               "keep; the ranks of positives are exact at any depth (default "
+               f"{DEFAULT_DEPTH})", metavar="N", type=int, default=DEFAULT_DEPTH, request="k"),
     ]
     return {o.key: o for o in request_options}
 

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from irviewer.core.ranking import DEFAULT_DEPTH
 from irviewer.formats.base import ReadOptions
 from irviewer.formats.collection import descriptors_path as collection_descriptors
 from irviewer.formats.collection import is_collection
@@ -21,8 +22,11 @@ from irviewer.io.resources import resources_dir
 SESSION_SUFFIX = ".irv"
 
 
-#: How many results per query the viewer can show (``irviewer --results``).
-TOP_K_RANGE = (10, 200)
+#: How many results per query the viewer can show (``irviewer --results``): at most what a
+#: ranking stores by default.
+TOP_K_RANGE = (10, DEFAULT_DEPTH)
+#: How many results per query the viewer shows unless told otherwise.
+RESULTS_SHOWN = 50
 
 
 @dataclass(frozen=True)
@@ -65,7 +69,7 @@ class OpenRequest:
     rankings: tuple[Path, ...] = ()
     format: str | None = None
     options: ReadOptions = field(default_factory=ReadOptions)
-    k: int = 200
+    k: int = DEFAULT_DEPTH
     protocol: str | None = None
     ap: str | None = None
     self_match: str | None = None

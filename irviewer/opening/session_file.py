@@ -29,10 +29,11 @@ from typing import Any
 
 from irviewer.core.convention_names import AP_RULES, SELF_MATCH_RULES, one_of
 from irviewer.core.errors import InputError
+from irviewer.core.ranking import DEFAULT_DEPTH
 from irviewer.core.rerank import parse_spec
 from irviewer.formats.base import ReadOptions, read_text, reader_options
 from irviewer.io.atomic import atomic_open
-from irviewer.opening.request import TOP_K_RANGE, OpenRequest
+from irviewer.opening.request import RESULTS_SHOWN, TOP_K_RANGE, OpenRequest
 from irviewer.opening.session_options import OPTION_TYPES, PATH_OPTIONS, is_kind
 
 SESSION_FORMAT = "irviewer-session"
@@ -54,7 +55,7 @@ class SessionFile:
         protocol, ap, self_match: the protocol's name and the AP and self-match rules shown
             (None: the protocol's own).
         selected_query: the name of the selected query, or None.
-        top_k: how many results are shown per query (10 to 200).
+        top_k: how many results are shown per query (within ``TOP_K_RANGE``).
         tile_size: tile edge in pixels (positive; the GUI clamps it to its own range).
         show_ignored, filter_text, failures_only: the query list's filters.
         ap_range: the AP filter as fractions ``(low, high)`` within 0..1, or None.
@@ -85,7 +86,7 @@ class SessionFile:
     ap: str | None = None
     self_match: str | None = None
     selected_query: str | None = None
-    top_k: int = 50
+    top_k: int = RESULTS_SHOWN
     tile_size: int = 132
     show_ignored: bool = False
     filter_text: str = ""
@@ -398,7 +399,7 @@ def load_session(path: Path) -> SessionFile:
         ap=r.string("ap", None, nullable=True),
         self_match=r.string("self_match", None, nullable=True),
         selected_query=r.string("selected_query", None, nullable=True),
-        top_k=r.integer("top_k", 50),
+        top_k=r.integer("top_k", RESULTS_SHOWN),
         tile_size=r.integer("tile_size", 132),
         show_ignored=r.boolean("show_ignored", False),
         filter_text=r.string("filter_text", "", nullable=False) or "",
@@ -445,7 +446,7 @@ def read_options(session: SessionFile) -> ReadOptions:
     return ReadOptions(**values)
 
 
-def open_request(session: SessionFile, k: int = 200) -> OpenRequest:
+def open_request(session: SessionFile, k: int = DEFAULT_DEPTH) -> OpenRequest:
     """Return what opening ``session`` must read: its dataset, methods, reader and options,
     and its corrections file."""
     return OpenRequest(session.dataset, session.descriptors, session.rankings, session.format,

@@ -22,6 +22,7 @@ from irviewer.gui.theme import legend_html
 from irviewer.gui.widgets.query_image import QueryImage
 from irviewer.gui.widgets.thumbnails import ThumbnailCache
 from irviewer.gui.widgets.tiles import TileGrid
+from irviewer.opening.request import RESULTS_SHOWN
 from irviewer.opening.request import TOP_K_RANGE as DEPTH_RANGE  # the k box's range, defined once
 from irviewer.view.result_list import QueryHeader, ResultList, ResultTile
 
@@ -40,7 +41,7 @@ class ResultsPanel(QWidget):
     tile_clicked = Signal(object, int)
     tile_menu_requested = Signal(object, int, QPoint)
 
-    def __init__(self, cache: ThumbnailCache, depth: int = 50) -> None:
+    def __init__(self, cache: ThumbnailCache, depth: int = RESULTS_SHOWN) -> None:
         super().__init__()
         self.query_image = QueryImage()
         self.query_title = QLabel("")
