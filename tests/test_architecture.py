@@ -234,3 +234,15 @@ def test_no_module_retypes_the_re_ranking_defaults():
                        if p.name != "spec.py" and any(pattern.search(s)
                                                      for s in string_literals(p)))
     assert offenders == []
+
+
+def test_no_issue_numbers_in_the_package():
+    """The code says what is, not how it came to be: no issue number in a docstring or a
+    comment ("issue #13", "(#23)")."""
+    import re
+
+    history = re.compile(r"\bissues?\s*#?\d+|\(#\d+\)|\bPR\s*#\d+", re.IGNORECASE)
+    offenders = [f"{p.relative_to(ROOT).as_posix()}:{i}" for p in (ROOT / "irviewer").rglob("*.py")
+                 for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+                 if history.search(line)]
+    assert offenders == []

@@ -24,7 +24,7 @@ NAME = "compare"
 HELP = "compare methods query by query, with significance tests, headless"
 DESCRIPTION = ("Pair two or more methods' per-query values on the queries both evaluated "
                "and test the mean difference. The first method is the baseline.")
-EPILOG = ("Tests: two-sided paired t-test (scipy.stats.ttest_rel); paired "
+EPILOG = ("Tests: two-sided paired t-test (scipy.stats.ttest_1samp of the deltas); paired "
           "randomization test of the per-query deltas' signs (exact up to 16 queries); 95 % "
           "percentile bootstrap interval of the mean delta (10,000 resamples); with three "
           "or more methods, Holm-Bonferroni adjusted randomization p-values. See "

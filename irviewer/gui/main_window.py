@@ -76,7 +76,7 @@ class MainWindow(QMainWindow):
         self.figures = FigureExporter(self, self.inspector, self.compare_mode, self.menus)
         self.presentation = Presentation(self, self.settings, self.inspector, self.menus)
         self.photo_search = PhotoSearch(self, self.inspector, self.presentation, self.menus)
-        self.collections = Collections(self)  # File ▸ New collection from a folder… (#23)
+        self.collections = Collections(self)  # File ▸ New collection from a folder…
         self._place()
         self._wire()
         self.statusBar().showMessage("Ready")

@@ -232,7 +232,7 @@ class Dropped:
     descriptors: tuple[Path, ...] = ()
     rankings: tuple[Path, ...] = ()
     sessions: tuple[Path, ...] = ()
-    images: tuple[Path, ...] = ()  # photos to search the gallery with (issue #13)
+    images: tuple[Path, ...] = ()  # photos to search the gallery with
 
 
 RANKING_SUFFIXES = (".results", ".run", ".trec")

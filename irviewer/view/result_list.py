@@ -25,7 +25,7 @@ from irviewer.core.protocols import Protocol
 #: ignoring group has a badge of its own (re-identification's same person, same camera).
 SAME_CAMERA = 3
 #: A result with no ground truth to judge it by: a visitor's photo searched against the
-#: gallery before anyone says which painting it shows (issue #13).
+#: gallery before anyone says which painting it shows.
 UNJUDGED = 4
 
 #: Ignored relevance groups that get their own badge instead of the plain "ignored" one.

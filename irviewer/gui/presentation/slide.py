@@ -1,4 +1,4 @@
-"""Presentation mode's slide (issue #13): full screen, dark, the query large and its top
+"""Presentation mode's slide: full screen, dark, the query large and its top
 matches large
 with title and artist, no tables and no numbers unless asked (M), relevance frames on R,
 ←/→ and Page Up/Down (what presentation clickers send) between queries in the inspector's
