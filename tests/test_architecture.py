@@ -157,7 +157,7 @@ def test_shared_constants_are_defined_once():
     defined_in = {"SESSION_SUFFIX": "irviewer/opening/request.py",
                   "TOP_K_RANGE": "irviewer/opening/request.py",
                   "RANKING_SUFFIXES": "irviewer/opening/request.py",
-                  "IMAGE_SUFFIXES": "irviewer/core/descriptors.py"}
+                  "IMAGE_SUFFIXES": "irviewer/core/image_names.py"}
     for name, owner in defined_in.items():
         owners = [p.relative_to(ROOT).as_posix() for p in (ROOT / "irviewer").rglob("*.py")
                   if f"\n{name} = " in p.read_text(encoding="utf-8")]

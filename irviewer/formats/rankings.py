@@ -56,8 +56,9 @@ from pathlib import Path
 import numpy as np
 
 from irviewer.core.dataset import Dataset
-from irviewer.core.descriptors import IMAGE_SUFFIXES, name_key
+from irviewer.core.descriptors import name_key
 from irviewer.core.errors import InputError, examples
+from irviewer.core.image_names import strip_image_suffix
 from irviewer.core.ranking import Ranking, ranking_from_lists
 from irviewer.formats.base import read_text
 
@@ -177,14 +178,6 @@ class NameMatcher:
                     level[k] = AMBIGUOUS if k in level else i
                 self._levels.append(level)
         return self._levels
-
-
-def strip_image_suffix(name: str) -> str:
-    """Return ``name`` without a trailing image extension (``a/b.jpg`` -> ``a/b``)."""
-    dot = name.rfind(".")
-    if dot > 0 and name[dot:].lower() in IMAGE_SUFFIXES and "/" not in name[dot:]:
-        return name[:dot]
-    return name
 
 
 _KEYS: tuple[Callable[[str], str], ...] = (strip_image_suffix, name_key)

@@ -242,10 +242,10 @@ def classify_paths(paths: list[Path] | tuple[Path, ...]) -> Dropped:
     """Return ``paths`` sorted by role: ``.irv`` session files; precomputed rankings (an
     archive with ``indices``, ``.results``, a TREC run); descriptor files (``.npz``,
     ``.npy``, ``.fvecs``, ``.mat``, ``.h5``, an hpatches-benchmark descriptor folder); image
-    files (``.jpg``, ``.png``, ... :data:`irviewer.core.descriptors.IMAGE_SUFFIXES`: photos to
+    files (``.jpg``, ``.png``, ... :data:`irviewer.core.image_names.IMAGE_SUFFIXES`: photos to
     search the gallery with); and anything else as a dataset (a manifest, a gt_files
     folder, a pickle, ...)."""
-    from irviewer.core.descriptors import IMAGE_SUFFIXES
+    from irviewer.core.image_names import IMAGE_SUFFIXES
     from irviewer.formats.descriptor_files import SUFFIXES
     from irviewer.formats.hpatches import is_descriptor_folder
     from irviewer.formats.rankings import sniff_ranking

@@ -25,9 +25,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from irviewer.core.descriptors import IMAGE_SUFFIXES
 from irviewer.core.errors import InputError
 from irviewer.core.evaluation import Evaluation
+from irviewer.core.image_names import IMAGE_SUFFIXES
 from irviewer.gui.menus import Menus
 from irviewer.opening.opener import Opened
 from irviewer.opening.photo_search import Match, Searcher
