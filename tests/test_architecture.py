@@ -246,3 +246,13 @@ def test_no_issue_numbers_in_the_package():
                  for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
                  if history.search(line)]
     assert offenders == []
+
+
+def test_the_dataset_positional_is_declared_once():
+    """Every command that opens a dataset takes its DATASET through
+    opening/options.add_dataset; no command declares its own."""
+    offenders = [p.relative_to(ROOT).as_posix() for p in (ROOT / "irviewer").rglob("*.py")
+                 if 'add_argument("dataset"' in p.read_text(encoding="utf-8")
+                 and p.name != "options.py"]
+    assert offenders == []
+

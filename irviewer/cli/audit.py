@@ -12,6 +12,7 @@ from irviewer.core.ranking import DEFAULT_DEPTH
 from irviewer.opening.options import (
     METHODS,
     READER,
+    add_dataset,
     add_options,
     at_most_one,
     request_from_args,
@@ -27,7 +28,7 @@ DESCRIPTION = ("Rank the gallery with every descriptor file (or read precomputed
                "with suspicious ground truth, and hubs.")
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add ``irviewer audit``'s arguments to ``p``."""
-    p.add_argument("dataset", type=Path, help="dataset file or folder")
+    add_dataset(p, "dataset file or folder", optional=False)
     add_options(p, *METHODS, *READER, "protocol", help={
         "descriptors": "descriptor files, one method each",
         "ranking": "precomputed result lists, one method each",

@@ -14,6 +14,7 @@ from irviewer.opening.options import (
     CONVENTIONS,
     METHODS,
     READER,
+    add_dataset,
     add_options,
     dataset_problem,
     request_from_args,
@@ -33,8 +34,7 @@ EPILOG = ("Tests: two-sided paired t-test (scipy.stats.ttest_1samp of the deltas
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add ``irviewer compare``'s arguments to ``p``."""
-    p.add_argument("dataset", type=Path, nargs="?",
-                   help="dataset file or folder (e.g. a CSV manifest)")
+    add_dataset(p)
     add_options(p, "demo", *METHODS, *READER, *CONVENTIONS, "rerank", help={
         "demo": "the built-in museum demo: strong.npz (baseline) against weak.npz unless -d "
         "or --ranking names others",

@@ -15,9 +15,11 @@ from irviewer.opening.options import (
     CONVENTIONS,
     METHODS,
     READER,
+    add_dataset,
     add_options,
     at_most_one,
     dataset_problem,
+    refuse_old_name,
     request_from_args,
     window_corrections_note,
 )
@@ -41,8 +43,7 @@ EPILOG = ("Every protocol and convention -- its formula, its source (paper and r
 
 def add_arguments(ev: argparse.ArgumentParser) -> None:
     """Add ``irviewer eval``'s arguments to ``ev``."""
-    ev.add_argument("dataset", type=Path, nargs="?",
-                    help="dataset file or folder (e.g. a CSV manifest)")
+    add_dataset(ev)
     add_options(ev, "demo", *METHODS, *READER, *CONVENTIONS, "corrections", "rerank", "depth",
                 help={
         "demo": "evaluate the built-in museum demo (with its strong descriptors unless -d or "
@@ -59,8 +60,7 @@ def add_arguments(ev: argparse.ArgumentParser) -> None:
         "names every parameter and its source, docs/rerank.md defines each method. "
         + spec_help(),
     })
-    ev.add_argument("--top-k", dest="depth", type=int, default=argparse.SUPPRESS,
-                    help=argparse.SUPPRESS)  # the old name of --depth
+    refuse_old_name(ev, "--top-k", "--depth N")
     ev.add_argument("--json", type=Path, metavar="OUT", help="write results as JSON")
     ev.add_argument("--per-query", type=Path, metavar="OUT.csv",
                     help="write one CSV row per query")

@@ -152,6 +152,31 @@ METHODS: tuple[str, ...] = ("descriptors", "ranking")
 CONVENTIONS: tuple[str, ...] = ("protocol", "ap", "self_match")
 
 
+#: What a command's DATASET is, unless the command says more.
+DATASET_HELP = "dataset file or folder (e.g. a CSV manifest)"
+
+
+def add_dataset(parser: argparse.ArgumentParser, help: str = DATASET_HELP,
+                optional: bool = True) -> None:
+    """Add the DATASET positional every command that opens a dataset takes (``optional``:
+    the command also opens the demo without one)."""
+    parser.add_argument("dataset", type=Path, nargs="?" if optional else None, help=help)
+
+
+def refuse_old_name(parser: argparse.ArgumentParser, old: str, new: str) -> None:
+    """Make the removed option ``old`` fail with one line naming ``new``, what it was called
+    in this command (``--top-k`` was ``eval``'s ``--depth`` but the viewer's ``--results``),
+    so an old command line is refused, never read with another meaning."""
+
+    class Refused(argparse.Action):
+        def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                     values: object, option_string: str | None = None) -> None:
+            parser.exit(2, f"irviewer: error: {option_string} is no longer an option; use "
+                           f"{new}\n")
+
+    parser.add_argument(old, action=Refused, nargs="?", help=argparse.SUPPRESS)
+
+
 def add_options(parser: argparse.ArgumentParser, *keys: str, one_per_flag: bool = False,
                 help: Mapping[str, str] | None = None, required: Iterable[str] = ()) -> None:
     """Add the shared options ``keys`` (keys of :data:`OPTIONS`) to ``parser``, parsed as
