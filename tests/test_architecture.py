@@ -317,3 +317,36 @@ def test_the_dataset_positional_is_declared_once():
                  and p.name != "options.py"]
     assert offenders == []
 
+
+
+def test_colours_live_in_one_module():
+    """Every colour is named in view/palette.py: no colour literal (#rgb, #rrggbb, a named
+    colour, an (r, g, b) triple) in any other module; the window's theme, the slides and
+    the figure export read the palette."""
+    import re
+
+    hex_colour = re.compile(r"#[0-9a-fA-F]{3}(?:[0-9a-fA-F]{3})?(?:[0-9a-fA-F]{2})?\b")
+    named = {"white", "black", "w", "k", "red", "green", "blue", "gray", "grey"}
+    numeric = re.compile(r"\b(?:QColor|mkColor|mkBrush|mkPen)\(\s*\d")
+    owner = ROOT / "irviewer" / "view" / "palette.py"
+    offenders = []
+    for path in sorted((ROOT / "irviewer").rglob("*.py")):
+        if path == owner:
+            continue
+        where = path.relative_to(ROOT).as_posix()
+        text = path.read_text(encoding="utf-8")
+        tree = ast.parse(text)
+        docstrings = {id(n.body[0].value) for n in ast.walk(tree)
+                      if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef))
+                      and n.body and isinstance(n.body[0], ast.Expr)}
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                    and id(node) not in docstrings):
+                if hex_colour.search(node.value) or (node.value in named
+                                                     and where.startswith("irviewer/gui/")):
+                    offenders.append(f"{where}:{node.lineno}: {node.value[:40]!r}")
+        offenders += [f"{where}: {m.group(0)}" for m in numeric.finditer(text)]
+    assert offenders == []
+    for reader in ("gui/theme.py", "gui/presentation/slide.py", "gui/figure_painter.py"):
+        assert "from irviewer.view import palette" in (ROOT / "irviewer" / reader).read_text(
+            encoding="utf-8"), reader

@@ -32,6 +32,7 @@ from irviewer.gui.workers import Worker
 from irviewer.opening.opener import Opened
 from irviewer.opening.photo_search import Match, Searcher
 from irviewer.opening.request import classify_paths
+from irviewer.view import palette
 from irviewer.view.presentation import (
     Slide,
     instance_titles,
@@ -102,7 +103,8 @@ class PhotoBar(QWidget):
         layout.addWidget(QLabel("This is"))
         layout.addWidget(self.picker)
         layout.addWidget(self.back_button)
-        self.setStyleSheet("PhotoBar { background: #E8F1F8; border: 1px solid #0072B2; }")
+        self.setStyleSheet(f"PhotoBar {{ background: {palette.PHOTO_BAR_BACKGROUND}; border: 1px "
+                           f"solid {palette.SELECTED}; }}")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)
         self.setVisible(False)
 

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidg
 
 from irviewer.core.convention_names import AP_LABELS, AP_RULES, KEEP, REMOVE, SELF_MATCH_LABELS
 from irviewer.core.protocols import Protocol
+from irviewer.view import palette
 from irviewer.view.summary import Summary
 
 AP_CHOICES = (("", None), *((AP_LABELS[rule], rule) for rule in AP_RULES))
@@ -54,8 +55,9 @@ class MethodBar(QWidget):
         self.banner = QLabel()
         self.banner.setWordWrap(True)
         self.banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.banner.setStyleSheet("QLabel { background: #FFF3CD; color: #5C4400; "
-                                  "border: 1px solid #E69F00; padding: 4px; }")
+        self.banner.setStyleSheet(f"QLabel {{ background: {palette.BANNER_BACKGROUND}; color: "
+                                  f"{palette.BANNER_TEXT}; border: 1px solid "
+                                  f"{palette.ACTIVE}; padding: 4px; }}")
         self.banner.setVisible(False)
         layout = self._lines = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

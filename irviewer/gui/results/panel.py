@@ -24,6 +24,7 @@ from irviewer.gui.widgets.thumbnails import ThumbnailCache
 from irviewer.gui.widgets.tiles import TileGrid
 from irviewer.opening.request import RESULTS_SHOWN
 from irviewer.opening.request import TOP_K_RANGE as DEPTH_RANGE  # the k box's range, defined once
+from irviewer.view import palette
 from irviewer.view.result_list import QueryHeader, ResultList, ResultTile
 
 
@@ -48,8 +49,8 @@ class ResultsPanel(QWidget):
         self.query_title.setWordWrap(True)
         self.query_metrics = QLabel("")
         self.query_metrics.setTextFormat(Qt.TextFormat.RichText)
-        self.hidden_note = QLabel('<span style="color:#D55E00">Hidden by the filter: this '
-                                  "query is not in the list on the left</span>")
+        self.hidden_note = QLabel(f'<span style="color:{palette.ALERT_TEXT}">Hidden by the '
+                                  "filter: this query is not in the list on the left</span>")
         self.hidden_note.setVisible(False)
         self.k_box = QSpinBox()
         self.k_box.setRange(*DEPTH_RANGE)
@@ -72,8 +73,8 @@ class ResultsPanel(QWidget):
         info.addLayout(k_row)
         info.addWidget(self.ignored_box)
         info.addWidget(self.legend)
-        info.addWidget(QLabel('<span style="color:#555">Click a result to compare it with '
-                              "the query</span>"))
+        info.addWidget(QLabel(f'<span style="color:{palette.MUTED_TEXT}">Click a result to '
+                              "compare it with the query</span>"))
         info.addStretch(1)
         head = QWidget()
         head_layout = QHBoxLayout(head)
