@@ -84,7 +84,7 @@ def test_json_schema_and_per_query_csv(case):
     # trapezoid for b1: one positive at 0-based rank 1: (0/1 + 1/2) / 2
     assert q["b1"]["AP"] == pytest.approx(0.25)
     assert ev["removed_queries"][0]["name"] == "d1"
-    rows = list(csv.DictReader(out_csv.open()))
+    rows = list(csv.DictReader(out_csv.read_text(encoding="utf-8").splitlines()))
     assert [r["name"] for r in rows] == ["a1", "b1"]
     assert float(rows[1]["AP"]) == pytest.approx(0.25)
 
