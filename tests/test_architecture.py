@@ -340,11 +340,11 @@ def test_colours_live_in_one_module():
                       if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef))
                       and n.body and isinstance(n.body[0], ast.Expr)}
         for node in ast.walk(tree):
-            if (isinstance(node, ast.Constant) and isinstance(node.value, str)
-                    and id(node) not in docstrings):
-                if hex_colour.search(node.value) or (node.value in named
-                                                     and where.startswith("irviewer/gui/")):
-                    offenders.append(f"{where}:{node.lineno}: {node.value[:40]!r}")
+            is_text = (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                       and id(node) not in docstrings)
+            if is_text and (hex_colour.search(node.value) or (
+                    node.value in named and where.startswith("irviewer/gui/"))):
+                offenders.append(f"{where}:{node.lineno}: {node.value[:40]!r}")
         offenders += [f"{where}: {m.group(0)}" for m in numeric.finditer(text)]
     assert offenders == []
     for reader in ("gui/theme.py", "gui/presentation/slide.py", "gui/figure_painter.py"):
