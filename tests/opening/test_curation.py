@@ -39,7 +39,7 @@ def test_an_edit_goes_to_the_titles_file_and_the_manifest_and_survives_a_rerun(t
                                                  "artist": "Ann", "year": "1503"})
     assert edit.old == {"title": "Old", "artist": "Ann", "year": ""}
     edit.do()
-    rows = list(csv.reader((tmp_path / "t.csv").open()))
+    rows = list(csv.reader((tmp_path / "t.csv").read_text().splitlines()))
     assert rows[0] == ["id", "Title", "artist", "room", "year"]
     assert rows[1] == ["art00.jpg", "New, with a comma", "Ann", "2", "1503"]
     assert rows[2] == ["art01", "Other", "Bob", "4", ""]
