@@ -5,6 +5,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QWidget
 
+from irviewer.view import palette
+
 
 class PhotoBar(QWidget):
     """Above the inspector's results while a photo is shown: what it is, the "This is…"
@@ -30,7 +32,8 @@ class PhotoBar(QWidget):
         layout.addWidget(QLabel("This is"))
         layout.addWidget(self.picker)
         layout.addWidget(self.back_button)
-        self.setStyleSheet("PhotoBar { background: #E8F1F8; border: 1px solid #0072B2; }")
+        self.setStyleSheet(f"PhotoBar {{ background: {palette.PHOTO_BAR_BACKGROUND}; border: 1px "
+                           f"solid {palette.SELECTED}; }}")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)
         self.setVisible(False)
 

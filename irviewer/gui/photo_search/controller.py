@@ -1,4 +1,4 @@
-"""Search with a photo (issue #13): "here is my photo, which painting is it?". A photo
+"""Search with a photo: "here is my photo, which painting is it?". A photo
 dropped on the window (or chosen with File ▸ Search with a photo…, or O in presentation
 mode) is described by the shown method's extractor in a worker thread
 (:class:`irviewer.opening.photo_search.Searcher`), and shown as a temporary query with its
@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from irviewer.core.descriptors import IMAGE_SUFFIXES
 from irviewer.core.evaluation import Evaluation
+from irviewer.core.image_names import IMAGE_SUFFIXES
 from irviewer.gui.menus import Menus
 from irviewer.gui.photo_search.bar import PhotoBar
 from irviewer.gui.workers import Worker
