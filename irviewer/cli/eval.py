@@ -64,6 +64,13 @@ def add_arguments(ev: argparse.ArgumentParser) -> None:
     ev.add_argument("--top-k", dest="depth", type=int, default=argparse.SUPPRESS,
                     help=argparse.SUPPRESS)  # the old name of --depth
     ev.add_argument("--json", type=Path, metavar="OUT", help="write results as JSON")
+    ev.add_argument("--scores", action="store_true",
+                    help="also count the score of every (query, gallery image) pair the "
+                    "protocol does not ignore: the positive and negative pairs' histograms "
+                    "and TAR at FAR = 1e-4, 1e-3, 1e-2 with their thresholds (in the table "
+                    "and as each evaluation's 'scores' member of --json). It multiplies "
+                    "every query with the gallery again, about as long as the ranking "
+                    "itself (docs/metrics.md); a ranking read from a file cannot")
     ev.add_argument("--per-query", type=Path, metavar="OUT.csv",
                     help="write one CSV row per query")
     ev.add_argument("--write-results", type=Path, metavar="OUT.results",
@@ -108,6 +115,12 @@ def run_eval(args: argparse.Namespace) -> int:
         source |= corrections_record(opened.corrections)
         notes += opened.corrections.notes()
     report = build_report(dataset, source, evaluations, notes=notes)
+    if args.scores:
+        from irviewer.core.score_distribution import pair_scores
+        from irviewer.reports.score_report import scores_record
+
+        for entry, ev in zip(report["evaluations"], evaluations, strict=True):
+            entry["scores"] = scores_record(pair_scores(ev))
     print(format_table(report))
     if args.write_results is not None:
         if dataset.format != "hpatches":

@@ -161,6 +161,18 @@ class Ranking:
                    else np.zeros(len(self.gallery_inv_norms), dtype=bool))
         return _row_from(self.descriptors, self.gallery_inv_norms, ignored, q)
 
+    def score_rows(self, qa: int, qb: int) -> np.ndarray:
+        """Return the float32 scores of queries qa..qb (qa < qb) against every gallery image,
+        (qb - qa, n_gallery), -inf where removed: :meth:`score_row` for a block of queries,
+        one matrix product per gallery chunk for a ranking of descriptors."""
+        if self.row_scores is not None or self.descriptors is None \
+                or self.gallery_inv_norms is None:
+            return np.stack([self.score_row(q) for q in range(qa, qb)])
+        ignored = (self.ignored_mask if self.ignored_mask is not None
+                   else np.zeros(len(self.gallery_inv_norms), dtype=bool))
+        return _score_rows_of(self.descriptors, self.gallery_inv_norms, ignored,
+                              self.descriptors.queries[qa:qb])
+
     def score_vector(self, vector: np.ndarray) -> np.ndarray:
         """Return a new query vector's float32 cosine score for every gallery image (-inf
         where removed), exactly as a query of the ranking is scored: the vector is
@@ -507,10 +519,18 @@ def _row_from(aligned: AlignedDescriptors, inv_norms: np.ndarray, ignored: np.nd
 def _scores_of(aligned: AlignedDescriptors, inv_norms: np.ndarray, ignored: np.ndarray,
                qv: np.ndarray) -> np.ndarray:
     """Return the score row of the unit float32 query vector ``qv`` (1 x dim)."""
-    out = np.empty(len(inv_norms), dtype=np.float32)
-    for start, stop in _chunks(len(out), _chunk_rows(aligned.dim)):
-        out[start:stop] = (qv @ _gallery_chunk(aligned, start, stop).T)[0] * inv_norms[start:stop]
-    out[ignored] = -np.inf
+    return _score_rows_of(aligned, inv_norms, ignored, qv)[0]
+
+
+def _score_rows_of(aligned: AlignedDescriptors, inv_norms: np.ndarray, ignored: np.ndarray,
+                   qv: np.ndarray) -> np.ndarray:
+    """Return the score rows of the unit float32 query vectors ``qv`` (n x dim): (n,
+    n_gallery) cosines, -inf where ``ignored``, the gallery read chunk by chunk."""
+    out = np.empty((len(qv), len(inv_norms)), dtype=np.float32)
+    for start, stop in _chunks(len(inv_norms), _chunk_rows(aligned.dim)):
+        np.matmul(qv, _gallery_chunk(aligned, start, stop).T, out=out[:, start:stop])
+        out[:, start:stop] *= inv_norms[start:stop]
+    out[:, ignored] = -np.inf
     return out
 
 
