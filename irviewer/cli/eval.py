@@ -78,6 +78,10 @@ def add_arguments(ev: argparse.ArgumentParser) -> None:
     ev.add_argument("--export-trec", type=Path, metavar="PREFIX",
                     help="write PREFIX.<protocol>.run and PREFIX.<protocol>.qrels, with which "
                     "trec_eval or ranx reproduce the finite-sum mAP")
+    ev.add_argument("--export-csv", type=Path, metavar="PREFIX",
+                    help="write PREFIX.<protocol>.csv: every evaluated query's ranked list "
+                    "as the TREC run lists it, one row per result: query, rank, image, "
+                    "score, relevance")
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -136,6 +140,11 @@ def run_eval(args: argparse.Namespace) -> int:
             for note in write_trec_run(Path(f"{stem}.run"), ev):
                 print(f"note: {note}", file=sys.stderr)
             write_qrels(Path(f"{stem}.qrels"), ev)
+    if args.export_csv is not None:
+        from irviewer.formats.ranked_csv import write_ranked_csv
+
+        for ev in evaluations:
+            write_ranked_csv(Path(f"{args.export_csv}.{ev.protocol.name}.csv"), ev)
     if args.json is not None:
         atomic_write_text(args.json, report_json(report))
     if args.per_query is not None:

@@ -308,3 +308,17 @@ def test_scores_of_a_ranking_file_exit_2_with_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert rc == 2 and len(err.strip().splitlines()) == 1
     assert "run.txt: score distributions need the score of every" in err
+
+
+def test_export_csv_writes_each_protocols_ranked_lists(case, capsys):
+    assert main(["eval", str(case / "set.csv"), "-d", str(case / "d.npz"), "--export-csv",
+                 str(case / "lists")]) == 0
+    rows = list(csv.reader((case / "lists.instance.csv").open(newline="")))
+    # a1 (itself removed) ranks b2 0.9, a3 0.5, a2 0.2, b1 0, c1 -1 (down to its last positive,
+    # the whole list here); b1 ranks a2 0.98, then its positive b2
+    assert rows[0] == ["query", "rank", "image", "score", "relevance"]
+    a1 = [(r, g, rel) for q, r, g, _, rel in rows[1:] if q == "a1"]
+    assert a1[:3] == [("1", "b2", "negative"), ("2", "a3", "positive"),
+                      ("3", "a2", "positive")]
+    assert [(g, rel) for q, _, g, _, rel in rows[1:] if q == "b1"][:2] == [
+        ("a2", "negative"), ("b2", "positive")]
