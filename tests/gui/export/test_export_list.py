@@ -9,18 +9,12 @@ from PySide6.QtWidgets import QMessageBox
 
 from irviewer.formats.ranked_csv import write_ranked_csv
 from irviewer.formats.trec import write_qrels, write_trec_run
-from irviewer.gui.main_window import MainWindow
-from irviewer.opening.request import demo_request
 
 
 @pytest.fixture
-def window(qtbot):
-    w = MainWindow(top_k=20)
-    qtbot.addWidget(w)
-    w.show()
-    w.open_request(demo_request(), sync=True)
-    w.select_query("images/cezanne_boy-in-the-red-vest_query")
-    return w
+def window(demo_window):
+    demo_window.select_query("images/cezanne_boy-in-the-red-vest_query")
+    return demo_window
 
 
 def test_csv_of_the_selected_query_is_the_command_lines(window, tmp_path):

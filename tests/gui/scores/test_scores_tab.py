@@ -5,50 +5,40 @@ has no distribution."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from irviewer.core.score_distribution import pair_scores, query_pair_scores
+from irviewer.formats.trec import write_trec_run
 from irviewer.gui.main_window import MainWindow
 from irviewer.opening.opener import open_now
 from irviewer.opening.request import demo_request
 from irviewer.view.score_view import step_of_score, threshold_of
 
 
-@pytest.fixture
-def window(qtbot):
-    w = MainWindow(top_k=20)
-    qtbot.addWidget(w)
-    w.resize(1500, 900)
-    w.show()
-    w.open_request(demo_request(), sync=True)
-    return w
+def looked_at(demo_window, qtbot):
+    demo_window.scores.show_tab()
+    qtbot.waitUntil(lambda: demo_window.scores.whole is not None, timeout=20_000)
+    return demo_window.scores
 
 
-def looked_at(window, qtbot):
-    window.scores.show_tab()
-    qtbot.waitUntil(lambda: window.scores.whole is not None, timeout=20_000)
-    return window.scores
-
-
-def test_nothing_is_counted_until_the_tab_is_looked_at(window, qtbot):
-    assert window.scores.whole is None and window.scores.counted_for is None
-    scores = looked_at(window, qtbot)
-    core = pair_scores(window.evaluation)
+def test_nothing_is_counted_until_the_tab_is_looked_at(demo_window, qtbot):
+    assert demo_window.scores.whole is None and demo_window.scores.counted_for is None
+    scores = looked_at(demo_window, qtbot)
+    core = pair_scores(demo_window.evaluation)
     np.testing.assert_array_equal(scores.whole.negatives, core.negatives)
     np.testing.assert_array_equal(scores.whole.positive_scores, core.positive_scores)
-    q = window.current
+    q = demo_window.current
     np.testing.assert_array_equal(scores.query.negatives,
-                                  query_pair_scores(window.evaluation, q).negatives)
+                                  query_pair_scores(demo_window.evaluation, q).negatives)
     assert "TAR@FAR=1e-04" in scores.panel.tar.text()
     assert "3,234 negative" in scores.panel.pairs.text()
 
 
-def test_the_threshold_gives_precision_and_recall_of_the_query_and_the_set(window, qtbot):
-    scores = looked_at(window, qtbot)
+def test_the_threshold_gives_precision_and_recall_of_the_query_and_the_set(demo_window, qtbot):
+    scores = looked_at(demo_window, qtbot)
     scores.panel.slider.setValue(step_of_score(0.25))  # as the user moves it
     i, t = threshold_of(scores.step)
     assert t == 0.25
-    row = window.evaluation.ranking.score_row(window.current)
+    row = demo_window.evaluation.ranking.score_row(demo_window.current)
     q = scores.query
     tp, fp = q.accepted(i)
     text = scores.panel.threshold.text()
@@ -60,36 +50,29 @@ def test_the_threshold_gives_precision_and_recall_of_the_query_and_the_set(windo
     assert abs(scores.panel.line.value() - 0.25) < 1e-9
 
 
-def test_another_query_recounts_the_query_only(window, qtbot):
-    scores = looked_at(window, qtbot)
+def test_another_query_recounts_the_query_only(demo_window, qtbot):
+    scores = looked_at(demo_window, qtbot)
     whole = scores.whole
-    window.select_query(window.opened.dataset.queries[3].name)
+    demo_window.select_query(demo_window.opened.dataset.queries[3].name)
     assert scores.whole is whole
     np.testing.assert_array_equal(scores.query.negatives,
-                                  query_pair_scores(window.evaluation, 3).negatives)
+                                  query_pair_scores(demo_window.evaluation, 3).negatives)
 
 
-def test_another_method_is_counted_again(window, qtbot):
-    scores = looked_at(window, qtbot)
+def test_another_method_is_counted_again(demo_window, qtbot):
+    scores = looked_at(demo_window, qtbot)
     before = scores.whole
-    window.bar.method_box.setCurrentText("weak.npz")
+    demo_window.bar.method_box.setCurrentText("weak.npz")
     qtbot.waitUntil(lambda: scores.whole is not None and scores.whole is not before,
                     timeout=20_000)
     np.testing.assert_array_equal(scores.whole.negatives,
-                                  pair_scores(window.evaluation).negatives)
+                                  pair_scores(demo_window.evaluation).negatives)
 
 
 def test_a_ranking_read_from_a_file_says_why_there_is_no_distribution(qtbot, tmp_path):
     manifest = demo_request().dataset
-    lines = []
-    opened = open_now(demo_request())
-    ev = opened.evaluation("strong.npz", "instance")
-    for q, query in enumerate(ev.dataset.queries):
-        for r, g in enumerate(ev.ranking.top_indices[q][:10]):
-            lines.append(f"{query.name} Q0 {ev.dataset.gallery[g]} {r + 1} "
-                         f"{ev.ranking.top_scores[q, r]:.6f} run")
-    run = tmp_path / "run.txt"
-    run.write_text("\n".join(lines) + "\n")
+    run = tmp_path / "run.txt"  # the demo's own lists, as a TREC run
+    write_trec_run(run, open_now(demo_request()).evaluation("strong.npz", "instance"))
     w = MainWindow(top_k=20)
     qtbot.addWidget(w)
     w.show()
