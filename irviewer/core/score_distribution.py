@@ -49,6 +49,8 @@ SCORE_BLOCK_BYTES = 64 * 2**20
 #: Scores binned at once within a block (the bin indices' memory).
 _BIN_STEP = 1 << 22
 _HALF = GRID_BINS // 2
+#: Scores sampled from a block to guess which can be among the highest negatives.
+_SAMPLE = 1 << 16
 
 
 def edge(i: int) -> float:
@@ -62,9 +64,11 @@ def grid_bins(scores: np.ndarray) -> np.ndarray:
     """Return each float32 score's grid bin (0..GRID_BINS-1): bin ``b`` holds the scores in
     [edge(b), edge(b + 1)), the end bins everything beyond; exact, as the scaling is by a
     power of two."""
-    scaled = np.floor(np.asarray(scores, dtype=np.float32) * np.float32(_HALF))
-    np.clip(scaled, -_HALF, _HALF - 1, out=scaled)
-    return scaled.astype(np.int64) + _HALF
+    scaled = np.multiply(np.asarray(scores, dtype=np.float32), np.float32(_HALF))
+    np.floor(scaled, out=scaled)
+    scaled += np.float32(_HALF)  # whole numbers up to 2^15: exact in float32
+    np.clip(scaled, 0, GRID_BINS - 1, out=scaled)
+    return scaled.astype(np.int64)
 
 
 @dataclass(frozen=True)
@@ -265,15 +269,12 @@ class _Counts:
 
     def __init__(self, keep: int) -> None:
         self.keep = keep
-        self.positives = np.zeros(GRID_BINS, dtype=np.int64)
         self.negatives = np.zeros(GRID_BINS, dtype=np.int64)
         self.positive_scores: list[np.ndarray] = []
         self.top = np.zeros(0, dtype=np.float32)
 
     def add_positives(self, scores: np.ndarray) -> None:
-        values = np.asarray(scores, dtype=np.float32)
-        self.positive_scores.append(values)
-        self.positives += np.bincount(grid_bins(values), minlength=GRID_BINS)
+        self.positive_scores.append(np.asarray(scores, dtype=np.float32))
 
     def add_negatives(self, block: np.ndarray, n_pairs: int) -> None:
         """Add a block whose finite scores are exactly its ``n_pairs`` negative pairs (the
@@ -285,15 +286,36 @@ class _Counts:
         self.negatives[0] -= len(flat) - n_pairs
         if self.keep == 0:
             return
-        floor = self.top.min() if len(self.top) >= self.keep else -np.inf
-        candidates = flat[flat > floor] if np.isfinite(floor) else flat[np.isfinite(flat)]
-        merged = np.concatenate([self.top, candidates])
+        merged = np.concatenate([self.top, self._candidates(flat)])
         if len(merged) > self.keep:
             merged = np.partition(merged, len(merged) - self.keep)[len(merged) - self.keep:]
         self.top = merged
 
+    def _candidates(self, flat: np.ndarray) -> np.ndarray:
+        """Return the scores of ``flat`` that can be among the ``keep`` highest so far.
+
+        Once ``keep`` are kept, those above the lowest kept. Before, those at or above a
+        floor read off a strided sample (about twice as many as are missing), when they and
+        the kept ones at or above it are enough; else every finite score. Equal scores are
+        interchangeable, so the values kept are the ``keep`` highest either way.
+        """
+        missing = self.keep - len(self.top)
+        if missing <= 0:
+            return flat[flat > self.top.min()]
+        if 4 * missing < len(flat):
+            sample = flat[::max(1, len(flat) // _SAMPLE)]
+            sample = sample[np.isfinite(sample)]
+            if len(sample) >= _SAMPLE // 16:
+                j = len(sample) - min(len(sample), -(-2 * missing * len(sample) // len(flat)))
+                floor = np.partition(sample, j)[j]
+                found = flat[flat >= floor]
+                if len(found) + int(np.count_nonzero(self.top >= floor)) >= self.keep:
+                    return found
+        return flat[np.isfinite(flat)]
+
     def result(self, fars: tuple[float, ...]) -> PairScores:
         positive = (np.sort(np.concatenate(self.positive_scores)) if self.positive_scores
                     else np.zeros(0, dtype=np.float32))
-        return PairScores(self.positives, self.negatives, positive,
+        positives = np.bincount(grid_bins(positive), minlength=GRID_BINS)
+        return PairScores(positives, self.negatives, positive,
                           np.sort(self.top)[::-1].copy(), tuple(fars))

@@ -214,3 +214,27 @@ def test_precision_and_recall_at_a_threshold_equal_a_brute_force_count(pos, neg,
 def test_allowed_negatives_is_the_largest_count_within_the_far(n, far):
     m = allowed_negatives(far, n)
     assert m / n <= far and (m + 1 > n or (m + 1) / n > far)
+
+
+@pytest.mark.parametrize("layout", ["random", "sample_misleads"])
+def test_the_highest_negatives_kept_are_the_highest_of_every_block(layout):
+    # blocks far larger than what is kept: the kept scores come through a sampled floor;
+    # in "sample_misleads" the sampled places hold a spread of scores and the others 0, so
+    # too few scores pass the floor and every score is taken instead
+    rng = np.random.default_rng(5)
+    keep, blocks = 2_000, []
+    for _ in range(3):
+        if layout == "random":
+            block = rng.normal(size=300_000).astype(np.float32)
+        else:
+            block = np.zeros(300_000, dtype=np.float32)
+            block[::300_000 // (1 << 16)] = rng.random(len(block[::300_000 // (1 << 16)]))
+        block[rng.random(len(block)) < 0.05] = -np.inf  # pairs that are not negatives
+        blocks.append(block)
+    counts = _Counts(keep)
+    for block in blocks:
+        counts.add_negatives(block[None, :], int(np.isfinite(block).sum()))
+    every = np.concatenate(blocks)
+    every = every[np.isfinite(every)]
+    np.testing.assert_array_equal(np.sort(counts.top), np.sort(every)[-keep:])
+    assert counts.negatives.sum() == len(every)
