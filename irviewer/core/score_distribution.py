@@ -45,7 +45,7 @@ GRID_BINS = 1 << 14
 #: The targets of TAR at FAR, as fast-reid reports them.
 FARS = (1e-4, 1e-3, 1e-2)
 #: Bytes of one block of score rows.
-SCORE_BLOCK_BYTES = 64 * 2**20
+PAIR_BLOCK_BYTES = 64 * 2**20
 #: Scores binned at once within a block (the bin indices' memory).
 _BIN_STEP = 1 << 22
 _HALF = GRID_BINS // 2
@@ -203,7 +203,7 @@ def iter_pair_scores(evaluation: Evaluation, fars: tuple[float, ...] = FARS,
     :class:`PairScores`. Stop iterating to cancel.
 
     The ranking's score rows are read a block of queries at a time (about
-    :data:`SCORE_BLOCK_BYTES`); InputError for a ranking read from a file, which has scores
+    :data:`PAIR_BLOCK_BYTES`); InputError for a ranking read from a file, which has scores
     for its listed results only.
     """
     ranking, dataset, protocol = evaluation.ranking, evaluation.dataset, evaluation.protocol
@@ -215,7 +215,7 @@ def iter_pair_scores(evaluation: Evaluation, fars: tuple[float, ...] = FARS,
     removed = dataset.ignored_mask
     n_active = int(n_g - removed.sum())
     keep = min(n_q * n_active, ceil(max(fars, default=0.0) * n_q * n_active) + 1)
-    rows = block_rows or max(1, SCORE_BLOCK_BYTES // (4 * max(n_g, 1)))
+    rows = block_rows or max(1, PAIR_BLOCK_BYTES // (4 * max(n_g, 1)))
     blocks = [(a, min(n_q, a + rows)) for a in range(0, n_q, rows)]
     state = _Counts(keep)
     yield Progress(0, len(blocks))

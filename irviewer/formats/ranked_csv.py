@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from irviewer.core.atomic import atomic_open
 from irviewer.core.evaluation import Evaluation, query_roles
 from irviewer.formats.trec import evaluated_queries, exported_list
+from irviewer.io.atomic import atomic_open
 
 COLUMNS = ("query", "rank", "image", "score", "relevance")
 

@@ -11,9 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from irviewer.core import parallel
-from irviewer.core import ranking as ranking_module
 from irviewer.core.errors import InputError
-from irviewer.core.ranking import iter_rank, rank, ranks_in_row, top_of_row
+from irviewer.core.ranking import gallery, iter_rank, rank, ranker, ranks_in_row, top_of_row
 from tests.core.helpers import aligned, brute_force_order, random_dataset, sign_vectors
 
 
@@ -31,19 +30,19 @@ PATHS = ("default", "sort whole", "candidates", "threads")
 
 @contextmanager
 def ranking_path(path: str) -> Iterator[None]:
-    """Force one of :data:`PATHS` in core.ranking for the duration."""
-    saved = (ranking_module.SORT_WHOLE_FRACTION, ranking_module._PARALLEL_SCORES,
+    """Force one of :data:`PATHS` in core.ranking.ranker for the duration."""
+    saved = (ranker.SORT_WHOLE_FRACTION, ranker.PARALLEL_SCORES, gallery.PARALLEL_SCORES,
              parallel.WORKERS)
     if path == "sort whole":
-        ranking_module.SORT_WHOLE_FRACTION = -1.0
+        ranker.SORT_WHOLE_FRACTION = -1.0
     elif path == "candidates":
-        ranking_module.SORT_WHOLE_FRACTION = 2.0
+        ranker.SORT_WHOLE_FRACTION = 2.0
     elif path == "threads":
-        parallel.WORKERS, ranking_module._PARALLEL_SCORES = 3, 1
+        parallel.WORKERS, ranker.PARALLEL_SCORES, gallery.PARALLEL_SCORES = 3, 1, 1
     try:
         yield
     finally:
-        (ranking_module.SORT_WHOLE_FRACTION, ranking_module._PARALLEL_SCORES,
+        (ranker.SORT_WHOLE_FRACTION, ranker.PARALLEL_SCORES, gallery.PARALLEL_SCORES,
          parallel.WORKERS) = saved
 
 
@@ -118,7 +117,7 @@ def test_deep_items_sort_rows_whole_and_shallow_ones_do_not(monkeypatch):
             sorted_whole.append(a.shape)
         return real_sort(a, *args, **kwargs)
 
-    monkeypatch.setattr(ranking_module.np, "sort", counting_sort)
+    monkeypatch.setattr(ranker.np, "sort", counting_sort)
     rng = np.random.default_rng(4)
     qv, gv = sign_vectors(rng, 6, 64), sign_vectors(rng, 400, 64)
     deep = random_dataset(rng, 6, 400, max_per_group=60)  # random items: half rank deep
@@ -171,6 +170,21 @@ def test_gaussian_data_top_k_and_ranks_agree_with_score_row():
             position = np.empty(3000, dtype=np.int64)
             position[order] = np.arange(3000)
             np.testing.assert_array_equal(ranks, position[idx])
+
+
+def test_score_rows_of_a_block_are_the_rows_of_its_queries():
+    """A block of score rows, over several gallery chunks, equals each query's own row
+    (up to float32 rounding of the multiply) with the removed images at -inf."""
+    rng = np.random.default_rng(6)
+    qv = rng.standard_normal((9, 32)).astype(np.float32)
+    gv = rng.standard_normal((500, 32)).astype(np.float32)
+    ds = random_dataset(rng, 9, 500, global_ignored=np.array([3, 77]))
+    r = list(iter_rank(aligned(qv, gv), ds, k=10, gallery_chunk_rows=128))[-1].ranking
+    block = r.score_rows(2, 7)
+    assert block.shape == (5, 500) and block.dtype == np.float32
+    for i, q in enumerate(range(2, 7)):
+        np.testing.assert_allclose(block[i], r.score_row(q), rtol=0, atol=1e-6)
+    assert np.isneginf(block[:, [3, 77]]).all() and np.isfinite(np.delete(block, [3, 77], 1)).all()
 
 
 def test_negative_scores_rank_like_any_other():

@@ -12,11 +12,11 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QLabel, QSlider, QVBoxLayout, QWidget
 
-from irviewer.gui.theme import RELEVANCE
+from irviewer.gui.theme import QUERY_CURVE, RELEVANCE
 from irviewer.view.score_view import Histograms
 
 POSITIVE_COLOUR, NEGATIVE_COLOUR = RELEVANCE[1][0], RELEVANCE[0][0]
-THRESHOLD_COLOUR = "#0072B2"
+THRESHOLD_COLOUR = QUERY_CURVE  # the blue of the selected query
 
 
 class ScoresPanel(QWidget):
