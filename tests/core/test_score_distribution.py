@@ -238,3 +238,25 @@ def test_the_highest_negatives_kept_are_the_highest_of_every_block(layout):
     every = every[np.isfinite(every)]
     np.testing.assert_array_equal(np.sort(counts.top), np.sort(every)[-keep:])
     assert counts.negatives.sum() == len(every)
+
+
+def test_a_reranked_rankings_blocks_are_its_own_rows():
+    """k-reciprocal re-ranking scores by negated distances in [-1, 0]: the pairs are read
+    from its block rows, which equal its rows one by one."""
+    from irviewer.opening.opener import open_now
+    from irviewer.opening.request import OpenRequest, demo_paths
+
+    manifest, strong = demo_paths()
+    spec = "k-reciprocal:k1=6"
+    ev = open_now(OpenRequest(manifest, (strong,), rerank=(spec,))).evaluation(
+        f"strong.npz + {spec}", "instance")
+    ranking = ev.ranking
+    assert ranking.block_scores is not None
+    block = ranking.score_rows(3, 9)
+    np.testing.assert_array_equal(block, np.stack([ranking.score_row(q) for q in range(3, 9)]))
+    finite = block[np.isfinite(block)]
+    assert finite.max() <= 0 and finite.min() >= -1
+    scores, labels = brute_pairs(ev)
+    pairs = pair_scores(ev)
+    assert (pairs.n_positive, pairs.n_negative) == (labels.sum(), (~labels).sum())
+    np.testing.assert_array_equal(pairs.positive_scores, np.sort(scores[labels]))

@@ -53,6 +53,8 @@ class Ranking:
             None for a plain cosine ranking or one read from a file.
         row_scores: query -> its whole score row, for a ranking whose scores are not the
             cosines of ``descriptors`` (k-reciprocal distances, negated).
+        block_scores: (qa, qb) -> the whole score rows of queries qa..qb, the same rows
+            as ``row_scores`` made a block at a time (None: row by row).
     """
 
     top_indices: np.ndarray
@@ -70,6 +72,8 @@ class Ranking:
     rerank: str | None = None
     row_scores: Callable[[int], np.ndarray] | None = field(default=None, compare=False,
                                                            repr=False)
+    block_scores: Callable[[int, int], np.ndarray] | None = field(default=None, compare=False,
+                                                                  repr=False)
 
     @property
     def n_queries(self) -> int:
@@ -112,6 +116,8 @@ class Ranking:
         """Return the float32 scores of queries qa..qb (qa < qb) against every gallery image,
         (qb - qa, n_gallery), -inf where removed: :meth:`score_row` for a block of queries,
         one matrix product per gallery chunk for a ranking of descriptors."""
+        if self.block_scores is not None:
+            return self.block_scores(qa, qb)
         if self.row_scores is not None or self.descriptors is None \
                 or self.gallery_inv_norms is None:
             return np.stack([self.score_row(q) for q in range(qa, qb)])
