@@ -59,7 +59,7 @@ class ScoresUI(QObject):
         self.worker.done.connect(self._whole_ready)
         self.worker.failed.connect(self._failed)
         self.worker.progress.connect(
-            lambda _stage, done, total: self.panel.status.setText(
+            lambda _stage, done, total: self.panel.set_status(
                 f"Counting the score of every pair… {done} of {total} blocks of queries"))
         self.whole: PairScores | None = None
         self.query: PairScores | None = None
@@ -94,7 +94,7 @@ class ScoresUI(QObject):
             return
         if self.counted_for is not ev and not self.worker.running:
             self.counted_for = ev
-            self.panel.status.setText("Counting the score of every pair…")
+            self.panel.set_status("Counting the score of every pair…")
             self.worker.count(ev, sync=sync)
         if q is not None and (self.query_for is None or self.query_for[0] is not ev
                               or self.query_for[1] != q):
@@ -103,7 +103,7 @@ class ScoresUI(QObject):
                 self.query = query_pair_scores(ev, q)
             except InputError as e:
                 self.query = None
-                self.panel.status.setText(window_text(e))
+                self.panel.set_status(window_text(e))
         self._draw()
 
     def set_step(self, step: int) -> None:
@@ -117,12 +117,12 @@ class ScoresUI(QObject):
 
     def _whole_ready(self, pairs: PairScores) -> None:
         self.whole = pairs
-        self.panel.status.setText("")
+        self.panel.set_status("")
         self._draw()
 
     def _failed(self, message: object) -> None:
         self.whole = None
-        self.panel.status.setText(window_text(message))
+        self.panel.set_status(window_text(message))
         self._draw()
 
     def _draw(self) -> None:
@@ -136,5 +136,5 @@ class ScoresUI(QObject):
                                                       name.rsplit("/", 1)[-1]))
         self.panel.set_histograms(None if self.whole is None else histograms(self.whole),
                                   None if self.query is None else histograms(self.query))
-        self.panel.tar.setText("" if self.whole is None else tar_html(self.whole))
-        self.panel.pairs.setText("" if self.whole is None else pairs_html(self.whole))
+        self.panel.set_summary("" if self.whole is None else tar_html(self.whole),
+                               "" if self.whole is None else pairs_html(self.whole))

@@ -104,6 +104,15 @@ class ScoresPanel(QWidget):
         self.line.setValue(self.score_of(step))
         self.threshold.setText(html)
 
+    def set_status(self, text: str) -> None:
+        """Say what is being counted, or why nothing can be ("" when all is shown)."""
+        self.status.setText(text)
+
+    def set_summary(self, tar: str, pairs: str) -> None:
+        """Show all queries' TAR at FAR line and what their pairs are ("": not counted)."""
+        self.tar.setText(tar)
+        self.pairs.setText(pairs)
+
     def set_histograms(self, whole: Histograms | None, query: Histograms | None) -> None:
         """Draw the set's and the query's histograms (None: cleared)."""
         for h, pos, neg in ((whole, self.set_positive, self.set_negative),
