@@ -266,7 +266,7 @@ class MainWindow(QMainWindow):
             return
         self.opening.wait()
         self.review.wait()
-        self.corrections.wait_saved()
+        self.corrections.stop_watching()
         self.compare_mode.wait()
         self.scores.wait()
         self.figures.wait()
