@@ -12,11 +12,11 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QLabel, QSlider, QVBoxLayout, QWidget
 
-from irviewer.gui.theme import QUERY_CURVE, RELEVANCE
+from irviewer.view import palette
 from irviewer.view.score_view import Histograms
 
-POSITIVE_COLOUR, NEGATIVE_COLOUR = RELEVANCE[1][0], RELEVANCE[0][0]
-THRESHOLD_COLOUR = QUERY_CURVE  # the blue of the selected query
+POSITIVE_COLOUR, NEGATIVE_COLOUR = palette.RELEVANT, palette.NOT_RELEVANT
+THRESHOLD_COLOUR = palette.SELECTED  # the blue of the selected query
 
 
 class ScoresPanel(QWidget):
@@ -28,7 +28,7 @@ class ScoresPanel(QWidget):
 
     def __init__(self) -> None:
         super().__init__()
-        self.plot = pg.PlotWidget(background="w", enableMenu=False)
+        self.plot = pg.PlotWidget(background=palette.WHITE, enableMenu=False)
         self.plot.setLabel("bottom", "score")
         self.plot.setLabel("left", "fraction of pairs")
         self.plot.showGrid(x=True, y=True, alpha=0.25)
