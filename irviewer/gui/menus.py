@@ -37,6 +37,7 @@ KEYS_HELP = (
     "Ctrl+Alt+Z / Ctrl+Alt+Shift+Z  undo / redo a collection edit\n"
     "Ctrl+Shift+R  review suspects; in the queue: ↑ / ↓  move, "
     "Enter  accept the fix, Delete  the label stands\nCtrl+E  export a figure\n"
+    "Ctrl+Shift+E  export the selected query's ranked list (CSV, or a TREC run)\n"
     "Ctrl+P  search with a photo (or drop one on the window)\nF11  presentation: ← / → "
     "or Page Up / Down  queries, M  numbers, R  frames, S  slideshow, O  photo, Esc  back\n"
     "Kiosk (View \u25b8 Kiosk mode…, irviewer --kiosk): staff leave with Ctrl+Alt+Shift+Q\n"
