@@ -7,6 +7,7 @@ import argparse
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from irviewer.core.atomic import atomic_write_text
 from irviewer.core.errors import InputError
@@ -29,6 +30,10 @@ from irviewer.reports.eval_report import (
     write_per_query_csv,
 )
 
+if TYPE_CHECKING:
+    from irviewer.core.evaluation import Evaluation
+    from irviewer.opening.opener import Method, Opened
+
 NAME = "eval"
 HELP = "score a dataset with a descriptor file, headless"
 DESCRIPTION = ("Rank the gallery for every query by cosine similarity and print the "
@@ -42,8 +47,8 @@ def add_arguments(ev: argparse.ArgumentParser) -> None:
     """Add ``irviewer eval``'s arguments to ``ev``."""
     ev.add_argument("dataset", type=Path, nargs="?",
                     help="dataset file or folder (e.g. a CSV manifest)")
-    add_options(ev, "demo", *METHODS, *READER, *CONVENTIONS, "corrections", "rerank", "depth",
-                help={
+    add_options(ev, "demo", *METHODS, *READER, *CONVENTIONS, "corrections", "rerank", "ann",
+                "depth", help={
         "demo": "evaluate the built-in museum demo (with its strong descriptors unless -d or "
         "--ranking names another method)",
         "descriptors": "the descriptor file: .npz, .npy, .fvecs, .mat or .h5, or an "
@@ -60,6 +65,13 @@ def add_arguments(ev: argparse.ArgumentParser) -> None:
         "dba:k=5,alpha=3+aqe:n=2,alpha=3. Defaults: k-reciprocal Zhong et al. CVPR 2017; "
         "alpha=3 Radenovic et al. TPAMI 2018; n=2 and k=10 irviewer's. The report names "
         "every parameter and its source; docs/rerank.md defines each method",
+        "ann": "score the descriptor file's ranking by an approximate index instead of the "
+        "exact one, compared with the exact ranking query by query: a FAISS index factory "
+        "string built from the gallery rows (IVF256,Flat, IVF1024,PQ32, HNSW32) or a FAISS "
+        "index file built over them in the file's order, search parameters after a colon "
+        "(:nprobe=8, :efSearch=64); a comma list of values sweeps them (:nprobe=1,2,4,8) "
+        "and the report gives each setting's mAP, recall and time. Needs irviewer[ann]; "
+        "docs/ann.md",
     })
     ev.add_argument("--top-k", dest="depth", type=int, default=argparse.SUPPRESS,
                     help=argparse.SUPPRESS)  # the old name of --depth
@@ -81,6 +93,11 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     at_most_one(args, METHODS, "method", "irviewer compare scores several side by side")
     at_most_one(args, ("protocol",), "protocol")
     at_most_one(args, ("rerank",), "re-ranking SPEC", "irviewer compare takes several")
+    at_most_one(args, ("ann",), "approximate-index SPEC",
+                "a comma list of values sweeps one index's parameters")
+    if args.rerank and args.ann:
+        raise InputError("--rerank and --ann: eval scores one method; irviewer compare "
+                         "takes both")
     return run_eval(args)
 
 
@@ -97,7 +114,9 @@ def run_eval(args: argparse.Namespace) -> int:
     note = window_corrections_note(request, "scores")
     if note:
         print(f"note: {note}", file=sys.stderr)
-    dataset, method = opened.dataset, opened.first
+    dataset = opened.dataset
+    searched = [m for m in opened.methods.values() if m.ann is not None]
+    method = searched[0] if searched else opened.first
     evaluations = [opened.evaluation(method.name, p, args.ap, args.self_match)
                    for p in opened.protocols]
     if dataset.format == COLLECTION and not artworks_with_views(dataset):
@@ -108,6 +127,8 @@ def run_eval(args: argparse.Namespace) -> int:
         source |= corrections_record(opened.corrections)
         notes += opened.corrections.notes()
     report = build_report(dataset, source, evaluations, notes=notes)
+    if searched:
+        add_ann(report, opened, searched, evaluations, args)
     print(format_table(report))
     if args.write_results is not None:
         if dataset.format != "hpatches":
@@ -127,3 +148,21 @@ def run_eval(args: argparse.Namespace) -> int:
     if args.per_query is not None:
         write_per_query_csv(args.per_query, report)
     return 0
+
+
+def add_ann(report: dict, opened: Opened, searched: list[Method],
+            evaluations: list[Evaluation], args: argparse.Namespace) -> None:
+    """Add the approximate search to the eval report: each evaluation's ``ann`` member
+    (the first setting's) and, for a sweep, the ``sweep`` member of every setting under the
+    first protocol."""
+    from irviewer.reports.ann_report import ann_member, sweep_record
+
+    run = searched[0].ann
+    assert run is not None
+    for entry, ev in zip(report["evaluations"], evaluations, strict=True):
+        entry["ann"] = ann_member(run, ev)
+    if len(searched) > 1:
+        protocol = evaluations[0].protocol.name
+        report["sweep"] = sweep_record([
+            (m.name, m.ann, opened.evaluation(m.name, protocol, args.ap, args.self_match))
+            for m in searched if m.ann is not None])

@@ -22,6 +22,9 @@ from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from irviewer.core.ann.results import AnnRun
+from irviewer.core.ann.search import iter_ann_search
+from irviewer.core.ann.spec import WHERE as ANN_WHERE
 from irviewer.core.chance import chance_level
 from irviewer.core.dataset import Dataset
 from irviewer.core.descriptors import (
@@ -70,7 +73,9 @@ class Method:
     ``matched_by_position`` is True when descriptor rows without names were matched to the
     dataset by their order; :attr:`position_note` is then the sentence that says so (the
     window's banner). ``rerank`` is the re-ranking chain of a method "F + SPEC" (None for
-    a plain one). ``evaluations`` maps each scored protocol to its evaluation under the
+    a plain one). ``ann`` is the approximate search of a method "F + SETTING" (an index or
+    a vector engine; None for an exact one): its times, recalls and the exact lists it is
+    compared with. ``evaluations`` maps each scored protocol to its evaluation under the
     protocol's own conventions: a view of :class:`Opened`'s one cache.
     """
 
@@ -83,6 +88,7 @@ class Method:
     dim: int | None = None
     matched_by_position: bool = False
     rerank: Chain | None = None
+    ann: AnnRun | None = None
     evaluations: Mapping[str, Evaluation] = field(default_factory=dict, compare=False,
                                                   repr=False)
 
@@ -188,6 +194,19 @@ class Opened:
         order = [n for n in self.request.method_names() if n in found]
         self.methods = {n: found[n] for n in (*order, *(n for n in found if n not in order))}
 
+    def add_methods(self, after: str, methods: Sequence[Method]) -> None:
+        """Add ``methods`` (approximate searches of method ``after``) right after ``after``
+        and the methods already derived from it."""
+        names = list(self.methods)
+        at = names.index(after) + 1
+        while at < len(names) and names[at].startswith(f"{after} + "):
+            at += 1
+        added = {m.name: replace(m, evaluations=MethodEvaluations(self, m.name))
+                 for m in methods}
+        order = [*names[:at], *added, *names[at:]]
+        found = {**self.methods, **added}
+        self.methods = {n: found[n] for n in order}
+
     def cached(self) -> dict[EvaluationKey, Evaluation]:
         """Return a copy of the cache: (method, protocol, AP rule, self-match rule) ->
         evaluation."""
@@ -248,6 +267,13 @@ def iter_open(request: OpenRequest) -> Opening:
         label = f" ({name}, {i + 1} of {n_methods})" if n_methods > 1 else ""
         own = tuple(chains[spec] for j, spec in pairs if j == i)
         found = yield from iter_methods(source, name, label, dataset, request, own)
+        if request.ann and isinstance(source, DescriptorFile):
+            plain = next((m for m in found if m.rerank is None), None)
+            if plain is None or dataset.format == TASKS:
+                raise InputError(f"{source.path.name}: {ANN_WHERE} searches one gallery "
+                                 "with the descriptor file's plain (exact) method")
+            found += yield from iter_ann_methods(plain, dataset, request.k, request.ann,
+                                                 label)
         for method in found:
             yield Step(f"scoring{label}")
             mine = []
@@ -324,6 +350,25 @@ def iter_reranking(chain: Chain, aligned: AlignedDescriptors, dataset: Dataset, 
         except StopIteration as finished:
             return finished.value
         yield Step(f"{prefix}{stage}{suffix}", done, total)
+
+
+def iter_ann_methods(plain: Method, dataset: Dataset, depth: int, specs: Sequence[str],
+                     label: str = "") -> Generator[Step, None, list[Method]]:
+    """Return the methods "F + SETTING" of every setting of every SPEC in ``specs`` over
+    the exact method ``plain``'s vectors (:func:`irviewer.core.ann.search.iter_ann_search`),
+    yielding its stages as :class:`Step` progress."""
+    aligned = plain.ranking.descriptors
+    assert aligned is not None
+    steps = iter_ann_search(plain.name, aligned, plain.ranking, dataset, depth, specs, label)
+    while True:
+        try:
+            stage, done, total = next(steps)
+        except StopIteration as finished:
+            searched = finished.value
+            break
+        yield Step(stage, done, total)
+    return [replace(plain, name=s.name, ranking=s.ranking, notes=(), ann=s.run,
+                    evaluations={}) for s in searched]
 
 
 def open_ground_truth(request: OpenRequest) -> tuple[Dataset, LoadedCorrections | None]:

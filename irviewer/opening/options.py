@@ -136,6 +136,15 @@ def _table() -> dict[str, Option]:
                "n=2 and k=10 irviewer's choices (no paper fixes them). docs/rerank.md "
                "defines each method", metavar="SPEC",
                type=str, default=[], repeatable=True, request="rerank"),
+        Option("ann", ("--ann",), "also each descriptor file F searched by an approximate "
+               "index, as the method 'F + SPEC' after F: a FAISS index factory string built "
+               "from F's gallery rows (IVF256,Flat, IVF1024,PQ32, HNSW32, OPQ16,IVF256,PQ16) "
+               "or a FAISS index file built over F's gallery rows in F's order; search "
+               "parameters after a colon (:nprobe=8, :efSearch=64), a comma list of values "
+               "sweeps them (:nprobe=1,2,4,8). Inner product on L2-normalised vectors; "
+               "compared with F's exact ranking (recall@k, ΔAP; docs/ann.md). Needs "
+               "irviewer[ann]", metavar="SPEC", type=str, default=[], repeatable=True,
+               request="ann"),
         Option("depth", ("--depth",), "how many results per query the stored result lists "
                "keep; the ranks of positives are exact at any depth (default 200)",
                metavar="N", type=int, default=200, request="k"),

@@ -1,0 +1,74 @@
+"""Adding approximate-search methods to data already open (the window's File ▸ Add an
+approximate index method…), Qt-free: which methods can be indexed and why not, and the
+cancellable generator that searches one method's vectors with every setting of a SPEC.
+
+A method "F + SETTING" made here is the one :func:`irviewer.opening.opener.iter_open` makes
+for ``OpenRequest(..., ann=(SPEC,))``: the same search (:mod:`irviewer.core.ann.search`)
+of the same aligned vectors, compared with the same exact ranking.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from dataclasses import dataclass
+
+from irviewer.core.ann.search import ann_name
+from irviewer.core.ann.spec import AnnSpec, parse_ann_spec
+from irviewer.core.dataset import Dataset
+from irviewer.core.errors import InputError
+from irviewer.formats.hpatches_tasks import NAME as TASKS
+from irviewer.opening.opener import Method, Opened, Step, iter_ann_methods
+
+
+def ann_refusal(method: Method, dataset: Dataset) -> str | None:
+    """Return why ``method`` cannot be searched approximately (a sentence), or None: an
+    approximate or re-ranked method is not exact, a precomputed ranking has no vectors, and
+    HPatches task lists rank per-query pools."""
+    if method.rerank is not None or method.ann is not None:
+        return f"{method.name} is not an exact ranking; index its descriptor file's method"
+    if method.kind != "descriptors" or method.ranking.descriptors is None:
+        return (f"{method.name} is a precomputed ranking (TREC run, .npz indices, .results): "
+                "it has no vectors to index")
+    if dataset.format == TASKS:
+        return (f"{method.name}: HPatches task lists rank each query's own pool of patches; "
+                "an index needs one gallery")
+    return None
+
+
+@dataclass(frozen=True)
+class AnnPlan:
+    """An approximate search about to run: the exact method's name and the parsed SPEC."""
+
+    method: str
+    spec: AnnSpec
+
+    @property
+    def names(self) -> list[str]:
+        """Return the new methods' names, one per setting."""
+        return [ann_name(self.method, s) for s in self.spec.settings()]
+
+
+def plan_ann(opened: Opened, name: str, spec_text: str) -> AnnPlan:
+    """Return the :class:`AnnPlan` of searching method ``name`` by ``spec_text``, checked:
+    InputError (one sentence) for a bad SPEC, a method that cannot be indexed, or a setting
+    already open."""
+    spec = parse_ann_spec(spec_text)
+    refusal = ann_refusal(opened.methods[name], opened.dataset)
+    if refusal is not None:
+        raise InputError(refusal)
+    plan = AnnPlan(name, spec)
+    for new in plan.names:
+        if new in opened.methods:
+            raise InputError(f"{new} is open already (in the Method list)")
+    return plan
+
+
+def iter_ann(opened: Opened, plan: AnnPlan) -> Generator[Step, None, list[Method]]:
+    """Search with ``plan``, yielding progress; return the new methods (for
+    :meth:`Opened.add_methods`). What it needs is taken from ``opened`` now, so the
+    generator may run in another thread; stop iterating to cancel."""
+    plain = opened.methods[plan.method]
+    return iter_ann_methods(plain, opened.dataset, opened.request.k, (plan.spec.text,))
+
+
+__all__ = ["AnnPlan", "ann_refusal", "iter_ann", "plan_ann"]
