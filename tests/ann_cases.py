@@ -43,3 +43,23 @@ def unit(x: np.ndarray) -> np.ndarray:
     """Return ``x``'s rows scaled to unit L2 norm (float32)."""
     x = np.asarray(x, dtype=np.float32)
     return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+
+def milvus_collection(uri: str, name: str, names: list[str], vectors: np.ndarray,
+                      index_type: str = "FLAT", metric: str = "IP") -> None:
+    """Create the Milvus collection ``name`` at ``uri``: primary key ``name`` (VARCHAR),
+    vector field ``vec``, one entity per (name, vector), indexed by ``index_type``."""
+    from pymilvus import DataType, MilvusClient
+
+    client = MilvusClient(uri=uri)
+    if client.has_collection(name):
+        client.drop_collection(name)
+    schema = MilvusClient.create_schema(auto_id=False)
+    schema.add_field("name", DataType.VARCHAR, is_primary=True, max_length=512)
+    schema.add_field("vec", DataType.FLOAT_VECTOR, dim=int(vectors.shape[1]))
+    params = client.prepare_index_params()
+    params.add_index("vec", index_type=index_type, metric_type=metric)
+    client.create_collection(name, schema=schema, index_params=params)
+    client.insert(name, [{"name": n, "vec": v.tolist()} for n, v in
+                         zip(names, np.asarray(vectors, dtype=np.float32), strict=True)])
+    client.close()

@@ -34,7 +34,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add ``irviewer compare``'s arguments to ``p``."""
     p.add_argument("dataset", type=Path, nargs="?",
                    help="dataset file or folder (e.g. a CSV manifest)")
-    add_options(p, "demo", *METHODS, *READER, *CONVENTIONS, "rerank", "ann", help={
+    add_options(p, "demo", *METHODS, *READER, *CONVENTIONS, "rerank", "ann", "engine", "collection",
+                "engine_names", help={
         "demo": "the built-in museum demo: strong.npz (baseline) against weak.npz unless -d "
         "or --ranking names others",
         "descriptors": "descriptor files, one method each (the first method is the "

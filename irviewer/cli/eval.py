@@ -48,7 +48,7 @@ def add_arguments(ev: argparse.ArgumentParser) -> None:
     ev.add_argument("dataset", type=Path, nargs="?",
                     help="dataset file or folder (e.g. a CSV manifest)")
     add_options(ev, "demo", *METHODS, *READER, *CONVENTIONS, "corrections", "rerank", "ann",
-                "depth", help={
+                "engine", "collection", "engine_names", "depth", help={
         "demo": "evaluate the built-in museum demo (with its strong descriptors unless -d or "
         "--ranking names another method)",
         "descriptors": "the descriptor file: .npz, .npy, .fvecs, .mat or .h5, or an "

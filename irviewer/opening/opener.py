@@ -22,8 +22,9 @@ from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from irviewer.core.ann.milvus_engine import ENGINE_WHERE
 from irviewer.core.ann.results import AnnRun
-from irviewer.core.ann.search import iter_ann_search
+from irviewer.core.ann.search import iter_ann_search, iter_engine
 from irviewer.core.ann.spec import WHERE as ANN_WHERE
 from irviewer.core.chance import chance_level
 from irviewer.core.dataset import Dataset
@@ -34,7 +35,7 @@ from irviewer.core.descriptors import (
     file_sha256,
     prefetch_sha256,
 )
-from irviewer.core.errors import InputError, Sentence
+from irviewer.core.errors import InputError, Sentence, either
 from irviewer.core.evaluation import Evaluation, evaluate
 from irviewer.core.progress import result_of
 from irviewer.core.protocols import get_protocol
@@ -59,6 +60,9 @@ from irviewer.opening.request import (
     reranked_name,
     with_default_method,
 )
+
+#: How a message names the engine's collection.
+COLLECTION_WHERE = either("--collection NAME", "the collection", key="collection")
 
 
 @dataclass(frozen=True)
@@ -274,6 +278,12 @@ def iter_open(request: OpenRequest) -> Opening:
                                  "with the descriptor file's plain (exact) method")
             found += yield from iter_ann_methods(plain, dataset, request.k, request.ann,
                                                  label)
+        if request.engine is not None and i == 0 and isinstance(source, DescriptorFile):
+            plain = next((m for m in found if m.rerank is None and m.ann is None), None)
+            if plain is None or dataset.format == TASKS:
+                raise InputError(f"{source.path.name}: {ENGINE_WHERE} searches one gallery "
+                                 "with the descriptor file's plain (exact) method")
+            found.append((yield from iter_engine_method(plain, dataset, request, label)))
         for method in found:
             yield Step(f"scoring{label}")
             mine = []
@@ -369,6 +379,30 @@ def iter_ann_methods(plain: Method, dataset: Dataset, depth: int, specs: Sequenc
         yield Step(stage, done, total)
     return [replace(plain, name=s.name, ranking=s.ranking, notes=(), ann=s.run,
                     evaluations={}) for s in searched]
+
+
+def iter_engine_method(plain: Method, dataset: Dataset, request: OpenRequest,
+                       label: str = "") -> Generator[Step, None, Method]:
+    """Return the method "F + milvus:COLLECTION": the exact method ``plain``'s queries
+    searched in the request's engine collection
+    (:func:`irviewer.core.ann.search.iter_engine`), yielding its stages as :class:`Step`
+    progress."""
+    aligned = plain.ranking.descriptors
+    assert aligned is not None
+    if not request.collection:
+        raise InputError(f"{ENGINE_WHERE} {request.engine}: name the collection holding the "
+                         f"gallery ({COLLECTION_WHERE})")
+    steps = iter_engine(plain.name, aligned, plain.ranking, dataset, request.k,
+                        str(request.engine), request.collection, request.engine_names, label)
+    while True:
+        try:
+            stage, done, total = next(steps)
+        except StopIteration as finished:
+            searched = finished.value
+            break
+        yield Step(stage, done, total)
+    return replace(plain, name=searched.name, ranking=searched.ranking, notes=(),
+                   ann=searched.run, evaluations={})
 
 
 def open_ground_truth(request: OpenRequest) -> tuple[Dataset, LoadedCorrections | None]:

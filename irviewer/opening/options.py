@@ -145,6 +145,19 @@ def _table() -> dict[str, Option]:
                "compared with F's exact ranking (recall@k, ΔAP; docs/ann.md). Needs "
                "irviewer[ann]", metavar="SPEC", type=str, default=[], repeatable=True,
                request="ann"),
+        Option("engine", ("--engine",), "a vector engine holding the gallery: a Milvus "
+               "Lite file (gallery.db) or a Milvus server or cluster (http://host:19530); "
+               "the first descriptor file's queries are searched in --collection there, as "
+               "the method 'F + milvus:NAME', compared with F's exact ranking where F holds "
+               "the gallery too. A token is read from the environment variable "
+               "IRVIEWER_MILVUS_TOKEN. Needs irviewer[milvus]; docs/ann.md", metavar="URI",
+               type=str, default=None, request="engine"),
+        Option("collection", ("--collection",), "the engine's collection holding the gallery "
+               "(with --engine)", metavar="NAME", type=str, default=None,
+               request="collection"),
+        Option("engine_names", ("--engine-names",), "the collection's field holding the "
+               "gallery's image names (default: its primary key)", metavar="FIELD", type=str,
+               default=None, request="engine_names"),
         Option("depth", ("--depth",), "how many results per query the stored result lists "
                "keep; the ranks of positives are exact at any depth (default 200)",
                metavar="N", type=int, default=200, request="k"),

@@ -58,7 +58,10 @@ class OpenRequest:
     window's File ▸ Add a re-ranked method, a session's re-ranked methods), after the
     methods ``rerank`` gives it. ``ann`` holds approximate-search SPECs
     (:mod:`irviewer.core.ann.spec`): every descriptor file F gives, after its methods above,
-    one method "F + SETTING" per setting of each SPEC. ``keep_plain`` False leaves the
+    one method "F + SETTING" per setting of each SPEC. ``engine`` (a Milvus URI) and
+    ``collection`` name a vector engine's collection holding the gallery (image names in
+    its primary key, or in the field ``engine_names``): the first descriptor file's queries
+    searched there give the method "F + milvus:COLLECTION". ``keep_plain`` False leaves the
     plain methods of the descriptor files out (``irviewer eval --rerank`` scores the
     re-ranked ranking instead of the plain one)."""
 
@@ -75,6 +78,9 @@ class OpenRequest:
     rerank: tuple[str, ...] = ()
     reranked: tuple[tuple[int, str], ...] = ()
     ann: tuple[str, ...] = ()
+    engine: str | None = None
+    collection: str | None = None
+    engine_names: str | None = None
     keep_plain: bool = True
 
     def sources(self) -> tuple[Path, ...]:

@@ -9,6 +9,7 @@ is built from the dataset's gallery rows in dataset order (its id is the gallery
 
 from __future__ import annotations
 
+import time
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,12 +23,16 @@ from irviewer.core.ann.faiss_index import (
     read_index_file,
     set_parameters,
 )
+from irviewer.core.ann.milvus_engine import ENGINE_WHERE
 from irviewer.core.ann.results import AnnRun, score_lists
 from irviewer.core.ann.spec import WHERE, AnnSetting, AnnSpec, parse_ann_spec
 from irviewer.core.dataset import Dataset
 from irviewer.core.descriptors import AlignedDescriptors
-from irviewer.core.errors import InputError
+from irviewer.core.errors import InputError, either
 from irviewer.core.ranking import Ranking, ranking_from_lists
+
+#: How a message names the engine's names field.
+NAMES_WHERE = either("--engine-names FIELD", "the names field", key="engine_names")
 
 #: Progress of a search: (stage, done, total); 0 of 0 is a stage without a count.
 Progress = tuple[str, int, int]
@@ -147,6 +152,56 @@ def _iter_setting(method: str, aligned: AlignedDescriptors, exact: Ranking,
     return Searched(name, ranking, run)
 
 
+def engine_name(method: str, collection: str) -> str:
+    """Return the name of ``method``'s queries searched in a Milvus collection
+    ("F + milvus:COLLECTION")."""
+    return f"{method} + milvus:{collection}"
+
+
+def iter_engine(method: str, aligned: AlignedDescriptors, exact: Ranking | None,
+                dataset: Dataset, depth: int, uri: str, collection: str,
+                names_field: str | None = None,
+                label: str = "") -> Generator[Progress, None, Searched]:
+    """Return the descriptor file's queries (``aligned``) searched in the Milvus collection
+    ``collection`` at ``uri`` (:mod:`irviewer.core.ann.milvus_engine`), yielding progress:
+    the returned image names matched to the dataset's gallery by name, scored as result
+    lists and, when the exact ranking ``exact`` was computed beside it, compared with it.
+    InputError (one sentence) when none of the returned names is a gallery image."""
+    from irviewer.core.ann.milvus_engine import connect, describe, is_local, iter_engine_search
+    from irviewer.core.descriptors import name_key, name_keys
+
+    yield (f"connecting to {uri}{label}", 0, 0)
+    start = time.perf_counter()
+    client = connect(uri)
+    found = describe(client, uri, collection, names_field, int(aligned.dim))
+    build_s = time.perf_counter() - start
+    asked = depth + int(dataset.global_ignored.size)
+    names, sims, spent = yield from iter_engine_search(
+        client, found, aligned.queries, asked, f"searching milvus:{collection}{label}")
+    index = {k: g for g, k in enumerate(name_keys(dataset.gallery))}
+    ids = np.full(sims.shape, -1, dtype=np.int64)
+    unknown = 0
+    for q, row in enumerate(names):
+        for j, n in enumerate(row):
+            g = index.get(name_key(n), -1)
+            ids[q, j] = g
+            unknown += g < 0
+    listed = sum(len(r) for r in names)
+    if listed and unknown == listed:
+        raise InputError(f"{ENGINE_WHERE} {collection}: none of the {found.names_field} values "
+                         f"the engine returns is a gallery image of the dataset (e.g. "
+                         f"{names[0][0]!r}); name the field holding image names with "
+                         f"{NAMES_WHERE}")
+    name = engine_name(method, collection)
+    yield (f"scoring milvus:{collection}{label}", 0, 0)
+    ranking, recall = score_lists(dataset, ids, sims, depth, name, aligned, exact)
+    run = AnnRun(f"milvus:{collection}", "Milvus Lite" if is_local(uri) else "Milvus",
+                 f"{found.index_type} {found.metric}".strip(), build_s, spent,
+                 dataset.n_queries, depth, recall,
+                 None if exact is None else exact_lists(dataset, exact))
+    return Searched(name, ranking, run)
+
+
 def _labelled(steps: Generator[Progress, None, BuiltIndex],
               label: str) -> Generator[Progress, None, BuiltIndex]:
     while True:
@@ -157,5 +212,5 @@ def _labelled(steps: Generator[Progress, None, BuiltIndex],
         yield (f"{stage}{label}", done, total)
 
 
-__all__ = ["Progress", "Searched", "ann_name", "exact_lists", "file_rows", "iter_ann_search",
-           "rows_to_gallery", "setting_label"]
+__all__ = ["NAMES_WHERE", "Progress", "Searched", "ann_name", "engine_name", "exact_lists",
+           "file_rows", "iter_ann_search", "iter_engine", "rows_to_gallery", "setting_label"]
