@@ -12,12 +12,18 @@ from __future__ import annotations
 from collections.abc import Generator
 from dataclasses import dataclass
 
-from irviewer.core.ann.search import ann_name
+from irviewer.core.ann.search import ann_name, engine_name
 from irviewer.core.ann.spec import AnnSpec, parse_ann_spec
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError
 from irviewer.formats.hpatches_tasks import NAME as TASKS
-from irviewer.opening.opener import Method, Opened, Step, iter_ann_methods
+from irviewer.opening.opener import (
+    Method,
+    Opened,
+    Step,
+    iter_ann_methods,
+    iter_engine_search,
+)
 
 
 def ann_refusal(method: Method, dataset: Dataset) -> str | None:
@@ -71,4 +77,49 @@ def iter_ann(opened: Opened, plan: AnnPlan) -> Generator[Step, None, list[Method
     return iter_ann_methods(plain, opened.dataset, opened.request.k, (plan.spec.text,))
 
 
-__all__ = ["AnnPlan", "ann_refusal", "iter_ann", "plan_ann"]
+@dataclass(frozen=True)
+class EnginePlan:
+    """A vector engine's search about to run: the exact method's name, the engine's URI,
+    the collection and the field holding image names (None: the primary key)."""
+
+    method: str
+    uri: str
+    collection: str
+    names_field: str | None = None
+
+    @property
+    def names(self) -> list[str]:
+        """Return the new method's name, in a list (as :attr:`AnnPlan.names`)."""
+        return [engine_name(self.method, self.collection)]
+
+
+def plan_engine(opened: Opened, name: str, uri: str, collection: str,
+                names_field: str | None = None) -> EnginePlan:
+    """Return the :class:`EnginePlan` of searching method ``name``'s queries in
+    ``collection`` at ``uri``, checked: InputError (one sentence) for an empty URI or
+    collection, a method that cannot be searched, or a method already open."""
+    if not uri.strip():
+        raise InputError("Give the engine's URI: a Milvus Lite file (gallery.db) or a "
+                         "server's http://host:19530")
+    if not collection.strip():
+        raise InputError(f"{uri}: give the collection that holds the gallery")
+    refusal = ann_refusal(opened.methods[name], opened.dataset)
+    if refusal is not None:
+        raise InputError(refusal)
+    plan = EnginePlan(name, uri.strip(), collection.strip(), (names_field or "").strip() or None)
+    if plan.names[0] in opened.methods:
+        raise InputError(f"{plan.names[0]} is open already (in the Method list)")
+    return plan
+
+
+def iter_engine_job(opened: Opened, plan: EnginePlan) -> Generator[Step, None, list[Method]]:
+    """Search with ``plan``, yielding progress; return the new method in a list (for
+    :meth:`Opened.add_methods`); stop iterating to cancel."""
+    plain = opened.methods[plan.method]
+    method = yield from iter_engine_search(plain, opened.dataset, opened.request.k, plan.uri,
+                                           plan.collection, plan.names_field)
+    return [method]
+
+
+__all__ = ["AnnPlan", "EnginePlan", "ann_refusal", "iter_ann", "iter_engine_job", "plan_ann",
+           "plan_engine"]

@@ -198,6 +198,21 @@ class Opened:
         order = [n for n in self.request.method_names() if n in found]
         self.methods = {n: found[n] for n in (*order, *(n for n in found if n not in order))}
 
+    def method_source(self, name: str) -> tuple[int, str | None] | None:
+        """Return (position of the method's file among the request's sources, what derives
+        it from the file's plain method: a re-ranking SPEC, an approximate search's setting,
+        or None for the plain method), or None for no such method."""
+        key = self.request.method_key(name)
+        if key is not None:
+            return key
+        m = self.methods.get(name)
+        if m is None or m.ann is None:
+            return None
+        plain = next((p for p in self.methods if name.startswith(f"{p} + ")
+                      and self.methods[p].ann is None), None)
+        found = self.request.method_key(plain) if plain is not None else None
+        return None if found is None else (found[0], m.ann.setting)
+
     def add_methods(self, after: str, methods: Sequence[Method]) -> None:
         """Add ``methods`` (approximate searches of method ``after``) right after ``after``
         and the methods already derived from it."""
@@ -387,13 +402,23 @@ def iter_engine_method(plain: Method, dataset: Dataset, request: OpenRequest,
     searched in the request's engine collection
     (:func:`irviewer.core.ann.search.iter_engine`), yielding its stages as :class:`Step`
     progress."""
+    return iter_engine_search(plain, dataset, request.k, str(request.engine),
+                              request.collection, request.engine_names, label)
+
+
+def iter_engine_search(plain: Method, dataset: Dataset, depth: int, uri: str,
+                       collection: str | None, names_field: str | None = None,
+                       label: str = "") -> Generator[Step, None, Method]:
+    """Return the method "F + milvus:COLLECTION" of ``plain``'s queries searched in
+    ``collection`` at ``uri``, yielding progress (:func:`iter_engine_method`'s, for any
+    engine)."""
     aligned = plain.ranking.descriptors
     assert aligned is not None
-    if not request.collection:
-        raise InputError(f"{ENGINE_WHERE} {request.engine}: name the collection holding the "
-                         f"gallery ({COLLECTION_WHERE})")
-    steps = iter_engine(plain.name, aligned, plain.ranking, dataset, request.k,
-                        str(request.engine), request.collection, request.engine_names, label)
+    if not collection:
+        raise InputError(f"{ENGINE_WHERE} {uri}: name the collection holding the gallery "
+                         f"({COLLECTION_WHERE})")
+    steps = iter_engine(plain.name, aligned, plain.ranking, dataset, depth, uri, collection,
+                        names_field, label)
     while True:
         try:
             stage, done, total = next(steps)

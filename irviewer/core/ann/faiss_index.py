@@ -42,6 +42,12 @@ TRAIN_ROWS = 100_000
 ADD_ROWS = 65_536
 #: Queries searched per block (a step of progress, a point to cancel).
 SEARCH_BLOCK = 256
+#: FAISS threads while searching (building uses them all).
+SEARCH_THREADS = 1
+#: A search shorter than this (seconds) is timed again, the fastest of :data:`RUNS` kept.
+REPEAT_BELOW = 0.5
+#: At most this many runs of a short search (ann-benchmarks' default ``--runs``).
+RUNS = 5
 _HEADER_BYTES = 4 + 4 + 8
 
 
@@ -241,13 +247,41 @@ def set_parameters(built: BuiltIndex, setting: AnnSetting, label: str) -> None:
                              "indexes efSearch)") from None
 
 
+def warm_up(built: BuiltIndex, queries: np.ndarray) -> None:
+    """Search the first query once, untimed: FAISS starts its thread pool on the first
+    search, which would otherwise be counted in the first setting's time."""
+    if len(queries) and built.index.ntotal:
+        built.index.search(np.ascontiguousarray(queries[:1], dtype=np.float32), 1)
+
+
 def iter_search(built: BuiltIndex, queries: np.ndarray, depth: int,
                 label: str) -> Generator[tuple[str, int, int], None,
                                          tuple[np.ndarray, np.ndarray, float]]:
     """Search every query's top ``depth`` in blocks of :data:`SEARCH_BLOCK`, yielding
     (stage, done, total); return (ids, similarities, seconds spent in FAISS's search): ids
     are the index's (-1 padding), similarities the index's scores as inner products (L2
-    distances converted), -inf padding."""
+    distances converted), -inf padding.
+
+    The time is ann-benchmarks' "best search time": when the whole search took under
+    :data:`REPEAT_BELOW` seconds it is run again, up to :data:`RUNS` times in all, and the
+    fastest run counts (a short search's time is otherwise mostly the machine's noise); the
+    results are the same every run. FAISS searches on :data:`SEARCH_THREADS` thread, as
+    ann-benchmarks measures (one CPU): on a shared machine FAISS's thread pool spends more
+    time waiting than searching for a few queries (1.6 ms against 0.01 ms per query
+    measured on the demo), so a setting's time would say more about the load than about
+    the index."""
+    faiss = faiss_module()
+    threads = faiss.omp_get_max_threads()
+    faiss.omp_set_num_threads(SEARCH_THREADS)
+    try:
+        return (yield from _iter_search(built, queries, depth, label))
+    finally:
+        faiss.omp_set_num_threads(threads)
+
+
+def _iter_search(built: BuiltIndex, queries: np.ndarray, depth: int,
+                 label: str) -> Generator[tuple[str, int, int], None,
+                                          tuple[np.ndarray, np.ndarray, float]]:
     n = len(queries)
     k = int(min(depth, max(built.index.ntotal, 1)))
     ids = np.full((n, depth), -1, dtype=np.int64)
@@ -262,8 +296,15 @@ def iter_search(built: BuiltIndex, queries: np.ndarray, depth: int,
         spent += time.perf_counter() - start
         ids[a:b, :k] = found
         sims[a:b, :k] = 1.0 - dist / 2.0 if built.l2 else dist
+    best, total, runs = spent, spent, 1
+    while total < REPEAT_BELOW and runs < RUNS:
+        start = time.perf_counter()
+        for a in range(0, n, SEARCH_BLOCK):
+            built.index.search(q32[a:a + SEARCH_BLOCK], k)
+        took = time.perf_counter() - start
+        best, total, runs = min(best, took), total + took, runs + 1
     sims[ids < 0] = -np.inf
-    return ids, sims, spent
+    return ids, sims, best
 
 
 def _first_line(e: BaseException) -> str:
@@ -275,4 +316,4 @@ def _first_line(e: BaseException) -> str:
 
 __all__ = ["NO_FAISS", "BuiltIndex", "IndexFacts", "check_index_fits", "check_index_header",
            "faiss_module", "iter_build_factory", "iter_search", "probe_index_file",
-           "read_index_file", "set_parameters"]
+           "read_index_file", "set_parameters", "warm_up"]

@@ -22,6 +22,7 @@ from irviewer.core.ann.faiss_index import (
     iter_search,
     read_index_file,
     set_parameters,
+    warm_up,
 )
 from irviewer.core.ann.milvus_engine import ENGINE_WHERE
 from irviewer.core.ann.results import AnnRun, score_lists
@@ -119,6 +120,7 @@ def _iter_spec(method: str, aligned: AlignedDescriptors, exact: Ranking, dataset
             iter_build_factory(spec.index, aligned.gallery, aligned.gallery_rows, n_g), label)
         source = "FAISS index factory"
     compared = exact_lists(dataset, exact)
+    warm_up(built, aligned.queries)
     out = []
     for setting in spec.settings():
         set_parameters(built, setting, setting_label(setting))

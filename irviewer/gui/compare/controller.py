@@ -67,10 +67,10 @@ class Tabs(Protocol):
 def related(opened: Opened, shown: str, reranked: bool | None = None) -> list[str]:
     """Return the other methods of ``shown``'s descriptor file, in the Method list's order:
     its plain method and its re-ranked ones (``reranked`` True: only re-ranked ones)."""
-    key = opened.request.method_key(shown)
+    key = opened.method_source(shown)
     out = []
     for name in opened.methods:
-        other = opened.request.method_key(name)
+        other = opened.method_source(name)
         if name != shown and key is not None and other is not None and other[0] == key[0] \
                 and (reranked is None or (other[1] is not None) == reranked):
             out.append(name)
@@ -162,7 +162,8 @@ class CompareMode(QObject):
         the shown method is compared with its first re-ranked version, before ↔ after."""
         self._offer()
         opened = self.shown.opened
-        if opened is not None and opened.request.rerank and self.compared() is None:
+        if opened is not None and (opened.request.rerank or opened.request.ann
+                                   or opened.request.engine) and self.compared() is None:
             after = next(iter(related(opened, self.shown.choice()[0], reranked=True)), None)
             if after is not None:
                 self.box.blockSignals(True)
