@@ -142,7 +142,7 @@ def run_sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                                                              args.self_match))
                            for m in searched if m.ann is not None])
     _ensure_gui()
-    from irviewer.gui.ann import export_sweep
+    from irviewer.gui.sweep_painter import export_sweep
 
     title = f"{opened.first.name} + {parse_ann_spec(args.ann[0]).index}"
     export_sweep(record, args.out, title)

@@ -87,5 +87,5 @@ def test_without_faiss_one_sentence_names_the_extra(files, monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "faiss", None)
     assert main(["eval", str(manifest), "-d", str(npz), "--ann", "HNSW8"]) == 2
     assert capsys.readouterr().err.strip() == (
-        "irviewer: error: approximate indexes (--ann) need FAISS, which is not installed: "
+        "irviewer: error: --ann: approximate indexes need FAISS, which is not installed: "
         "install irviewer[ann] (pip install 'irviewer[ann]')")

@@ -173,5 +173,5 @@ def test_without_the_client_one_sentence_names_the_extra(data, monkeypatch, caps
     assert main(["eval", str(manifest), "-d", str(npz), "--engine", db, "--collection",
                  "gallery"]) == 2
     assert capsys.readouterr().err.strip() == (
-        "irviewer: error: a vector engine (--engine) needs the Milvus client, which is not "
+        "irviewer: error: --engine: a vector engine needs the Milvus client, which is not "
         "installed: install irviewer[milvus] (pip install 'irviewer[milvus]')")

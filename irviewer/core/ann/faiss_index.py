@@ -32,7 +32,7 @@ from irviewer.core.descriptors import normalise_rows
 from irviewer.core.errors import InputError
 
 #: The sentence for a missing FAISS.
-NO_FAISS = ("approximate indexes (--ann) need FAISS, which is not installed: install "
+NO_FAISS = (f"{WHERE}: approximate indexes need FAISS, which is not installed: install "
             "irviewer[ann] (pip install 'irviewer[ann]')")
 #: Seconds the child process may take to read an index file.
 PROBE_SECONDS = 50.0

@@ -29,8 +29,8 @@ ENGINE_WHERE = either("--engine", "vector engine", key="engine")
 #: The environment variable a Milvus token is read from.
 TOKEN_VARIABLE = "IRVIEWER_MILVUS_TOKEN"
 #: The sentence for a missing client.
-NO_MILVUS = ("a vector engine (--engine) needs the Milvus client, which is not installed: "
-             "install irviewer[milvus] (pip install 'irviewer[milvus]')")
+NO_MILVUS = (f"{ENGINE_WHERE}: a vector engine needs the Milvus client, which is not "
+             "installed: install irviewer[milvus] (pip install 'irviewer[milvus]')")
 #: Queries asked of the engine per request (a step of progress, a point to cancel).
 BATCH = 64
 #: Seconds a connection or a request may take before the engine counts as unreachable.

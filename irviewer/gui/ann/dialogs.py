@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from irviewer.core.errors import InputError, window_text
-from irviewer.gui.ann.sweep_figure import SweepFigure
+from irviewer.gui.sweep_painter import SweepFigure
 from irviewer.opening.ann import AnnPlan, ann_refusal, plan_ann
 from irviewer.opening.opener import Opened
 

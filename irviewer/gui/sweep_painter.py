@@ -1,7 +1,7 @@
 """A sweep's figure: the task metric (mAP) against search time per query, one point per
 setting, the exact ranking's mAP as a dashed line — the curve ann-benchmarks draws for
-recall, drawn here for mAP. Painted with QPainter, so the window's sweep dialog and
-``irviewer figure --sweep`` (PNG, PDF, SVG) show the same figure."""
+recall, drawn here for mAP. Painted with QPainter, so the window's sweep dialog (the ann
+feature's) and ``irviewer figure --sweep`` (PNG, PDF, SVG) show the same figure."""
 
 from __future__ import annotations
 
