@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TypeVar
 
 from irviewer.core.ann.milvus_engine import ENGINE_WHERE
 from irviewer.core.ann.results import AnnRun
@@ -60,6 +61,8 @@ from irviewer.opening.request import (
     reranked_name,
     with_default_method,
 )
+
+T = TypeVar("T")
 
 #: How a message names the engine's collection.
 COLLECTION_WHERE = either("--collection NAME", "the collection", key="collection")
@@ -368,7 +371,15 @@ def iter_reranking(chain: Chain, aligned: AlignedDescriptors, dataset: Dataset, 
     """Return the ranking of ``aligned`` re-ranked by ``chain``
     (:func:`irviewer.core.rerank.iter_rerank`, ``plain`` the cosine ranking when made),
     yielding each of its stages as a :class:`Step` named ``prefix + stage + suffix``."""
-    steps = iter_rerank(chain, aligned, dataset, k, plain)
+    return (yield from as_steps(iter_rerank(chain, aligned, dataset, k, plain), prefix,
+                                suffix))
+
+
+def as_steps(steps: Generator[tuple[str, int, int], None, T], prefix: str = "",
+             suffix: str = "") -> Generator[Step, None, T]:
+    """Return what the core generator ``steps`` returns, yielding each of its
+    (stage, done, total) progress tuples as a :class:`Step` named
+    ``prefix + stage + suffix``."""
     while True:
         try:
             stage, done, total = next(steps)
@@ -384,14 +395,8 @@ def iter_ann_methods(plain: Method, dataset: Dataset, depth: int, specs: Sequenc
     yielding its stages as :class:`Step` progress."""
     aligned = plain.ranking.descriptors
     assert aligned is not None
-    steps = iter_ann_search(plain.name, aligned, plain.ranking, dataset, depth, specs, label)
-    while True:
-        try:
-            stage, done, total = next(steps)
-        except StopIteration as finished:
-            searched = finished.value
-            break
-        yield Step(stage, done, total)
+    searched = yield from as_steps(iter_ann_search(plain.name, aligned, plain.ranking,
+                                                   dataset, depth, specs, label))
     return [replace(plain, name=s.name, ranking=s.ranking, notes=(), ann=s.run,
                     evaluations={}) for s in searched]
 
@@ -417,15 +422,8 @@ def iter_engine_search(plain: Method, dataset: Dataset, depth: int, uri: str,
     if not collection:
         raise InputError(f"{ENGINE_WHERE} {uri}: name the collection holding the gallery "
                          f"({COLLECTION_WHERE})")
-    steps = iter_engine(plain.name, aligned, plain.ranking, dataset, depth, uri, collection,
-                        names_field, label)
-    while True:
-        try:
-            stage, done, total = next(steps)
-        except StopIteration as finished:
-            searched = finished.value
-            break
-        yield Step(stage, done, total)
+    searched = yield from as_steps(iter_engine(plain.name, aligned, plain.ranking, dataset,
+                                               depth, uri, collection, names_field, label))
     return replace(plain, name=searched.name, ranking=searched.ranking, notes=(),
                    ann=searched.run, evaluations={})
 

@@ -49,6 +49,15 @@ def _methods_box(opened: Opened, shown: str) -> QComboBox:
     return box
 
 
+def _ok_cancel(dialog: QDialog) -> QDialogButtonBox:
+    """Return OK and Cancel buttons that accept and reject ``dialog``."""
+    buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                               | QDialogButtonBox.StandardButton.Cancel)
+    buttons.accepted.connect(dialog.accept)
+    buttons.rejected.connect(dialog.reject)
+    return buttons
+
+
 class AnnDialog(QDialog):
     """Which method and which SPEC; :attr:`plan` is the checked answer (None while
     refused)."""
@@ -75,10 +84,7 @@ class AnnDialog(QDialog):
         explain.setStyleSheet("color: #555")
         self.note = QLabel()
         self.note.setWordWrap(True)
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
-                                        | QDialogButtonBox.StandardButton.Cancel)
-        self.buttons.accepted.connect(self.accept)
-        self.buttons.rejected.connect(self.reject)
+        self.buttons = _ok_cancel(self)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(explain)
@@ -151,10 +157,7 @@ class EngineDialog(QDialog):
                       "from the environment variable IRVIEWER_MILVUS_TOKEN.")
         note.setWordWrap(True)
         note.setStyleSheet("color: #555")
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
-                                        | QDialogButtonBox.StandardButton.Cancel)
-        self.buttons.accepted.connect(self.accept)
-        self.buttons.rejected.connect(self.reject)
+        self.buttons = _ok_cancel(self)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(note)
