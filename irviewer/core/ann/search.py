@@ -119,10 +119,21 @@ def _iter_spec(method: str, aligned: AlignedDescriptors, exact: Ranking, dataset
         built = yield from _labelled(
             iter_build_factory(spec.index, aligned.gallery, aligned.gallery_rows, n_g), label)
         source = "FAISS index factory"
+    return (yield from iter_settings(method, aligned, exact, dataset, depth, built,
+                                     spec.settings(), id_map, source, label))
+
+
+def iter_settings(method: str, aligned: AlignedDescriptors, exact: Ranking, dataset: Dataset,
+                  depth: int, built: BuiltIndex, settings: Sequence[AnnSetting],
+                  id_map: np.ndarray | None = None, source: str = "FAISS index factory",
+                  label: str = "") -> Generator[Progress, None, list[Searched]]:
+    """Return every setting in ``settings`` searched on the index ``built`` (already built
+    or read; ``id_map`` maps its ids to gallery indices, None when they are), yielding
+    progress: each one's lists scored and compared with the exact ranking ``exact``."""
     compared = exact_lists(dataset, exact)
     warm_up(built, aligned.queries)
     out = []
-    for setting in spec.settings():
+    for setting in settings:
         set_parameters(built, setting, setting_label(setting))
         out.append((yield from _iter_setting(method, aligned, exact, compared, dataset,
                                              depth, built, setting, id_map, source, label)))
@@ -215,4 +226,5 @@ def _labelled(steps: Generator[Progress, None, BuiltIndex],
 
 
 __all__ = ["NAMES_WHERE", "Progress", "Searched", "ann_name", "engine_name", "exact_lists",
-           "file_rows", "iter_ann_search", "iter_engine", "rows_to_gallery", "setting_label"]
+           "file_rows", "iter_ann_search", "iter_engine", "iter_settings", "rows_to_gallery",
+           "setting_label"]
