@@ -6,6 +6,7 @@ that are not imports."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -87,6 +88,96 @@ def test_no_gui_module_is_over_500_lines():
     long = {p.relative_to(ROOT).as_posix(): n for p in (ROOT / "irviewer" / "gui").rglob("*.py")
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500}
     assert long == {}
+
+
+#: The names by which a module would make threads of its own for the window.
+THREAD_NAMES = {"QRunnable", "QThreadPool", "QThread", "Thread", "ThreadPoolExecutor"}
+
+
+def thread_names_used(source: str) -> set[str]:
+    """Return the thread-making names ``source`` imports, subclasses or calls."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom):
+            found |= {a.name for a in node.names} & THREAD_NAMES
+        elif isinstance(node, ast.Attribute) and node.attr in THREAD_NAMES:
+            found.add(node.attr)
+        elif isinstance(node, ast.Name) and node.id in THREAD_NAMES:
+            found.add(node.id)
+    return found
+
+
+def test_the_window_works_off_its_thread_only_through_workers():
+    """gui/workers.py is the window's one way to run work off the GUI thread: no other
+    module of gui/ (nor cli/, which starts it) makes a QRunnable, a QThreadPool, a QThread
+    or a Python thread of its own."""
+    found = {p.relative_to(ROOT).as_posix(): names
+             for folder in ("gui", "cli") for p in (ROOT / "irviewer" / folder).rglob("*.py")
+             if p.name != "workers.py" or folder != "gui"
+             if (names := thread_names_used(p.read_text(encoding="utf-8")))}
+    assert found == {}
+    assert thread_names_used((ROOT / "irviewer" / "gui" / "workers.py").read_text()) \
+        >= {"QThreadPool"}
+
+
+def test_the_thread_check_finds_a_qrunnable_subclass_and_a_pool():
+    assert thread_names_used("from PySide6.QtCore import QRunnable\n"
+                             "class Job(QRunnable): pass") == {"QRunnable"}
+    assert thread_names_used("import PySide6.QtCore as C\n"
+                             "pool = C.QThreadPool.globalInstance()") == {"QThreadPool"}
+    assert thread_names_used("import threading\nthreading.Thread(target=print)") == {"Thread"}
+
+
+def untyped_parameters(source: str) -> set[str]:
+    """Return the functions of ``source`` that take a parameter typed ``Any``."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            arguments = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+            if any((isinstance(a.annotation, ast.Name) and a.annotation.id == "Any")
+                   or (isinstance(a.annotation, ast.Constant) and a.annotation.value == "Any")
+                   for a in arguments):
+                found.add(node.name)
+    return found
+
+
+def test_no_controller_takes_a_window_typed_any():
+    """A feature's controller says what it takes from the window in a Protocol (see
+    docs/architecture.md), never ``window: Any``."""
+    found = {p.relative_to(ROOT).as_posix(): names
+             for p in (ROOT / "irviewer" / "gui").glob("*/controller.py")
+             if (names := untyped_parameters(p.read_text(encoding="utf-8")))}
+    assert found == {}
+    assert untyped_parameters("def __init__(self, window: Any) -> None: ...") == {"__init__"}
+
+
+def test_no_module_of_the_package_is_over_500_lines_unless_it_says_why():
+    """A long module holds one idea and its docstring says so ("one idea")."""
+    long = {p.relative_to(ROOT).as_posix(): n for p in (ROOT / "irviewer").rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500
+            and "one idea" not in (ast.get_docstring(ast.parse(p.read_text(encoding="utf-8")))
+                                   or "").lower()}
+    assert long == {}
+
+
+def test_the_audit_is_one_subpackage_checked_for_cycles():
+    """The label audit lives in core/audit/ (no core/audit*.py beside it), and the acyclic
+    import contract covers the modules of every package, the audit's included."""
+    assert sorted(p.name for p in (ROOT / "irviewer" / "core").glob("audit*.py")) == []
+    assert (ROOT / "irviewer" / "core" / "audit" / "__init__.py").is_file()
+    config = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'type = "acyclic_siblings"\nancestors = ["irviewer"]' in config
+
+
+def test_the_split_modules_stay_short():
+    """Ranking, corrections and the session file are split by idea: each room <= 500 lines."""
+    rooms = [ROOT / "irviewer" / "core" / "ranking", ROOT / "irviewer" / "core" / "corrections",
+             ROOT / "irviewer" / "opening" / "session_file.py"]
+    for room in rooms:
+        for path in ([room] if room.suffix else sorted(room.glob("*.py"))):
+            assert path.is_file(), path
+            n = len(path.read_text(encoding="utf-8").splitlines())
+            assert n <= 500, (path.relative_to(ROOT).as_posix(), n)
 
 
 def test_at_most_twelve_modules_at_the_top_of_gui():
