@@ -13,8 +13,8 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from irviewer.core.atomic import atomic_write_bytes
 from irviewer.core.errors import InputError
+from irviewer.io.atomic import atomic_write_bytes
 
 #: The figure's size in points (PDF, SVG) and, at 2x, in PNG pixels.
 SIZE = QSize(640, 400)
@@ -166,7 +166,13 @@ def export_sweep(record: dict, path: Path, title: str = "") -> None:
         painter.scale(2, 2)
         paint_sweep(painter, area, record, title)
         painter.end()
-        image.save(buffer, "PNG")
+        from PySide6.QtGui import QImageWriter
+
+        # QImageWriter, not QImage.save: PySide6's hints and its run time disagree on
+        # save's format argument (as figure_painter says).
+        png = QImageWriter(buffer, QByteArray(b"png"))
+        if not png.write(image):
+            raise InputError(f"could not write the figure as png: {png.errorString()}")
     elif kind == ".pdf":
         from PySide6.QtCore import QMarginsF, QSizeF
         from PySide6.QtGui import QPageLayout, QPageSize, QPdfWriter

@@ -248,9 +248,9 @@ class AnnSearcher(Worker):
         """Start ``job`` (:func:`irviewer.opening.ann.iter_ann` or ``iter_engine_job``,
         made on the calling thread); ``what`` names the search in the out-of-memory
         sentence; makes any earlier request stale."""
-        self.start(lambda: job, lambda _step: None,
+        self.start(lambda: job,
                    f"not enough memory to search {what}; close other programs, or choose "
-                   "an index that compresses the vectors (PQ)", sync)
+                   "an index that compresses the vectors (PQ)", sync=sync)
 
 
 class Auditor(Worker):
