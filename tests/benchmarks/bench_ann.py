@@ -9,8 +9,8 @@ Run from the repository root (a script, not a test; pytest does not collect this
 
 (ivf) 70 queries x 1,000,000 gallery x 2048 float16, memory-mapped, the gallery of
     bench_eval.py's case (c) (an rOxford-like 5,000 images followed by 995,000
-    distractors, three protocols). The index, ``--index`` (default IVF1024,PQ64) at
-    ``--nprobe`` (default 16), is built once from the gallery rows the way ``--ann`` builds a
+    distractors, three protocols). The index, ``--index`` (default IVF256,PQ32) at
+    ``--nprobe`` (default 8), is built once from the gallery rows the way ``--ann`` builds a
     factory string (trained on 100,000 evenly spaced rows, the gallery added in chunks),
     and its building is reported apart. Then, interleaved, best of ``--repeats``:
 
@@ -198,8 +198,8 @@ def milvus_case(dim: int, n_queries: int, repeats: int) -> dict[str, float]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--cases", default="ivf,milvus")
-    parser.add_argument("--index", default="IVF1024,PQ64")
-    parser.add_argument("--nprobe", type=int, default=16)
+    parser.add_argument("--index", default="IVF256,PQ32")
+    parser.add_argument("--nprobe", type=int, default=8)
     parser.add_argument("--dim", type=int, default=256)
     parser.add_argument("--milvus-queries", type=int, default=128)
     parser.add_argument("--repeats", type=int, default=3)
