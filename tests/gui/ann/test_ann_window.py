@@ -115,3 +115,16 @@ def test_an_unreachable_engine_is_one_sentence_in_a_box(window):
     assert window.ann.last_error is not None
     assert window.ann.last_error.startswith(
         f"vector engine http://127.0.0.1:{port}: the engine cannot be reached")
+
+
+def test_a_session_saved_while_an_approximate_method_is_shown_reopens(window, qtbot,
+                                                                      tmp_path):
+    # Sessions keep the exact methods; an approximate one is searched again on request.
+    window.open_request(OpenRequest(MANIFEST, (STRONG,)), sync=True)
+    window.ann.start("strong.npz", "IVF4,Flat:nprobe=1", sync=True)
+    window.bar.method_box.setCurrentText("strong.npz + IVF4,Flat:nprobe=1")
+    assert window.save_session_as(tmp_path / "work.irv")
+    again = MainWindow(top_k=20)
+    qtbot.addWidget(again)
+    again.open_session(tmp_path / "work.irv", sync=True)
+    assert offered(again) == ["strong.npz"]
