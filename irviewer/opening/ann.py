@@ -17,13 +17,9 @@ from irviewer.core.ann.spec import AnnSpec, parse_ann_spec
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError
 from irviewer.formats.hpatches_tasks import NAME as TASKS
-from irviewer.opening.opener import (
-    Method,
-    Opened,
-    Step,
-    iter_ann_methods,
-    iter_engine_search,
-)
+from irviewer.opening.approximate import iter_ann_methods, iter_engine_search
+from irviewer.opening.method import Method, Step
+from irviewer.opening.opener import Opened
 
 
 def ann_refusal(method: Method, dataset: Dataset) -> str | None:
@@ -39,6 +35,23 @@ def ann_refusal(method: Method, dataset: Dataset) -> str | None:
         return (f"{method.name}: HPatches task lists rank each query's own pool of patches; "
                 "an index needs one gallery")
     return None
+
+
+def method_source(opened: Opened, name: str) -> tuple[int, str | None] | None:
+    """Return (position of the method's file among the request's sources, what derives
+    it from the file's plain method: a re-ranking SPEC, an approximate search's setting,
+    or None for the plain method), or None for no such method: an approximate method
+    belongs to the file of the exact method it searched."""
+    key = opened.request.method_key(name)
+    if key is not None:
+        return key
+    m = opened.methods.get(name)
+    if m is None or m.ann is None:
+        return None
+    plain = next((p for p in opened.methods if name.startswith(f"{p} + ")
+                  and opened.methods[p].ann is None), None)
+    found = opened.request.method_key(plain) if plain is not None else None
+    return None if found is None else (found[0], m.ann.setting)
 
 
 @dataclass(frozen=True)
@@ -121,5 +134,5 @@ def iter_engine_job(opened: Opened, plan: EnginePlan) -> Generator[Step, None, l
     return [method]
 
 
-__all__ = ["AnnPlan", "EnginePlan", "ann_refusal", "iter_ann", "iter_engine_job", "plan_ann",
-           "plan_engine"]
+__all__ = ["AnnPlan", "EnginePlan", "ann_refusal", "iter_ann", "iter_engine_job",
+           "method_source", "plan_ann", "plan_engine"]

@@ -21,11 +21,7 @@ from __future__ import annotations
 from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TypeVar
 
-from irviewer.core.ann.milvus_engine import ENGINE_WHERE
-from irviewer.core.ann.results import AnnRun
-from irviewer.core.ann.search import iter_ann_search, iter_engine
 from irviewer.core.ann.spec import WHERE as ANN_WHERE
 from irviewer.core.chance import chance_level
 from irviewer.core.dataset import Dataset
@@ -36,7 +32,7 @@ from irviewer.core.descriptors import (
     file_sha256,
     prefetch_sha256,
 )
-from irviewer.core.errors import InputError, Sentence, either
+from irviewer.core.errors import InputError, Sentence
 from irviewer.core.evaluation import Evaluation, evaluate
 from irviewer.core.progress import result_of
 from irviewer.core.protocols import get_protocol
@@ -52,6 +48,8 @@ from irviewer.formats.descriptor_files import descriptor_names, read_descriptors
 from irviewer.formats.hpatches_tasks import NAME as TASKS
 from irviewer.formats.hpatches_tasks import iter_rank_tasks
 from irviewer.formats.registry import read_dataset
+from irviewer.opening.approximate import iter_ann_methods, iter_engine_search
+from irviewer.opening.method import Method, Step, as_steps
 from irviewer.opening.request import (
     DescriptorFile,
     MethodSource,
@@ -61,49 +59,6 @@ from irviewer.opening.request import (
     reranked_name,
     with_default_method,
 )
-
-T = TypeVar("T")
-
-#: How a message names the engine's collection.
-COLLECTION_WHERE = either("--collection NAME", "the collection", key="collection")
-
-
-@dataclass(frozen=True)
-class Method:
-    """One ranking of the dataset, with what a report needs to identify it.
-
-    ``kind`` is ``"descriptors"`` or ``"ranking"``; ``sha256`` the hash of the file's bytes;
-    ``dim`` the descriptor dimension (None for a ranking); ``notes`` sentences about this
-    method for the user, each naming its file (a ranking's skipped lists; rows matched by
-    position and, where the result is at chance level, that they are probably in another
-    order), as :class:`~irviewer.core.errors.Sentence` where they name an option.
-    ``matched_by_position`` is True when descriptor rows without names were matched to the
-    dataset by their order; :attr:`position_note` is then the sentence that says so (the
-    window's banner). ``rerank`` is the re-ranking chain of a method "F + SPEC" (None for
-    a plain one). ``ann`` is the approximate search of a method "F + SETTING" (an index or
-    a vector engine; None for an exact one): its times, recalls and the exact lists it is
-    compared with. ``evaluations`` maps each scored protocol to its evaluation under the
-    protocol's own conventions: a view of :class:`Opened`'s one cache.
-    """
-
-    name: str
-    path: Path
-    kind: str
-    ranking: Ranking
-    notes: tuple[str, ...] = ()
-    sha256: str = ""
-    dim: int | None = None
-    matched_by_position: bool = False
-    rerank: Chain | None = None
-    ann: AnnRun | None = None
-    evaluations: Mapping[str, Evaluation] = field(default_factory=dict, compare=False,
-                                                  repr=False)
-
-    @property
-    def position_note(self) -> str | None:
-        """Return the sentence saying that rows were matched by position (None when they
-        were matched by name)."""
-        return self.notes[0] if self.matched_by_position else None
 
 
 class MethodEvaluations(Mapping[str, Evaluation]):
@@ -201,21 +156,6 @@ class Opened:
         order = [n for n in self.request.method_names() if n in found]
         self.methods = {n: found[n] for n in (*order, *(n for n in found if n not in order))}
 
-    def method_source(self, name: str) -> tuple[int, str | None] | None:
-        """Return (position of the method's file among the request's sources, what derives
-        it from the file's plain method: a re-ranking SPEC, an approximate search's setting,
-        or None for the plain method), or None for no such method."""
-        key = self.request.method_key(name)
-        if key is not None:
-            return key
-        m = self.methods.get(name)
-        if m is None or m.ann is None:
-            return None
-        plain = next((p for p in self.methods if name.startswith(f"{p} + ")
-                      and self.methods[p].ann is None), None)
-        found = self.request.method_key(plain) if plain is not None else None
-        return None if found is None else (found[0], m.ann.setting)
-
     def add_methods(self, after: str, methods: Sequence[Method]) -> None:
         """Add ``methods`` (approximate searches of method ``after``) right after ``after``
         and the methods already derived from it."""
@@ -246,15 +186,6 @@ class Opened:
         self.dataset = dataset
         self._evaluations.clear()
         self._evaluations.update(updated)
-
-
-@dataclass(frozen=True)
-class Step:
-    """Progress of :func:`iter_open`: a stage name and done of total (0 of 0: no count)."""
-
-    stage: str
-    done: int = 0
-    total: int = 0
 
 
 #: What :func:`iter_open` and its helpers are: progress steps, then a returned result.
@@ -289,19 +220,16 @@ def iter_open(request: OpenRequest) -> Opening:
         label = f" ({name}, {i + 1} of {n_methods})" if n_methods > 1 else ""
         own = tuple(chains[spec] for j, spec in pairs if j == i)
         found = yield from iter_methods(source, name, label, dataset, request, own)
-        if request.ann and isinstance(source, DescriptorFile):
+        if (request.ann or (request.engine and i == 0)) and isinstance(source, DescriptorFile):
             plain = next((m for m in found if m.rerank is None), None)
             if plain is None or dataset.format == TASKS:
                 raise InputError(f"{source.path.name}: {ANN_WHERE} searches one gallery "
                                  "with the descriptor file's plain (exact) method")
-            found += yield from iter_ann_methods(plain, dataset, request.k, request.ann,
-                                                 label)
-        if request.engine is not None and i == 0 and isinstance(source, DescriptorFile):
-            plain = next((m for m in found if m.rerank is None and m.ann is None), None)
-            if plain is None or dataset.format == TASKS:
-                raise InputError(f"{source.path.name}: {ENGINE_WHERE} searches one gallery "
-                                 "with the descriptor file's plain (exact) method")
-            found.append((yield from iter_engine_method(plain, dataset, request, label)))
+            found += yield from iter_ann_methods(plain, dataset, request.k, request.ann, label)
+            if request.engine and i == 0:
+                found.append((yield from iter_engine_search(
+                    plain, dataset, request.k, request.engine, request.collection,
+                    request.engine_names, label)))
         for method in found:
             yield Step(f"scoring{label}")
             mine = []
@@ -373,59 +301,6 @@ def iter_reranking(chain: Chain, aligned: AlignedDescriptors, dataset: Dataset, 
     yielding each of its stages as a :class:`Step` named ``prefix + stage + suffix``."""
     return (yield from as_steps(iter_rerank(chain, aligned, dataset, k, plain), prefix,
                                 suffix))
-
-
-def as_steps(steps: Generator[tuple[str, int, int], None, T], prefix: str = "",
-             suffix: str = "") -> Generator[Step, None, T]:
-    """Return what the core generator ``steps`` returns, yielding each of its
-    (stage, done, total) progress tuples as a :class:`Step` named
-    ``prefix + stage + suffix``."""
-    while True:
-        try:
-            stage, done, total = next(steps)
-        except StopIteration as finished:
-            return finished.value
-        yield Step(f"{prefix}{stage}{suffix}", done, total)
-
-
-def iter_ann_methods(plain: Method, dataset: Dataset, depth: int, specs: Sequence[str],
-                     label: str = "") -> Generator[Step, None, list[Method]]:
-    """Return the methods "F + SETTING" of every setting of every SPEC in ``specs`` over
-    the exact method ``plain``'s vectors (:func:`irviewer.core.ann.search.iter_ann_search`),
-    yielding its stages as :class:`Step` progress."""
-    aligned = plain.ranking.descriptors
-    assert aligned is not None
-    searched = yield from as_steps(iter_ann_search(plain.name, aligned, plain.ranking,
-                                                   dataset, depth, specs, label))
-    return [replace(plain, name=s.name, ranking=s.ranking, notes=(), ann=s.run,
-                    evaluations={}) for s in searched]
-
-
-def iter_engine_method(plain: Method, dataset: Dataset, request: OpenRequest,
-                       label: str = "") -> Generator[Step, None, Method]:
-    """Return the method "F + milvus:COLLECTION": the exact method ``plain``'s queries
-    searched in the request's engine collection
-    (:func:`irviewer.core.ann.search.iter_engine`), yielding its stages as :class:`Step`
-    progress."""
-    return iter_engine_search(plain, dataset, request.k, str(request.engine),
-                              request.collection, request.engine_names, label)
-
-
-def iter_engine_search(plain: Method, dataset: Dataset, depth: int, uri: str,
-                       collection: str | None, names_field: str | None = None,
-                       label: str = "") -> Generator[Step, None, Method]:
-    """Return the method "F + milvus:COLLECTION" of ``plain``'s queries searched in
-    ``collection`` at ``uri``, yielding progress (:func:`iter_engine_method`'s, for any
-    engine)."""
-    aligned = plain.ranking.descriptors
-    assert aligned is not None
-    if not collection:
-        raise InputError(f"{ENGINE_WHERE} {uri}: name the collection holding the gallery "
-                         f"({COLLECTION_WHERE})")
-    searched = yield from as_steps(iter_engine(plain.name, aligned, plain.ranking, dataset,
-                                               depth, uri, collection, names_field, label))
-    return replace(plain, name=searched.name, ranking=searched.ranking, notes=(),
-                   ann=searched.run, evaluations={})
 
 
 def open_ground_truth(request: OpenRequest) -> tuple[Dataset, LoadedCorrections | None]:

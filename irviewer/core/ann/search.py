@@ -35,6 +35,9 @@ from irviewer.core.ranking import Ranking, ranking_from_lists
 #: How a message names the engine's names field.
 NAMES_WHERE = either("--engine-names FIELD", "the names field", key="engine_names")
 
+#: How a message names the engine's collection.
+COLLECTION_WHERE = either("--collection NAME", "the collection", key="collection")
+
 #: Progress of a search: (stage, done, total); 0 of 0 is a stage without a count.
 Progress = tuple[str, int, int]
 
@@ -172,7 +175,7 @@ def engine_name(method: str, collection: str) -> str:
 
 
 def iter_engine(method: str, aligned: AlignedDescriptors, exact: Ranking | None,
-                dataset: Dataset, depth: int, uri: str, collection: str,
+                dataset: Dataset, depth: int, uri: str, collection: str | None,
                 names_field: str | None = None,
                 label: str = "") -> Generator[Progress, None, Searched]:
     """Return the descriptor file's queries (``aligned``) searched in the Milvus collection
@@ -183,6 +186,9 @@ def iter_engine(method: str, aligned: AlignedDescriptors, exact: Ranking | None,
     from irviewer.core.ann.milvus_engine import connect, describe, is_local, iter_engine_search
     from irviewer.core.descriptors import name_key, name_keys
 
+    if not collection:
+        raise InputError(f"{ENGINE_WHERE} {uri}: name the collection holding the gallery "
+                         f"({COLLECTION_WHERE})")
     yield (f"connecting to {uri}{label}", 0, 0)
     start = time.perf_counter()
     client = connect(uri)
@@ -225,6 +231,6 @@ def _labelled(steps: Generator[Progress, None, BuiltIndex],
         yield (f"{stage}{label}", done, total)
 
 
-__all__ = ["NAMES_WHERE", "Progress", "Searched", "ann_name", "engine_name", "exact_lists",
-           "file_rows", "iter_ann_search", "iter_engine", "iter_settings", "rows_to_gallery",
-           "setting_label"]
+__all__ = ["COLLECTION_WHERE", "NAMES_WHERE", "Progress", "Searched", "ann_name", "engine_name",
+           "exact_lists", "file_rows", "iter_ann_search", "iter_engine", "iter_settings",
+           "rows_to_gallery", "setting_label"]

@@ -20,6 +20,7 @@ from irviewer.gui.compare.scatter import APScatter
 from irviewer.gui.compare.strips import CompareStrips
 from irviewer.gui.widgets.thumbnails import ThumbnailCache
 from irviewer.gui.workers import Worker
+from irviewer.opening.ann import method_source
 from irviewer.opening.opener import Opened
 from irviewer.view.compare_view import (
     PairedStatistics,
@@ -68,10 +69,10 @@ class Tabs(Protocol):
 def related(opened: Opened, shown: str, reranked: bool | None = None) -> list[str]:
     """Return the other methods of ``shown``'s descriptor file, in the Method list's order:
     its plain method and its re-ranked ones (``reranked`` True: only re-ranked ones)."""
-    key = opened.method_source(shown)
+    key = method_source(opened, shown)
     out = []
     for name in opened.methods:
-        other = opened.method_source(name)
+        other = method_source(opened, name)
         if name != shown and key is not None and other is not None and other[0] == key[0] \
                 and (reranked is None or (other[1] is not None) == reranked):
             out.append(name)
