@@ -15,12 +15,15 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from irviewer.core.errors import InputError
 from irviewer.io.atomic import atomic_write_bytes
+from irviewer.view import palette
 
 #: The figure's size in points (PDF, SVG) and, at 2x, in PNG pixels.
 SIZE = QSize(640, 400)
-_CURVE = QColor("#1f5fa8")
-_EXACT = QColor("#8c3a00")
-_GRID = QColor("#d0d0d0")
+_CURVE = QColor(palette.SELECTED)
+_EXACT = QColor(palette.LOSS)
+_GRID = QColor(palette.FIGURE_GRID)
+_INK = QColor(palette.PLOT_INK)
+_PAPER = QColor(palette.WHITE)
 
 
 def paint_sweep(painter: QPainter, area: QRectF, record: dict, title: str = "") -> None:
@@ -31,7 +34,7 @@ def paint_sweep(painter: QPainter, area: QRectF, record: dict, title: str = "") 
     settings = [s for s in record["settings"] if s["mAP"] is not None]
     painter.save()
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    painter.fillRect(area, Qt.GlobalColor.white)
+    painter.fillRect(area, _PAPER)
     font = QFont()
     font.setPointSizeF(8.5)
     painter.setFont(font)
@@ -60,7 +63,7 @@ def paint_sweep(painter: QPainter, area: QRectF, record: dict, title: str = "") 
     for tick in _ticks(lo_y, hi_y):
         y = at(times[0], tick).y()
         painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
-        painter.setPen(Qt.GlobalColor.black)
+        painter.setPen(_INK)
         painter.drawText(QRectF(area.left(), y - 8, left - 6, 16),
                          Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
                          f"{tick:g}")
@@ -77,10 +80,10 @@ def paint_sweep(painter: QPainter, area: QRectF, record: dict, title: str = "") 
             if x - last_label < 36:  # too close to the last label to read
                 continue
             last_label = x
-            painter.setPen(Qt.GlobalColor.black)
+            painter.setPen(_INK)
             painter.drawText(QRectF(x - 30, plot.bottom() + 3, 60, 14),
                              Qt.AlignmentFlag.AlignHCenter, f"{value:g}")
-    painter.setPen(QPen(Qt.GlobalColor.black, 1.0))
+    painter.setPen(QPen(_INK, 1.0))
     painter.drawRect(plot)
     painter.drawText(QRectF(plot.left(), area.bottom() - 22, plot.width(), 16),
                      Qt.AlignmentFlag.AlignHCenter,
@@ -114,7 +117,7 @@ def paint_sweep(painter: QPainter, area: QRectF, record: dict, title: str = "") 
     for s, p in zip(settings, points, strict=True):
         painter.setPen(QPen(_CURVE, 1.0))
         painter.drawEllipse(p, 3.2, 3.2)
-        painter.setPen(Qt.GlobalColor.black)
+        painter.setPen(_INK)
         label = s["setting"].split(":", 1)[-1] if ":" in s["setting"] else s["setting"]
         width = painter.fontMetrics().horizontalAdvance(label) + 4
         x = p.x() + 5 if p.x() + 5 + width <= plot.right() else p.x() - 5 - width
@@ -161,7 +164,7 @@ def export_sweep(record: dict, path: Path, title: str = "") -> None:
     area = QRectF(0, 0, SIZE.width(), SIZE.height())
     if kind == ".png":
         image = QImage(SIZE * 2, QImage.Format.Format_ARGB32)
-        image.fill(Qt.GlobalColor.white)
+        image.fill(_PAPER)
         painter = QPainter(image)
         painter.scale(2, 2)
         paint_sweep(painter, area, record, title)

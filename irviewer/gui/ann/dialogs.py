@@ -27,9 +27,8 @@ from irviewer.core.errors import InputError, window_text
 from irviewer.gui.sweep_painter import SweepFigure
 from irviewer.opening.ann import AnnPlan, ann_refusal, plan_ann
 from irviewer.opening.opener import Opened
+from irviewer.view import palette
 
-#: The note's colour when the SPEC is refused.
-REFUSED = "#8c3a00"
 #: The SPEC the dialog offers first: an inverted file over a few lists, swept.
 EXAMPLE = "IVF16,Flat:nprobe=1,2,4,8"
 HELP = ("A FAISS index factory string built from the method's gallery vectors (IVF256,Flat, "
@@ -81,7 +80,7 @@ class AnnDialog(QDialog):
         form.addRow("Index (SPEC):", row)
         explain = QLabel(HELP)
         explain.setWordWrap(True)
-        explain.setStyleSheet("color: #555")
+        explain.setStyleSheet(f"color: {palette.MUTED_TEXT}")
         self.note = QLabel()
         self.note.setWordWrap(True)
         self.buttons = _ok_cancel(self)
@@ -117,7 +116,7 @@ class AnnDialog(QDialog):
             self.plan = None
             self.note.setText(window_text(e.for_window()) if isinstance(e, InputError)
                               else "Choose a method with vectors")
-            self.note.setStyleSheet(f"color: {REFUSED}")
+            self.note.setStyleSheet(f"color: {palette.ALERT_TEXT}")
             ok.setEnabled(False)
             return
         settings = self.plan.spec.settings()
@@ -156,7 +155,7 @@ class EngineDialog(QDialog):
                       "of the engine and compared with the exact ranking. A token is read "
                       "from the environment variable IRVIEWER_MILVUS_TOKEN.")
         note.setWordWrap(True)
-        note.setStyleSheet("color: #555")
+        note.setStyleSheet(f"color: {palette.MUTED_TEXT}")
         self.buttons = _ok_cancel(self)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
