@@ -47,7 +47,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "benchmarks"))
 importlib.import_module("irviewer")
 import numpy as np  # noqa: E402
-from bench_eval import revisited_like  # noqa: E402
+from bench_eval import gallery_map, revisited_like  # noqa: E402
 
 from irviewer.core.ann.faiss_index import iter_build_factory  # noqa: E402
 from irviewer.core.ann.search import iter_settings  # noqa: E402
@@ -65,27 +65,6 @@ from irviewer.core.ranking import rank  # noqa: E402
 from irviewer.reports.ann_report import ann_member  # noqa: E402
 
 DEPTH = 100
-
-
-def gallery_map(workdir: Path, g5k: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Return the 1,000,000 x 2048 float16 map (built once in ``workdir``; its first 5,000
-    rows rewritten from the fixed seed every run, as bench_eval.py does)."""
-    n = 1_000_000
-    workdir.mkdir(parents=True, exist_ok=True)
-    path = workdir / "gallery_1m_2048_f16.npy"
-    if not path.exists():
-        print("  building the 4 GB float16 gallery map (once) ...", file=sys.stderr)
-        mm = np.lib.format.open_memmap(path, mode="w+", dtype=np.float16, shape=(n, 2048))
-        for a in range(5000, n, 50_000):
-            mm[a:a + 50_000] = rng.standard_normal((min(50_000, n - a), 2048),
-                                                   dtype=np.float32)
-        mm.flush()
-        del mm
-    mm = np.load(path, mmap_mode="r+")
-    mm[:5000] = g5k
-    mm.flush()
-    del mm
-    return np.load(path, mmap_mode="r")
 
 
 def ivf_case(workdir: Path, index: str, nprobe: int, repeats: int) -> dict[str, float]:
