@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from irviewer.core.evaluation import NEGATIVE, POSITIVE
+from irviewer.opening.matches import Match
 from irviewer.opening.opener import open_now
-from irviewer.opening.photo_search import Match
 from irviewer.opening.request import demo_request
 from irviewer.view.presentation import (
     Caption,

@@ -29,8 +29,9 @@ from irviewer.core.descriptors import IMAGE_SUFFIXES
 from irviewer.core.errors import InputError
 from irviewer.core.evaluation import Evaluation
 from irviewer.gui.menus import Menus
+from irviewer.opening.matches import Match
 from irviewer.opening.opener import Opened
-from irviewer.opening.photo_search import Match, Searcher
+from irviewer.opening.photo_search import Searcher
 from irviewer.opening.request import classify_paths
 from irviewer.view.presentation import (
     Slide,
