@@ -79,11 +79,11 @@ class Answer:
         rule = "calibrated on the collection" if self.calibrated else \
             "not calibrated on this gallery: the default rule"
         if self.named is not None:
-            return (f"{self.named.inliers} matched points agree on one view of it "
-                    f"(at least {self.threshold} needed, {self.strictness}, {rule})")
+            return (f"{self.named.inliers} matched points agree on one view of it; "
+                    f"{self.threshold} needed ({self.strictness}, {rule})")
         best = max((m.inliers or 0 for m in self.matches), default=0)
-        return (f"no artwork has {self.threshold} matched points that agree on one view "
-                f"(the most: {best}; {self.strictness}, {rule})")
+        return (f"no artwork has {self.threshold} matched points that agree on one view, "
+                f"the most is {best} ({self.strictness}, {rule})")
 
 
 def artwork_of(match: Match) -> str:
