@@ -340,3 +340,14 @@ def test_the_pointer_hides_when_it_rests_and_comes_back_when_moved(window, qtbot
     assert view.cursor().shape() != Qt.CursorShape.BlankCursor
 
 
+
+
+def test_the_bar_s_strictness_answers_the_photo_again(window, qtbot, visitor_photo):
+    search = window.photo_search
+    search.search(visitor_photo, sync=True)
+    qtbot.waitUntil(lambda: search.answer is not None, timeout=20000)
+    assert search.answer.strictness == "normal" and search.answer.threshold == 12
+    search.set_strictness("stricter", sync=True)
+    qtbot.waitUntil(lambda: search.answer.strictness == "stricter", timeout=20000)
+    assert search.answer.threshold == 16 and search.strictness() == "stricter"
+    assert search.bar.label.toolTip() == search.answer.evidence()
