@@ -8,8 +8,8 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from irviewer.core.atomic import atomic_write_text
 from irviewer.core.errors import InputError
+from irviewer.io.atomic import atomic_write_text
 from irviewer.opening.options import (
     CONVENTIONS,
     METHODS,
@@ -101,7 +101,8 @@ def run_eval(args: argparse.Namespace) -> int:
     evaluations = [opened.evaluation(method.name, p, args.ap, args.self_match)
                    for p in opened.protocols]
     if dataset.format == COLLECTION and not artworks_with_views(dataset):
-        raise InputError(nothing_to_score(dataset))
+        print(nothing_to_score(dataset))  # a curator's collection, not an error: exit 0
+        return 0
     source = method_record(method)
     notes = (*dataset.notes, *method.notes)
     if opened.corrections is not None:

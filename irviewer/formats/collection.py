@@ -32,16 +32,17 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from irviewer.core.acceptance import Calibration
-from irviewer.core.atomic import atomic_write_text
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError, either
 from irviewer.formats.base import Reader, ReadOptions, read_text
 from irviewer.formats.manifest import InstanceEntry, instance_dataset, read_rows
+from irviewer.io.atomic import atomic_write_text
 
 NAME = "collection"
 RECORD = "collection.json"
@@ -172,7 +173,7 @@ def descriptors_path(collection: Path) -> Path:
 
 def reindex_words(collection: Path) -> str:
     """Return how to index the photos again, in each edge's words."""
-    return either(f"irviewer index PHOTOS --out {Path(collection)}",
+    return either(f"irviewer index PHOTOS --out {shlex.quote(str(collection))}",
                   "File \u25b8 New collection from a folder\u2026")
 
 

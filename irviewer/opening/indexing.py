@@ -45,7 +45,6 @@ import numpy as np
 
 from irviewer import __version__
 from irviewer.core.acceptance import Calibration
-from irviewer.core.atomic import atomic_open
 from irviewer.core.errors import InputError, counted
 from irviewer.core.local_features import FeatureTable, LocalFeatures
 from irviewer.core.progress import result_of
@@ -70,6 +69,7 @@ from irviewer.formats.local_feature_file import (
     write_local_features,
 )
 from irviewer.formats.photo_folder import Photo, PhotoFolder, list_photo_folder
+from irviewer.io.atomic import atomic_open
 from irviewer.opening.calibration import calibrate
 from irviewer.opening.describing import PROCESSES, ExtractorSpec, Pool
 

@@ -42,6 +42,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -51,7 +52,7 @@ sys.path.insert(0, str(ROOT))
 
 from PIL import Image, ImageDraw, ImageFont  # noqa: E402
 
-from irviewer.opening.photo_search import open_searcher  # noqa: E402
+from irviewer.opening.photo_search import Searcher, open_searcher  # noqa: E402
 from tests.visitor import (  # noqa: E402
     PHONE_KINDS,
     blur,
@@ -118,6 +119,38 @@ def label_photo(text: list[str], rng: np.random.Generator) -> Image.Image:
     return phone_finish(fit(light(photo, rng)), rng)
 
 
+@dataclass
+class Fold:
+    """One fold's searcher, where its photos go, the timed batch, and the counts."""
+
+    searcher: Searcher
+    out: Path
+    batch: list[Path]
+    batch_size: int
+    counts: dict[tuple[str, str], list[int]]
+    wrongs: list[str]
+
+    def ask(self, image: Image.Image, group: str, kind: str, truth: str | None,
+            name: str) -> None:
+        """Save the photo, ask for its answer, count it (right, wrong, none, photos)."""
+        path = self.out / f"{name}.jpg"
+        path.write_bytes(jpeg_bytes(image))
+        if len(self.batch) < self.batch_size and \
+                (len(self.batch) % 2 == 0) == (truth is None):
+            self.batch.append(path)
+        answer = self.searcher.answer(path, 5)
+        row = self.counts.setdefault((group, kind), [0, 0, 0, 0])
+        if answer.artwork is None:
+            row[2] += 1
+        elif answer.artwork == truth:
+            row[0] += 1
+        else:
+            row[1] += 1
+            self.wrongs.append(f"{group} {kind}: {name} named {answer.artwork} "
+                               f"({answer.named.inliers if answer.named else 0} inliers)")
+        row[3] += 1
+
+
 def folds(paintings: list[Path], n: int) -> list[list[Path]]:
     """Return the held-out paintings of each of ``n`` folds (every fourth painting, from
     a different start)."""
@@ -147,17 +180,18 @@ def main() -> int:
     parser.add_argument("--shared", type=Path, default=SHARED,
                         help="the shared folder (demo-paintings, samples)")
     args = parser.parse_args()
-    PAINTINGS = args.shared / "demo-paintings"
-    OBJECTS = args.shared / "samples" / "scikit-image-cc0-photos"
-    MORE_OBJECTS = args.shared / "samples" / "scikit-learn-sample-images"
-    if not PAINTINGS.is_dir() or not OBJECTS.is_dir():
-        print(f"bench_answer.py: skipped: needs {PAINTINGS} and {OBJECTS}", file=sys.stderr)
+    painting_dir = args.shared / "demo-paintings"
+    object_dir = args.shared / "samples" / "scikit-image-cc0-photos"
+    more_dir = args.shared / "samples" / "scikit-learn-sample-images"
+    if not painting_dir.is_dir() or not object_dir.is_dir():
+        print(f"bench_answer.py: skipped: needs {painting_dir} and {object_dir}",
+              file=sys.stderr)
         return 0
     print(f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f} at the start "
           "(shared: figures move with the load)")
-    paintings = sorted(PAINTINGS.glob("*.jpg"))
-    objects = sorted(p for p in OBJECTS.iterdir() if p.suffix in (".png", ".jpg"))
-    held_objects = [OBJECTS / n for n in HELD_OUT_OBJECTS] + sorted(MORE_OBJECTS.glob("*.jpg"))
+    paintings = sorted(painting_dir.glob("*.jpg"))
+    objects = sorted(p for p in object_dir.iterdir() if p.suffix in (".png", ".jpg"))
+    held_objects = [object_dir / n for n in HELD_OUT_OBJECTS] + sorted(more_dir.glob("*.jpg"))
     in_objects = [p for p in objects if p.name not in HELD_OUT_OBJECTS and p.name not in PEOPLE]
     titles = {p.stem: p.stem.split("_", 1)[1].replace("-", " ").title() for p in paintings}
     counts: dict[tuple[str, str], list[int]] = {}  # (group, kind) -> right, wrong, none, n
@@ -177,28 +211,10 @@ def main() -> int:
             print(f"fold {f + 1}: collection of {len(paintings) - len(held)} paintings and "
                   f"{len(in_objects)} photos of objects indexed in {elapsed:.1f} s; held out: "
                   f"{', '.join(p.stem for p in held)}")
-            searcher = open_searcher(collection)
-            batch: list[Path] = []
-            out = work / f"fold{f}" / "visitors"
-            out.mkdir(exist_ok=True)
-
-            def ask(image: Image.Image, group: str, kind: str, truth: str | None,
-                    name: str) -> None:
-                path = out / f"{name}.jpg"
-                path.write_bytes(jpeg_bytes(image))
-                if len(batch) < args.batch and (len(batch) % 2 == 0) == (truth is None):
-                    batch.append(path)
-                answer = searcher.answer(path, 5)
-                row = counts.setdefault((group, kind), [0, 0, 0, 0])
-                if answer.artwork is None:
-                    row[2] += 1
-                elif answer.artwork == truth:
-                    row[0] += 1
-                else:
-                    row[1] += 1
-                    wrongs.append(f"{group} {kind}: {name} named {answer.artwork} "
-                                  f"({answer.named.inliers if answer.named else 0} inliers)")
-                row[3] += 1
+            fold = Fold(open_searcher(collection), work / f"fold{f}" / "visitors", [],
+                        args.batch, counts, wrongs)
+            fold.out.mkdir(exist_ok=True)
+            ask, batch = fold.ask, fold.batch
 
             for p, path in enumerate(paintings):
                 painting = load(path)
@@ -216,7 +232,7 @@ def main() -> int:
                     ask(phone_photo(image, kind, rng), "not in collection", "object", None,
                         f"{path.stem}_{kind}")
             for o, name in enumerate(PEOPLE):
-                image = load(OBJECTS / name)
+                image = load(object_dir / name)
                 for n in range(3 * args.per_kind):
                     rng = np.random.default_rng([args.seed, f, 200 + o, n])
                     ask(person_photo(image, rng), "not in collection", "person", None,

@@ -26,11 +26,11 @@ def test_the_table_reads_back_as_written(tmp_path):
 
 
 def test_a_missing_or_damaged_file_says_to_index_again(tmp_path):
-    with pytest.raises(InputError, match="f.npz: no such file; index the photos again"):
+    with pytest.raises(InputError, match=r"f\.npz: no such file; index the photos again"):
         read_local_features(tmp_path / "f.npz")
     (tmp_path / "f.npz").write_bytes(b"PK\x03\x04 not really")
-    with pytest.raises(InputError, match="not a local-feature file irviewer wrote .*index "
-                                         "the photos again"):
+    with pytest.raises(InputError, match=r"not a local-feature file irviewer wrote .*index "
+                                         r"the photos again"):
         read_local_features(tmp_path / "f.npz")
     np.savez(tmp_path / "g.npz", names=np.array(["a"]))
     with pytest.raises(InputError, match="not a local-feature file"):

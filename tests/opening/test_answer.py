@@ -13,9 +13,9 @@ from PIL import Image
 
 from irviewer.cli import main
 from irviewer.core.acceptance import Calibration
-from irviewer.core.resources import resources_dir
 from irviewer.formats.collection import read_record, write_record
 from irviewer.formats.local_feature_file import LOCAL_FEATURES, read_local_features
+from irviewer.io.resources import resources_dir
 from irviewer.opening.answer import Answer, answer_json
 from irviewer.opening.describing import SERIAL
 from irviewer.opening.indexing import IndexRequest, index_now
