@@ -84,7 +84,7 @@ def view_features(path: str, seed: int) -> LocalFeatures | str:
     """Return the local features of a :func:`visitor_view` of the photo at ``path`` made
     with ``seed``, or the sentence saying why the photo cannot be used (run by a worker)."""
     try:
-        image = read_rgb(Path(path), 2 * PHOTO_SIDE)[0]
+        image = read_rgb(Path(path), 3 * PHOTO_SIDE // 2)[0]
         view = visitor_view(image, np.random.default_rng([CALIBRATION_SEED, seed]))
         return local_features(view, PHOTO_SIDE, PHOTO_KEYPOINTS)
     except InputError as e:
