@@ -197,6 +197,7 @@ def main() -> int:
     counts: dict[tuple[str, str], list[int]] = {}  # (group, kind) -> right, wrong, none, n
     wrongs: list[str] = []
     timing: dict[str, float] = {}
+    inprocess: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
         work = args.keep or Path(tmp)
         for f, held in enumerate(folds(paintings, args.folds)):
@@ -248,6 +249,15 @@ def main() -> int:
                 text = [titles[stem], artist, "Oil on canvas", "Gift of a friend of the museum"]
                 ask(label_photo(text, rng), "not in collection", "label", None, f"label_{n}")
             if f == 0:
+                per = {"search only (descriptor)": [], "answer (descriptor + verification)": []}
+                for path in batch:  # in this process, interleaved: the same load for both
+                    for label, call in (("search only (descriptor)", fold.searcher.search),
+                                        ("answer (descriptor + verification)",
+                                         fold.searcher.answer)):
+                        start = time.perf_counter()
+                        call(path, 5)
+                        per[label].append(time.perf_counter() - start)
+                inprocess = {k: float(np.median(v)) for k, v in per.items()}
                 command = ["-m", "irviewer", "search", str(collection), *map(str, batch),
                            "--json", str(work / "answers.json")]
                 elapsed, _ = run([sys.executable, *command], ROOT)
@@ -274,6 +284,13 @@ def main() -> int:
     if wrongs:
         print("  wrong answers: " + "; ".join(wrongs))
     if timing:
+        print("\nin one process, median seconds per photo of the timed batch (interleaved):")
+        for label, seconds in inprocess.items():
+            print(f"  {label:40s} {seconds:6.3f} s")
+        ratio = inprocess["answer (descriptor + verification)"] / \
+            inprocess["search only (descriptor)"]
+        print(f"  answer / search only: {ratio:.2f}")
+        report["in_process_s"] = inprocess
         n = int(timing.pop("batch"))
         print(f"\nirviewer search COLLECTION PHOTO... --json, {n} photos (half in the "
               "collection), whole process, seconds per photo (target <= 1.0):")
