@@ -39,12 +39,16 @@ from tests.visitor import phone_photo  # noqa: E402
 
 
 def titles_csv(source: Path, out: Path) -> None:
-    """Write the paintings' titles file (docs/collection_screenshots.py's)."""
+    """Write the paintings' titles file (docs/collection_screenshots.py's; importing it
+    must not choose the offscreen platform for this script)."""
+    platform = os.environ.get("QT_QPA_PLATFORM")
     spec = importlib.util.spec_from_file_location(
         "collection_screenshots", ROOT / "docs" / "collection_screenshots.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    if platform is None:
+        os.environ.pop("QT_QPA_PLATFORM", None)
     module.titles_csv(source, out)
 
 

@@ -180,11 +180,12 @@ def photo_slide(dataset: Dataset, photo: Path, matches: list | tuple,
 
 def answer_caption(answer: Answer, name: str) -> Caption:
     """Return the caption that says ``answer`` under a visitor's photo: "This is WORK" over
-    its artist, or "Not in this collection" over "Closest: A; B; C"."""
+    its artist, or "Not in this collection" over "Closest: A; B; C" (the works alone: the
+    matches beside it name their artists)."""
     if answer.named is not None:
         named = caption(answer.named.title, answer.named.item)
         return Caption(f"This is {named.title}", named.artist, name)
-    closest = answer.closest()
+    closest = [caption(title, title).title for title in answer.closest()]
     return Caption("Not in this collection",
                    f"Closest: {'; '.join(closest)}" if closest else "", name)
 

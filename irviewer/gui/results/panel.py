@@ -47,6 +47,7 @@ class ResultsPanel(QWidget):
         self.query_title.setWordWrap(True)
         self.query_metrics = QLabel("")
         self.query_metrics.setTextFormat(Qt.TextFormat.RichText)
+        self.query_metrics.setWordWrap(True)  # a photo's answer says what it rests on
         self.hidden_note = QLabel('<span style="color:#D55E00">Hidden by the filter: this '
                                   "query is not in the list on the left</span>")
         self.hidden_note.setVisible(False)
