@@ -1,5 +1,6 @@
 """Make the screenshots of docs/search.md's answers, on a real X display when there is one
-(``xvfb-run -a -s "-screen 0 1600x1000x24" python docs/answer_screenshots.py``), from
+(``xvfb-run -a -s "-screen 0 1600x1000x24" sh -c "openbox & python
+docs/answer_screenshots.py"``: a window manager makes presentation mode full screen), from
 the 22 public-domain paintings (``../shared/demo-paintings``) and scikit-image's CC0
 cameraman photo (``../shared/samples``), which the collection does not hold:
 
@@ -104,7 +105,7 @@ def main() -> int:
         window.presentation.enter()
         window.photo_search.show()
         window.presentation.view.load_now()
-        settle(app, 1.5)
+        settle(app, 3)
         print(f"presentation: {window.presentation.view.slide.query_caption}")
         grab(app, window.presentation.view, args.out / "answer-present.png")
         window.presentation.leave()
