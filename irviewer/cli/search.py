@@ -53,6 +53,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from irviewer.opening.request import default_methods, demo_paths
 
     paths = list(args.paths)
+    descriptors: Path | None
     at_most_one(args, ("descriptors",), "gallery descriptor file")
     if args.demo:
         if args.descriptors:
@@ -92,7 +93,8 @@ def run_search(dataset: Path, descriptors: Path | None, photos: list[Path],
           f"inliers ({args.strictness}; "
           + ("calibrated on the collection)" if searcher.verifier.calibration.calibrated
              else "not calibrated on this gallery: the default rule)"))
-    results, failed = [], 0
+    results: list[dict[str, object]] = []
+    failed = 0
     for photo in photos:
         try:
             answer = searcher.answer(photo, args.top, args.strictness)

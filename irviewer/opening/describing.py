@@ -27,7 +27,7 @@ from concurrent.futures import (
 )
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -37,6 +37,9 @@ from irviewer.extract.base import Extractor, Learner, describe, input_side
 from irviewer.extract.local_features import REFERENCE_SIDE, local_features, single_threaded
 from irviewer.extract.registry import get_extractor
 from irviewer.formats.image_files import read_rgb
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 PROCESSES, THREADS, SERIAL = "processes", "threads", "serial"
 #: Photos handed to a worker at once (fewer hand-overs; small enough to cancel quickly).
@@ -103,8 +106,8 @@ class Described:
     features: LocalFeatures
 
 
-def open_photo(path: Path, extractor: Extractor | None,  # type: ignore[no-untyped-def]
-               side: int | None = None):
+def open_photo(path: Path, extractor: Extractor | None, side: int | None = None
+               ) -> Image.Image:
     """Return the photo at ``path`` decoded as RGB (reduced to ``side``, else to the
     extractor's ``input_side`` when it has one); InputError with one sentence for an
     empty, missing, broken, non-image or decompression-bomb file."""

@@ -16,7 +16,7 @@ import html
 from pathlib import Path
 from typing import Protocol
 
-from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QDropEvent
 from PySide6.QtWidgets import (
     QComboBox,
@@ -30,9 +30,9 @@ from PySide6.QtWidgets import (
 
 from irviewer.core.acceptance import DEFAULT_STRICTNESS, STRICTNESS
 from irviewer.core.descriptors import IMAGE_SUFFIXES
-from irviewer.core.errors import InputError
 from irviewer.core.evaluation import Evaluation
 from irviewer.gui.menus import Menus
+from irviewer.gui.workers import Worker
 from irviewer.opening.answer import Answer
 from irviewer.opening.opener import Opened
 from irviewer.opening.photo_search import Searcher
@@ -46,21 +46,6 @@ from irviewer.view.presentation import (
     searchable_methods,
 )
 from irviewer.view.result_list import QueryHeader, ResultList
-
-
-def answer_words(photo: Path, answer: Answer | None) -> str:
-    """Return the bar's rich text: the photo's name and irviewer's answer, the title in
-    italics ("This is <i>The Starry Night</i> — Vincent van Gogh")."""
-    name = html.escape(photo.name)
-    if answer is None:
-        return f"<b>Your photo</b> {name}"
-    if answer.named is not None:
-        work, sep, artist = (answer.named.title or answer.artwork or "").rpartition(" — ")
-        title = f"<i>{html.escape(work)}</i> — {html.escape(artist)}" if sep and work \
-            else f"<i>{html.escape(artist)}</i>"
-        return f"<b>Your photo</b> {name}: <b>This is {title}</b>"
-    return (f"<b>Your photo</b> {name}: <b>Not in this collection.</b> Closest: "
-            f"{html.escape('; '.join(answer.closest()))}")
 
 
 class Shown(Protocol):
@@ -80,52 +65,48 @@ class Slides(Protocol):
     """What the photo search takes from presentation mode."""
 
     top_n: int
-    view: QWidget
 
+    @property
+    def view(self) -> QWidget: ...
     @property
     def active(self) -> bool: ...
     def show_photo(self, slide: Slide) -> None: ...
 
 
-class SearchSignals(QObject):
-    """``done(generation, (searcher, answer))`` or ``failed(generation, sentence)``."""
+def search_photo(opened: Opened, method: str, searcher: Searcher | None, photo: Path,
+                 k: int, strictness: str) -> tuple[Searcher, Answer]:
+    """Describe one photo, rank the gallery and verify the best matches (in a worker: the
+    extractor never runs on the GUI thread); return the searcher, built here when not
+    cached (it loads the extractor's vocabulary and the gallery's local features), and the
+    answer with the ``k`` best matches."""
+    searcher = searcher or Searcher.from_opened(opened, method)
+    return searcher, searcher.answer(photo, k, strictness)
 
-    done = Signal(int, object)
-    failed = Signal(int, str)
 
-
-class SearchJob(QRunnable):
-    """Describe one photo, rank the gallery and verify the best matches, in the thread pool
-    (the extractor never runs on the GUI thread); the searcher is built here too when not
-    cached (it loads the extractor's vocabulary and the gallery's local features)."""
-
-    def __init__(self, generation: int, opened: Opened, method: str,
-                 searcher: Searcher | None, photo: Path, k: int, strictness: str,
-                 signals: SearchSignals) -> None:
-        super().__init__()
-        self.generation, self.opened, self.method = generation, opened, method
-        self.searcher, self.photo, self.k, self.signals = searcher, photo, k, signals
-        self.strictness = strictness
-
-    def run(self) -> None:
-        try:
-            searcher = self.searcher or Searcher.from_opened(self.opened, self.method)
-            answer = searcher.answer(self.photo, self.k, self.strictness)
-        except InputError as e:
-            self.signals.failed.emit(self.generation, str(e))
-        except MemoryError:
-            self.signals.failed.emit(self.generation, f"{self.photo.name}: not enough memory "
-                                     "to describe this photo; try a smaller one")
-        except Exception as e:  # a bug: shown, not swallowed
-            self.signals.failed.emit(self.generation, "internal error (a bug, please report "
-                                     f"it): {type(e).__name__}: {e}")
-        else:
-            self.signals.done.emit(self.generation, (searcher, answer))
+def answer_words(photo: Path, answer: Answer | None) -> str:
+    """Return the bar's rich text: the photo's name and irviewer's answer, the title in
+    italics ("This is <i>The Starry Night</i> — Vincent van Gogh")."""
+    name = html.escape(photo.name)
+    if answer is None:
+        return f"<b>Your photo</b> {name}"
+    if answer.named is not None:
+        work, sep, artist = (answer.named.title or answer.artwork or "").rpartition(" — ")
+        title = f"<i>{html.escape(work)}</i> — {html.escape(artist)}" if sep and work \
+            else f"<i>{html.escape(artist)}</i>"
+        return f"<b>Your photo</b> {name}: <b>This is {title}</b>"
+    return (f"<b>Your photo</b> {name}: <b>Not in this collection.</b> Closest: "
+            f"{html.escape('; '.join(answer.closest()))}")
 
 
 class PhotoBar(QWidget):
     """Above the inspector's results while a photo is shown: irviewer's answer, how strict
-    it is, the picker that colours the matches, and the way back to the queries."""
+    it is, the picker that colours the matches, and the way back to the queries;
+    ``strictness_chosen(name)``, ``instance_chosen(label or None)`` when the user says
+    which painting it is, ``back()`` for the way back."""
+
+    strictness_chosen = Signal(str)
+    instance_chosen = Signal(object)
+    back = Signal()
 
     def __init__(self) -> None:
         super().__init__()
@@ -138,10 +119,15 @@ class PhotoBar(QWidget):
         self.strictness.setCurrentIndex(STRICTNESS.index(DEFAULT_STRICTNESS))
         self.strictness.setToolTip("How much evidence names an artwork: stricter names "
                                    "fewer (and fewer wrongly), looser more (docs/search.md)")
+        self.strictness.activated.connect(
+            lambda i: self.strictness_chosen.emit(self.strictness.itemData(i)))
         self.picker = QComboBox()
         self.picker.setMinimumWidth(240)
         self.picker.setToolTip("Say which painting the photo shows to colour its matches")
-        self.back = QPushButton("Back to the queries")
+        self.picker.activated.connect(
+            lambda i: self.instance_chosen.emit(self.picker.itemData(i)))
+        self.back_button = QPushButton("Back to the queries")
+        self.back_button.clicked.connect(self.back)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 2, 4, 2)
         layout.addWidget(self.label, 1)
@@ -149,10 +135,23 @@ class PhotoBar(QWidget):
         layout.addWidget(self.strictness)
         layout.addWidget(QLabel("Colour as"))
         layout.addWidget(self.picker)
-        layout.addWidget(self.back)
+        layout.addWidget(self.back_button)
         self.setStyleSheet("PhotoBar { background: #E8F1F8; border: 1px solid #0072B2; }")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)
         self.setVisible(False)
+
+    def show_photo(self, text: str, instances: dict[str, str], instance: str | None) -> None:
+        """Show the bar saying ``text``, the picker offering ``instances`` (label: title)
+        with ``instance`` chosen (None: not said)."""
+        self.label.setText(text)
+        self.picker.clear()
+        self.picker.addItem("nothing (not said)", None)
+        for label, title in instances.items():
+            self.picker.addItem(title, label)
+        self.picker.setCurrentIndex(max(0, self.picker.findData(instance))
+                                    if instance is not None else 0)
+        self.picker.setEnabled(bool(instances))
+        self.setVisible(True)
 
 
 class PhotoSearch(QObject):
@@ -167,11 +166,11 @@ class PhotoSearch(QObject):
                  menus: Menus) -> None:
         super().__init__(parent)
         self.parent_widget, self.shown, self.presentation = parent, shown, presentation
-        self.generation = 0
-        self.pool = QThreadPool.globalInstance()
-        self.signals = SearchSignals()
-        self.signals.done.connect(self._done)
-        self.signals.failed.connect(self._failed)
+        # Two at a time, as the window's threads allow; a newer photo makes the older
+        # search stale.
+        self.worker = Worker(self, threads=2)
+        self.worker.done.connect(self._done)
+        self.worker.failed.connect(self._failed)
         self._searchers: dict[tuple[int, str], Searcher] = {}
         self.photo: Path | None = None
         self._pending = Path()
@@ -179,10 +178,9 @@ class PhotoSearch(QObject):
         self.instance: str | None = None
         self.last_error: str | None = None
         self.bar = PhotoBar()
-        self.bar.picker.activated.connect(
-            lambda i: self.set_instance(self.bar.picker.itemData(i)))
-        self.bar.back.clicked.connect(self.close_photo)
-        self.bar.strictness.activated.connect(lambda _i: self.search_again())
+        self.bar.instance_chosen.connect(self.set_instance)
+        self.bar.back.connect(self.close_photo)
+        self.bar.strictness_chosen.connect(lambda _s: self.search_again())
         action = QAction("Search with a &photo…", parent)
         action.setShortcut("Ctrl+P")
         action.triggered.connect(self.choose)
@@ -223,17 +221,18 @@ class PhotoSearch(QObject):
         if method not in searchable:
             self._tell(no_search_sentence(method, searchable))
             return
-        self.generation += 1
-        self._pending = Path(photo)
+        self._pending = photo = Path(photo)
         k = max(self.presentation.top_n, w.depth)
-        job = SearchJob(self.generation, w.opened, method,
-                        self._searchers.get((id(w.opened), method)), Path(photo), k,
-                        self.strictness(), self.signals)
-        self.message.emit(f"Searching {Path(photo).name} with {method}…")
-        if sync:
-            job.run()
-        else:
-            self.pool.start(job)
+        opened, searcher = w.opened, self._searchers.get((id(w.opened), method))
+        strictness = self.strictness()
+        self.message.emit(f"Searching {photo.name} with {method}…")
+        self.worker.run(lambda: search_photo(opened, method, searcher, photo, k, strictness),
+                        f"{photo.name}: not enough memory to describe this photo; try a "
+                        "smaller one", sync=sync)
+
+    def wait(self) -> None:
+        """Block until a running search ends; its answer is dropped (closing the window)."""
+        self.worker.wait()
 
     def strictness(self) -> str:
         """Return the strictness chosen in the bar."""
@@ -255,8 +254,8 @@ class PhotoSearch(QObject):
         """Return the shown photo's matches, best first (none before an answer)."""
         return () if self.answer is None else self.answer.matches
 
-    def _done(self, generation: int, result: tuple[Searcher, Answer]) -> None:
-        if generation != self.generation or self.shown.opened is None:
+    def _done(self, result: tuple[Searcher, Answer]) -> None:
+        if self.shown.opened is None:
             return
         searcher, answer = result
         self._searchers = {(id(self.shown.opened), self.shown.method()): searcher}
@@ -264,9 +263,8 @@ class PhotoSearch(QObject):
         self.message.emit(f"{self.photo.name}: {answer.sentence()}")
         self.show()
 
-    def _failed(self, generation: int, message: str) -> None:
-        if generation == self.generation:
-            self._tell(message)
+    def _failed(self, message: str) -> None:
+        self._tell(message)
 
     def set_instance(self, instance: str | None) -> None:
         """Say which painting the photo shows (None: nobody knows): its matches are then
@@ -287,16 +285,8 @@ class PhotoSearch(QObject):
         header, result = photo_result(ds, self.photo, self.matches[: w.depth], self.instance,
                                       self.answer)
         w.show_photo(header, result)
-        self.bar.label.setText(answer_words(self.photo, self.answer))
+        self.bar.show_photo(answer_words(self.photo, self.answer), instances, self.instance)
         self.bar.label.setToolTip("" if self.answer is None else self.answer.evidence())
-        self.bar.picker.clear()
-        self.bar.picker.addItem("nothing (not said)", None)
-        for label, title in instances.items():
-            self.bar.picker.addItem(title, label)
-        self.bar.picker.setCurrentIndex(max(0, self.bar.picker.findData(self.instance))
-                                        if self.instance is not None else 0)
-        self.bar.picker.setEnabled(bool(instances))
-        self.bar.setVisible(True)
         self.photo_shown.emit(True)  # the plots are the last query's, not the photo's
 
     def photo_left(self, *_args: object) -> None:
