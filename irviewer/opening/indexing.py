@@ -44,7 +44,7 @@ from pathlib import Path
 import numpy as np
 
 from irviewer import __version__
-from irviewer.core.acceptance import Calibration
+from irviewer.core.acceptance import DEFAULT_STRICTNESS, Calibration
 from irviewer.core.errors import InputError, counted
 from irviewer.core.local_features import FeatureTable, LocalFeatures
 from irviewer.core.progress import result_of
@@ -209,7 +209,21 @@ def iter_index(request: IndexRequest) -> Indexing:
                     learned_from=learned_from if isinstance(extractor, Learner) else 0,
                     elapsed=time.perf_counter() - start, titles=titles, table=table,
                     calibration=calibration)
-    return Indexed(out, record, tuple(lines))
+    return Indexed(out, record, (*lines, answers_line(calibration)))
+
+
+def answers_line(calibration: Calibration) -> str:
+    """Return the line that says when a visitor's photo is named as one of the collection's
+    artworks (the calibrated rule at the default strictness, and what it keeps of the
+    collection's own changed photos)."""
+    t = calibration.threshold()
+    kept = calibration.kept()
+    share = "" if kept is None else (f"; {kept:.0%} of the collection's own photos, changed "
+                                     "as a visitor's phone changes them, reach it")
+    rule = "calibrated on its photos" if calibration.calibrated else \
+        "the default rule: too few artworks to calibrate"
+    return (f"answers: an artwork is named when at least {t} matched points of a visitor's "
+            f"photo agree with its photo ({DEFAULT_STRICTNESS}, {rule}{share})")
 
 
 def _feature_table(indexed: list[Photo], features: dict[str, LocalFeatures],

@@ -18,7 +18,7 @@ from irviewer.formats.local_feature_file import LOCAL_FEATURES, read_local_featu
 from irviewer.io.resources import resources_dir
 from irviewer.opening.answer import Answer, answer_json
 from irviewer.opening.describing import SERIAL
-from irviewer.opening.indexing import IndexRequest, index_now
+from irviewer.opening.indexing import IndexRequest, answers_line, index_now
 from irviewer.opening.matches import Match
 from irviewer.opening.photo_search import open_demo_searcher, open_searcher
 
@@ -51,6 +51,15 @@ def test_index_stores_the_features_and_calibrates_on_the_collection(collection):
     assert c is not None and c.calibrated
     assert len(c.positives) == len(c.negatives) == 10  # five photos, two views each
     assert max(c.negatives) < min(sorted(c.positives)[2:])  # views of its own photo win
+
+
+def test_the_index_says_when_an_artwork_is_named():
+    line = answers_line(Calibration((40, 20, 11, 3), (4, 5, 6, 0)))
+    assert line == ("answers: an artwork is named when at least 10 matched points of a "
+                    "visitor's photo agree with its photo (normal, calibrated on its photos; "
+                    "75% of the collection's own photos, changed as a visitor's phone changes "
+                    "them, reach it)")
+    assert "the default rule: too few artworks to calibrate)" in answers_line(Calibration())
 
 
 def test_a_view_of_a_painting_it_holds_is_named_and_one_it_does_not_is_not(collection):
