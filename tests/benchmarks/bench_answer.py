@@ -37,6 +37,7 @@ import argparse
 import io
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -157,15 +158,19 @@ def folds(paintings: list[Path], n: int) -> list[list[Path]]:
     return [paintings[k::4] for k in range(min(n, 4))]
 
 
-def run(command: list[str], pythonpath: Path) -> tuple[float, str]:
+def run(command: list[str], pythonpath: Path) -> tuple[float, float]:
+    """Run ``command`` with ``pythonpath``; return (wall seconds, CPU seconds of the
+    process: user + system, which the machine's other load moves much less)."""
     env = {**os.environ, "PYTHONPATH": str(pythonpath)}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, env=env)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode not in (0,):
         raise SystemExit(f"{' '.join(command[:4])}...: exit {done.returncode}: "
                          f"{done.stderr.strip()[-400:]}")
-    return elapsed, done.stdout
+    return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main() -> int:
@@ -177,6 +182,8 @@ def main() -> int:
     parser.add_argument("--baseline", type=Path, help="another checkout to time beside")
     parser.add_argument("--keep", type=Path, help="keep the photos in this folder")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--speed-only", action="store_true",
+                        help="one fold, the timed batch only (no table of answers)")
     parser.add_argument("--shared", type=Path, default=SHARED,
                         help="the shared folder (demo-paintings, samples)")
     args = parser.parse_args()
@@ -196,18 +203,19 @@ def main() -> int:
     titles = {p.stem: p.stem.split("_", 1)[1].replace("-", " ").title() for p in paintings}
     counts: dict[tuple[str, str], list[int]] = {}  # (group, kind) -> right, wrong, none, n
     wrongs: list[str] = []
-    timing: dict[str, float] = {}
+    timing: dict[str, tuple[float, float]] = {}
+    batch_size = 0
     inprocess: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
         work = args.keep or Path(tmp)
-        for f, held in enumerate(folds(paintings, args.folds)):
+        for f, held in enumerate(folds(paintings, 1 if args.speed_only else args.folds)):
             photos = work / f"fold{f}" / "photos"
             photos.mkdir(parents=True, exist_ok=True)
             for p in [*(p for p in paintings if p not in held), *in_objects]:
                 shutil.copy(p, photos / p.name)
             collection = work / f"fold{f}" / "collection"
             shutil.rmtree(collection, ignore_errors=True)
-            elapsed, _ = run([sys.executable, "-m", "irviewer", "index", str(photos), "--out",
+            elapsed, _cpu = run([sys.executable, "-m", "irviewer", "index", str(photos), "--out",
                               str(collection)], ROOT)
             print(f"fold {f + 1}: collection of {len(paintings) - len(held)} paintings and "
                   f"{len(in_objects)} photos of objects indexed in {elapsed:.1f} s; held out: "
@@ -217,7 +225,15 @@ def main() -> int:
             fold.out.mkdir(exist_ok=True)
             ask, batch = fold.ask, fold.batch
 
-            for p, path in enumerate(paintings):
+            if args.speed_only:  # the timed batch alone: phone photos, in and not in
+                in_collection = [p for p in paintings if p not in held]
+                for i in range(args.batch):
+                    path = in_collection[i // 2] if i % 2 == 0 else held[(i // 2) % len(held)]
+                    photo = fold.out / f"speed_{i}_{path.stem}.jpg"
+                    photo.write_bytes(jpeg_bytes(phone_photo(
+                        load(path), "phone", np.random.default_rng([args.seed, i]))))
+                    batch.append(photo)
+            for p, path in enumerate([] if args.speed_only else paintings):
                 painting = load(path)
                 group = "not in collection" if path in held else "in collection"
                 for k, kind in enumerate(PHONE_KINDS):
@@ -226,23 +242,24 @@ def main() -> int:
                         ask(phone_photo(painting, kind, rng), group,
                             "other painting" if path in held else kind,
                             None if path in held else path.stem, f"{path.stem}_{kind}_{n}")
-            for o, path in enumerate(held_objects):
+            for o, path in enumerate([] if args.speed_only else held_objects):
                 image = load(path)
                 for k, kind in enumerate(("angle", "warm light", "phone")):
                     rng = np.random.default_rng([args.seed, f, 100 + o, k])
                     ask(phone_photo(image, kind, rng), "not in collection", "object", None,
                         f"{path.stem}_{kind}")
-            for o, name in enumerate(PEOPLE):
+            for o, name in enumerate([] if args.speed_only else PEOPLE):
                 image = load(object_dir / name)
                 for n in range(3 * args.per_kind):
                     rng = np.random.default_rng([args.seed, f, 200 + o, n])
                     ask(person_photo(image, rng), "not in collection", "person", None,
                         f"person_{Path(name).stem}_{n}")
-            for n in range(3 * args.per_kind):
+            extra = 0 if args.speed_only else 3 * args.per_kind
+            for n in range(extra):
                 rng = np.random.default_rng([args.seed, f, 300, n])
                 ask(empty_frame(rng), "not in collection", "frame", None, f"frame_{n}")
             in_collection = [p for p in paintings if p not in held]
-            for n in range(3 * args.per_kind):
+            for n in range(extra):
                 rng = np.random.default_rng([args.seed, f, 400, n])
                 stem = in_collection[int(rng.integers(len(in_collection)))].stem
                 artist = stem.split("_")[0].replace("-", " ").title()
@@ -260,14 +277,14 @@ def main() -> int:
                 inprocess = {k: float(np.median(v)) for k, v in per.items()}
                 command = ["-m", "irviewer", "search", str(collection), *map(str, batch),
                            "--json", str(work / "answers.json")]
-                elapsed, _ = run([sys.executable, *command], ROOT)
-                timing["this checkout"] = elapsed / len(batch)
-                if args.baseline is not None:
-                    base, _ = run([sys.executable, *command[:-2]], args.baseline)
-                    timing[f"baseline {args.baseline}"] = base / len(batch)
-                    elapsed, _ = run([sys.executable, *command], ROOT)  # again: the load moves
-                    timing["this checkout, again"] = elapsed / len(batch)
-                timing["batch"] = len(batch)
+                runs = [("this checkout", ROOT, command)]
+                if args.baseline is not None:  # again after it: the load moves
+                    runs += [(f"baseline {args.baseline}", args.baseline, command[:-2]),
+                             ("this checkout, again", ROOT, command)]
+                for label, where, line in runs:
+                    elapsed, cpu = run([sys.executable, *line], where)
+                    timing[label] = (elapsed / len(batch), cpu / len(batch))
+                batch_size = len(batch)
     print(f"\nanswers, {args.per_kind} photos per painting and kind, seed {args.seed}, "
           f"{args.folds} folds")
     print(f"  {'':18s} {'kind':15s} {'photos':>6s} {'right':>14s} {'wrong':>14s} "
@@ -275,6 +292,8 @@ def main() -> int:
     report: dict = {"targets": TARGETS, "rows": []}
     for group in ("in collection", "not in collection"):
         rows = [(k, v) for (g, k), v in counts.items() if g == group]
+        if not rows:
+            continue
         total = [sum(v[i] for _, v in rows) for i in range(4)]
         for kind, (right, wrong, none, n) in [*rows, ("all", total)]:
             print(f"  {group:18s} {kind:15s} {n:6d} {right:5d} ({100 * right / n:5.1f} %) "
@@ -291,11 +310,11 @@ def main() -> int:
             inprocess["search only (descriptor)"]
         print(f"  answer / search only: {ratio:.2f}")
         report["in_process_s"] = inprocess
-        n = int(timing.pop("batch"))
-        print(f"\nirviewer search COLLECTION PHOTO... --json, {n} photos (half in the "
-              "collection), whole process, seconds per photo (target <= 1.0):")
-        for label, s in timing.items():
-            print(f"  {label:40s} {s:6.3f} s")
+        print(f"\nirviewer search COLLECTION PHOTO... --json, {batch_size} photos (half in "
+              "the collection), whole process, per photo (target <= 1.0 s):")
+        print(f"  {'':40s} {'wall':>8s} {'CPU':>8s}")
+        for label, (wall, cpu) in timing.items():
+            print(f"  {label:40s} {wall:6.3f} s {cpu:6.3f} s")
         report["s_per_photo"] = timing
     if args.json is not None:
         args.json.write_text(json.dumps(report, indent=1) + "\n")
