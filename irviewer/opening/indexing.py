@@ -209,7 +209,7 @@ def iter_index(request: IndexRequest) -> Indexing:
                     learned_from=learned_from if isinstance(extractor, Learner) else 0,
                     elapsed=time.perf_counter() - start, titles=titles, table=table,
                     calibration=calibration)
-    return Indexed(out, record, (*lines, answers_line(calibration)))
+    return Indexed(out, record, tuple(lines))
 
 
 def answers_line(calibration: Calibration) -> str:
