@@ -164,7 +164,8 @@ def run(command: list[str], pythonpath: Path) -> tuple[float, float]:
     env = {**os.environ, "PYTHONPATH": str(pythonpath)}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, env=env)
+    done = subprocess.run(command, capture_output=True, text=True, env=env,
+                          cwd=pythonpath)  # `python -m` looks in the working folder first
     elapsed = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode not in (0,):
