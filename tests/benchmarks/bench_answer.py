@@ -280,7 +280,12 @@ def main() -> int:
                            "--json", str(work / "answers.json")]
                 runs = [("this checkout", ROOT, command)]
                 if args.baseline is not None:  # again after it: the load moves
-                    runs += [(f"baseline {args.baseline}", args.baseline, command[:-2]),
+                    base = work / f"fold{f}" / "baseline collection"  # its own format
+                    shutil.rmtree(base, ignore_errors=True)
+                    run([sys.executable, "-m", "irviewer", "index", str(photos), "--out",
+                         str(base)], args.baseline)
+                    runs += [(f"baseline {args.baseline}", args.baseline,
+                              ["-m", "irviewer", "search", str(base), *map(str, batch)]),
                              ("this checkout, again", ROOT, command)]
                 for label, where, line in runs:
                     elapsed, cpu = run([sys.executable, *line], where)
