@@ -140,10 +140,12 @@ class PhotoBar(QWidget):
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)
         self.setVisible(False)
 
-    def show_photo(self, text: str, instances: dict[str, str], instance: str | None) -> None:
-        """Show the bar saying ``text``, the picker offering ``instances`` (label: title)
-        with ``instance`` chosen (None: not said)."""
+    def show_photo(self, text: str, instances: dict[str, str], instance: str | None,
+                   evidence: str = "") -> None:
+        """Show the bar saying ``text`` (``evidence`` in its tooltip), the picker offering
+        ``instances`` (label: title) with ``instance`` chosen (None: not said)."""
         self.label.setText(text)
+        self.label.setToolTip(evidence)
         self.picker.clear()
         self.picker.addItem("nothing (not said)", None)
         for label, title in instances.items():
@@ -152,6 +154,14 @@ class PhotoBar(QWidget):
                                     if instance is not None else 0)
         self.picker.setEnabled(bool(instances))
         self.setVisible(True)
+
+    def chosen_strictness(self) -> str:
+        """Return the strictness chosen in the box."""
+        return str(self.strictness.currentData())
+
+    def choose_strictness(self, strictness: str) -> None:
+        """Choose ``strictness`` in the box (without answering again)."""
+        self.strictness.setCurrentIndex(STRICTNESS.index(strictness))
 
 
 class PhotoSearch(QObject):
@@ -236,11 +246,11 @@ class PhotoSearch(QObject):
 
     def strictness(self) -> str:
         """Return the strictness chosen in the bar."""
-        return str(self.bar.strictness.currentData())
+        return self.bar.chosen_strictness()
 
     def set_strictness(self, strictness: str, sync: bool = False) -> None:
         """Choose ``strictness`` and answer the photo shown again with it."""
-        self.bar.strictness.setCurrentIndex(STRICTNESS.index(strictness))
+        self.bar.choose_strictness(strictness)
         self.search_again(sync)
 
     def search_again(self, sync: bool = False) -> None:
@@ -285,8 +295,8 @@ class PhotoSearch(QObject):
         header, result = photo_result(ds, self.photo, self.matches[: w.depth], self.instance,
                                       self.answer)
         w.show_photo(header, result)
-        self.bar.show_photo(answer_words(self.photo, self.answer), instances, self.instance)
-        self.bar.label.setToolTip("" if self.answer is None else self.answer.evidence())
+        self.bar.show_photo(answer_words(self.photo, self.answer), instances, self.instance,
+                            "" if self.answer is None else self.answer.evidence())
         self.photo_shown.emit(True)  # the plots are the last query's, not the photo's
 
     def photo_left(self, *_args: object) -> None:
