@@ -18,6 +18,7 @@ import numpy as np
 from irviewer.core import neighbours as nb
 from irviewer.core.audit.sets import PositiveSets, positive_sets
 from irviewer.core.audit.suspects import AuditOptions, Suspect
+from irviewer.core.convention_names import KEEP, REMOVE
 from irviewer.core.corrections import NEGATIVE, Correction
 from irviewer.core.dataset import Dataset
 from irviewer.core.parallel import run_each
@@ -88,7 +89,10 @@ class SetEvidence:
     ``prob`` (probability that the label is wrong), ``bulk_log_lr`` / ``bulk_prob`` of a
     negative without evidence, the priors ``rho`` (negatives, positives), and ``v_hist`` the
     sets' histograms of v for the evidence sentences (positives', negatives', offsets, each
-    item's bin, whether it is counted: +1 / -1 / 0).
+    item's bin, whether it is counted: +1 / -1 / 0). ``log_odds`` / ``bulk_log_odds``: the
+    log odds that the label is wrong, unbounded where ``prob`` rounds to 1 (the order of the
+    most certain errors), a competing claim included (:func:`~irviewer.core.audit.pairs.
+    competing_claims`).
     """
 
     keys: np.ndarray
@@ -99,8 +103,10 @@ class SetEvidence:
     ref_neg: np.ndarray | None = None
     whole: bool = False
     log_lr: np.ndarray | None = None
+    log_odds: np.ndarray | None = None
     prob: np.ndarray | None = None
     bulk_log_lr: np.ndarray | None = None
+    bulk_log_odds: np.ndarray | None = None
     bulk_prob: np.ndarray | None = None
     rho: tuple[float, float] = (0.0, 0.0)
     v_hist: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
@@ -140,13 +146,15 @@ class RowNeighbours:
 @dataclass(frozen=True)
 class PairScores:
     """The probability that each (positive set, item) label is wrong, the smallest over the
-    methods (agreement): ``keys`` (sorted ``s * n_g + g``), ``is_pos``, ``prob``; ``at`` per
-    method the position of each key in that method's :class:`SetEvidence` (-1: bulk)."""
+    methods (agreement): ``keys`` (sorted ``s * n_g + g``), ``is_pos``, ``prob`` and its
+    ``log_odds`` (the order where probabilities round to 1); ``at`` per method the position
+    of each key in that method's :class:`SetEvidence` (-1: bulk)."""
 
     keys: np.ndarray
     is_pos: np.ndarray
     prob: np.ndarray
     at: tuple[np.ndarray, ...]
+    log_odds: np.ndarray
 
 
 @dataclass
@@ -171,6 +179,8 @@ class Context:
     near: list[RowNeighbours] = field(default_factory=list)  # one per method with vectors
     label_sizes: dict[str, int] = field(default_factory=dict)  # active gallery images per label
     label_members: dict[str, np.ndarray] = field(default_factory=dict)
+    #: (set, item) key -> the unrelated set whose competing claim the item fits better
+    rivals: dict[int, int] = field(default_factory=dict)
 
     @property
     def n_g(self) -> int:
@@ -201,7 +211,7 @@ class Context:
                 parts.append(owners * n_g + members)
         selves = np.array([q.self_index for q in dataset.queries], dtype=np.int64)
         has = np.flatnonzero(selves >= 0)
-        if protocol.self_match == "remove":
+        if protocol.self_match == REMOVE:
             rem_parts.append(has * n_g + selves[has])
         removed = np.unique(np.concatenate(rem_parts)) if rem_parts else np.zeros(0, np.int64)
         pos = np.unique(np.concatenate(pos_parts)) if pos_parts else np.zeros(0, np.int64)
@@ -279,7 +289,7 @@ def _view(ctx: Context, name: str, ranking: Ranking) -> MethodView:
     order = np.lexsort((np.where(pr < 0, n_g + 1, pr), pq))
     n_pos = np.bincount(pq, minlength=n_q).astype(np.int64)
     n_rem = np.bincount(item_q[isin_sorted(item_keys, ctx.removed_keys)], minlength=n_q)
-    kept_self = (ctx.selves >= 0) & (ctx.protocol.self_match == "keep")
+    kept_self = (ctx.selves >= 0) & (ctx.protocol.self_match == KEEP)
     n_neg = np.maximum(ranking.n_ranked - n_pos - n_rem - kept_self, 1)
     unit = nb.unit_gallery(ranking) if not ranking.truncated else None
     return MethodView(name, ranking, unit, tq, idx[tq, tj], adj[tq, tj],

@@ -16,6 +16,8 @@ from irviewer.core.errors import InputError, either
 from irviewer.core.ranking.counting import ranks_in_row
 from irviewer.core.ranking.gallery import row_from, scores_of
 
+#: How many results per query a ranking stores unless told otherwise (``--depth``).
+DEFAULT_DEPTH = 200
 #: The stored lists' depth as each edge names it (``irviewer eval --depth``).
 DEPTH = either("--depth", "the depth of the result lists", "depth")
 

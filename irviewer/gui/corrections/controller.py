@@ -28,6 +28,7 @@ from irviewer.gui.corrections.store import CorrectionsController
 from irviewer.gui.menus import Menus
 from irviewer.opening.opener import Opened
 from irviewer.opening.request import OpenRequest
+from irviewer.view import palette
 from irviewer.view.corrections import (
     CHOICE_KEYS,
     MARK_GLYPH,
@@ -41,7 +42,8 @@ from irviewer.view.corrections import (
 from irviewer.view.result_list import ResultTile
 
 #: The legend's entry for the corrected mark (a folded corner with a pencil).
-MARK_LEGEND_HTML = (f'<span style="background:#1a1a1a; color:white">&nbsp;{MARK_GLYPH}&nbsp;'
+MARK_LEGEND_HTML = (f'<span style="background:{palette.MARK_FILL}; color:{palette.WHITE}">'
+                    f"&nbsp;{MARK_GLYPH}&nbsp;"
                     "</span> corrected (folded corner)")
 
 
@@ -136,15 +138,17 @@ class CorrectionsUI(QObject):
         if state is None or reason:
             self.line.show_line(reason or "", False, False)
             self.panel.set_rows(())
+            self.panel.set_file(None)
             return
+        self.panel.set_file(self.controller.path)
         log = state.log
         if len(log):
             html = both_numbers(state.published_evaluation(evaluation),
                                 state.corrected_evaluation(evaluation),
                                 state.showing_published, len(log))
         else:
-            html = ('<span style="color:#555">none yet — right-click a result, or press 1–4 '
-                    "over it, to set its relation to the query</span>")
+            html = (f'<span style="color:{palette.MUTED_TEXT}">none yet — right-click a result, '
+                    "or press 1–4 over it, to set its relation to the query</span>")
         self.line.show_line(html, state.showing_published, bool(len(log)))
         self.panel.set_rows(log_rows(log))
 
@@ -255,6 +259,7 @@ class CorrectionsUI(QObject):
         if path:
             self.controller.choose_file(Path(path))
             self._record_path()
+            self.panel.set_file(self.controller.path)
 
     def _record_path(self) -> None:
         """Name the corrections file in use in the open request (the session keeps it)."""
@@ -262,9 +267,10 @@ class CorrectionsUI(QObject):
         if opened is not None:
             opened.request = replace(opened.request, corrections=self.controller.path)
 
-    def wait_saved(self) -> None:
-        """Block until the corrections file is written (closing the window)."""
-        self.controller.wait_saved()
+    def stop_watching(self) -> None:
+        """Stop looking for corrections other writers save (closing the window; every
+        correction made is already in the file)."""
+        self.controller.watch.stop()
 
     def show_error(self, message: str) -> None:
         """Show a corrections problem in a dialog (non-blocking)."""

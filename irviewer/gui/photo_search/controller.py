@@ -1,4 +1,4 @@
-"""Search with a photo (issue #13): "here is my photo, which painting is it?". A photo
+"""Search with a photo: "here is my photo, which painting is it?". A photo
 dropped on the window (or chosen with File ▸ Search with a photo…, or O in presentation
 mode) is described by the shown method's extractor and verified against its best matches
 in a worker thread (:meth:`irviewer.opening.photo_search.Searcher.answer`), and shown as a
@@ -19,19 +19,15 @@ from typing import Protocol
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QDropEvent
 from PySide6.QtWidgets import (
-    QComboBox,
     QFileDialog,
-    QHBoxLayout,
-    QLabel,
     QMessageBox,
-    QPushButton,
     QWidget,
 )
 
-from irviewer.core.acceptance import DEFAULT_STRICTNESS, STRICTNESS
-from irviewer.core.descriptors import IMAGE_SUFFIXES
 from irviewer.core.evaluation import Evaluation
+from irviewer.core.image_names import IMAGE_SUFFIXES
 from irviewer.gui.menus import Menus
+from irviewer.gui.photo_search.bar import PhotoBar
 from irviewer.gui.workers import Worker
 from irviewer.opening.answer import Answer
 from irviewer.opening.opener import Opened
@@ -96,72 +92,6 @@ def answer_words(photo: Path, answer: Answer | None) -> str:
         return f"<b>Your photo</b> {name}: <b>This is {title}</b>"
     return (f"<b>Your photo</b> {name}: <b>Not in this collection.</b> Closest: "
             f"{html.escape('; '.join(answer.closest()))}")
-
-
-class PhotoBar(QWidget):
-    """Above the inspector's results while a photo is shown: irviewer's answer, how strict
-    it is, the picker that colours the matches, and the way back to the queries;
-    ``strictness_chosen(name)``, ``instance_chosen(label or None)`` when the user says
-    which painting it is, ``back()`` for the way back."""
-
-    strictness_chosen = Signal(str)
-    instance_chosen = Signal(object)
-    back = Signal()
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.label = QLabel("")
-        self.label.setWordWrap(True)
-        self.label.setTextFormat(Qt.TextFormat.RichText)
-        self.strictness = QComboBox()
-        for name in STRICTNESS:
-            self.strictness.addItem(name, name)
-        self.strictness.setCurrentIndex(STRICTNESS.index(DEFAULT_STRICTNESS))
-        self.strictness.setToolTip("How much evidence names an artwork: stricter names "
-                                   "fewer (and fewer wrongly), looser more (docs/search.md)")
-        self.strictness.activated.connect(
-            lambda i: self.strictness_chosen.emit(self.strictness.itemData(i)))
-        self.picker = QComboBox()
-        self.picker.setMinimumWidth(240)
-        self.picker.setToolTip("Say which painting the photo shows to colour its matches")
-        self.picker.activated.connect(
-            lambda i: self.instance_chosen.emit(self.picker.itemData(i)))
-        self.back_button = QPushButton("Back to the queries")
-        self.back_button.clicked.connect(self.back)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(4, 2, 4, 2)
-        layout.addWidget(self.label, 1)
-        layout.addWidget(QLabel("Strictness"))
-        layout.addWidget(self.strictness)
-        layout.addWidget(QLabel("Colour as"))
-        layout.addWidget(self.picker)
-        layout.addWidget(self.back_button)
-        self.setStyleSheet("PhotoBar { background: #E8F1F8; border: 1px solid #0072B2; }")
-        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)
-        self.setVisible(False)
-
-    def show_photo(self, text: str, instances: dict[str, str], instance: str | None,
-                   evidence: str = "") -> None:
-        """Show the bar saying ``text`` (``evidence`` in its tooltip), the picker offering
-        ``instances`` (label: title) with ``instance`` chosen (None: not said)."""
-        self.label.setText(text)
-        self.label.setToolTip(evidence)
-        self.picker.clear()
-        self.picker.addItem("nothing (not said)", None)
-        for label, title in instances.items():
-            self.picker.addItem(title, label)
-        self.picker.setCurrentIndex(max(0, self.picker.findData(instance))
-                                    if instance is not None else 0)
-        self.picker.setEnabled(bool(instances))
-        self.setVisible(True)
-
-    def chosen_strictness(self) -> str:
-        """Return the strictness chosen in the box."""
-        return str(self.strictness.currentData())
-
-    def choose_strictness(self, strictness: str) -> None:
-        """Choose ``strictness`` in the box (without answering again)."""
-        self.strictness.setCurrentIndex(STRICTNESS.index(strictness))
 
 
 class PhotoSearch(QObject):
@@ -244,6 +174,7 @@ class PhotoSearch(QObject):
         """Block until a running search ends; its answer is dropped (closing the window)."""
         self.worker.wait()
 
+    # -- answering ---------------------------------------------------------------------------
     def strictness(self) -> str:
         """Return the strictness chosen in the bar."""
         return self.bar.chosen_strictness()
@@ -258,7 +189,6 @@ class PhotoSearch(QObject):
         if self.photo is not None:
             self.search(self.photo, sync)
 
-    # -- answering ---------------------------------------------------------------------------
     @property
     def matches(self) -> tuple:
         """Return the shown photo's matches, best first (none before an answer)."""

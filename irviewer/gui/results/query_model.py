@@ -19,6 +19,7 @@ from PySide6.QtGui import QColor
 
 from irviewer.core.curves import in_ap_range
 from irviewer.core.evaluation import Evaluation
+from irviewer.view import palette
 from irviewer.view.result_list import titles
 
 COLUMNS = ("Query", "AP", "P@1", "Pos.", "1st", "Title", "AP ⇄", "ΔAP")
@@ -34,7 +35,7 @@ TITLE = COLUMNS.index("Title")
 OTHER_AP, DELTA = COLUMNS.index("AP ⇄"), COLUMNS.index("ΔAP")
 COMPARE_COLUMNS = (OTHER_AP, DELTA)
 SORT_ROLE = Qt.ItemDataRole.UserRole
-GAIN, LOSS = "#0b6e4f", "#b33c00"  # ΔAP text: better / worse (the sign says it too)
+GAIN, LOSS = palette.GAIN, palette.LOSS  # ΔAP text: better / worse (the sign says it too)
 
 
 class QueryTableModel(QAbstractTableModel):

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from irviewer.view import palette
 from irviewer.view.review_queue import (
     ACCEPTED,
     CHECKED,
@@ -42,12 +43,14 @@ from irviewer.view.review_queue import (
     STATE_MARKS,
     ReviewQueue,
     fix_words,
+    query_words,
+    score_words,
 )
 
 Index = QModelIndex | QPersistentModelIndex
 COLUMNS = ("", "score", "kind", "query", "item", "fix", "evidence")
-COLUMN_WIDTHS = (62, 45, 150, 170, 200, 170)  # the evidence column takes the rest
-REVIEWED_COLOUR = QColor("#808080")
+COLUMN_WIDTHS = (62, 80, 150, 170, 200, 170)  # the evidence column takes the rest
+REVIEWED_COLOUR = QColor(palette.REVIEWED)
 
 
 class ReviewTableModel(QAbstractTableModel):
@@ -105,8 +108,8 @@ class ReviewTableModel(QAbstractTableModel):
         state = self.queue.state(position)
         col = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            return (STATE_MARKS[state], f"{s.score:.2f}", KIND_WORDS.get(s.kind, s.kind),
-                    s.query or "—", s.item, fix_words(s), s.evidence)[col]
+            return (STATE_MARKS[state], score_words(s), KIND_WORDS.get(s.kind, s.kind),
+                    query_words(s), s.item, fix_words(s), s.evidence)[col]
         if role == Qt.ItemDataRole.ToolTipRole:
             return s.evidence
         if role == Qt.ItemDataRole.ForegroundRole and state != OPEN:
@@ -186,8 +189,8 @@ class ReviewPanel(QWidget):
         self.detail = QLabel()
         self.detail.setWordWrap(True)
         self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.detail.setStyleSheet("QLabel { background: #f6f6f6; border: 1px solid #ccc; "
-                                  "padding: 4px; }")
+        self.detail.setStyleSheet(f"QLabel {{ background: {palette.DETAIL_BACKGROUND}; border: "
+                                  f"1px solid {palette.DETAIL_BORDER}; padding: 4px; }}")
         self.accept_button = QPushButton("Accept fix (Enter)")
         self.check_button = QPushButton("Label stands (Delete)")
         for b in (self.accept_button, self.check_button):
