@@ -316,8 +316,8 @@ def main() -> int:
             inprocess["search only (descriptor)"]
         print(f"  answer / search only: {ratio:.2f}")
         report["in_process_s"] = inprocess
-        print(f"\nirviewer search COLLECTION PHOTO... --json, {batch_size} photos (half in "
-              "the collection), whole process, per photo (target <= 1.0 s):")
+        print(f"\nwhole process: `irviewer search COLLECTION PHOTO... --json`, {batch_size} "
+              "photos (half in the collection), per photo (target <= 1.0 s):")
         print(f"  {'':40s} {'wall':>8s} {'CPU':>8s}")
         for label, (wall, cpu) in timing.items():
             print(f"  {label:40s} {wall:6.3f} s {cpu:6.3f} s")
