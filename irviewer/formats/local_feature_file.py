@@ -38,8 +38,8 @@ def read_local_features(path: Path) -> FeatureTable:
     """Return the table in ``path``; InputError with one sentence when it is missing or
     damaged (the remedy: index the photos again)."""
     path = Path(path)
-    try:
-        with np.load(path, allow_pickle=False) as archive:
+    try:  # the file is ours to close, whatever numpy makes of it (a damaged zip)
+        with path.open("rb") as stream, np.load(stream, allow_pickle=False) as archive:
             return FeatureTable(tuple(str(n) for n in archive["names"].tolist()),
                                 np.asarray(archive["offsets"], np.int64),
                                 np.asarray(archive["points"], np.float32),
@@ -48,6 +48,6 @@ def read_local_features(path: Path) -> FeatureTable:
     except FileNotFoundError:
         raise InputError(f"{path.name}: no such file; index the photos again to make "
                          "it") from None
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e:
+    except (OSError, ValueError, KeyError, EOFError, TypeError, zipfile.BadZipFile) as e:
         raise InputError(f"{path.name}: not a local-feature file irviewer wrote ({e}); index "
                          "the photos again to remake it") from None

@@ -35,3 +35,7 @@ def test_a_missing_or_damaged_file_says_to_index_again(tmp_path):
     np.savez(tmp_path / "g.npz", names=np.array(["a"]))
     with pytest.raises(InputError, match="not a local-feature file"):
         read_local_features(tmp_path / "g.npz")
+    np.save(tmp_path / "h.npy", np.zeros(3))  # an array, not an archive
+    (tmp_path / "h.npy").rename(tmp_path / "h.npz")
+    with pytest.raises(InputError, match="not a local-feature file"):
+        read_local_features(tmp_path / "h.npz")
