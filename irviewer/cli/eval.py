@@ -62,6 +62,13 @@ def add_arguments(ev: argparse.ArgumentParser) -> None:
     })
     refuse_old_name(ev, "--top-k", "--depth N")
     ev.add_argument("--json", type=Path, metavar="OUT", help="write results as JSON")
+    ev.add_argument("--scores", action="store_true",
+                    help="also count the score of every (query, gallery image) pair the "
+                    "protocol does not ignore: the positive and negative pairs' histograms "
+                    "and TAR at FAR = 1e-4, 1e-3, 1e-2 with their thresholds (in the table "
+                    "and as each evaluation's 'scores' member of --json). It multiplies "
+                    "every query with the gallery again, about as long as the ranking "
+                    "itself (docs/metrics.md); a ranking read from a file cannot")
     ev.add_argument("--per-query", type=Path, metavar="OUT.csv",
                     help="write one CSV row per query")
     ev.add_argument("--write-results", type=Path, metavar="OUT.results",
@@ -69,6 +76,10 @@ def add_arguments(ev: argparse.ArgumentParser) -> None:
     ev.add_argument("--export-trec", type=Path, metavar="PREFIX",
                     help="write PREFIX.<protocol>.run and PREFIX.<protocol>.qrels, with which "
                     "trec_eval or ranx reproduce the finite-sum mAP")
+    ev.add_argument("--export-csv", type=Path, metavar="PREFIX",
+                    help="write PREFIX.<protocol>.csv: every evaluated query's ranked list "
+                    "as the TREC run lists it, one row per result: query, rank, image, "
+                    "score, relevance")
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -107,6 +118,12 @@ def run_eval(args: argparse.Namespace) -> int:
         source |= corrections_record(opened.corrections)
         notes += opened.corrections.notes()
     report = build_report(dataset, source, evaluations, notes=notes)
+    if args.scores:
+        from irviewer.core.score_distribution import pair_scores
+        from irviewer.reports.score_report import scores_record
+
+        for entry, ev in zip(report["evaluations"], evaluations, strict=True):
+            entry["scores"] = scores_record(pair_scores(ev))
     print(format_table(report))
     if args.write_results is not None:
         if dataset.format != "hpatches":
@@ -121,6 +138,11 @@ def run_eval(args: argparse.Namespace) -> int:
             for note in write_trec_run(Path(f"{stem}.run"), ev):
                 print(f"note: {note}", file=sys.stderr)
             write_qrels(Path(f"{stem}.qrels"), ev)
+    if args.export_csv is not None:
+        from irviewer.formats.ranked_csv import write_ranked_csv
+
+        for ev in evaluations:
+            write_ranked_csv(Path(f"{args.export_csv}.{ev.protocol.name}.csv"), ev)
     if args.json is not None:
         atomic_write_text(args.json, report_json(report))
     if args.per_query is not None:

@@ -170,13 +170,18 @@ def iter_rank_rows(dataset: Dataset, score_rows: Callable[[int, int], np.ndarray
         row[removed] = -np.inf
         return row
 
+    def whole_rows(qa: int, qb: int) -> np.ndarray:
+        rows = np.array(score_rows(qa, qb), dtype=np.float32)
+        rows[:, removed] = -np.inf
+        return rows
+
     item_ranks, item_scores = state.finish(whole_row)
     top_idx[~np.isfinite(top_val)] = -1
     ranking = Ranking(top_indices=top_idx, top_scores=top_val, item_offsets=offsets,
                       item_indices=items, item_ranks=item_ranks, item_scores=item_scores,
                       n_ranked=n_active, source=source,
                       ignored_mask=ignored if len(removed) else None, rerank=rerank,
-                      row_scores=whole_row)
+                      row_scores=whole_row, block_scores=whole_rows)
     yield Progress(len(blocks), len(blocks), ranking)
 
 

@@ -22,7 +22,16 @@ from PySide6.QtWidgets import (
 )
 
 from irviewer.core.evaluation import Evaluation
-from irviewer.gui.results.query_model import COMPARE_COLUMNS, TITLE, QueryFilter, QueryTableModel
+from irviewer.gui.results.query_model import (
+    COMPARE_COLUMNS,
+    OTHER_AP,
+    TITLE,
+    QueryFilter,
+    QueryTableModel,
+)
+
+#: The compared method's AP column is at least this wide (px), wider when its name needs.
+OTHER_AP_WIDTH = 90
 
 
 class QueryListPanel(QWidget):
@@ -70,7 +79,7 @@ class QueryListPanel(QWidget):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(TITLE, QHeaderView.ResizeMode.Stretch)
         self.table.setColumnHidden(TITLE, True)
-        for column, width in zip(COMPARE_COLUMNS, (90, 56), strict=True):
+        for column, width in zip(COMPARE_COLUMNS, (OTHER_AP_WIDTH, 56), strict=True):
             # compare mode shows them; a fixed width, as measuring 20,000 rows takes seconds
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Fixed)
             self.table.setColumnWidth(column, width)
@@ -162,6 +171,11 @@ class QueryListPanel(QWidget):
                 self.proxy.refresh()
         for column in COMPARE_COLUMNS:
             self.table.setColumnHidden(column, not on)
+        if on:  # the compared method's whole name: the widest line of its header
+            lines = str(self.model.headerData(OTHER_AP, Qt.Orientation.Horizontal)).split("\n")
+            metrics = self.table.fontMetrics()
+            self.table.setColumnWidth(OTHER_AP, max(OTHER_AP_WIDTH, 24 + max(
+                metrics.horizontalAdvance(line) for line in lines)))
         # The title leaves its room to ΔAP (the name's tooltip still gives it).
         self.table.setColumnHidden(TITLE, on or not self.model.has_titles)
         for box in (self.better, self.worse):
