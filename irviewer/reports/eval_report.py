@@ -47,6 +47,9 @@ def method_record(method: Method) -> dict:
     chain = getattr(method, "rerank", None)
     if chain is not None:
         record["rerank"] = chain.record()
+    run = getattr(method, "ann", None)
+    if run is not None:
+        record["ann"] = run.record()
     return record
 
 
@@ -103,6 +106,7 @@ def build_report(dataset: Dataset, source: dict, evaluations: Sequence[Evaluatio
         **({"ranking": source["ranking"]} if "ranking" in source else {}),
         **({"corrections": source["corrections"]} if "corrections" in source else {}),
         **({"rerank": source["rerank"]} if "rerank" in source else {}),
+        **({"ann": source["ann"]} if "ann" in source else {}),
         "evaluations": out_evals,
     }
 
@@ -171,6 +175,11 @@ def format_table(report: dict) -> str:
             said = "; ".join(f"{k}={v['value']} ({v['source']})"
                              for k, v in step["params"].items())
             lines.append(f"             {step['method']}: {step['paper']}; {said}")
+    if report.get("ann") is not None:
+        a = report["ann"]
+        lines.append(f"approximate  {a['setting']} ({a['source']}, {a['index']}; inner product "
+                     f"on L2-normalised vectors): the top {a['depth']} of each query scored as "
+                     "a result list (a positive not returned was never retrieved)")
     corr = report.get("corrections")
     if corr is not None:
         lines.append(f"corrections  {corr['path']} (sha256 {corr['sha256'][:12]}): "
@@ -190,6 +199,10 @@ def format_table(report: dict) -> str:
             lines.append(f"  {key:<18}{shown}  {said.get(key, '')}")
         lines.append(f"  queries: {s['n_evaluated']} evaluated, {s['n_skipped']} skipped "
                      "(no positive left)")
+        if "ann" in ev:
+            from irviewer.reports.ann_report import format_ann
+
+            lines += format_ann(ev["ann"])
         for entry in ev["queries"]:
             if "skipped" in entry:
                 lines.append(f"    skipped {entry['name']}: {entry['skipped']}")
@@ -202,6 +215,10 @@ def format_table(report: dict) -> str:
             lines += [f"    {r['name']}: {r['reason']}" for r in ev["removed_queries"][:10]]
             if len(ev["removed_queries"]) > 10:
                 lines.append(f"    ... and {len(ev['removed_queries']) - 10} more")
+    if "sweep" in report:
+        from irviewer.reports.ann_report import format_sweep
+
+        lines += format_sweep(report["sweep"])
     return "\n".join(lines)
 
 
