@@ -84,8 +84,7 @@ def test_after_the_idle_time_the_slideshow_comes_back_from_a_photo(window, qtbot
     qtbot.waitUntil(lambda: view.slideshow, timeout=3000)
     before = view.slide
     presentation.show_photo(before.__class__(None, before.query_caption, before.query_path,
-                                             None, "", before.tiles, before.captions, False),
-                            {}, None)
+                                             None, "", before.tiles, before.captions, False))
     assert presentation.photo_slide is not None and not view.slideshow
     qtbot.waitUntil(lambda: presentation.photo_slide is None and view.slideshow,
                     timeout=3000)
