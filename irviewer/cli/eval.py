@@ -21,6 +21,7 @@ from irviewer.opening.options import (
     window_corrections_note,
 )
 from irviewer.reports.eval_report import (
+    ScoredMethod,
     build_report,
     corrections_record,
     format_table,
@@ -47,10 +48,12 @@ def add_arguments(ev: argparse.ArgumentParser) -> None:
         "demo": "evaluate the built-in museum demo (with its strong descriptors unless -d or "
         "--ranking names another method)",
         "descriptors": "the descriptor file: .npz, .npy, .fvecs, .mat or .h5, or an "
-        "hpatches-benchmark descriptors/<name> folder of <sequence>/<type>.csv (eval "
-        "scores one method; irviewer compare scores several)",
+        "hpatches-benchmark descriptors/<name> folder of <sequence>/<type>.csv; several "
+        "-d (and --ranking) score several methods, one row each (irviewer compare tests "
+        "their differences)",
         "ranking": "precomputed result lists instead of descriptors: a TREC run (qid Q0 "
-        "docid rank score tag), an .npz with indices (and scores) or an HPatches .results",
+        "docid rank score tag), an .npz with indices (and scores) or an HPatches .results; "
+        "scored after the -d methods",
         "protocol": "protocol to use instead of the dataset's default(s)",
         "depth": "how many results per query are kept (the lists --export-trec and "
         "--write-results write); the ranks of positives are exact at any depth",
@@ -78,7 +81,6 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     problem = dataset_problem(args)
     if problem:
         parser.error(problem)
-    at_most_one(args, METHODS, "method", "irviewer compare scores several side by side")
     at_most_one(args, ("protocol",), "protocol")
     at_most_one(args, ("rerank",), "re-ranking SPEC", "irviewer compare takes several")
     return run_eval(args)
@@ -97,18 +99,31 @@ def run_eval(args: argparse.Namespace) -> int:
     note = window_corrections_note(request, "scores")
     if note:
         print(f"note: {note}", file=sys.stderr)
-    dataset, method = opened.dataset, opened.first
-    evaluations = [opened.evaluation(method.name, p, args.ap, args.self_match)
-                   for p in opened.protocols]
+    dataset = opened.dataset
     if dataset.format == COLLECTION and not artworks_with_views(dataset):
         raise InputError(nothing_to_score(dataset))
-    source = method_record(method)
-    notes = (*dataset.notes, *method.notes)
+    methods = list(opened.methods.values())
+    if len(methods) > 1:
+        for flag, given in (("--write-results", args.write_results),
+                            ("--export-trec", args.export_trec)):
+            if given is not None:
+                raise InputError(f"{flag} writes one method's results; {len(methods)} "
+                                 "methods were given (give one -d or --ranking)")
+    scored = []
+    notes: tuple[str, ...] = tuple(dataset.notes)
+    for method in methods:
+        source = method_record(method)
+        if opened.corrections is not None:
+            source |= corrections_record(opened.corrections)
+        evaluations = [opened.evaluation(method.name, p, args.ap, args.self_match)
+                       for p in opened.protocols]
+        scored.append(ScoredMethod(method.name, source, evaluations))
+        notes += method.notes
     if opened.corrections is not None:
-        source |= corrections_record(opened.corrections)
         notes += opened.corrections.notes()
-    report = build_report(dataset, source, evaluations, notes=notes)
+    report = build_report(dataset, scored, notes=notes)
     print(format_table(report))
+    method, evaluations = methods[0], scored[0].evaluations
     if args.write_results is not None:
         if dataset.format != "hpatches":
             raise InputError("--write-results writes HPatches .results files; this dataset "

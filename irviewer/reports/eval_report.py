@@ -8,6 +8,7 @@ import json
 import math
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -60,40 +61,57 @@ def corrections_record(loaded: LoadedCorrections) -> dict:
                             "n_applied": len(loaded.log)}}
 
 
-def build_report(dataset: Dataset, source: dict, evaluations: Sequence[Evaluation],
+@dataclass(frozen=True)
+class ScoredMethod:
+    """One method of an eval report: its name, how the report identifies it
+    (:func:`method_record`, with ``corrections`` when a corrections file was applied) and
+    its evaluations, one per protocol."""
+
+    name: str
+    source: dict
+    evaluations: Sequence[Evaluation]
+
+
+def build_report(dataset: Dataset, methods: Sequence[ScoredMethod],
                  notes: Sequence[str] | None = None) -> dict:
     """Return the ``irviewer eval --json`` document (a stable schema other tools read).
 
-    ``source`` is ``{"descriptors": {...}}`` or, for a precomputed ranking,
-    ``{"ranking": {...}}`` (then ``descriptors`` is null), as :func:`method_record` gives,
-    with ``"corrections": {path, sha256, n_applied}`` when a corrections file was applied;
-    ``notes`` are the sentences reported under ``dataset.notes`` (default: the dataset's).
+    One entry of ``evaluations`` per (method, protocol), methods in the order given and
+    protocols in report order within each; each entry names its ``method``. The top-level
+    ``descriptors`` (null for a precomputed ranking), ``ranking``, ``rerank`` and
+    ``corrections`` identify the *first* method, as they did when eval scored one method
+    only, so a reader of one-method reports reads the first method of any report
+    unchanged; ``methods`` lists every method's name and identity in order. ``notes`` are
+    the sentences reported under ``dataset.notes`` (default: the dataset's).
     """
     from irviewer.core.evaluation import SKIP_REASON
     from irviewer.core.protocols import conventions
 
     out_evals = []
     names = [q.name for q in dataset.queries]
-    for ev in evaluations:
-        skipped = (np.asarray(ev.positives.n_positives) == 0).tolist()
-        columns = {key: _json_column(key, values, skipped)
-                   for key, values in ev.per_query.items()}
-        queries = []
-        for i, name in enumerate(names):
-            entry: dict[str, object] = {"name": name}
-            for key, column in columns.items():
-                entry[key] = column[i]
-            if skipped[i]:
-                entry["skipped"] = SKIP_REASON
-            queries.append(entry)
-        out_evals.append({
-            "protocol": ev.protocol.describe(),
-            "summary": {k: json_number(v) for k, v in ev.summary.items()},
-            "conventions": conventions(ev.protocol, ev.summary),
-            "queries": queries,
-            "removed_queries": [{"name": s.name, "reason": s.reason}
-                                for s in dataset.skipped_queries],
-        })
+    for method in methods:
+        for ev in method.evaluations:
+            skipped = (np.asarray(ev.positives.n_positives) == 0).tolist()
+            columns = {key: _json_column(key, values, skipped)
+                       for key, values in ev.per_query.items()}
+            queries = []
+            for i, name in enumerate(names):
+                entry: dict[str, object] = {"name": name}
+                for key, column in columns.items():
+                    entry[key] = column[i]
+                if skipped[i]:
+                    entry["skipped"] = SKIP_REASON
+                queries.append(entry)
+            out_evals.append({
+                "method": method.name,
+                "protocol": ev.protocol.describe(),
+                "summary": {k: json_number(v) for k, v in ev.summary.items()},
+                "conventions": conventions(ev.protocol, ev.summary),
+                "queries": queries,
+                "removed_queries": [{"name": s.name, "reason": s.reason}
+                                    for s in dataset.skipped_queries],
+            })
+    source = methods[0].source if methods else {"descriptors": None}
     return {
         "irviewer_version": __version__,
         "dataset": {"path": str(dataset.path), "format": dataset.format,
@@ -103,6 +121,7 @@ def build_report(dataset: Dataset, source: dict, evaluations: Sequence[Evaluatio
         **({"ranking": source["ranking"]} if "ranking" in source else {}),
         **({"corrections": source["corrections"]} if "corrections" in source else {}),
         **({"rerank": source["rerank"]} if "rerank" in source else {}),
+        "methods": [{"name": m.name, **m.source} for m in methods],
         "evaluations": out_evals,
     }
 
@@ -147,23 +166,66 @@ def report_json(report: dict) -> str:
 
 
 def format_table(report: dict) -> str:
-    """Return the human-readable table ``irviewer eval`` prints (values in percent)."""
-    from irviewer.core.protocols import TIES, removals
-
-    d, desc = report["dataset"], report["descriptors"]
+    """Return the human-readable table ``irviewer eval`` prints (values in percent): one
+    method's metrics one per line with their conventions, or, for several methods, one
+    row per method and one column per metric under each protocol."""
+    d = report["dataset"]
+    methods = report.get("methods") or [{"name": "", **{k: report[k] for k in
+                                                        ("descriptors", "ranking", "rerank")
+                                                        if report.get(k) is not None}}]
     lines = [f"irviewer {report['irviewer_version']}",
              f"dataset      {d['path']} ({d['format']}): {d['n_queries']} queries, "
              f"{d['n_gallery']} gallery images"]
+    several = len(methods) > 1
+    for i, m in enumerate(methods):
+        if several:
+            lines.append(f"method {i + 1}     {m['name']}")
+        lines += _method_lines(m)
+    corr = report.get("corrections")
+    if corr is not None:
+        lines.append(f"corrections  {corr['path']} (sha256 {corr['sha256'][:12]}): "
+                     f"{corr['n_applied']} applied; these numbers score the corrected ground "
+                     "truth, not the published one")
+    lines += [f"note         {n}" for n in d["notes"]]
+    if several:
+        lines += _methods_table(report["evaluations"], [m["name"] for m in methods])
+        return "\n".join(lines)
+    for ev in report["evaluations"]:
+        lines += _protocol_lines(ev)
+        s, said = ev["summary"], ev["conventions"]
+        lines.append(f"  {'metric':<18}{'value %':>9}  convention")
+        for key, value in s.items():
+            if key in COUNTS:
+                continue
+            lines.append(f"  {key:<18}{_percent(value)}  {said.get(key, '')}")
+        lines += _query_lines(ev)
+    return "\n".join(lines)
+
+
+#: Summary keys that count queries rather than measure them.
+COUNTS = ("n_evaluated", "n_skipped")
+
+
+def _percent(value: float | None) -> str:
+    return "      n/a" if value is None else f"{100 * value:9.2f}"
+
+
+def _method_lines(m: dict) -> list[str]:
+    """Return the lines that identify one method (its file, or its ranking file, and a
+    re-ranking chain)."""
+    from irviewer.core.protocols import TIES
+
+    desc = m.get("descriptors")
     if desc is not None:
-        lines += [f"descriptors  {desc['path']} (dim {desc['dim']}, sha256 "
-                  f"{desc['sha256'][:12]})",
-                  f"ranking      cosine similarity of L2-normalised float32 vectors; "
-                  f"ties: {TIES}"]
+        lines = [f"descriptors  {desc['path']} (dim {desc['dim']}, sha256 "
+                 f"{desc['sha256'][:12]})",
+                 f"ranking      cosine similarity of L2-normalised float32 vectors; "
+                 f"ties: {TIES}"]
     else:
-        r = report["ranking"]
-        lines.append(f"ranking      precomputed lists {r['path']} (depth {r['depth']}, sha256 "
-                     f"{r['sha256'][:12]}); {r['rule']}")
-    rerank = report.get("rerank")
+        r = m["ranking"]
+        lines = [f"ranking      precomputed lists {r['path']} (depth {r['depth']}, sha256 "
+                 f"{r['sha256'][:12]}); {r['rule']}"]
+    rerank = m.get("rerank")
     if rerank is not None:
         lines.append(f"re-ranking   {rerank['chain']} (of the ranking above; the "
                      "protocol's removals come after it)")
@@ -171,43 +233,71 @@ def format_table(report: dict) -> str:
             said = "; ".join(f"{k}={v['value']} ({v['source']})"
                              for k, v in step["params"].items())
             lines.append(f"             {step['method']}: {step['paper']}; {said}")
-    corr = report.get("corrections")
-    if corr is not None:
-        lines.append(f"corrections  {corr['path']} (sha256 {corr['sha256'][:12]}): "
-                     f"{corr['n_applied']} applied; these numbers score the corrected ground "
-                     "truth, not the published one")
-    lines += [f"note         {n}" for n in d["notes"]]
-    for ev in report["evaluations"]:
-        p, s, said = ev["protocol"], ev["summary"], ev["conventions"]
-        lines += ["", f"protocol {p['name']}: positive = {', '.join(p['positive'])}; "
-                  f"removed = {removals(p['ignored'], p['self_match'])}",
-                  f"  source: {p['source']}",
-                  f"  {'metric':<18}{'value %':>9}  convention"]
-        for key, value in s.items():
-            if key in ("n_evaluated", "n_skipped"):
-                continue
-            shown = "    n/a" if value is None else f"{100 * value:9.2f}"
-            lines.append(f"  {key:<18}{shown}  {said.get(key, '')}")
-        lines.append(f"  queries: {s['n_evaluated']} evaluated, {s['n_skipped']} skipped "
-                     "(no positive left)")
-        for entry in ev["queries"]:
-            if "skipped" in entry:
-                lines.append(f"    skipped {entry['name']}: {entry['skipped']}")
-        if ev["removed_queries"]:
-            lines.append(f"  removed by the reader: {len(ev['removed_queries'])} queries")
-            lines += [f"    {r['name']}: {r['reason']}" for r in ev["removed_queries"][:10]]
-            if len(ev["removed_queries"]) > 10:
-                lines.append(f"    ... and {len(ev['removed_queries']) - 10} more")
-    return "\n".join(lines)
+    return lines
+
+
+def _protocol_lines(ev: dict) -> list[str]:
+    from irviewer.core.protocols import removals
+
+    p = ev["protocol"]
+    return ["", f"protocol {p['name']}: positive = {', '.join(p['positive'])}; "
+            f"removed = {removals(p['ignored'], p['self_match'])}",
+            f"  source: {p['source']}"]
+
+
+def _query_lines(ev: dict) -> list[str]:
+    """Return the lines on the queries evaluated, skipped and removed by the reader."""
+    s = ev["summary"]
+    lines = [f"  queries: {s['n_evaluated']} evaluated, {s['n_skipped']} skipped "
+             "(no positive left)"]
+    for entry in ev["queries"]:
+        if "skipped" in entry:
+            lines.append(f"    skipped {entry['name']}: {entry['skipped']}")
+    if ev["removed_queries"]:
+        lines.append(f"  removed by the reader: {len(ev['removed_queries'])} queries")
+        lines += [f"    {r['name']}: {r['reason']}" for r in ev["removed_queries"][:10]]
+        if len(ev["removed_queries"]) > 10:
+            lines.append(f"    ... and {len(ev['removed_queries']) - 10} more")
+    return lines
+
+
+def _methods_table(evaluations: list[dict], names: list[str]) -> list[str]:
+    """Return, per protocol, one row per method (in ``names``' order) and one column per
+    summary metric (values in percent), then each metric's convention."""
+    lines: list[str] = []
+    protocols = list(dict.fromkeys(ev["protocol"]["name"] for ev in evaluations))
+    width = max(len("method"), *(len(n) for n in names))
+    for protocol in protocols:
+        rows = [ev for ev in evaluations if ev["protocol"]["name"] == protocol]
+        first = rows[0]
+        keys = [k for k in first["summary"] if k not in COUNTS]
+        lines += _protocol_lines(first)
+        lines.append(f"  {'method':<{width}}" + "".join(f"{k:>{max(9, len(k) + 1)}}"
+                                                       for k in keys) + "  queries")
+        for ev in rows:
+            s = ev["summary"]
+            cells = "".join(f"{_percent(s.get(k)).strip():>{max(9, len(k) + 1)}}"
+                            for k in keys)
+            lines.append(f"  {ev['method']:<{width}}{cells}  {s['n_evaluated']} evaluated")
+        lines.append("  values in %; conventions:")
+        lines += [f"    {k}: {first['conventions'][k]}" for k in keys
+                  if first["conventions"].get(k)]
+        lines += _query_lines(first)[1:]
+    return lines
 
 
 def write_per_query_csv(path: Path, report: dict) -> None:
-    """Write one row per (protocol, query) with every per-query value (empty = skipped)."""
+    """Write one row per (protocol, query) with every per-query value (empty = skipped);
+    for a report of several methods, one row per (method, protocol, query)."""
     rows: list[dict[str, object]] = []
     keys: list[str] = ["protocol", "name"]
+    several = len(report.get("methods", ())) > 1
+    if several:
+        keys.insert(0, "method")
     for ev in report["evaluations"]:
         for q in ev["queries"]:
-            row = {"protocol": ev["protocol"]["name"], **q}
+            row = {**({"method": ev["method"]} if several else {}),
+                   "protocol": ev["protocol"]["name"], **q}
             rows.append(row)
             keys += [k for k in row if k not in keys]
     with atomic_open(path, newline="") as stream:
