@@ -67,6 +67,12 @@ def add_arguments(ev: argparse.ArgumentParser) -> None:
     ev.add_argument("--top-k", dest="depth", type=int, default=argparse.SUPPRESS,
                     help=argparse.SUPPRESS)  # the old name of --depth
     ev.add_argument("--json", type=Path, metavar="OUT", help="write results as JSON")
+    ev.add_argument("--conventions", action="store_true",
+                    help="also score the ranking under every convention irviewer knows "
+                    "(finite-sum, trapezoid, all-point and 11-point interpolated AP, AP over "
+                    "the positives within the list, the query's own image kept or removed, "
+                    "true P@k and revisitop's mP@k), each with its source, the protocol's "
+                    "own marked; in the JSON as all_conventions")
     ev.add_argument("--per-query", type=Path, metavar="OUT.csv",
                     help="write one CSV row per query")
     ev.add_argument("--write-results", type=Path, metavar="OUT.results",
@@ -121,7 +127,7 @@ def run_eval(args: argparse.Namespace) -> int:
         notes += method.notes
     if opened.corrections is not None:
         notes += opened.corrections.notes()
-    report = build_report(dataset, scored, notes=notes)
+    report = build_report(dataset, scored, notes=notes, every_convention=args.conventions)
     print(format_table(report))
     method, evaluations = methods[0], scored[0].evaluations
     if args.write_results is not None:

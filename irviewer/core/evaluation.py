@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from irviewer.core import metrics
+from irviewer.core.ap_rules import average_precision
 from irviewer.core.dataset import Dataset, Query
 from irviewer.core.errors import InputError
 from irviewer.core.protocols import Protocol, check_applicable
@@ -231,7 +232,7 @@ def evaluate(dataset: Dataset, ranking: Ranking, protocol: Protocol) -> Evaluati
     if ranking.n_queries != dataset.n_queries:
         raise InputError(f"{ranking.source}: the ranking has {ranking.n_queries} queries "
                          f"but {dataset.label()} has {dataset.n_queries}")
-    positives = _truncate(protocol_ranks(dataset, ranking, protocol), protocol)
+    positives = scored_ranks(dataset, ranking, protocol)
     per_query = _per_query(positives, protocol)
     if protocol.cmc == "cuhk03":
         cmc = _cuhk03_cmc(dataset, ranking, protocol, range(dataset.n_queries))
@@ -239,6 +240,12 @@ def evaluate(dataset: Dataset, ranking: Ranking, protocol: Protocol) -> Evaluati
             per_query[f"CMC@{k}"] = cmc[:, j]
     return Evaluation(dataset, ranking, protocol, positives, per_query,
                       _summary(per_query, positives, protocol))
+
+
+def scored_ranks(dataset: Dataset, ranking: Ranking, protocol: Protocol) -> PositiveRanks:
+    """Return the positive ranks the metrics score: :func:`protocol_ranks` within the
+    protocol's list depth."""
+    return _truncate(protocol_ranks(dataset, ranking, protocol), protocol)
 
 
 def protocol_ranks(dataset: Dataset, ranking: Ranking, protocol: Protocol) -> PositiveRanks:
@@ -348,16 +355,9 @@ def _truncate(p: PositiveRanks, protocol: Protocol) -> PositiveRanks:
 def _per_query(p: PositiveRanks, protocol: Protocol) -> dict[str, np.ndarray]:
     n = p.n_positives
     batch = metrics.ragged(p.ranks, p.offsets, n)  # checked once for every metric
-    if protocol.ap_positives == "retrieved":
-        # VLFeat vl_pr: precision summed at the listed positives over their number; a query
-        # with positives but none listed scores 0 (hpatches-benchmark retrieval_eval.m).
-        listed = np.diff(p.offsets)
-        ap = replace(batch, n_positives=np.maximum(listed, 1)).average_precision(protocol.ap)
-        ap = np.where(listed > 0, ap, 0.0)
-        ap[n == 0] = np.nan
-    else:
-        ap = batch.average_precision(protocol.ap)
-    out: dict[str, np.ndarray] = {"AP": ap}
+    # ap_positives "retrieved": VLFeat vl_pr as hpatches-benchmark retrieval_eval.m calls it.
+    out: dict[str, np.ndarray] = {"AP": average_precision(batch, protocol.ap,
+                                                          protocol.ap_positives)}
     for k in protocol.ks:
         out[f"P@{k}"] = batch.precision_at_k(k)
     if protocol.revisitop_pk:

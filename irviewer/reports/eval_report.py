@@ -73,7 +73,7 @@ class ScoredMethod:
 
 
 def build_report(dataset: Dataset, methods: Sequence[ScoredMethod],
-                 notes: Sequence[str] | None = None) -> dict:
+                 notes: Sequence[str] | None = None, every_convention: bool = False) -> dict:
     """Return the ``irviewer eval --json`` document (a stable schema other tools read).
 
     One entry of ``evaluations`` per (method, protocol), methods in the order given and
@@ -83,7 +83,12 @@ def build_report(dataset: Dataset, methods: Sequence[ScoredMethod],
     only, so a reader of one-method reports reads the first method of any report
     unchanged; ``methods`` lists every method's name and identity in order. ``notes`` are
     the sentences reported under ``dataset.notes`` (default: the dataset's).
+
+    With ``every_convention`` each entry has ``all_conventions``, the rows of
+    :func:`irviewer.core.conventions.all_conventions` (key, metric, convention, source,
+    value, protocol_own), and each query entry its value under each row's key.
     """
+    from irviewer.core.conventions import all_conventions
     from irviewer.core.evaluation import SKIP_REASON
     from irviewer.core.protocols import conventions
 
@@ -94,19 +99,26 @@ def build_report(dataset: Dataset, methods: Sequence[ScoredMethod],
             skipped = (np.asarray(ev.positives.n_positives) == 0).tolist()
             columns = {key: _json_column(key, values, skipped)
                        for key, values in ev.per_query.items()}
+            rows = all_conventions(ev) if every_convention else []
+            row_columns = {row.key: _json_column(row.key, row.values, skipped)
+                           for row in rows}
             queries = []
             for i, name in enumerate(names):
                 entry: dict[str, object] = {"name": name}
                 for key, column in columns.items():
                     entry[key] = column[i]
+                if rows:
+                    entry["all_conventions"] = {k: c[i] for k, c in row_columns.items()}
                 if skipped[i]:
                     entry["skipped"] = SKIP_REASON
                 queries.append(entry)
+            extra = {"all_conventions": [row.record() for row in rows]} if rows else {}
             out_evals.append({
                 "method": method.name,
                 "protocol": ev.protocol.describe(),
                 "summary": {k: json_number(v) for k, v in ev.summary.items()},
                 "conventions": conventions(ev.protocol, ev.summary),
+                **extra,
                 "queries": queries,
                 "removed_queries": [{"name": s.name, "reason": s.reason}
                                     for s in dataset.skipped_queries],
@@ -198,8 +210,24 @@ def format_table(report: dict) -> str:
             if key in COUNTS:
                 continue
             lines.append(f"  {key:<18}{_percent(value)}  {said.get(key, '')}")
+        lines += _conventions_lines(ev)
         lines += _query_lines(ev)
     return "\n".join(lines)
+
+
+def _conventions_lines(ev: dict) -> list[str]:
+    """Return the table of every convention (``eval --conventions``), the protocol's own
+    rows marked with *; nothing when the report has none."""
+    rows = ev.get("all_conventions")
+    if not rows:
+        return []
+    width = max(len(f"{r['metric']}  {r['convention']}") for r in rows)
+    lines = ["  every convention on this ranking (* the protocol's own):"]
+    for r in rows:
+        label = f"{r['metric']}  {r['convention']}"
+        mark = "*" if r["protocol_own"] else " "
+        lines.append(f"    {label:<{width}}{_percent(r['value'])} {mark}  {r['source']}")
+    return lines
 
 
 #: Summary keys that count queries rather than measure them.
