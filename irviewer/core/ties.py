@@ -101,7 +101,7 @@ def tie_groups(query: np.ndarray, raw: np.ndarray, positive: np.ndarray, above: 
     q, r, pos = query[order], raw[order], positive[order]
     lo = np.minimum(np.asarray(above, dtype=np.int64)[order], r)
     hi = np.maximum(np.asarray(through, dtype=np.int64)[order], r + 1)
-    pq, pr, plo, phi = q[pos], r[pos], lo[pos], hi[pos]
+    pq, plo, phi = q[pos], lo[pos], hi[pos]
     if not len(pq):
         empty = np.zeros(0, dtype=np.int64)
         return TieGroups(empty, empty, empty, empty, empty, empty)
@@ -161,25 +161,25 @@ def expected_ap(groups: TieGroups, denominators: np.ndarray, rule: str,
     """
     den = np.asarray(denominators, dtype=np.float64)
     n_q = len(den)
-    T = groups.start.astype(np.float64)
+    skip = groups.start.astype(np.float64)  # T: items before the group
     t = groups.size.astype(np.float64)
     r = groups.positives.astype(np.float64)
-    R = groups.before.astype(np.float64)
-    last = T + t if depth is None else np.minimum(T + t, float(depth))
-    ok = last > T
-    T, t, r, R, last = T[ok], t[ok], r[ok], R[ok], last[ok]
+    ahead = groups.before.astype(np.float64)  # R: positives before the group
+    last = skip + t if depth is None else np.minimum(skip + t, float(depth))
+    ok = last > skip
+    skip, t, r, ahead, last = skip[ok], t[ok], r[ok], ahead[ok], last[ok]
     c = np.where(t > 1, (r - 1) / np.maximum(t - 1, 1), 0.0)
-    places = last - T
+    places = last - skip
     # Sum over places i = T+1 .. last of (R + 1 + (i - T - 1) c) / i.
-    s1 = _harmonic(last) - _harmonic(T)
-    at = (R + 1) * s1 + c * (places - (T + 1) * s1)
+    s1 = _harmonic(last) - _harmonic(skip)
+    at = (ahead + 1) * s1 + c * (places - (skip + 1) * s1)
     if rule == "trapezoid":
         # Sum over u = i - 1 = T .. last - 1 of (R + (u - T) c) / u, the u = 0 term being 1.
-        first = T == 0
-        u0 = np.where(first, 1.0, T)
+        first = skip == 0
+        u0 = np.where(first, 1.0, skip)
         s0 = _harmonic(last - 1) - _harmonic(u0 - 1)
-        rest = (R - T * c) * s0 + c * (last - u0)
-        prior = np.where(first, 1.0 + c * (last - 1) + R * s0, rest)
+        rest = (ahead - skip * c) * s0 + c * (last - u0)
+        prior = np.where(first, 1.0 + c * (last - 1) + ahead * s0, rest)
         total = (at + prior) / 2
     else:
         total = at

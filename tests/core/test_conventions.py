@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from irviewer.core import metrics
 from irviewer.core.ap_rules import ALL_AP_RULES, average_precision
 from irviewer.core.conventions import all_conventions
 from irviewer.core.evaluation import evaluate
-from irviewer.core import metrics
 from irviewer.opening.opener import open_now
 from irviewer.opening.request import OpenRequest
 from tests.corrections_cases import FAMILIES, make_case
