@@ -39,7 +39,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import digamma
 
 #: Scores closer than this are tied (cosine rankings); a ranking file's ties are exact.
 TIE_TOLERANCE = 1e-6
@@ -50,6 +49,9 @@ TIE_RULE = (f"scores within {TIE_TOLERANCE:g} are tied (a ranking file's: equal 
             "AP_expected is the mean over all tie orders (McSherry & Najork, ECIR 2008)")
 
 _EULER = 0.57721566490153286061
+#: Harmonic numbers below this are summed exactly (a table); above, the asymptotic series.
+_TABLE = 1024
+_HARMONIC = np.concatenate([[0.0], np.cumsum(1.0 / np.arange(1, _TABLE, dtype=np.float64))])
 
 
 @dataclass(frozen=True)
@@ -139,8 +141,19 @@ def _count_below(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
 
 
 def _harmonic(n: np.ndarray) -> np.ndarray:
-    """Return the harmonic numbers H(n) = 1 + 1/2 + ... + 1/n (H(0) = 0), float64."""
-    return digamma(np.asarray(n, dtype=np.float64) + 1.0) + _EULER
+    """Return the harmonic numbers H(n) = 1 + 1/2 + ... + 1/n (H(0) = 0) of whole numbers
+    ``n``, float64: summed below 1024; above, ln n + gamma + 1/2n - 1/12n^2 + 1/120n^4 -
+    1/252n^6, whose error is below 1/240n^8 (1e-26). (No scipy: the window imports this
+    module and must not wait for scipy.)"""
+    m = np.asarray(n, dtype=np.float64)
+    small = m < _TABLE
+    out = np.empty(m.shape)
+    out[small] = _HARMONIC[np.maximum(m[small], 0).astype(np.int64)]
+    big = m[~small]
+    inv2 = 1.0 / (big * big)
+    out[~small] = (np.log(big) + _EULER + 0.5 / big
+                   - inv2 * (1 / 12 - inv2 * (1 / 120 - inv2 / 252)))
+    return out
 
 
 def expected_ap(groups: TieGroups, denominators: np.ndarray, rule: str,
@@ -189,3 +202,67 @@ def expected_ap(groups: TieGroups, denominators: np.ndarray, rule: str,
         ap = out / den
     ap[den == 0] = np.nan
     return ap
+
+
+#: The per-query metrics whose best and worst tie orders bound them: each can only fall
+#: when a positive moves down (revisitop's mP@k can rise, so it is not bounded this way).
+BOUNDED = ("AP", "P@", "CMC@")
+
+
+@dataclass(frozen=True)
+class TieBounds:
+    """How far tied scores move one evaluation's numbers.
+
+    ``per_query`` maps ``AP_best``, ``AP_worst``, ``AP_expected`` and, where the protocol
+    has them, ``P@k_best`` / ``P@k_worst`` and ``CMC@k_best`` / ``CMC@k_worst`` to arrays
+    over queries (nan for a skipped query; ``AP_expected`` also nan where no closed form
+    exists: an interpolated AP rule, or a tie group cut by the protocol's list depth under
+    a denominator of listed positives). ``summary`` has their means over the evaluated
+    queries (``mAP_best``, ``mAP_worst``, ``mAP_expected``, ``mP@k_best``, ...). ``tied``
+    marks the queries whose AP depends on the order of their ties.
+    """
+
+    per_query: dict[str, np.ndarray]
+    summary: dict[str, float]
+    tied: np.ndarray
+
+    @property
+    def n_tied(self) -> int:
+        """Return the number of queries whose AP depends on the order of their ties."""
+        return int(np.count_nonzero(self.tied))
+
+    def moves_map(self) -> bool:
+        """Return True when the best and worst tie orders give different mAPs."""
+        best, worst = self.summary.get("mAP_best"), self.summary.get("mAP_worst")
+        return best is not None and worst is not None and bool(best - worst > AP_EPSILON)
+
+
+#: AP values closer than this are the same AP (floating-point sums of the same terms).
+AP_EPSILON = 1e-12
+
+
+def bounded_keys(keys: list[str]) -> list[str]:
+    """Return the per-query keys among ``keys`` that the tie orders bound (:data:`BOUNDED`,
+    without revisitop's variant)."""
+    return [k for k in keys if k.startswith(BOUNDED) and not k.endswith("(revisitop)")]
+
+
+def protocol_expected_ap(groups: TieGroups, n_positives: np.ndarray, listed: np.ndarray,
+                         rule: str, denominator: str, depth: int | None) -> np.ndarray:
+    """Return AP's expected value over tie orders per query under a protocol's ``rule``,
+    AP ``denominator`` (``all`` positives, or those ``retrieved`` within the list, of which
+    each query has ``listed`` in the reported order) and list ``depth``; nan where there
+    is no closed form: an interpolated rule, or, dividing by the positives listed, a tie
+    group cut by the list's end (the count itself then depends on the order)."""
+    n = np.asarray(n_positives)
+    if rule not in ("finite", "trapezoid"):
+        return np.full(len(n), np.nan)
+    if denominator == "all":
+        return expected_ap(groups, n, rule, depth)
+    out = expected_ap(groups, np.maximum(listed, 1), rule, depth)
+    out[listed == 0] = 0.0
+    if depth is not None:
+        cut = (groups.start < depth) & (groups.start + groups.size > depth)
+        out[np.unique(groups.query[cut])] = np.nan
+    out[n == 0] = np.nan
+    return out

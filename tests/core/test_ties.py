@@ -155,3 +155,22 @@ def test_several_queries_in_one_batch_equal_each_alone():
         assert best[offsets[q]:offsets[q + 1]].tolist() == alone.order_ranks("best").tolist()
         assert expected_ap(g, n, "trapezoid")[q] == pytest.approx(
             expected_ap(alone, n[q:q + 1], "trapezoid")[0], abs=1e-12)
+
+
+@pytest.mark.parametrize("rule", ["finite", "trapezoid"])
+def test_expected_ap_of_a_large_tie_equals_the_sum_place_by_place(rule):
+    # 900 distinct negatives, then one tie of 3,000 items holding 7 positives: the
+    # harmonic numbers cross from the table to the series; summed here place by place.
+    scores = np.concatenate([np.arange(2000, 1100, -1), np.zeros(3000, dtype=np.int64)])
+    roles = np.zeros(len(scores), dtype=np.int64)
+    roles[900 + np.array([3, 50, 700, 1500, 2000, 2500, 2999])] = POS
+    g = groups_of(scores, roles)
+    skip, t, r = 900, 3000, 7
+    c = (r - 1) / (t - 1)
+    total = 0.0
+    for i in range(skip + 1, skip + t + 1):
+        mean_before = (i - skip - 1) * c  # positives of the group expected before place i
+        at = (mean_before + 1) / i
+        prior = mean_before / (i - 1)
+        total += r / t * (at if rule == "finite" else (at + prior) / 2)
+    assert expected_ap(g, np.array([r]), rule)[0] == pytest.approx(total / r, abs=1e-12)
