@@ -56,6 +56,8 @@ from irviewer.core.descriptors import (
 )
 from irviewer.core.errors import InputError, either
 from irviewer.core.parallel import row_parts, run_parts
+from irviewer.core.tie_windows import window_edges, windows_in_list, windows_in_row
+from irviewer.core.ties import TIE_TOLERANCE
 
 #: The stored lists' depth as each edge names it (``irviewer eval --depth``).
 DEPTH = either("--depth", "the depth of the result lists", "depth")
@@ -106,6 +108,11 @@ class Ranking:
             None for a plain cosine ranking or one read from a file.
         row_scores: query -> its whole score row, for a ranking whose scores are not the
             cosines of ``descriptors`` (k-reciprocal distances, negated).
+        item_tie_above, item_tie_through: each item's tie window
+            (:mod:`irviewer.core.tie_windows`): the ranked items whose score lies above the
+            window, and above its lower edge; None when the ranking did not count them
+            (then no tie is known).
+        tie_tolerance: scores closer than this are tied (0: equal as written).
     """
 
     top_indices: np.ndarray
@@ -123,6 +130,9 @@ class Ranking:
     rerank: str | None = None
     row_scores: Callable[[int], np.ndarray] | None = field(default=None, compare=False,
                                                            repr=False)
+    item_tie_above: np.ndarray | None = None
+    item_tie_through: np.ndarray | None = None
+    tie_tolerance: float = TIE_TOLERANCE
 
     @property
     def n_queries(self) -> int:
@@ -184,6 +194,34 @@ class Ranking:
         ignored = (self.ignored_mask if self.ignored_mask is not None
                    else np.zeros(len(self.gallery_inv_norms), dtype=bool))
         return _scores_of(self.descriptors, self.gallery_inv_norms, ignored, qv)
+
+    def tie_windows(self, stored: np.ndarray, queries: np.ndarray,
+                    gallery: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Return the tie windows (above, through; :mod:`irviewer.core.tie_windows`) of
+        ranked (query, gallery image) pairs: ``stored`` is each pair's index among the
+        items of interest, -1 for an image the ranking did not store, whose window comes
+        from the query's score row (or, for a ranking read from a file, its list)."""
+        stored = np.asarray(stored, dtype=np.int64)
+        have = stored >= 0
+        ranks = self.item_ranks[np.maximum(stored, 0)]
+        above, through = ranks.copy(), ranks + 1
+        if self.item_tie_above is not None and self.item_tie_through is not None:
+            above[have] = self.item_tie_above[stored[have]]
+            through[have] = self.item_tie_through[stored[have]]
+        for i in np.flatnonzero(~have):
+            q, g = int(queries[i]), int(gallery[i])
+            if self.truncated or not self.has_score_rows:
+                listed = self.top_indices[q]
+                at = np.flatnonzero(listed == g)
+                if not len(at):
+                    above[i], through[i] = -1, -1
+                    continue
+                a, t = windows_in_list(self.top_scores[q], at, self.tie_tolerance)
+            else:
+                row = self.score_row(q)
+                a, t = windows_in_row(row, row[[g]], self.tie_tolerance)
+            above[i], through[i] = int(a[0]), int(t[0])
+        return above, through
 
     def rank_items(self, q: int, gallery_indices: np.ndarray) -> np.ndarray:
         """Return the exact 0-based ranks of ``gallery_indices`` for query ``q``.
@@ -330,10 +368,12 @@ def iter_rank(aligned: AlignedDescriptors, dataset: Dataset, k: int = 200,
             run_parts(fold, row_parts(qb - qa, scores.size, _PARALLEL_SCORES))
             done += 1
             yield Progress(done, total)
-    item_ranks, item_scores = state.finish(lambda q: _row_from(aligned, inv_norms, ignored, q))
+    counted = state.finish(lambda q: _row_from(aligned, inv_norms, ignored, q))
     top_idx[~np.isfinite(top_val)] = -1
     ranking = Ranking(top_indices=top_idx, top_scores=top_val, item_offsets=offsets,
-                      item_indices=items, item_ranks=item_ranks, item_scores=item_scores,
+                      item_indices=items, item_ranks=counted.ranks,
+                      item_scores=counted.scores, item_tie_above=counted.above,
+                      item_tie_through=counted.through,
                       n_ranked=n_active, descriptors=aligned, gallery_inv_norms=inv_norms,
                       ignored_mask=ignored if len(dataset.global_ignored) else None)
     yield Progress(total, total, ranking)
@@ -389,10 +429,12 @@ def iter_rank_rows(dataset: Dataset, score_rows: Callable[[int, int], np.ndarray
         row[removed] = -np.inf
         return row
 
-    item_ranks, item_scores = state.finish(whole_row)
+    counted = state.finish(whole_row)
     top_idx[~np.isfinite(top_val)] = -1
     ranking = Ranking(top_indices=top_idx, top_scores=top_val, item_offsets=offsets,
-                      item_indices=items, item_ranks=item_ranks, item_scores=item_scores,
+                      item_indices=items, item_ranks=counted.ranks,
+                      item_scores=counted.scores, item_tie_above=counted.above,
+                      item_tie_through=counted.through,
                       n_ranked=n_active, source=source,
                       ignored_mask=ignored if len(removed) else None, rerank=rerank,
                       row_scores=whole_row)
@@ -665,10 +707,17 @@ class _CountState:
     """
 
     def __init__(self, offsets: np.ndarray, items: np.ndarray, item_query: np.ndarray,
-                 multi: bool) -> None:
+                 multi: bool, tolerance: float = TIE_TOLERANCE) -> None:
         self.offsets, self.items, self.item_query, self.multi = offsets, items, item_query, multi
+        self.tolerance = tolerance
         n = len(items)
         self.above = np.zeros(n, dtype=np.int64)
+        # Tie windows (irviewer.core.tie_windows): the scores at or above each item's upper
+        # edge and above its lower edge, counted in the item's own chunk; ``elsewhere`` the
+        # scores above the band of the other chunks (multi-chunk), added at the end.
+        self.win_above = np.zeros(n, dtype=np.int64)
+        self.win_through = np.zeros(n, dtype=np.int64)
+        self.elsewhere = np.zeros(n, dtype=np.int64)
         self.exact = np.full(n, np.nan, dtype=np.float32)
         self.estimate_val = np.zeros(n, dtype=np.float32)
         # The scores inside items' bands, kept chunk by chunk: (item of each score, the
@@ -717,7 +766,7 @@ class _CountState:
         inside = (items >= start) & (items < stop)
         self.exact[ia:ib][inside] = scores[rows[inside], items[inside] - start]
         _, _, _, _, lo, _ = self._bounds(qa, qb, start, stop)
-        np.minimum.at(out, rows, lo)
+        np.minimum.at(out, rows, window_edges(lo, self.tolerance)[1])  # the tie window too
         return out
 
     def count_in_sorted(self, ordered: np.ndarray, scores: np.ndarray, qa: int, qb: int,
@@ -735,12 +784,21 @@ class _CountState:
         bounds = self.offsets[qa:qb + 1] - ia
         right = np.empty(ib - ia, dtype=np.int64)
         left = np.empty(ib - ia, dtype=np.int64) if self.multi else right
+        upper, lower = window_edges(hi, self.tolerance)
+        win_above = np.empty(ib - ia, dtype=np.int64)
+        win_through = np.empty(ib - ia, dtype=np.int64)
         for r in np.flatnonzero(np.diff(bounds)):
             a, b = bounds[r], bounds[r + 1]
             right[a:b] = np.searchsorted(ordered[r], hi[a:b], side="right")
+            win_above[a:b] = np.searchsorted(ordered[r], upper[a:b], side="left")
+            win_through[a:b] = np.searchsorted(ordered[r], lower[a:b], side="right")
             if self.multi:
                 left[a:b] = np.searchsorted(ordered[r], lo[a:b], side="left")
-        above = scores.shape[1] - right
+        n = scores.shape[1]
+        self.win_above[ia:ib][inside] += n - win_above[inside]
+        self.win_through[ia:ib][inside] += n - win_through[inside]
+        above = n - right
+        self.elsewhere[ia:ib][~inside] += above[~inside]
         # An item's own score is at right - 1; an equal score just before it is a tie.
         tied = np.flatnonzero(inside & (right >= 2)
                               & (ordered[rows, np.maximum(right - 2, 0)] == hi))
@@ -769,6 +827,11 @@ class _CountState:
         cols = np.where(inside, items - start, 0)
         before = found.position(rows, hi, cols)
         self.above[ia:ib] += before
+        upper, lower = window_edges(hi[inside], self.tolerance)
+        self.win_above[ia:ib][inside] += found.at_least(rows[inside], upper)
+        self.win_through[ia:ib][inside] += found.at_least(
+            rows[inside], np.nextafter(lower, np.float32(np.inf)))
+        self.elsewhere[ia:ib][~inside] += before[~inside]
         if self.multi:
             after = found.at_least(rows, lo)
             kept = np.flatnonzero(~inside & (after > before))
@@ -786,32 +849,54 @@ class _CountState:
         self.band.append((np.repeat(item, length), flat[at],
                           np.repeat(np.asarray(earlier, dtype=bool), length)))
 
-    def finish(self, full_row: Callable[[int], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-        """Return (ranks, scores) of all items: counts above plus the exactly resolved band.
+    def finish(self, full_row: Callable[[int], np.ndarray]) -> _Counted:
+        """Return the ranks, scores and tie windows of all items: counts above plus the
+        exactly resolved band.
 
         A band score counts when it is above the item's exact score, or equal to it in a
-        chunk before the item. An item whose exact score fell outside its band (the
-        estimate missed) has its whole query counted again from its score row.
+        chunk before the item; for the tie window, when it is at or above the window's upper
+        edge, or above its lower edge. An item whose exact score fell outside its band (the
+        estimate missed), or whose tie window reaches beyond it, has its whole query counted
+        again from its score row.
         """
         ranks = self.above.copy()
         exact = self.exact
+        above, through = self.win_above.copy(), self.win_through.copy()
         if not self.multi:
-            return ranks, exact
+            return _Counted(ranks, exact, above, through)
         lo = self.estimate_val - np.float32(BAND)
         hi = self.estimate_val + np.float32(BAND)
-        missed = ~((lo <= exact) & (exact <= hi))
+        upper, lower = window_edges(exact, self.tolerance)
+        missed = ~((lo <= exact) & (exact <= hi) & (lo <= lower) & (upper <= hi))
+        above += self.elsewhere
+        through += self.elsewhere
         if self.band:
             item, values, earlier = (np.concatenate(part) for part in zip(*self.band,
                                                                           strict=True))
             score = exact[item]
             counted = (values > score) | (earlier & (values == score))
             ranks += np.bincount(item[counted], minlength=len(ranks))
+            above += np.bincount(item[values >= upper[item]], minlength=len(ranks))
+            through += np.bincount(item[values > lower[item]], minlength=len(ranks))
         for q in np.unique(self.item_query[missed]):
             a, b = self.offsets[q], self.offsets[q + 1]
             row = full_row(int(q))
             ranks[a:b] = ranks_in_row(row, self.items[a:b])
             exact[a:b] = row[self.items[a:b]]
-        return ranks, exact
+            above[a:b], through[a:b] = windows_in_row(row, exact[a:b], self.tolerance)
+        return _Counted(ranks, exact, above, through)
+
+
+@dataclass(frozen=True)
+class _Counted:
+    """What :meth:`_CountState.finish` found for every item of interest: ``ranks``,
+    ``scores`` and the tie windows ``above`` / ``through``
+    (:mod:`irviewer.core.tie_windows`)."""
+
+    ranks: np.ndarray
+    scores: np.ndarray
+    above: np.ndarray
+    through: np.ndarray
 
 
 def ranking_from_lists(dataset: Dataset, indices: np.ndarray, scores: np.ndarray | None,
@@ -856,6 +941,7 @@ def ranking_from_lists(dataset: Dataset, indices: np.ndarray, scores: np.ndarray
     offsets, items = items_of_interest(dataset)
     ranks = np.full(len(items), -1, dtype=np.int64)
     item_scores = np.full(len(items), np.nan, dtype=np.float32)
+    above, through = ranks.copy(), ranks.copy()
     position = np.full(n_g, -1, dtype=np.int64)
     for q in range(n_q):
         listed = idx[q] >= 0
@@ -864,7 +950,10 @@ def ranking_from_lists(dataset: Dataset, indices: np.ndarray, scores: np.ndarray
         ranks[a:b] = position[items[a:b]]
         found = ranks[a:b] >= 0
         item_scores[a:b][found] = val[q, ranks[a:b][found]]
+        # Ties as written: equal scores of the list (a list without scores has none).
+        above[a:b][found], through[a:b][found] = windows_in_list(val[q], ranks[a:b][found], 0.0)
         position[idx[q, listed]] = -1
     return Ranking(top_indices=idx, top_scores=val, item_offsets=offsets, item_indices=items,
                    item_ranks=ranks, item_scores=item_scores,
-                   n_ranked=int(n_g - ignored.sum()), truncated=True, source=source)
+                   n_ranked=int(n_g - ignored.sum()), truncated=True, source=source,
+                   item_tie_above=above, item_tie_through=through, tie_tolerance=0.0)

@@ -48,6 +48,23 @@ TIE_RULE = (f"scores within {TIE_TOLERANCE:g} are tied (a ranking file's: equal 
             "written); AP_best / AP_worst put the positives first / last within each tie, "
             "AP_expected is the mean over all tie orders (McSherry & Najork, ECIR 2008)")
 
+#: What each tie-bound summary key's suffix means, for the sentence naming its convention.
+TIE_ORDERS = {
+    "best": f"tied scores ordered positives first (scores within {TIE_TOLERANCE:g} tie; a "
+            "ranking file's when equal as written)",
+    "worst": f"tied scores ordered positives last (scores within {TIE_TOLERANCE:g} tie; a "
+             "ranking file's when equal as written)",
+    "expected": "mean over every order of tied scores (McSherry & Najork, ECIR 2008)",
+}
+
+
+def tie_conventions(keys: list[str]) -> dict[str, str]:
+    """Return the sentence naming the convention of each tie-bound summary key (``mAP_best``
+    -> "tied scores ordered positives first ..."), the metric's own convention aside."""
+    return {k: TIE_ORDERS[k.rsplit("_", 1)[1]] for k in keys
+            if "_" in k and k.rsplit("_", 1)[1] in TIE_ORDERS}
+
+
 _EULER = 0.57721566490153286061
 #: Harmonic numbers below this are summed exactly (a table); above, the asymptotic series.
 _TABLE = 1024

@@ -91,6 +91,7 @@ def build_report(dataset: Dataset, methods: Sequence[ScoredMethod],
     from irviewer.core.conventions import all_conventions
     from irviewer.core.evaluation import SKIP_REASON
     from irviewer.core.protocols import conventions
+    from irviewer.core.ties import tie_conventions
 
     out_evals = []
     names = [q.name for q in dataset.queries]
@@ -99,6 +100,10 @@ def build_report(dataset: Dataset, methods: Sequence[ScoredMethod],
             skipped = (np.asarray(ev.positives.n_positives) == 0).tolist()
             columns = {key: _json_column(key, values, skipped)
                        for key, values in ev.per_query.items()}
+            ties = ev.ties
+            tie_columns = {key: _json_column(key, values, skipped)
+                           for key, values in ties.per_query.items()}
+            tied = ties.tied.tolist()
             rows = all_conventions(ev) if every_convention else []
             row_columns = {row.key: _json_column(row.key, row.values, skipped)
                            for row in rows}
@@ -107,17 +112,24 @@ def build_report(dataset: Dataset, methods: Sequence[ScoredMethod],
                 entry: dict[str, object] = {"name": name}
                 for key, column in columns.items():
                     entry[key] = column[i]
+                for key, column in tie_columns.items():
+                    entry[key] = column[i]
+                entry["tied"] = tied[i]
                 if rows:
                     entry["all_conventions"] = {k: c[i] for k, c in row_columns.items()}
                 if skipped[i]:
                     entry["skipped"] = SKIP_REASON
                 queries.append(entry)
-            extra = {"all_conventions": [row.record() for row in rows]} if rows else {}
+            extra: dict[str, object] = ({"all_conventions": [row.record() for row in rows]}
+                                        if rows else {})
             out_evals.append({
                 "method": method.name,
                 "protocol": ev.protocol.describe(),
-                "summary": {k: json_number(v) for k, v in ev.summary.items()},
-                "conventions": conventions(ev.protocol, ev.summary),
+                "summary": {**{k: json_number(v) for k, v in ev.summary.items()},
+                            **{k: json_number(v) for k, v in ties.summary.items()},
+                            "n_tied": ties.n_tied},
+                "conventions": {**conventions(ev.protocol, ev.summary),
+                                **tie_conventions(list(ties.summary))},
                 **extra,
                 "queries": queries,
                 "removed_queries": [{"name": s.name, "reason": s.reason}
@@ -206,10 +218,9 @@ def format_table(report: dict) -> str:
         lines += _protocol_lines(ev)
         s, said = ev["summary"], ev["conventions"]
         lines.append(f"  {'metric':<18}{'value %':>9}  convention")
-        for key, value in s.items():
-            if key in COUNTS:
-                continue
-            lines.append(f"  {key:<18}{_percent(value)}  {said.get(key, '')}")
+        for key in _shown_keys(s):
+            lines.append(f"  {key:<18}{_percent(s[key])}  {said.get(key, '')}")
+        lines += _tie_line(s)
         lines += _conventions_lines(ev)
         lines += _query_lines(ev)
     return "\n".join(lines)
@@ -231,7 +242,28 @@ def _conventions_lines(ev: dict) -> list[str]:
 
 
 #: Summary keys that count queries rather than measure them.
-COUNTS = ("n_evaluated", "n_skipped")
+COUNTS = ("n_evaluated", "n_skipped", "n_tied")
+#: Summary keys of the tie bounds, said in one line (:func:`_tie_line`), not one each.
+TIE_SUFFIXES = ("_best", "_worst", "_expected")
+
+
+def _shown_keys(summary: dict) -> list[str]:
+    """Return the summary keys the table shows one per line or column."""
+    return [k for k in summary if k not in COUNTS and not k.endswith(TIE_SUFFIXES)]
+
+
+def _tie_line(summary: dict, indent: str = "  ") -> list[str]:
+    """Return the line saying how far the order of tied scores moves the mAP (nothing
+    when it does not move it)."""
+    best, worst = summary.get("mAP_best"), summary.get("mAP_worst")
+    if best is None or worst is None or best - worst <= 1e-12:
+        return []
+    expected = summary.get("mAP_expected")
+    said = "" if expected is None else f", {100 * expected:.2f} expected over all orders"
+    n = summary.get("n_tied", 0)
+    return [f"{indent}ties: mAP {100 * worst:.2f} to {100 * best:.2f} by the order of tied "
+            f"scores (positives last / first{said}); {n} quer{'y' if n == 1 else 'ies'}' AP "
+            "depends on it"]
 
 
 def _percent(value: float | None) -> str:
@@ -298,7 +330,7 @@ def _methods_table(evaluations: list[dict], names: list[str]) -> list[str]:
     for protocol in protocols:
         rows = [ev for ev in evaluations if ev["protocol"]["name"] == protocol]
         first = rows[0]
-        keys = [k for k in first["summary"] if k not in COUNTS]
+        keys = _shown_keys(first["summary"])
         lines += _protocol_lines(first)
         lines.append(f"  {'method':<{width}}" + "".join(f"{k:>{max(9, len(k) + 1)}}"
                                                        for k in keys) + "  queries")
@@ -307,6 +339,7 @@ def _methods_table(evaluations: list[dict], names: list[str]) -> list[str]:
             cells = "".join(f"{_percent(s.get(k)).strip():>{max(9, len(k) + 1)}}"
                             for k in keys)
             lines.append(f"  {ev['method']:<{width}}{cells}  {s['n_evaluated']} evaluated")
+            lines += _tie_line(s, f"  {'':<{width}}")
         lines.append("  values in %; conventions:")
         lines += [f"    {k}: {first['conventions'][k]}" for k in keys
                   if first["conventions"].get(k)]

@@ -23,7 +23,7 @@ def per_entry_queries(dataset, ev) -> list[dict]:  # type: ignore[no-untyped-def
     for i, q in enumerate(dataset.queries):
         entry: dict[str, object] = {"name": q.name}
         skipped = ev.positives.n_positives[i] == 0
-        for key, values in ev.per_query.items():
+        for key, values in {**ev.per_query, **ev.ties.per_query}.items():
             value = values[i]
             if key == "first_positive_rank":
                 entry[key] = None if value < 0 else int(value) + 1
@@ -33,6 +33,7 @@ def per_entry_queries(dataset, ev) -> list[dict]:  # type: ignore[no-untyped-def
                 entry[key] = None
             else:
                 entry[key] = float(value) if isinstance(value, np.floating) else int(value)
+        entry["tied"] = bool(ev.ties.tied[i])
         if skipped:
             entry["skipped"] = SKIP_REASON
         out.append(entry)
