@@ -1,0 +1,91 @@
+"""Make the screenshots of docs/metrics.md's ties and conventions sections on a real X
+display (or offscreen when there is none):
+
+    xvfb-run -a -s "-screen 0 1600x1000x24" python docs/ties_screenshots.py [--out DIR]
+
+Binary descriptors tie by the hundreds: the script cuts the demo's strong descriptors to the
+signs of 12 of their dimensions (dimensions 0-11 and 12-23: two methods), opens the demo
+with both, and writes:
+
+* ``ties-window.png``: a query whose AP depends on the order of its tied scores (the AP
+  column's ≈, the summary's tie range) with the Conventions tab shown;
+* ``ties-compare.png``: compare mode between the two, the ΔAPs that the order of tied scores
+  alone could make in grey with ≈, and the summary line saying how many.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+if not os.environ.get("DISPLAY"):
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+
+
+def binary(source: Path, out: Path, first: int, dims: int = 12) -> None:
+    """Write ``source``'s descriptors cut to the signs (about each dimension's median) of
+    dimensions first .. first + dims - 1."""
+    with np.load(source) as f:
+        arrays = {k: f[k] for k in f.files}
+    v = arrays["features"][:, first:first + dims]
+    arrays["features"] = np.where(v >= np.median(v, axis=0), 1.0, -1.0).astype(np.float32)
+    np.savez(out, **arrays)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "docs")
+    args = parser.parse_args()
+    from irviewer.gui.app import application
+    from irviewer.gui.main_window import MainWindow
+    from irviewer.opening.request import OpenRequest, demo_paths
+
+    manifest, strong = demo_paths()
+    with tempfile.TemporaryDirectory() as tmp:
+        a, b = Path(tmp) / "signs-0-11.npz", Path(tmp) / "signs-12-23.npz"
+        binary(strong, a, 0)
+        binary(strong, b, 12)
+        app = application()
+        window = MainWindow(top_k=20, keep_sessions=False)
+        window.resize(1480, 900)
+        window.show()
+        window.open_request(OpenRequest(manifest, (a, b)), sync=True)
+        ev = window.inspector.evaluation
+        assert ev is not None
+        ties = ev.ties.per_query
+        widest = int(np.nanargmax(ties["AP_best"] - ties["AP_worst"]))
+        window.inspector.select(widest)
+        window.plots.overview.setCurrentIndex(window.plots.conventions_tab)
+        app.processEvents()
+        window.cache.load_now(window.inspector.visible_thumbnails())
+        app.processEvents()
+        save(window.grab(), args.out / "ties-window.png")
+        window.compare_mode.set_compared(b.name)
+        app.processEvents()
+        window.compare_mode.wait()
+        app.processEvents()
+        window.cache.load_now(window.inspector.visible_thumbnails()
+                              + window.compare_mode.visible_thumbnails())
+        app.processEvents()
+        save(window.grab(), args.out / "ties-compare.png")
+        window.close()
+    print(f"wrote {args.out / 'ties-window.png'} and {args.out / 'ties-compare.png'} "
+          f"({app.platformName()})")
+    return 0
+
+
+def save(image, path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Write the grabbed ``image`` to ``path``; stop with the path when Qt cannot."""
+    if not image.save(str(path)):
+        raise SystemExit(f"{path}: cannot write the screenshot there")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
