@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import shlex
 import shutil
 import subprocess
 import sys
@@ -83,19 +84,16 @@ def test_bad_input_table_exit_2_and_one_line(tmp_path, capsys):
         (["index", str(tmp_path / "nope"), "--out", str(tmp_path / "c1")],
          "nope: no such folder; give the folder that holds the photos"),
         (["index", str(tmp_path / "empty"), "--out", str(tmp_path / "c2")],
-         "holds no photo that Pillow reads"),
+         "holds no photo irviewer reads"),
         (["index", str(tmp_path / "junk"), "--out", str(tmp_path / "c3")],
-         "none of its 1 photo could be indexed (e.g. a.jpg: not an image file Pillow can "
-         "read); nothing was written"),
+         "none of its 1 photo could be indexed (e.g. a.jpg: is not a picture irviewer can "
+         "read; save it as a JPEG or PNG); nothing was written"),
         (["index", str(tmp_path / "one"), "--out", str(tmp_path / "c4"), "--titles",
           str(tmp_path / "bad.csv")], "bad.csv, line 2: 3 fields where the first line names 2"),
         (["index", str(tmp_path / "one"), "--out", str(tmp_path / "c5"), "--extractor",
           "no-such-net"], "no extractor is called 'no-such-net' (installed: "),
         (["search", str(tmp_path / "mcoll"), str(tmp_path / "one" / "art00.jpg")],
          "mcoll: its photo folder is missing: it was ../moved beside the collection"),
-        (["eval", str(tmp_path / "single")],
-         "single: every artwork has one photo, so no photo has another view of its artwork "
-         "to be found and there is nothing to score"),
     ]
     for argv, message in cases:
         assert main([*argv, *(["--workers", "1"] if argv[0] == "index" else [])]) == 2, argv
@@ -105,6 +103,45 @@ def test_bad_input_table_exit_2_and_one_line(tmp_path, capsys):
         assert "Traceback" not in err
         if "junk" not in argv[1]:  # found before anything is described: the only line
             assert err.count("\n") == 1, err
+
+
+def test_eval_of_a_one_photo_per_artwork_collection_says_why_in_one_line_and_exits_0(
+        tmp_path, capsys):
+    """A curator's collection with one photo per artwork is not an error: nothing to score,
+    said in one line on stdout, exit 0, no JSON written."""
+    flat_folder(tmp_path / "one", 2)
+    assert index(str(tmp_path / "one"), "--out", str(tmp_path / "single")) == 0
+    capsys.readouterr()
+    assert main(["eval", str(tmp_path / "single"), "--json", str(tmp_path / "r.json")]) == 0
+    out, err = capsys.readouterr()
+    assert out == ("single: every artwork has one photo, so no photo has another view of its "
+                   "artwork to be found and there is nothing to score; to score the "
+                   "collection, give some artworks two or more photos (one subfolder per "
+                   "artwork) and index it again\n")
+    assert "error" not in err and not (tmp_path / "r.json").exists()
+
+
+def test_the_printed_commands_work_when_pasted_with_a_space_in_the_name(tmp_path):
+    """``--out "our collection"``: the open / present / search commands index prints are
+    quoted for the shell; the search one, pasted into a shell, answers."""
+    flat_folder(tmp_path / "photos", 3)
+    out = tmp_path / "our collection"
+    done = subprocess.run([sys.executable, "-m", "irviewer", "index", str(tmp_path / "photos"),
+                           "--out", str(out), "--workers", "1"], capture_output=True,
+                          text=True, timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    line = done.stdout.splitlines()[-1]
+    commands = dict(part.split(": ", 1) for part in line.split("   "))
+    assert set(commands) == {"open it", "present it", "search it"}
+    assert shlex.split(commands["open it"]) == ["irviewer", str(out)]
+    assert shlex.split(commands["present it"]) == ["irviewer", str(out), "--present"]
+    photo = shlex.quote(str(tmp_path / "photos" / "art01.jpg"))
+    pasted = commands["search it"].replace("PHOTO", photo).replace(
+        "irviewer", f"{shlex.quote(sys.executable)} -m irviewer", 1)
+    searched = subprocess.run(["bash", "-c", pasted], capture_output=True, text=True,
+                              timeout=300, cwd=ROOT)
+    assert searched.returncode == 0, searched.stderr
+    assert "art01" in searched.stdout
 
 
 def test_search_and_eval_without_a_descriptor_file_on_a_plain_dataset_say_how(tmp_path, capsys):

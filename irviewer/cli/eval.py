@@ -107,7 +107,8 @@ def run_eval(args: argparse.Namespace) -> int:
         print(f"note: {note}", file=sys.stderr)
     dataset = opened.dataset
     if dataset.format == COLLECTION and not artworks_with_views(dataset):
-        raise InputError(nothing_to_score(dataset))
+        print(nothing_to_score(dataset))  # a curator's collection, not an error: exit 0
+        return 0
     methods = list(opened.methods.values())
     if len(methods) > 1:
         for flag, given in (("--write-results", args.write_results),

@@ -4,6 +4,7 @@ without a descriptor file."""
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 
@@ -75,7 +76,14 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     for line in indexed.lines:
         print(f"note: {line}", file=sys.stderr)
     print(indexed.summary())
-    out = indexed.collection
-    print(f"open it: irviewer {out}   present it: irviewer {out} --present   "
-          f"search it: irviewer search {out} PHOTO")
+    print(next_commands(indexed.collection))
     return 0
+
+
+def next_commands(collection: Path) -> str:
+    """Return the line that says how to open, present and search ``collection``: each
+    command quoted for the shell (a folder named "our collection" is one argument when
+    the line is pasted)."""
+    out = shlex.quote(str(collection))
+    return (f"open it: irviewer {out}   present it: irviewer {out} --present   "
+            f"search it: irviewer search {out} PHOTO")

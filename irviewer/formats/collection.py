@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -159,7 +160,7 @@ def descriptors_path(collection: Path) -> Path:
 
 def reindex_words(collection: Path) -> str:
     """Return how to index the photos again, in each edge's words."""
-    return either(f"irviewer index PHOTOS --out {Path(collection)}",
+    return either(f"irviewer index PHOTOS --out {shlex.quote(str(collection))}",
                   "File \u25b8 New collection from a folder\u2026")
 
 

@@ -51,8 +51,11 @@ def read_rgb(path: Path | str, reduce_to: int | None = None
                          f"of {limit or 0:,} pixels; refusing to decode it (shrink the "
                          "image if it is genuine)") from None
     except UnidentifiedImageError:
-        raise InputError(f"{path.name}: not an image file Pillow can read") from None
+        raise InputError(f"{path.name}: is not a picture irviewer can read; save it as a JPEG "
+                         "or PNG") from None
     except PermissionError:
         raise InputError(f"{path}: permission denied") from None
-    except (OSError, ValueError, SyntaxError, EOFError) as e:
-        raise InputError(f"{path.name}: the image is truncated or damaged ({e})") from None
+    except (OSError, ValueError, SyntaxError, EOFError):
+        raise InputError(f"{path.name}: the file is damaged or cut short, so the picture "
+                         "cannot be read; copy the photo again from the camera or the "
+                         "original") from None

@@ -173,7 +173,7 @@ def list_photo_folder(folder: Path, skip: Path | None = None) -> PhotoFolder:
                      f"{'is' if len(empty_folders) == 1 else 'are'} not an artwork: "
                      f"{examples(empty_folders)}")
     if not found:
-        raise InputError(f"{folder}: holds no photo that Pillow reads (.jpg, .png, .tif, "
+        raise InputError(f"{folder}: holds no photo irviewer reads (.jpg, .png, .tif, "
                          ".webp, ...); put the photos in it, one per artwork, or one "
                          "subfolder per artwork")
     found.sort(key=lambda f: f[1].split("/"))

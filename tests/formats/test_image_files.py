@@ -30,11 +30,12 @@ def test_missing_folder_text_and_truncated_files_get_one_sentence(tmp_path):
     with pytest.raises(InputError, match="is a folder, not an image file"):
         read_rgb(tmp_path)
     (tmp_path / "notes.jpg").write_text("not an image")
-    with pytest.raises(InputError, match=r"^notes\.jpg: not an image file Pillow can read$"):
+    with pytest.raises(InputError, match=r"^notes\.jpg: is not a picture irviewer can read; "
+                       r"save it as a JPEG or PNG$"):
         read_rgb(tmp_path / "notes.jpg")
     data = jpeg(tmp_path / "whole.jpg", (200, 200)).read_bytes()
     (tmp_path / "half.jpg").write_bytes(data[: len(data) // 2])
-    with pytest.raises(InputError, match=r"^half\.jpg: the image is truncated or damaged"):
+    with pytest.raises(InputError, match=r"^half\.jpg: the file is damaged or cut short"):
         read_rgb(tmp_path / "half.jpg")
 
 

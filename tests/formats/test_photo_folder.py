@@ -105,7 +105,7 @@ def test_every_suffix_is_one_pillow_opens_and_the_usual_ones_are_there():
 @pytest.mark.parametrize("make, message", [
     (lambda p: p / "nope", "nope: no such folder; give the folder that holds the photos"),
     (lambda p: (p / "f.jpg").write_bytes(b"x") and p / "f.jpg", "f.jpg: is a file, not a folder"),
-    (lambda p: p, "holds no photo that Pillow reads"),
+    (lambda p: p, "holds no photo irviewer reads"),
 ])
 def test_unusable_folders_get_one_sentence(tmp_path, make, message):
     (tmp_path / "readme.txt").write_text("no photos here")

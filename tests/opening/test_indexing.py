@@ -161,11 +161,13 @@ def test_bad_photos_are_skipped_with_one_sentence_each_and_counted(tmp_path, mon
     assert sorted(problems) == sorted([
         "bomb.png: declares more pixels than the decompression-bomb limit of 89,999 pixels; "
         "refusing to decode it (shrink the image if it is genuine)",
-        "broken.jpg: not an image file Pillow can read",
+        "broken.jpg: is not a picture irviewer can read; save it as a JPEG "
+        "or PNG",
         problems[[p.startswith("cut.jpg") for p in problems].index(True)],
         "empty.png: the file is empty",
-        "text.jpg: not an image file Pillow can read"])
-    assert any(p.startswith("cut.jpg: the image is truncated or damaged") for p in problems)
+        "text.jpg: is not a picture irviewer can read; save it as a JPEG "
+        "or PNG"])
+    assert any(p.startswith("cut.jpg: the file is damaged or cut short") for p in problems)
     record = read_record(tmp_path / "coll")
     assert len(record.photos) == 2 and len(record.skipped) == 5
     assert {s.file for s in record.skipped} == {"bomb.png", "broken.jpg", "cut.jpg",

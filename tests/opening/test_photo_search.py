@@ -161,12 +161,13 @@ def test_bad_photos_get_one_sentence_each_and_the_others_are_still_searched(
     captured = capsys.readouterr()
     errors = captured.err.strip().splitlines()
     assert errors == [
-        "irviewer: error: notes.jpg: not an image file Pillow can read",
+        "irviewer: error: notes.jpg: is not a picture irviewer can read; save it as a JPEG "
+        "or PNG",
         errors[1], "irviewer: error: huge.png: declares more pixels than the "
         "decompression-bomb limit of 1,500 pixels; refusing to decode it (shrink the image "
         "if it is genuine)", f"irviewer: error: {toy / 'gone.jpg'}: no such file",
         "irviewer: 4 of 5 photos could not be searched"]
-    assert errors[1].startswith("irviewer: error: half.jpg: the image is truncated or damaged")
+    assert errors[1].startswith("irviewer: error: half.jpg: the file is damaged or cut short")
     assert "(red1)" in captured.out
     results = json.loads(out.read_text(encoding="utf-8"))["results"]
     assert [len(r["matches"]) for r in results] == [0, 5, 0, 0, 0]

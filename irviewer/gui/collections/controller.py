@@ -55,6 +55,9 @@ def index_request(photos: Path, out: Path, titles: Path | None = None,
 
     return IndexRequest(photos, out, titles, **({"mode": mode} if mode else {}))
 
+#: Lines of skipped photos and notes the indexing dialog shows without scrolling.
+SHOWN_LINES = 16
+
 #: The choice of "Add photos" that makes each photo an artwork of its own.
 NEW_ARTWORKS = "New artworks (one per photo)"
 
@@ -220,11 +223,20 @@ class CollectionDialog(QDialog):
         self.status.setText(indexed.summary())
         if lines:
             self.skipped.setPlainText("\n".join(lines))
+            self._fit_lines(len(lines))
             self.skipped.setVisible(True)
             self.start_button.setVisible(False)
             self.cancel_button.setText("Close")
         else:
             self.accept()
+
+    def _fit_lines(self, n: int) -> None:
+        """Make the box of skipped photos and notes tall enough for its ``n`` lines (at most
+        :data:`SHOWN_LINES`; more scroll), and the dialog tall enough for the box."""
+        spacing = self.skipped.fontMetrics().lineSpacing()
+        margins = 2 * (self.skipped.frameWidth() + round(self.skipped.document().documentMargin()))
+        self.skipped.setMinimumHeight(min(n, SHOWN_LINES) * spacing + margins + 4)
+        self.adjustSize()
 
     def _on_failed(self, message: str) -> None:
         self.progress.setVisible(False)

@@ -79,7 +79,7 @@ def test_skipped_photos_are_listed_and_a_bad_folder_is_one_sentence(window, qtbo
     dialog = window.collections.new_collection(tmp_path / "empty", tmp_path / "c1")
     qtbot.addWidget(dialog)
     dialog.start(sync=True)
-    assert "holds no photo that Pillow reads" in dialog.status.text()
+    assert "holds no photo irviewer reads" in dialog.status.text()
     assert dialog.isVisible() and dialog.start_button.isEnabled()
     dialog.photos.edit.setText(str(tmp_path / "photos"))
     dialog.out.edit.setText(str(tmp_path / "c2"))
@@ -90,6 +90,21 @@ def test_skipped_photos_are_listed_and_a_bad_folder_is_one_sentence(window, qtbo
     qtbot.waitUntil(lambda: window.opened is not None, timeout=60_000)
     dialog.cancel()  # Close
     assert not dialog.isVisible()
+
+
+def test_the_summary_box_shows_all_its_lines(window, qtbot, tmp_path):
+    """Eight skipped photos: eight lines, all in view without scrolling."""
+    flat_folder(tmp_path / "photos", 2)
+    for i in range(8):
+        (tmp_path / "photos" / f"broken{i}.jpg").write_bytes(b"")
+    dialog = window.collections.new_collection(tmp_path / "photos", tmp_path / "c")
+    qtbot.addWidget(dialog)
+    dialog.start(sync=True)
+    qtbot.waitUntil(lambda: window.opened is not None, timeout=60_000)
+    qtbot.waitUntil(lambda: dialog.skipped.isVisible())
+    assert dialog.skipped.toPlainText().count("\n") == 7
+    qtbot.waitUntil(lambda: dialog.skipped.verticalScrollBar().maximum() == 0)
+    dialog.cancel()
 
 
 def test_cancel_stops_indexing_and_writes_nothing(window, qtbot, tmp_path):
