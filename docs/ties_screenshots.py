@@ -28,15 +28,10 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
+from tests.core.helpers import binary_descriptors  # noqa: E402
 
-def binary(source: Path, out: Path, first: int, dims: int = 12) -> None:
-    """Write ``source``'s descriptors cut to the signs (about each dimension's median) of
-    dimensions first .. first + dims - 1."""
-    with np.load(source) as f:
-        arrays = {k: f[k] for k in f.files}
-    v = arrays["features"][:, first:first + dims]
-    arrays["features"] = np.where(v >= np.median(v, axis=0), 1.0, -1.0).astype(np.float32)
-    np.savez(out, **arrays)
+sys.path.insert(0, str(ROOT / "docs"))
+from collection_screenshots import save  # noqa: E402
 
 
 def main() -> int:
@@ -50,8 +45,8 @@ def main() -> int:
     manifest, strong = demo_paths()
     with tempfile.TemporaryDirectory() as tmp:
         a, b = Path(tmp) / "signs-0-11.npz", Path(tmp) / "signs-12-23.npz"
-        binary(strong, a, 0)
-        binary(strong, b, 12)
+        binary_descriptors(strong, a, 0)
+        binary_descriptors(strong, b, 12)
         app = application()
         window = MainWindow(top_k=20, keep_sessions=False)
         window.resize(1480, 900)
@@ -79,12 +74,6 @@ def main() -> int:
     print(f"wrote {args.out / 'ties-window.png'} and {args.out / 'ties-compare.png'} "
           f"({app.platformName()})")
     return 0
-
-
-def save(image, path: Path) -> None:  # type: ignore[no-untyped-def]
-    """Write the grabbed ``image`` to ``path``; stop with the path when Qt cannot."""
-    if not image.save(str(path)):
-        raise SystemExit(f"{path}: cannot write the screenshot there")
 
 
 if __name__ == "__main__":

@@ -5,21 +5,19 @@ order of tied scores moves the mAP."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from irviewer.cli import main
 from irviewer.opening.request import demo_request
+from tests.core.helpers import binary_descriptors
 
 
-def binary(path, dims: int = 12) -> None:
-    """Write the demo's strong descriptors cut to ``dims`` signs: few distinct cosines."""
-    with np.load(demo_request().descriptors[0]) as f:
-        arrays = {k: f[k] for k in f.files}
-    v = arrays["features"][:, :dims]
-    arrays["features"] = np.where(v >= np.median(v, axis=0), 1.0, -1.0).astype(np.float32)
-    np.savez(path, **arrays)
+def binary(path: Path) -> None:
+    """Write the demo's strong descriptors cut to 12 signs: few distinct cosines."""
+    binary_descriptors(demo_request().descriptors[0], path)
 
 
 def test_binary_descriptors_report_their_tie_bounds(tmp_path, capsys):

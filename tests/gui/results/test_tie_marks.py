@@ -12,20 +12,13 @@ from irviewer.gui.main_window import MainWindow
 from irviewer.gui.results.query_model import DELTA
 from irviewer.opening.request import OpenRequest, demo_paths
 from irviewer.view.ties_view import TIE_MARK, within_tie_range
-
-
-def binary(source, out, first: int) -> None:
-    with np.load(source) as f:
-        arrays = {k: f[k] for k in f.files}
-    v = arrays["features"][:, first:first + 12]
-    arrays["features"] = np.where(v >= np.median(v, axis=0), 1.0, -1.0).astype(np.float32)
-    np.savez(out, **arrays)
+from tests.core.helpers import binary_descriptors
 
 
 def tied_window(qtbot, tmp_path) -> MainWindow:
     manifest, strong = demo_paths()
-    binary(strong, tmp_path / "a.npz", 0)
-    binary(strong, tmp_path / "b.npz", 12)
+    binary_descriptors(strong, tmp_path / "a.npz", 0)
+    binary_descriptors(strong, tmp_path / "b.npz", 12)
     w = MainWindow(top_k=20)
     qtbot.addWidget(w)
     w.show()
