@@ -208,6 +208,7 @@ class Ranking:
         if self.item_tie_above is not None and self.item_tie_through is not None:
             above[have] = self.item_tie_above[stored[have]]
             through[have] = self.item_tie_through[stored[have]]
+        rows: dict[int, np.ndarray] = {}  # one score row per query, however many pairs
         for i in np.flatnonzero(~have):
             q, g = int(queries[i]), int(gallery[i])
             if self.truncated or not self.has_score_rows:
@@ -218,7 +219,7 @@ class Ranking:
                     continue
                 a, t = windows_in_list(self.top_scores[q], at, self.tie_tolerance)
             else:
-                row = self.score_row(q)
+                row = rows[q] if q in rows else rows.setdefault(q, self.score_row(q))
                 a, t = windows_in_row(row, row[[g]], self.tie_tolerance)
             above[i], through[i] = int(a[0]), int(t[0])
         return above, through

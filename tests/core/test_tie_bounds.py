@@ -130,3 +130,26 @@ def test_a_ranking_file_ties_equal_scores_as_written():
     assert ev.ties.per_query["AP_worst"][0] == pytest.approx((1 / 4 + 2 / 5) / 2)
     assert ev.ties.per_query["AP_expected"][0] == pytest.approx(
         ((1 / 2 + 1 / 3 + 1 / 4) / 3 + 2 / 5) / 2)
+
+
+def test_ground_truth_changed_after_ranking_gives_the_same_bounds_as_ranking_again():
+    # A correction makes an image positive that the ranking never stored: its tie window
+    # comes from the query's score row, and the bounds equal those of a fresh ranking.
+    rng = np.random.default_rng(4)
+    qv, gv = sign_vectors(rng, 6, dim=10), sign_vectors(rng, 120, dim=10)
+    ds = random_dataset(rng, 6, 120, max_per_group=8)
+    ranking = list(iter_rank(aligned(qv, gv), ds, k=10))[-1].ranking
+    ev = evaluate(ds, ranking, get_protocol("instance"))
+    stored = set(ranking.items(0)[0].tolist())
+    new = next(g for g in range(120) if g not in stored)
+    query = ds.queries[0]
+    changed = build_query(query.name, query.image,
+                          {"positive": np.append(query.group("positive"), new),
+                           "junk": query.group("junk")})
+    after = ev.with_query(0, changed)
+    fresh_ds = after.dataset
+    fresh = evaluate(fresh_ds, list(iter_rank(aligned(qv, gv), fresh_ds, k=10))[-1].ranking,
+                     get_protocol("instance"))
+    for key in ("AP_best", "AP_worst", "AP_expected"):
+        np.testing.assert_allclose(after.ties.per_query[key], fresh.ties.per_query[key],
+                                   atol=1e-12, rtol=0)
