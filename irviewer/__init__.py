@@ -8,7 +8,7 @@ import os
 
 # OpenBLAS's worker threads spin for 2**28 cycles (about 0.1 s) after every matrix multiply
 # before they sleep, holding the cores that the ranking's own threads need right after it
-# (core/ranking.py splits each block's selection and counting between threads). A short
+# (core/ranking/ranker.py splits each block's selection and counting between threads). A short
 # spin costs the multiply nothing measurable. Only this process is concerned, a value the
 # user set is kept, and it takes effect when irviewer is imported before numpy (the
 # command line, the window, the benchmarks).

@@ -6,6 +6,7 @@ that are not imports."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -87,6 +88,35 @@ def test_no_gui_module_is_over_500_lines():
     long = {p.relative_to(ROOT).as_posix(): n for p in (ROOT / "irviewer" / "gui").rglob("*.py")
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500}
     assert long == {}
+
+
+def test_no_module_of_the_package_is_over_500_lines_unless_it_says_why():
+    """A long module holds one idea and its docstring says so ("one idea")."""
+    long = {p.relative_to(ROOT).as_posix(): n for p in (ROOT / "irviewer").rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500
+            and "one idea" not in (ast.get_docstring(ast.parse(p.read_text(encoding="utf-8")))
+                                   or "").lower()}
+    assert long == {}
+
+
+def test_the_audit_is_one_subpackage_checked_for_cycles():
+    """The label audit lives in core/audit/ (no core/audit*.py beside it), and the acyclic
+    import contract covers the modules of every package, the audit's included."""
+    assert sorted(p.name for p in (ROOT / "irviewer" / "core").glob("audit*.py")) == []
+    assert (ROOT / "irviewer" / "core" / "audit" / "__init__.py").is_file()
+    config = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'type = "acyclic_siblings"\nancestors = ["irviewer"]' in config
+
+
+def test_the_split_modules_stay_short():
+    """Ranking, corrections and the session file are split by idea: each room <= 500 lines."""
+    rooms = [ROOT / "irviewer" / "core" / "ranking", ROOT / "irviewer" / "core" / "corrections",
+             ROOT / "irviewer" / "opening" / "session_file.py"]
+    for room in rooms:
+        for path in ([room] if room.suffix else sorted(room.glob("*.py"))):
+            assert path.is_file(), path
+            n = len(path.read_text(encoding="utf-8").splitlines())
+            assert n <= 500, (path.relative_to(ROOT).as_posix(), n)
 
 
 def test_at_most_twelve_modules_at_the_top_of_gui():

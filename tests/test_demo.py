@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from irviewer.cli import main
-from irviewer.core.resources import resources_dir
+from irviewer.io.resources import resources_dir
 
 DEMO = resources_dir() / "demo"
 

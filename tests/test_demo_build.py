@@ -17,11 +17,11 @@ import pytest
 from PIL import Image
 
 from irviewer.core.dataset import Dataset
-from irviewer.core.resources import resources_dir
 from irviewer.extract import vlad
 from irviewer.extract.registry import get_extractor
 from irviewer.formats.descriptor_files import descriptor_extractor
 from irviewer.formats.manifest import read_manifest
+from irviewer.io.resources import resources_dir
 
 DEMO = resources_dir() / "demo"
 DESCRIPTOR_FILES = ("strong", "weak")

@@ -142,7 +142,7 @@ def check_rerank(args: argparse.Namespace, session: bool) -> None:
 
 def _run_viewer(argv: list[str]) -> int:
     from irviewer.opening.options import at_most_one, dataset_problem, for_command
-    from irviewer.opening.session_file import SESSION_SUFFIX
+    from irviewer.opening.request import SESSION_SUFFIX
 
     if "--help-viewer" in argv:
         argv = ["--help"]

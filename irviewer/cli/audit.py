@@ -73,7 +73,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     for note in opened.corrections.notes() if opened.corrections is not None else ():
         print(f"note: {note}", file=sys.stderr)
     if args.json is not None:
-        from irviewer.core.atomic import atomic_write_text
+        from irviewer.io.atomic import atomic_write_text
 
         atomic_write_text(args.json, json.dumps(
             build_audit_report(opened.dataset, result, methods, shown), indent=1) + "\n")

@@ -7,8 +7,8 @@ import argparse
 import json
 from pathlib import Path
 
-from irviewer.core.atomic import atomic_write_text
 from irviewer.core.paired import PERMUTATIONS
+from irviewer.io.atomic import atomic_write_text
 from irviewer.opening.options import (
     CONVENTIONS,
     METHODS,

@@ -8,8 +8,8 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from irviewer.core.atomic import atomic_write_text
 from irviewer.core.errors import InputError
+from irviewer.io.atomic import atomic_write_text
 from irviewer.opening.options import (
     CONVENTIONS,
     METHODS,

@@ -7,8 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-from irviewer.core.atomic import atomic_write_text
 from irviewer.core.errors import InputError
+from irviewer.io.atomic import atomic_write_text
 from irviewer.opening.options import READER, add_options, at_most_one, read_options
 
 NAME = "search"

@@ -102,7 +102,7 @@ def chance_level(evaluation: Evaluation, seed: int = 0) -> ChanceLevel:
     queries = np.flatnonzero(ev.evaluated)
     if not len(queries):
         return ChanceLevel(float("nan"), float("nan"), float("nan"), False, False)
-    observed = metrics.batch_average_precision(p.ranks, p.offsets, p.n_positives, "finite")
+    observed = metrics.ragged(p.ranks, p.offsets, p.n_positives).average_precision("finite")
     mask = ev.dataset.ignored_mask
     pairs = []
     for q in queries.tolist():

@@ -12,10 +12,11 @@ denominators, as trec_eval does with the qrels' ``num_rel``. A query with
 it out of the means (revisitop ``compute_map`` "nempty", torchreid's ``num_valid_q``), never
 counting it as 0 or 1.
 
-The batch functions take the same data for many queries in a ragged layout: ``ranks`` is the
-concatenation of every query's positive ranks, query q's slice being
-``ranks[offsets[q]:offsets[q + 1]]`` (sorted within the slice), and ``n_positives`` is per
-query. They are vectorised (no Python loop over queries) and equal the per-query functions.
+The batch metrics (:func:`ragged`, whose :class:`Ragged` methods they are) take the same
+data for many queries in a ragged layout: ``ranks`` is the concatenation of every query's
+positive ranks, query q's slice being ``ranks[offsets[q]:offsets[q + 1]]`` (sorted within the
+slice), and ``n_positives`` is per query. They are vectorised (no Python loop over queries)
+and equal the per-query functions.
 
 Which convention comes from where
 ---------------------------------
@@ -30,6 +31,9 @@ Which convention comes from where
 
 Bad inputs raise :class:`InputError` with one sentence; the batch functions name the first
 offending query.
+
+One idea, in one module of more than 500 lines: the per-query metrics and their batch forms
+share AP's terms (``_ap_terms``) and the input checks, each written once.
 """
 
 from __future__ import annotations
@@ -471,9 +475,9 @@ class Ragged:
     """A batch of queries' positive ranks in the ragged layout, checked once.
 
     Built by :func:`ragged`; its methods are the batch metrics, so an evaluation that needs
-    several of them checks and lays out its ranks once (the ``batch_*`` functions check
-    theirs every call). ``query_of[i]`` is the query of ``ranks[i]`` and ``position[i]``
-    its 0-based position among that query's retrieved positives.
+    several of them checks and lays out its ranks once. ``query_of[i]`` is the query of
+    ``ranks[i]`` and ``position[i]`` its 0-based position among that query's retrieved
+    positives.
     """
 
     ranks: np.ndarray
@@ -553,53 +557,6 @@ def ragged(ranks: np.ndarray | Sequence[int], offsets: np.ndarray | Sequence[int
     r, o, n = _check_batch(ranks, offsets, n_positives)
     _, qid, j = _layout(o, len(r))
     return Ragged(r, o, n, qid, j)
-
-
-def batch_average_precision(ranks: np.ndarray, offsets: np.ndarray, n_positives: np.ndarray,
-                            rule: str) -> np.ndarray:
-    """Return AP per query by ``rule``: :meth:`Ragged.average_precision`."""
-    _check_rule(rule)
-    return ragged(ranks, offsets, n_positives).average_precision(rule)
-
-
-def batch_precision_at_k(ranks: np.ndarray, offsets: np.ndarray, n_positives: np.ndarray,
-                         k: int) -> np.ndarray:
-    """Return true P@k per query (trec_eval ``P.k``): :meth:`Ragged.precision_at_k`."""
-    k = _check_k(k)
-    return ragged(ranks, offsets, n_positives).precision_at_k(k)
-
-
-def batch_precision_at_k_revisitop(ranks: np.ndarray, offsets: np.ndarray,
-                                   n_positives: np.ndarray, k: int) -> np.ndarray:
-    """Return revisitop's P@k per query: :meth:`Ragged.precision_at_k_revisitop`."""
-    k = _check_k(k)
-    return ragged(ranks, offsets, n_positives).precision_at_k_revisitop(k)
-
-
-def batch_r_precision(ranks: np.ndarray, offsets: np.ndarray,
-                      n_positives: np.ndarray) -> np.ndarray:
-    """Return R-precision per query (trec_eval ``Rprec``): :meth:`Ragged.r_precision`."""
-    return ragged(ranks, offsets, n_positives).r_precision()
-
-
-def batch_inverse_negative_penalty(ranks: np.ndarray, offsets: np.ndarray,
-                                   n_positives: np.ndarray) -> np.ndarray:
-    """Return INP per query (Ye et al. 2021): :meth:`Ragged.inverse_negative_penalty`."""
-    return ragged(ranks, offsets, n_positives).inverse_negative_penalty()
-
-
-def batch_first_positive_rank(ranks: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Return each query's first retrieved positive rank (0-based, int64), -1 when none:
-    :meth:`Ragged.first_positive_rank`."""
-    return ragged(ranks, offsets, None).first_positive_rank()
-
-
-def batch_cmc_first_match(ranks: np.ndarray, offsets: np.ndarray, n_positives: np.ndarray,
-                          ks: Sequence[int] | np.ndarray) -> np.ndarray:
-    """Return (n_queries, len(ks)) Market-1501 CMC values (torchreid ``eval_market1501``):
-    :meth:`Ragged.cmc_first_match`."""
-    k_arr = _check_ks(ks)
-    return ragged(ranks, offsets, n_positives).cmc_first_match(k_arr)
 
 
 def _segment_max(values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:

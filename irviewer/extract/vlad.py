@@ -219,7 +219,7 @@ class VladExtractor:
 
 def demo_vocabulary_path() -> Path:
     """Return the committed vocabulary of the museum demo."""
-    from irviewer.core.resources import resources_dir
+    from irviewer.io.resources import resources_dir
 
     return resources_dir() / "demo" / "strong_vocabulary.npz"
 

@@ -33,11 +33,11 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from irviewer.core.atomic import atomic_write_text
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError, either
 from irviewer.formats.base import Reader, ReadOptions, read_text
 from irviewer.formats.manifest import InstanceEntry, instance_dataset, read_rows
+from irviewer.io.atomic import atomic_write_text
 
 NAME = "collection"
 RECORD = "collection.json"

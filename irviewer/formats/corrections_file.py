@@ -28,8 +28,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from irviewer.core import user_data
-from irviewer.core.atomic import atomic_open
 from irviewer.core.corrections import (
     Correction,
     CorrectionLog,
@@ -40,6 +38,8 @@ from irviewer.core.corrections import (
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError
 from irviewer.formats.base import read_bytes
+from irviewer.io import user_data
+from irviewer.io.atomic import atomic_open
 
 COLUMNS = ("query", "item", "label", "author", "time", "note")
 REQUIRED = COLUMNS[:3]
@@ -61,7 +61,7 @@ def default_corrections_path(dataset_path: Path) -> Path:
 def kept_corrections_path(dataset_path: Path) -> Path:
     """Return where the user's data folder keeps the dataset's corrections when its own
     folder cannot be written: ``corrections/<name>-<key>.corrections.csv`` there, the key
-    naming the dataset's absolute path (:func:`irviewer.core.user_data.kept_name`)."""
+    naming the dataset's absolute path (:func:`irviewer.io.user_data.kept_name`)."""
     p = Path(dataset_path)
     return (user_data.user_data_folder() / KEPT_FOLDER
             / user_data.kept_name(p, _dataset_name(p), SUFFIX))
@@ -99,7 +99,7 @@ def corrections_place(dataset_path: Path) -> CorrectionsPlace:
     The rule, the same on every opening: a file the user's data folder keeps for this
     dataset comes first (it holds every correction made since the dataset's folder could
     not be written); else the file beside the dataset, when its folder can be written
-    (:func:`irviewer.core.user_data.can_write_in`); else the user's data folder's file
+    (:func:`irviewer.io.user_data.can_write_in`); else the user's data folder's file
     (its folder created here), which receives the corrections read beside the dataset, if
     any, as soon as one is made (:func:`write_corrections` creates its folder).
     """

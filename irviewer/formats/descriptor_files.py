@@ -31,6 +31,9 @@ rows is only ever read chunk by chunk (:func:`stored_array`). Compressed ``.npz`
 (``savez_compressed``) and chunked or compressed HDF5 datasets are read whole. Integer and
 boolean matrices are accepted as they are and converted to float32 chunk by chunk when
 ranked; complex, string or object arrays are refused.
+
+One idea, in one module of more than 500 lines: reading a descriptor file, whatever its
+format; the formats share the row-order rule (``_Order``) and the verbatim storage reader.
 """
 
 from __future__ import annotations
@@ -161,7 +164,7 @@ def write_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
     """Write ``arrays`` as an uncompressed .npz, atomically (a temporary file beside it,
     then a rename), each member dated 1980-01-01 and streamed into the archive (no copy of
     a large array in memory)."""
-    from irviewer.core.atomic import atomic_binary
+    from irviewer.io.atomic import atomic_binary
 
     with atomic_binary(Path(path)) as stream, \
             zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_STORED) as zf:

@@ -32,7 +32,6 @@ from pathlib import Path
 
 import numpy as np
 
-from irviewer.core.atomic import atomic_write_text
 from irviewer.core.dataset import Dataset, Query, build_query
 from irviewer.core.descriptors import IMAGE_SUFFIXES
 from irviewer.core.errors import InputError, counted, examples
@@ -45,6 +44,7 @@ from irviewer.formats.base import (
     option,
     read_text,
 )
+from irviewer.io.atomic import atomic_write_text
 
 NAME = "holidays"
 #: GGGGNN: a 4-digit group and a 2-digit number within the group.

@@ -25,12 +25,12 @@ from pathlib import Path
 
 import numpy as np
 
-from irviewer.core.atomic import atomic_open
 from irviewer.core.dataset import Dataset, build_query
 from irviewer.core.descriptors import Descriptors, DescriptorTable, file_sha256
 from irviewer.core.errors import InputError, examples
 from irviewer.core.ranking import Ranking, ranking_from_lists
 from irviewer.formats.base import Reader, ReadOptions, option
+from irviewer.io.atomic import atomic_open
 
 NAME = "hpatches"
 PATCH = re.compile(r"^([A-Za-z0-9_\-]+)\.([A-Za-z0-9]+)\.(\d+)$")

@@ -31,11 +31,11 @@ from pathlib import Path
 
 import numpy as np
 
-from irviewer.core.atomic import atomic_open
 from irviewer.core.dataset import Dataset, SkippedQuery, build_query, index_array
 from irviewer.core.errors import InputError, examples
 from irviewer.core.label_rules import INSTANCE, RULE_GROUPS, LabelIndex, same_label_groups
 from irviewer.formats.base import Reader, ReadOptions, read_text
+from irviewer.io.atomic import atomic_open
 
 NAME = "manifest"
 ROLES = ("query", "gallery", "both")

@@ -20,11 +20,11 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from irviewer.core.atomic import atomic_write_text
 from irviewer.core.dataset import Box, Dataset, Query, build_query, repeated
 from irviewer.core.descriptors import IMAGE_SUFFIXES
 from irviewer.core.errors import InputError, counted, examples, when
 from irviewer.formats.base import Reader, ReadOptions, list_images, option, read_text
+from irviewer.io.atomic import atomic_write_text
 
 NAME = "oxford"
 GROUPS = ("good", "ok", "junk")

@@ -24,11 +24,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from irviewer.core import user_data
-from irviewer.core.atomic import atomic_open
 from irviewer.core.errors import InputError
 from irviewer.formats.corrections_file import SUFFIX as CORRECTIONS_SUFFIX
 from irviewer.formats.corrections_file import corrections_place, read_csv_text
+from irviewer.io import user_data
+from irviewer.io.atomic import atomic_open
 
 COLUMNS = ("kind", "query", "item", "label", "author", "time", "note")
 REQUIRED = COLUMNS[:3]

@@ -27,11 +27,11 @@ from pathlib import Path
 
 import numpy as np
 
-from irviewer.core.atomic import atomic_write_bytes
 from irviewer.core.dataset import Box, Dataset, Query, build_query, repeated
 from irviewer.core.errors import InputError, counted, examples
 from irviewer.formats.base import Reader, ReadOptions, read_text
 from irviewer.formats.safe_pickle import load_plain_pickle
+from irviewer.io.atomic import atomic_write_bytes
 
 NAME = "revisited"
 GROUPS = ("easy", "hard", "junk")

@@ -50,9 +50,9 @@ from pathlib import Path
 
 import numpy as np
 
-from irviewer.core.atomic import atomic_open
 from irviewer.core.errors import InputError, Sentence, either, examples
 from irviewer.core.evaluation import Evaluation, query_roles, remove_ignored
+from irviewer.io.atomic import atomic_open
 
 _SPACE = re.compile(r"\s")
 

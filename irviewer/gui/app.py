@@ -9,12 +9,12 @@ from pathlib import Path
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
-from irviewer.core.atomic import atomic_path
 from irviewer.core.errors import InputError
-from irviewer.core.resources import resources_dir
 from irviewer.gui.main_window import MainWindow
+from irviewer.io.atomic import atomic_path
+from irviewer.io.resources import resources_dir
 from irviewer.opening.options import request_from_args
-from irviewer.opening.session_file import SESSION_SUFFIX
+from irviewer.opening.request import SESSION_SUFFIX
 
 __all__ = ["application", "request_from_args", "run", "screenshot"]
 

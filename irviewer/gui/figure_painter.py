@@ -26,11 +26,11 @@ from PySide6.QtGui import (
     QPen,
 )
 
-from irviewer.core.atomic import atomic_write_bytes
 from irviewer.core.errors import InputError
 from irviewer.core.evaluation import IGNORED, NEGATIVE, POSITIVE
 from irviewer.gui.theme import QUERY_BOX, RELEVANCE
 from irviewer.gui.widgets.thumbnails import BROKEN, decode_with_width
+from irviewer.io.atomic import atomic_write_bytes
 from irviewer.view.figure import FigureLayout, Rect
 from irviewer.view.figure_request import FORMATS
 

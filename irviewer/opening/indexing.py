@@ -39,7 +39,6 @@ from pathlib import Path
 import numpy as np
 
 from irviewer import __version__
-from irviewer.core.atomic import atomic_open
 from irviewer.core.errors import InputError, counted
 from irviewer.core.progress import result_of
 from irviewer.extract.base import Extractor, Learner
@@ -57,6 +56,7 @@ from irviewer.formats.collection import (
 )
 from irviewer.formats.descriptor_files import write_descriptor_file, write_npz
 from irviewer.formats.photo_folder import Photo, PhotoFolder, list_photo_folder
+from irviewer.io.atomic import atomic_open
 from irviewer.opening.describing import PROCESSES, ExtractorSpec, Pool
 
 #: The extractor a new collection is described with unless another is named.

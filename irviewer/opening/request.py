@@ -11,11 +11,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from irviewer.core.resources import resources_dir
 from irviewer.formats.base import ReadOptions
 from irviewer.formats.collection import descriptors_path as collection_descriptors
 from irviewer.formats.collection import is_collection
 from irviewer.formats.corrections_file import corrections_place
+from irviewer.io.resources import resources_dir
 
 #: The suffix of irviewer's session files.
 SESSION_SUFFIX = ".irv"

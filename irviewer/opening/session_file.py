@@ -20,7 +20,6 @@ of :class:`SessionFile`.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
@@ -28,35 +27,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from irviewer.core.atomic import atomic_open
 from irviewer.core.errors import InputError
 from irviewer.core.rerank import parse_spec
-from irviewer.formats.base import OptionSpec, ReadOptions, read_text, reader_options
-from irviewer.opening.request import SESSION_SUFFIX, TOP_K_RANGE, OpenRequest
+from irviewer.formats.base import ReadOptions, read_text, reader_options
+from irviewer.io.atomic import atomic_open
+from irviewer.opening.request import TOP_K_RANGE, OpenRequest
+from irviewer.opening.session_options import OPTION_TYPES, PATH_OPTIONS, is_kind
 
 SESSION_FORMAT = "irviewer-session"
 SESSION_VERSION = 1
-AUTOSAVE_SUFFIX = "~autosave"
 AP_RULES = ("finite", "trapezoid")
 SELF_MATCH_RULES = ("keep", "remove")
-#: The reader options a session's "options" object stores, by JSON key: every
-#: :class:`ReadOptions` field whose :class:`OptionSpec` names a ``json`` key.
-STORED_OPTIONS: dict[str, tuple[str, OptionSpec]] = {
-    spec.json: (name, spec) for name, spec in reader_options().items() if spec.json}
-#: Reader options that hold a path: stored relative to the session like the other paths.
-PATH_OPTIONS = tuple(key for key, (_name, spec) in STORED_OPTIONS.items()
-                     if spec.kind in ("file", "folder"))
-_KIND_JSON = {"folder": ("str|null", "a string or null"), "file": ("str|null", "a string or null"),
-              "text": ("str|null", "a string or null"),
-              "words": ("list[str]", "a list of strings"), "switch": ("bool", "true or false")}
-# Reader options whose JSON type is checked on load (keys no option uses are kept as they
-# are): every stored option, and the older key of the value of a switch.
-_OPTION_TYPES: dict[str, tuple[str, str]] = {
-    **{key: _KIND_JSON[spec.kind] for key, (_name, spec) in STORED_OPTIONS.items()},
-    **{spec.legacy_json: _KIND_JSON[spec.kind] for _name, spec in STORED_OPTIONS.values()
-       if spec.legacy_json}}
-
-
 @dataclass(frozen=True)
 class SessionFile:
     """Everything a ``.irv`` file holds.
@@ -378,8 +359,8 @@ def load_session(path: Path) -> SessionFile:
     if not isinstance(options, dict):
         raise r.wrong("options", "an object")
     options = dict(options)
-    for key, (kind, expected) in _OPTION_TYPES.items():
-        if key in options and not _is_kind(options[key], kind):
+    for key, (kind, expected) in OPTION_TYPES.items():
+        if key in options and not is_kind(options[key], kind):
             raise r.fail(f"the reader option \"{key}\" must be {expected}, not "
                          f"{_json_type(options[key])}; edit the session")
     for key in PATH_OPTIONS:
@@ -439,20 +420,6 @@ def load_session(path: Path) -> SessionFile:
         raise r.fail(f"{message}; edit the session") from None
 
 
-def _is_kind(value: object, kind: str) -> bool:
-    """Return whether the JSON ``value`` is of ``kind`` (see ``_OPTION_TYPES``)."""
-    if kind == "bool":
-        return isinstance(value, bool)
-    if kind == "str|null":
-        return value is None or isinstance(value, str)
-    if kind == "list[str]":
-        return isinstance(value, list) and all(isinstance(x, str) for x in value)
-    raise AssertionError(kind)
-
-
-# --- helpers for the GUI -------------------------------------------------------------------
-
-
 def read_options(session: SessionFile) -> ReadOptions:
     """Return the session's reader options as :class:`ReadOptions`, each read as its
     :class:`OptionSpec` says: from the "options" object's ``json`` key (a switch's older
@@ -479,25 +446,6 @@ def read_options(session: SessionFile) -> ReadOptions:
     return ReadOptions(**values)
 
 
-def options_json(options: ReadOptions) -> dict[str, Any]:
-    """Return ``options`` as the session's plain JSON reader options (the inverse of
-    :func:`read_options`): switches always, other options when set; paths as strings (made
-    relative to the session file when it is saved). Options the session keeps as fields of
-    its own (``images``) and ``gallery_names`` (read from the descriptor file again on
-    opening) are not in it."""
-    out: dict[str, Any] = {}
-    for key, (name, spec) in STORED_OPTIONS.items():
-        value = getattr(options, name)
-        if spec.kind == "switch":
-            out[key] = bool(value) != spec.negate
-        elif spec.kind == "words":
-            if value:
-                out[key] = list(value)
-        elif value is not None and value != "":
-            out[key] = str(value)
-    return out
-
-
 def open_request(session: SessionFile, k: int = 200) -> OpenRequest:
     """Return what opening ``session`` must read: its dataset, methods, reader and options,
     and its corrections file."""
@@ -506,72 +454,13 @@ def open_request(session: SessionFile, k: int = 200) -> OpenRequest:
                        reranked=session.reranked)
 
 
-def session_label(session: SessionFile) -> str:
-    """Return a one-line name for menus: "demo.csv — strong.npz, weak.npz"."""
-    return f"{session.dataset.name} — {', '.join(p.name for p in session.sources)}"
-
-
-def auto_session_path(folder: Path, dataset: Path, sources: tuple[Path, ...]) -> Path:
-    """Return where the view of ``dataset`` with ``sources`` is kept when the user has not
-    saved it as a session: one file per dataset and set of methods in ``folder``, so that
-    opening the same files again (File ▸ Recent) restores where one left off."""
-    key = "\n".join(str(_absolute(Path(p))) for p in (dataset, *sources))
-    digest = hashlib.sha1(key.encode("utf-8")).hexdigest()[:12]
-    stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in Path(dataset).stem)
-    return Path(folder) / f"{stem[:40]}-{digest}{SESSION_SUFFIX}"
-
-
-def autosave_path(session_path: Path) -> Path:
-    """Return the autosave file beside ``session_path``: ``name.irv`` -> ``name.irv~autosave``
-    in the same folder."""
-    session_path = Path(session_path)
-    return session_path.with_name(session_path.name + AUTOSAVE_SUFFIX)
-
-
-def _same_key(path: str) -> str:
-    """Return the key that identifies ``path`` for de-duplication (resolved, case-folded
-    where the file system ignores case)."""
-    try:
-        resolved = Path(path).expanduser().resolve()
-    except (OSError, RuntimeError):
-        resolved = _absolute(Path(path))
-    return os.path.normcase(str(resolved))
-
-
-def recent_files_update(recent: list[str], new: str, limit: int = 10) -> list[str]:
-    """Return a new recent-files list: ``new`` first, then the entries of ``recent`` in their
-    order without any that resolve to the same file as an earlier one, cut to ``limit``.
-
-    ``recent`` is not changed. ``new`` is kept as given (not resolved).
-    """
-    out: list[str] = []
-    seen: set[str] = set()
-    for entry in (new, *recent):
-        key = _same_key(entry)
-        if key in seen:
-            continue
-        seen.add(key)
-        out.append(entry)
-        if len(out) >= max(limit, 0):
-            break
-    return out[:max(limit, 0)]
-
-
 __all__ = [
-    "AUTOSAVE_SUFFIX",
     "SESSION_FORMAT",
-    "SESSION_SUFFIX",
     "SESSION_VERSION",
-    "TOP_K_RANGE",
     "SessionFile",
-    "auto_session_path",
-    "autosave_path",
     "load_session",
     "open_request",
-    "options_json",
     "read_options",
-    "recent_files_update",
     "save_session",
-    "session_label",
     "session_to_json",
 ]

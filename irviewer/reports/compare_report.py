@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from irviewer import __version__
-from irviewer.core.atomic import atomic_open
 from irviewer.core.paired import (
     BOOTSTRAP_RESAMPLES,
     PERMUTATIONS,
@@ -28,6 +27,7 @@ from irviewer.core.paired import (
     holm_adjust,
     largest_changes,
 )
+from irviewer.io.atomic import atomic_open
 from irviewer.reports.eval_report import json_number
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from irviewer import __version__
-from irviewer.core.atomic import atomic_open
+from irviewer.io.atomic import atomic_open
 
 if TYPE_CHECKING:
     from irviewer.core.dataset import Dataset

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from html import escape
 
-from irviewer.core.audit_types import DUPLICATE, HUB, KINDS, LABEL, NEG_POS, POS_NEG, QUERY, Suspect
+from irviewer.core.audit import DUPLICATE, HUB, KINDS, LABEL, NEG_POS, POS_NEG, QUERY, Suspect
 from irviewer.core.corrections import sets_nothing
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError, counted

@@ -70,7 +70,8 @@ from irviewer.core.descriptors import (  # noqa: E402
 )
 from irviewer.core.evaluation import evaluate  # noqa: E402
 from irviewer.core.protocols import get_protocol  # noqa: E402
-from irviewer.core.ranking import GALLERY_CHUNK_BYTES, rank  # noqa: E402
+from irviewer.core.ranking import rank  # noqa: E402
+from irviewer.core.ranking.gallery import GALLERY_CHUNK_BYTES  # noqa: E402
 
 
 def rss_anon_mb() -> float:

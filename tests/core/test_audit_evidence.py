@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from irviewer.core.audit import NEG_POS, POS_NEG, AuditOptions, audit, audit_protocol
-from irviewer.core.audit_context import Context
-from irviewer.core.audit_pairs import ranking_evidence
+from irviewer.core.audit.context import Context
+from irviewer.core.audit.pairs import ranking_evidence
 from irviewer.core.dataset import Dataset, build_query
 from irviewer.core.ranking import rank, ranking_from_lists
 from tests.core.helpers import aligned

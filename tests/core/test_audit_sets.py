@@ -1,4 +1,4 @@
-"""Set-level evidence of the label audit (irviewer.core.audit_sets): positive sets shared by
+"""Set-level evidence of the label audit (irviewer.core.audit.sets): positive sets shared by
 queries, histogram bins, the calibrated likelihood ratio with Laplace smoothing and the item
 left out, the confident-joint priors and the probability that a label is wrong — each on a case
 computed by hand, with properties where invariants exist."""
@@ -11,7 +11,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from irviewer.core.audit_sets import (
+from irviewer.core.audit.sets import (
     confident_prior,
     error_probability,
     histogram_log_lr,

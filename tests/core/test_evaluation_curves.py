@@ -172,10 +172,10 @@ def test_curves_are_bounded_monotone_and_match_the_batch_metrics(case, max_k, ru
             assert mean_p[k - 1] == pytest.approx(ev.summary[f"mP@{k}"], abs=1e-12)
             assert cmc[k - 1] == pytest.approx(ev.summary[f"CMC@{k}"], abs=1e-12)
     # every k against the batch metrics (the per-query conventions), means over evaluated
-    by_k = np.column_stack([metrics.batch_precision_at_k(p.ranks, p.offsets,
-                                                         p.n_positives, int(k)) for k in ks])
+    batch = metrics.ragged(p.ranks, p.offsets, p.n_positives)
+    by_k = np.column_stack([batch.precision_at_k(int(k)) for k in ks])
     np.testing.assert_allclose(mean_p, by_k[ok].mean(axis=0), atol=1e-12)
-    first = metrics.batch_cmc_first_match(p.ranks, p.offsets, p.n_positives, ks)
+    first = metrics.ragged(p.ranks, p.offsets, p.n_positives).cmc_first_match(ks)
     np.testing.assert_allclose(cmc, first[ok].mean(axis=0), atol=1e-12)
     for q in range(len(ok)):
         mine = curves.query_precision_at(ev, q, max_k)[1]

@@ -226,23 +226,23 @@ BATCH_N = np.array([N, 0, 3, 2])
 
 def test_batch_values_by_hand():
     r, o = ragged(BATCH)
-    np.testing.assert_allclose(m.batch_average_precision(r, o, BATCH_N, "finite"),
+    np.testing.assert_allclose(m.ragged(r, o, BATCH_N).average_precision("finite"),
                                [(1 + 1 + 3 / 4 + 4 / 7) / 4, NAN, (1 / 3) / 3, 0])
     np.testing.assert_allclose(
-        m.batch_average_precision(r, o, BATCH_N, "trapezoid"),
+        m.ragged(r, o, BATCH_N).average_precision("trapezoid"),
         [((1 + 1) / 2 + (1 + 1) / 2 + (2 / 3 + 3 / 4) / 2 + (3 / 6 + 4 / 7) / 2) / 4, NAN,
          ((0 / 2 + 1 / 3) / 2) / 3, 0])
-    np.testing.assert_allclose(m.batch_precision_at_k(r, o, BATCH_N, 5),
+    np.testing.assert_allclose(m.ragged(r, o, BATCH_N).precision_at_k(5),
                                [3 / 5, NAN, 1 / 5, 0])
-    np.testing.assert_allclose(m.batch_precision_at_k_revisitop(r, o, BATCH_N, 10),
+    np.testing.assert_allclose(m.ragged(r, o, BATCH_N).precision_at_k_revisitop(10),
                                [4 / 7, NAN, 1 / 3, 0])
-    np.testing.assert_allclose(m.batch_r_precision(r, o, BATCH_N), [3 / 4, NAN, 1 / 3, 0])
-    np.testing.assert_allclose(m.batch_inverse_negative_penalty(r, o, BATCH_N),
+    np.testing.assert_allclose(m.ragged(r, o, BATCH_N).r_precision(), [3 / 4, NAN, 1 / 3, 0])
+    np.testing.assert_allclose(m.ragged(r, o, BATCH_N).inverse_negative_penalty(),
                                [4 / 7, NAN, 0, 0])
-    first = m.batch_first_positive_rank(r, o)
+    first = m.ragged(r, o, None).first_positive_rank()
     np.testing.assert_array_equal(first, [0, -1, 2, -1])
     assert first.dtype == np.int64
-    np.testing.assert_array_equal(m.batch_cmc_first_match(r, o, BATCH_N, (1, 3)),
+    np.testing.assert_array_equal(m.ragged(r, o, BATCH_N).cmc_first_match((1, 3)),
                                   [[1, 1], [NAN, NAN], [0, 1], [0, 0]])
     # Mean interpolated precision over the 3 evaluated queries at recall 0, 1/2 and 1:
     # query 0 -> 1, 1, 4/7; query 2 (recall 1/3 at precision 1/3) -> 1/3, 0, 0; query 3 -> 0.
@@ -255,15 +255,15 @@ def test_batch_values_by_hand():
 def test_batch_handles_no_queries_and_no_ranks():
     r, o = np.zeros(0, np.int64), np.zeros(1, np.int64)
     n = np.zeros(0, np.int64)
-    assert m.batch_average_precision(r, o, n, "finite").shape == (0,)
-    assert m.batch_first_positive_rank(r, o).shape == (0,)
-    assert m.batch_cmc_first_match(r, o, n, (1, 5)).shape == (0, 2)
+    assert m.ragged(r, o, n).average_precision("finite").shape == (0,)
+    assert m.ragged(r, o, None).first_positive_rank().shape == (0,)
+    assert m.ragged(r, o, n).cmc_first_match((1, 5)).shape == (0, 2)
     assert np.isnan(m.mean_interpolated_pr(r, o, n)).all()
 
 
 def test_batch_accepts_a_rank_lower_than_the_previous_query_s_last():
     # [5] then [0]: the drop crosses a query boundary, which is not an unsorted query.
-    got = m.batch_precision_at_k(np.array([5, 0]), np.array([0, 1, 2]), np.array([1, 1]), 1)
+    got = m.ragged(np.array([5, 0]), np.array([0, 1, 2]), np.array([1, 1])).precision_at_k(1)
     np.testing.assert_array_equal(got, [0, 1])
 
 
@@ -284,21 +284,21 @@ def test_batch_functions_equal_the_per_query_functions(seed):
     r, o = ragged(lists)
     pairs = list(zip(lists, n.tolist(), strict=True))
     for rule in m.AP_RULES:
-        np.testing.assert_allclose(m.batch_average_precision(r, o, n, rule),
+        np.testing.assert_allclose(m.ragged(r, o, n).average_precision(rule),
                                    [m.average_precision(x, c, rule) for x, c in pairs])
     for k in (1, 3, 10, 40):
-        np.testing.assert_allclose(m.batch_precision_at_k(r, o, n, k),
+        np.testing.assert_allclose(m.ragged(r, o, n).precision_at_k(k),
                                    [m.precision_at_k(x, c, k) for x, c in pairs])
-        np.testing.assert_allclose(m.batch_precision_at_k_revisitop(r, o, n, k),
+        np.testing.assert_allclose(m.ragged(r, o, n).precision_at_k_revisitop(k),
                                    [m.precision_at_k_revisitop(x, c, k) for x, c in pairs])
-    np.testing.assert_allclose(m.batch_r_precision(r, o, n),
+    np.testing.assert_allclose(m.ragged(r, o, n).r_precision(),
                                [m.r_precision(x, c) for x, c in pairs])
-    np.testing.assert_allclose(m.batch_inverse_negative_penalty(r, o, n),
+    np.testing.assert_allclose(m.ragged(r, o, n).inverse_negative_penalty(),
                                [m.inverse_negative_penalty(x, c) for x, c in pairs])
-    np.testing.assert_array_equal(m.batch_first_positive_rank(r, o),
+    np.testing.assert_array_equal(m.ragged(r, o, None).first_positive_rank(),
                                   [-1 if m.first_positive_rank(x) is None
                                    else m.first_positive_rank(x) for x, _ in pairs])
-    np.testing.assert_array_equal(m.batch_cmc_first_match(r, o, n, (1, 5, 20)),
+    np.testing.assert_array_equal(m.ragged(r, o, n).cmc_first_match((1, 5, 20)),
                                   [m.cmc_first_match(x, c, (1, 5, 20)) for x, c in pairs])
     for levels in (np.linspace(0, 1, 11), np.array([0.0, 1 / 3, 0.5, 2 / 3, 0.99])):
         curves = [m.interpolated_precision(*m.pr_points(x, c), levels) for x, c in pairs if c]
@@ -358,29 +358,29 @@ BAD = [
      "unknown AP rule 'area': use finite or trapezoid"),
     ("first unsorted", lambda: m.first_positive_rank([3, 2]),
      "positive ranks must be sorted ascending without repeats"),
-    ("batch rule", lambda: m.batch_average_precision(*_batch([0], [0, 1], [1]), "x"),
+    ("batch rule", lambda: m.ragged(*_batch([0], [0, 1], [1])).average_precision("x"),
      "unknown AP rule 'x': use finite or trapezoid"),
-    ("batch k", lambda: m.batch_precision_at_k(*_batch([0], [0, 1], [1]), 0),
+    ("batch k", lambda: m.ragged(*_batch([0], [0, 1], [1])).precision_at_k(0),
      "the cut-off k must be at least 1, not 0"),
-    ("batch too many", lambda: m.batch_precision_at_k(*_batch([0, 0, 1], [0, 1, 3], [1, 1]), 1),
+    ("batch too many", lambda: m.ragged(*_batch([0, 0, 1], [0, 1, 3], [1, 1])).precision_at_k(1),
      "query 1: 2 retrieved positives but only 1 positive in all"),
-    ("batch offsets", lambda: m.batch_r_precision(*_batch([0], [0, 2], [3])),
+    ("batch offsets", lambda: m.ragged(*_batch([0], [0, 2], [3])).r_precision(),
      "ragged ranks: 2 offsets for 1 query and 1 rank do not fit together"),
-    ("batch offsets short", lambda: m.batch_r_precision(*_batch([0, 1], [0, 2], [2, 2])),
+    ("batch offsets short", lambda: m.ragged(*_batch([0, 1], [0, 2], [2, 2])).r_precision(),
      "ragged ranks: 2 offsets for 2 queries and 2 ranks do not fit together"),
     ("batch decreasing",
-     lambda: m.batch_inverse_negative_penalty(*_batch([0, 1, 2], [0, 2, 1, 3], [3, 3, 3])),
+     lambda: m.ragged(*_batch([0, 1, 2], [0, 2, 1, 3], [3, 3, 3])).inverse_negative_penalty(),
      "ragged ranks: offsets must not decrease, but query 1 ends before it starts"),
     ("batch unsorted",
-     lambda: m.batch_average_precision(*_batch([0, 5, 3], [0, 1, 3], [1, 2]), "finite"),
+     lambda: m.ragged(*_batch([0, 5, 3], [0, 1, 3], [1, 2])).average_precision("finite"),
      "query 1: positive ranks must be sorted ascending without repeats"),
     ("batch repeated",
-     lambda: m.batch_first_positive_rank(np.array([4, 4]), np.array([0, 0, 2])),
+     lambda: m.ragged(np.array([4, 4]), np.array([0, 0, 2]), None).first_positive_rank(),
      "query 1: positive ranks must be sorted ascending without repeats"),
     ("batch negative",
-     lambda: m.batch_cmc_first_match(*_batch([0, -2], [0, 1, 2], [1, 1]), (1,)),
+     lambda: m.ragged(*_batch([0, -2], [0, 1, 2], [1, 1])).cmc_first_match((1,)),
      "query 1: positive ranks must be 0-based and non-negative, got -2"),
-    ("batch n negative", lambda: m.batch_precision_at_k_revisitop(*_batch([], [0, 0], [-1]), 1),
+    ("batch n negative", lambda: m.ragged(*_batch([], [0, 0], [-1])).precision_at_k_revisitop(1),
      "query 0: the number of positives cannot be negative (-1)"),
     ("batch fractional", lambda: m.mean_interpolated_pr(np.array([0.0]), [0, 1], [1]),
      "positive ranks must be whole numbers, got float64 values"),

@@ -132,19 +132,19 @@ def test_batch_equals_per_query(queries, k):
     offsets = np.concatenate([[0], np.cumsum([len(r) for r in lists])]).astype(np.int64)
     flat = np.concatenate(lists).astype(np.int64)
     for rule in m.AP_RULES:
-        np.testing.assert_allclose(m.batch_average_precision(flat, offsets, n, rule),
+        np.testing.assert_allclose(m.ragged(flat, offsets, n).average_precision(rule),
                                    [m.average_precision(r, c, rule) for r, c in queries])
-    np.testing.assert_array_equal(m.batch_precision_at_k(flat, offsets, n, k),
+    np.testing.assert_array_equal(m.ragged(flat, offsets, n).precision_at_k(k),
                                   [m.precision_at_k(r, c, k) for r, c in queries])
-    np.testing.assert_array_equal(m.batch_precision_at_k_revisitop(flat, offsets, n, k),
+    np.testing.assert_array_equal(m.ragged(flat, offsets, n).precision_at_k_revisitop(k),
                                   [m.precision_at_k_revisitop(r, c, k) for r, c in queries])
-    np.testing.assert_array_equal(m.batch_r_precision(flat, offsets, n),
+    np.testing.assert_array_equal(m.ragged(flat, offsets, n).r_precision(),
                                   [m.r_precision(r, c) for r, c in queries])
-    np.testing.assert_array_equal(m.batch_inverse_negative_penalty(flat, offsets, n),
+    np.testing.assert_array_equal(m.ragged(flat, offsets, n).inverse_negative_penalty(),
                                   [m.inverse_negative_penalty(r, c) for r, c in queries])
-    np.testing.assert_array_equal(m.batch_cmc_first_match(flat, offsets, n, (1, k)),
+    np.testing.assert_array_equal(m.ragged(flat, offsets, n).cmc_first_match((1, k)),
                                   [m.cmc_first_match(r, c, (1, k)) for r, c in queries])
-    np.testing.assert_array_equal(m.batch_first_positive_rank(flat, offsets),
+    np.testing.assert_array_equal(m.ragged(flat, offsets, None).first_positive_rank(),
                                   [r[0] if len(r) else -1 for r in lists])
     levels = np.linspace(0, 1, 11)
     curves = [m.interpolated_precision(*m.pr_points(r, c), levels) for r, c in queries if c]

@@ -11,9 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from irviewer.core import parallel
-from irviewer.core import ranking as ranking_module
 from irviewer.core.errors import InputError
-from irviewer.core.ranking import iter_rank, rank, ranks_in_row, top_of_row
+from irviewer.core.ranking import gallery, iter_rank, rank, ranker, ranks_in_row, top_of_row
 from tests.core.helpers import aligned, brute_force_order, random_dataset, sign_vectors
 
 
@@ -31,19 +30,19 @@ PATHS = ("default", "sort whole", "candidates", "threads")
 
 @contextmanager
 def ranking_path(path: str) -> Iterator[None]:
-    """Force one of :data:`PATHS` in core.ranking for the duration."""
-    saved = (ranking_module.SORT_WHOLE_FRACTION, ranking_module._PARALLEL_SCORES,
+    """Force one of :data:`PATHS` in core.ranking.ranker for the duration."""
+    saved = (ranker.SORT_WHOLE_FRACTION, ranker.PARALLEL_SCORES, gallery.PARALLEL_SCORES,
              parallel.WORKERS)
     if path == "sort whole":
-        ranking_module.SORT_WHOLE_FRACTION = -1.0
+        ranker.SORT_WHOLE_FRACTION = -1.0
     elif path == "candidates":
-        ranking_module.SORT_WHOLE_FRACTION = 2.0
+        ranker.SORT_WHOLE_FRACTION = 2.0
     elif path == "threads":
-        parallel.WORKERS, ranking_module._PARALLEL_SCORES = 3, 1
+        parallel.WORKERS, ranker.PARALLEL_SCORES, gallery.PARALLEL_SCORES = 3, 1, 1
     try:
         yield
     finally:
-        (ranking_module.SORT_WHOLE_FRACTION, ranking_module._PARALLEL_SCORES,
+        (ranker.SORT_WHOLE_FRACTION, ranker.PARALLEL_SCORES, gallery.PARALLEL_SCORES,
          parallel.WORKERS) = saved
 
 
@@ -118,7 +117,7 @@ def test_deep_items_sort_rows_whole_and_shallow_ones_do_not(monkeypatch):
             sorted_whole.append(a.shape)
         return real_sort(a, *args, **kwargs)
 
-    monkeypatch.setattr(ranking_module.np, "sort", counting_sort)
+    monkeypatch.setattr(ranker.np, "sort", counting_sort)
     rng = np.random.default_rng(4)
     qv, gv = sign_vectors(rng, 6, 64), sign_vectors(rng, 400, 64)
     deep = random_dataset(rng, 6, 400, max_per_group=60)  # random items: half rank deep

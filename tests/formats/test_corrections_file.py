@@ -84,7 +84,7 @@ def test_default_path_is_beside_the_dataset(tmp_path):
 def read_only(monkeypatch):
     """Return the set of folders ``can_write_in`` says no for (root writes in any folder,
     so a chmod alone cannot test this where tests run as root)."""
-    from irviewer.core import user_data
+    from irviewer.io import user_data
 
     folders: set[Path] = set()
     real = user_data.can_write_in

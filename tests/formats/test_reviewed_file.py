@@ -61,8 +61,8 @@ def test_bad_files_are_one_sentence(tmp_path, content, message):
 
 def test_a_read_only_dataset_keeps_its_reviewed_file_beside_its_kept_corrections(
         tmp_path, monkeypatch, user_data):
-    from irviewer.core import user_data as folders
     from irviewer.formats.corrections_file import corrections_place
+    from irviewer.io import user_data as folders
 
     monkeypatch.setattr(folders, "can_write_in", lambda folder: folder != tmp_path)
     path = default_reviewed_path(tmp_path / "demo.csv")

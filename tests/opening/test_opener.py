@@ -70,17 +70,17 @@ def test_every_method_of_hpatches_task_lists_keeps_its_progress_label(tmp_path):
 
 
 def test_closing_the_generator_cancels_between_steps(monkeypatch):
-    import irviewer.core.ranking as ranking_module
+    from irviewer.core.ranking import ranker
 
     blocks = []
-    real = ranking_module._merge_top
+    real = ranker.merge_top
 
     def counting(*args):
         blocks.append(1)
         return real(*args)
 
-    monkeypatch.setattr(ranking_module, "_merge_top", counting)
-    monkeypatch.setattr(ranking_module, "SCORE_BLOCK_BYTES", 1)  # one query per block
+    monkeypatch.setattr(ranker, "merge_top", counting)
+    monkeypatch.setattr(ranker, "SCORE_BLOCK_BYTES", 1)  # one query per block
     steps = iter_open(demo_request())
     stages = [next(steps).stage for _ in range(4)]
     assert stages[-1].startswith("ranking") and steps.gi_frame is not None

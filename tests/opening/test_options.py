@@ -220,13 +220,9 @@ def test_a_session_file_round_trips_every_reader_option(tmp_path):
     field the declarations name, paths below the session's folder stored relative to it."""
     from hypothesis import given, settings
 
-    from irviewer.opening.session_file import (
-        SessionFile,
-        load_session,
-        options_json,
-        save_session,
-    )
+    from irviewer.opening.session_file import SessionFile, load_session, save_session
     from irviewer.opening.session_file import read_options as session_options
+    from irviewer.opening.session_options import options_json
 
     from .reader_values import read_options_values
 

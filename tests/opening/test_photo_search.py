@@ -16,9 +16,9 @@ from PIL import Image
 from irviewer import __version__
 from irviewer.cli import main
 from irviewer.core.errors import InputError
-from irviewer.core.resources import resources_dir
 from irviewer.extract import registry
 from irviewer.formats.manifest import read_manifest
+from irviewer.io.resources import resources_dir
 from irviewer.opening.opener import open_now
 from irviewer.opening.photo_search import Searcher, open_demo_searcher, open_searcher
 from irviewer.opening.request import OpenRequest

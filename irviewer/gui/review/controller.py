@@ -20,7 +20,7 @@ from PySide6.QtCore import QObject, Signal, SignalInstance
 from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 from PySide6.QtWidgets import QDockWidget, QWidget
 
-from irviewer.core.audit_types import AuditResult
+from irviewer.core.audit import AuditResult
 from irviewer.core.corrections import CorrectionLog, utc_now
 from irviewer.core.errors import InputError, counted
 from irviewer.core.evaluation import Evaluation

@@ -19,21 +19,17 @@ from PySide6.QtCore import QObject, QSettings, QStandardPaths, QTimer
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
 from irviewer.core.errors import InputError
-from irviewer.core.user_data import adopt_files, user_subfolder
-from irviewer.opening.opener import Opened
-from irviewer.opening.request import OpenRequest
-from irviewer.opening.session_file import (
-    SESSION_SUFFIX,
-    SessionFile,
+from irviewer.gui.sessions.places import (
     auto_session_path,
     autosave_path,
-    load_session,
-    open_request,
-    options_json,
     recent_files_update,
-    save_session,
     session_label,
 )
+from irviewer.io.user_data import adopt_files, user_subfolder
+from irviewer.opening.opener import Opened
+from irviewer.opening.request import SESSION_SUFFIX, OpenRequest
+from irviewer.opening.session_file import SessionFile, load_session, open_request, save_session
+from irviewer.opening.session_options import options_json
 from irviewer.view.view_state import SORT_ORDERS, ViewState
 
 RECENT_KEY = "recent_sessions"
@@ -43,7 +39,7 @@ AUTOSAVE_MS = 5000
 
 def data_folder() -> Path:
     """Return the folder for sessions kept for the user: ``sessions`` in the user's data
-    folder (:func:`irviewer.core.user_data.user_data_folder`, the one rule for it), created
+    folder (:func:`irviewer.io.user_data.user_data_folder`, the one rule for it), created
     on first use. Sessions an earlier irviewer kept in Qt's folder (:func:`legacy_folder`)
     are moved here first, so its users find their views again."""
     folder = user_subfolder("sessions")

@@ -175,8 +175,8 @@ def test_a_read_only_dataset_keeps_its_corrections_in_the_user_data_folder(
         qtbot, demo, monkeypatch):
     # a shared benchmark on a read-only mount: the corrections go to the user's data folder,
     # the status line says where, and the next opening finds them there
-    from irviewer.core import user_data
     from irviewer.formats.corrections_file import corrections_place
+    from irviewer.io import user_data
 
     folder = demo[0].parent
     monkeypatch.setattr(user_data, "can_write_in", lambda f: f != folder)

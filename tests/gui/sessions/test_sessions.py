@@ -11,8 +11,9 @@ from PySide6.QtCore import QSettings
 
 from irviewer.gui.main_window import MainWindow
 from irviewer.gui.sessions import controller as persistence
+from irviewer.gui.sessions.places import autosave_path
 from irviewer.opening.request import demo_request
-from irviewer.opening.session_file import autosave_path, load_session
+from irviewer.opening.session_file import load_session
 
 QUERY = "images/vermeer_girl-with-a-pearl-earring_query"
 

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from irviewer.core import user_data as folders
+from irviewer.io import user_data as folders
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the XDG rule is Linux's")

@@ -11,8 +11,8 @@ import stat
 
 import pytest
 
-from irviewer.core.atomic import atomic_open, atomic_path, atomic_write_bytes, atomic_write_text
 from irviewer.core.errors import InputError
+from irviewer.io.atomic import atomic_open, atomic_path, atomic_write_bytes, atomic_write_text
 
 
 def test_replaces_the_file_only_when_the_block_succeeds(tmp_path):

@@ -1,11 +1,8 @@
 """The label audit's shared types: the kinds of suspect, the options, a :class:`Suspect`, the
 result and the progress steps, and the words every evidence sentence uses.
 
-Every other ``irviewer.core.audit*`` module imports these from here and from nowhere else, so
-the audit's modules form no import cycle: :mod:`irviewer.core.audit` (the entry points) imports
-the detectors (:mod:`irviewer.core.audit_kinds`), which import the shared state
-(:mod:`irviewer.core.audit_context`) and the evidence (:mod:`irviewer.core.audit_pairs`,
-:mod:`irviewer.core.audit_sets`), and all of them import this module.
+The audit's other modules import these from here; the ``acyclic`` import contract keeps
+them free of cycles.
 """
 
 from __future__ import annotations

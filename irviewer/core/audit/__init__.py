@@ -22,7 +22,7 @@ Scores, in [0, 1]; a suspect is reported when its score is at least ``min_score`
 excepted):
 
 * ``negative_looks_positive`` and ``positive_looks_negative``: the probability that the
-  label is wrong, from set-level evidence (:mod:`irviewer.core.audit_sets`): per positive
+  label is wrong, from set-level evidence (:mod:`irviewer.core.audit.sets`): per positive
   set (the queries sharing a list pool their evidence), the share u of the set's other
   positives the item outranks (mean over the set's queries) and the share v of its nearest
   labelled gallery images in the set, each turned into a likelihood ratio by the set's own
@@ -45,13 +45,8 @@ excepted):
   top ``hub_top`` list as a negative, e the count expected by chance.
 """
 
-from __future__ import annotations
-
-from collections.abc import Iterator, Mapping
-
-from irviewer.core.audit_context import Context
-from irviewer.core.audit_kinds import KIND_STAGES
-from irviewer.core.audit_types import (
+from irviewer.core.audit.run import audit, audit_protocol, iter_audit
+from irviewer.core.audit.suspects import (
     AUTHOR,
     DUPLICATE,
     HUB,
@@ -68,61 +63,7 @@ from irviewer.core.audit_types import (
     rank_phrase,
     under,
 )
-from irviewer.core.corrections import GEOMETRY_LABELS, family
-from irviewer.core.dataset import Dataset
-from irviewer.core.errors import InputError
-from irviewer.core.protocols import Protocol, check_applicable, get_protocol
-from irviewer.core.ranking import Ranking
 
 __all__ = ["AUTHOR", "DUPLICATE", "HUB", "KINDS", "LABEL", "NEG_POS", "POS_NEG", "QUERY",
            "AuditOptions", "AuditResult", "AuditStep", "Suspect", "audit", "audit_protocol",
            "iter_audit", "ordinal", "rank_phrase", "under"]
-
-
-def audit(dataset: Dataset, rankings: Mapping[str, Ranking], protocol: str | None = None,
-          options: AuditOptions | None = None) -> AuditResult:
-    """Return the :class:`AuditResult` of ``dataset`` under the methods' ``rankings``."""
-    last = None
-    for step in iter_audit(dataset, rankings, protocol, options):
-        last = step
-    assert last is not None and last.result is not None
-    return last.result
-
-
-def audit_protocol(dataset: Dataset, name: str | None = None) -> Protocol:
-    """Return the protocol the audit judges labels by: ``name``, else the dataset's protocol
-    with the most positive groups (revisited Medium: easy and hard both count)."""
-    if name is not None:
-        protocol = get_protocol(name)
-        check_applicable(protocol, dataset.groups, dataset.label())
-        return protocol
-    return max((get_protocol(p) for p in dataset.protocols), key=lambda p: len(p.positive))
-
-
-def iter_audit(dataset: Dataset, rankings: Mapping[str, Ranking], protocol: str | None = None,
-               options: AuditOptions | None = None) -> Iterator[AuditStep]:
-    """Run the audit, yielding an :class:`AuditStep` per stage; the last carries the result.
-
-    Stop iterating to cancel. InputError for a dataset whose labels come from geometry
-    (HPatches), no method, or a ranking of another query count.
-    """
-    if family(dataset) == "hpatches":
-        raise InputError(f"{dataset.label()}: {GEOMETRY_LABELS}")
-    if not rankings:
-        raise InputError(f"{dataset.label()}: give at least one descriptor file or ranking "
-                         "to audit the labels with")
-    for name, r in rankings.items():
-        if r.n_queries != dataset.n_queries:
-            raise InputError(f"{name}: the ranking has {r.n_queries} queries but "
-                             f"{dataset.label()} has {dataset.n_queries}")
-    ctx = Context.build(dataset, dict(rankings), audit_protocol(dataset, protocol),
-                        options or AuditOptions())
-    total = len(KIND_STAGES)
-    for i, (stage, run) in enumerate(KIND_STAGES):
-        yield AuditStep(stage, i, total)
-        run(ctx)
-    suspects = sorted(ctx.suspects, key=lambda s: (-s.score, KINDS.index(s.kind),
-                                                   s.query or "", s.item))
-    result = AuditResult(tuple(suspects), ctx.protocol.name, tuple(rankings),
-                         tuple(ctx.notes))
-    yield AuditStep("done", total, total, result)

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from irviewer.core import neighbours as nb
-from irviewer.core.audit_sets import PositiveSets, positive_sets
-from irviewer.core.audit_types import AuditOptions, Suspect
+from irviewer.core.audit.sets import PositiveSets, positive_sets
+from irviewer.core.audit.suspects import AuditOptions, Suspect
 from irviewer.core.corrections import NEGATIVE, Correction
 from irviewer.core.dataset import Dataset
 from irviewer.core.parallel import run_each
@@ -74,7 +74,7 @@ class MethodView:
 
 @dataclass
 class SetEvidence:
-    """One method's evidence on (positive set, item) pairs (:mod:`irviewer.core.audit_sets`).
+    """One method's evidence on (positive set, item) pairs (:mod:`irviewer.core.audit.sets`).
 
     ``keys``: sorted ``s * n_g + g`` of every labelled pair with evidence: each set's
     positives, and the negatives ranked within the stored lists of one of the set's queries or

@@ -1,6 +1,6 @@
 """The audit's (query, item) detectors: evidence on (positive set, item) pairs from every
 method's ranking and from the gallery neighbours, calibrated against each set's own labels into
-the probability that a label is wrong (:mod:`irviewer.core.audit_sets`), and the two pair
+the probability that a label is wrong (:mod:`irviewer.core.audit.sets`), and the two pair
 kinds (see :mod:`irviewer.core.audit` for the definitions).
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from irviewer.core import neighbours as nb
-from irviewer.core.audit_context import (
+from irviewer.core.audit.context import (
     Context,
     MethodView,
     PairScores,
@@ -17,7 +17,7 @@ from irviewer.core.audit_context import (
     SetEvidence,
     isin_sorted,
 )
-from irviewer.core.audit_sets import (
+from irviewer.core.audit.sets import (
     confident_prior,
     error_probability,
     set_log_lr,
@@ -26,7 +26,7 @@ from irviewer.core.audit_sets import (
     to_bins,
     unique_inverse,
 )
-from irviewer.core.audit_types import NEG_POS, POS_NEG, Suspect, ordinal, rank_phrase, under
+from irviewer.core.audit.suspects import NEG_POS, POS_NEG, Suspect, ordinal, rank_phrase, under
 from irviewer.core.corrections import NEGATIVE, Correction
 from irviewer.core.parallel import run_each
 
@@ -209,7 +209,7 @@ def score(ctx: Context, ev: SetEvidence) -> None:
     """Calibrate one method's shares against each set's own labels (histograms per set,
     Sturges bins, Laplace smoothing, the item left out), multiply the two likelihood ratios,
     estimate the priors by the confident joint and set ``log_lr``, ``prob``, the bulk's and
-    the evidence fractions on ``ev`` (:mod:`irviewer.core.audit_sets`)."""
+    the evidence fractions on ``ev`` (:mod:`irviewer.core.audit.sets`)."""
     sets, n_g = ctx.sets, ctx.n_g
     assert sets is not None
     n_sets = sets.n_sets

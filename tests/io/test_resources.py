@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import irviewer.core.resources as paths
+import irviewer.io.resources as paths
 
 
 def test_checkout_resources_beside_the_package():

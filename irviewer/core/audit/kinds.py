@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 
 from irviewer.core import neighbours as nb
-from irviewer.core.audit_context import Context, MethodView, intersect, isin_sorted
-from irviewer.core.audit_pairs import (
+from irviewer.core.audit.context import Context, MethodView, intersect, isin_sorted
+from irviewer.core.audit.pairs import (
     closeness,
     negatives_looking_positive,
     neighbour_pass,
@@ -24,7 +24,7 @@ from irviewer.core.audit_pairs import (
     ranking_evidence,
     set_scores,
 )
-from irviewer.core.audit_types import (
+from irviewer.core.audit.suspects import (
     DUPLICATE,
     HUB,
     LABEL,

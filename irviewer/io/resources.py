@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-#: The ``irviewer`` package folder (this module is ``irviewer/core/resources.py``).
+#: The ``irviewer`` package folder (this module is ``irviewer/io/resources.py``).
 _PACKAGE = Path(__file__).resolve().parents[1]
 
 

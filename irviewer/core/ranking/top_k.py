@@ -1,0 +1,149 @@
+"""Top-K selection over blocks of scores: the candidates of a block (every score at or above a
+per-row threshold) sorted once by (row, descending score, gallery index) as packed int64
+keys, and the merge of a block's best into the running top-K lists (see
+:mod:`irviewer.core.ranking`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Rows at most this many times longer than K are kept whole (no sampled threshold).
+SMALL_ROW = 4
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """The scores of one block that can matter, sorted by (row, descending score, column).
+
+    ``keys`` pack (row, descending score, column) into int64 so that one sort orders them
+    and one ``searchsorted`` finds where any (row, score, column) would go; ``starts[r]`` is
+    where row ``r``'s candidates begin (``starts[-1]`` is their number).
+    """
+
+    keys: np.ndarray
+    cols: np.ndarray
+    values: np.ndarray
+    starts: np.ndarray
+    col_bits: int
+
+    def position(self, rows: np.ndarray, values: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """Return, per (row, score, column), how many of the row's candidates order before
+        it: higher scores, and equal scores at an earlier column."""
+        keys = pack(rows, descending_keys(values), cols, self.col_bits)
+        return np.searchsorted(self.keys, keys) - self.starts[rows]
+
+    def at_least(self, rows: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """Return, per (row, score), the position just after the row's candidates that are
+        at least that score (relative to the row's start)."""
+        keys = pack(rows, descending_keys(values) + 1, np.zeros(len(rows), np.int64),
+                     self.col_bits)
+        return np.searchsorted(self.keys, keys) - self.starts[rows]
+
+
+def pack(rows: np.ndarray, descending: np.ndarray, cols: np.ndarray,
+          col_bits: int) -> np.ndarray:
+    return (rows << (32 + col_bits)) | (descending << col_bits) | cols
+
+
+def descending_keys(values: np.ndarray) -> np.ndarray:
+    """Return int64 keys in [0, 2**32) that sort float32 ``values`` in descending order."""
+    return np.int64(0xFFFFFFFF) - ordered_keys(values)
+
+
+def select(scores: np.ndarray, running: np.ndarray, floor: np.ndarray) -> Candidates:
+    """Return the block's candidates: per row, every score at or above a threshold that is
+    at most ``floor`` (the lowest score the item counts need) and at most the K-th best
+    score of the row merged with its running top-K list ``running`` (descending, -inf
+    padded), so that the new top-K lies among them.
+
+    The top-K part is the running list's K-th score when the list is full; otherwise a
+    sample's estimate of the row's K-th score (every 8th or 2nd column, its ``2K/step``-th
+    best score), checked afterwards: a row with fewer than K candidates above an estimate
+    is cut again at its exact K-th score.
+    """
+    n_rows, n = scores.shape
+    k = running.shape[1]
+    if k == 0:
+        return candidates(scores, floor)
+    kept = running[:, k - 1]
+    estimated = np.full(n_rows, -np.inf, dtype=np.float32)
+    if n > SMALL_ROW * k and not np.isfinite(kept).all():
+        step = 8 if n >= 32 * k else 2
+        sample = scores[:, ::step]
+        m = sample.shape[1]
+        j = min(m, -(-2 * k * m // n))
+        estimated = np.partition(sample, m - j, axis=1)[:, m - j]
+    top = np.maximum(kept, estimated)
+    threshold = np.minimum(top, floor)
+    found = candidates(scores, threshold)
+    short = (threshold > kept) & (np.diff(found.starts) < min(k, n))
+    if short.any():  # the sample misled: cut these rows at their exact K-th score
+        exact_kth = np.partition(scores[short], n - k, axis=1)[:, n - k]
+        threshold[short] = np.minimum(threshold[short], exact_kth)
+        found = candidates(scores, threshold)
+    return found
+
+
+def candidates(scores: np.ndarray, threshold: np.ndarray) -> Candidates:
+    """Return every score at or above its row's ``threshold``, sorted (see Candidates)."""
+    n_rows, n = scores.shape
+    flat = np.flatnonzero(scores >= threshold[:, None])
+    rows = flat // n
+    cols = flat - rows * n
+    col_bits = bits(n)
+    keys = pack(rows, descending_keys(scores.reshape(-1)[flat]), cols, col_bits)
+    keys.sort()
+    rows = keys >> (32 + col_bits)
+    cols = keys & ((1 << col_bits) - 1)
+    starts = np.zeros(n_rows + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=n_rows), out=starts[1:])
+    return Candidates(keys, cols, scores[rows, cols], starts, col_bits)
+
+
+def merge_top(top_idx: np.ndarray, top_val: np.ndarray, found: Candidates, offset: int,
+               first: bool) -> None:
+    """Merge a block's best candidates into the running top-K lists, in place.
+
+    The candidates are sorted by descending score with equal scores in gallery order, so
+    each row's first K are its block top-K. The running lists hold earlier gallery indices
+    than the block, so a stable sort on the score after concatenating (running, block) keeps
+    that order across blocks too; the first block is the running list.
+    """
+    k = top_idx.shape[1]
+    if k == 0 or not len(found.cols):
+        return
+    take = found.starts[:-1, None] + np.arange(k)
+    valid = take < found.starts[1:, None]
+    take = np.where(valid, take, 0)
+    idx = np.where(valid, found.cols[take] + offset, -1)
+    val = np.where(valid, found.values[take], np.float32(-np.inf)).astype(np.float32)
+    if first:
+        top_idx[:] = idx
+        top_val[:] = val
+    else:
+        merge_sorted(top_idx, top_val, idx, val)
+
+
+def merge_sorted(top_idx: np.ndarray, top_val: np.ndarray, idx: np.ndarray,
+                  val: np.ndarray) -> None:
+    k = top_idx.shape[1]
+    cand_idx = np.concatenate([top_idx, idx], axis=1)
+    cand_val = np.concatenate([top_val, val], axis=1)
+    order = np.argsort(-cand_val, axis=1, kind="stable")[:, :k]
+    top_idx[:] = np.take_along_axis(cand_idx, order, axis=1)
+    top_val[:] = np.take_along_axis(cand_val, order, axis=1)
+
+
+def ordered_keys(values: np.ndarray) -> np.ndarray:
+    """Return int64 keys that sort exactly like the float32 ``values`` (-0.0 equals 0.0)."""
+    bits = (np.asarray(values, dtype=np.float32) + np.float32(0.0)).view(np.uint32)
+    bits = bits.astype(np.int64)
+    negative = bits >= 0x80000000
+    return np.where(negative, 0xFFFFFFFF - bits, bits + 0x80000000)
+
+
+def bits(n: int) -> int:
+    """Return the number of bits that hold 0..n-1 (at least 1)."""
+    return max(1, (int(n) - 1).bit_length())
