@@ -30,10 +30,11 @@ from dataclasses import replace
 
 import numpy as np
 
-from irviewer.core.metrics import RECALL_TOLERANCE, Ragged
+from irviewer.core.metrics import AP_RULES, RECALL_TOLERANCE, Ragged
 
-#: Every AP integration rule, in the order the side-by-side table lists them.
-ALL_AP_RULES = ("finite", "trapezoid", "interpolated", "11point")
+#: Every AP integration rule, in the order the side-by-side table lists them: the two a
+#: protocol can use (``--ap``), then the two interpolated ones.
+ALL_AP_RULES = (*AP_RULES, "interpolated", "11point")
 
 #: The recall levels of the 11-point rule.
 ELEVEN_LEVELS = np.linspace(0.0, 1.0, 11)
@@ -50,7 +51,7 @@ def average_precision(batch: Ragged, rule: str, denominator: str = "all") -> np.
         ap = np.where(listed > 0, ap, 0.0)
         ap[n == 0] = np.nan
         return ap
-    if rule in ("finite", "trapezoid"):
+    if rule in AP_RULES:
         return batch.average_precision(rule)
     best = best_precision_from(batch)
     if rule == "interpolated":

@@ -22,19 +22,15 @@ from irviewer.core.ap_rules import ALL_AP_RULES, average_precision
 from irviewer.core.evaluation import Evaluation, PositiveRanks, scored_ranks
 
 #: Each AP rule's name in the table and the public evaluators that use it.
-RULE_NAMES = {
-    "finite": "finite-sum",
-    "trapezoid": "trapezoid",
-    "interpolated": "all-point interpolated",
-    "11point": "11-point interpolated",
-}
-RULE_SOURCES = {
-    "finite": "trec_eval map; torchreid and fast-reid eval_market1501; VLFeat vl_pr info.ap",
-    "trapezoid": "Oxford compute_ap.cpp (Oxford5k, Paris6k); revisitop and cirtorch "
-                 "compute_ap; Market-1501 compute_AP.m; Holidays eval_holidays",
-    "interpolated": "PASCAL VOC devkit 2010 and later (VOCap)",
-    "11point": "PASCAL VOC 2007 devkit; TREC 11-point average; VLFeat vl_pr ap_interp_11",
-}
+RULE_NAMES = dict(zip(ALL_AP_RULES, ("finite-sum", "trapezoid", "all-point interpolated",
+                                     "11-point interpolated"), strict=True))
+RULE_SOURCES = dict(zip(ALL_AP_RULES, (
+    "trec_eval map; torchreid and fast-reid eval_market1501; VLFeat vl_pr info.ap",
+    "Oxford compute_ap.cpp (Oxford5k, Paris6k); revisitop and cirtorch compute_ap; "
+    "Market-1501 compute_AP.m; Holidays eval_holidays",
+    "PASCAL VOC devkit 2010 and later (VOCap)",
+    "PASCAL VOC 2007 devkit; TREC 11-point average; VLFeat vl_pr ap_interp_11",
+), strict=True))
 DENOMINATOR_NAMES = {"all": "over all positives",
                      "retrieved": "over the positives within the list"}
 DENOMINATOR_SOURCES = {
@@ -98,9 +94,10 @@ def all_conventions(ev: Evaluation) -> list[ConventionRow]:
         rows.append(_row(f"AP {rule}", "AP", f"{RULE_NAMES[rule]}, {DENOMINATOR_NAMES[den]}",
                          RULE_SOURCES[rule], values, p, own))
     other = "retrieved" if den == "all" else "all"
-    rows.append(_row(f"AP finite {other}", "AP",
-                     f"{RULE_NAMES['finite']}, {DENOMINATOR_NAMES[other]}",
-                     DENOMINATOR_SOURCES[other], average_precision(batch, "finite", other),
+    finite = ALL_AP_RULES[0]
+    rows.append(_row(f"AP {finite} {other}", "AP",
+                     f"{RULE_NAMES[finite]}, {DENOMINATOR_NAMES[other]}",
+                     DENOMINATOR_SOURCES[other], average_precision(batch, finite, other),
                      p, False))
     flip = "keep" if protocol.self_match == "remove" else "remove"
     flipped = scored_ranks(ev.dataset, ev.ranking, protocol.override(self_match=flip))
