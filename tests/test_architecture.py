@@ -90,6 +90,67 @@ def test_no_gui_module_is_over_500_lines():
     assert long == {}
 
 
+#: The names by which a module would make threads of its own for the window.
+THREAD_NAMES = {"QRunnable", "QThreadPool", "QThread", "Thread", "ThreadPoolExecutor"}
+
+
+def thread_names_used(source: str) -> set[str]:
+    """Return the thread-making names ``source`` imports, subclasses or calls."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom):
+            found |= {a.name for a in node.names} & THREAD_NAMES
+        elif isinstance(node, ast.Attribute) and node.attr in THREAD_NAMES:
+            found.add(node.attr)
+        elif isinstance(node, ast.Name) and node.id in THREAD_NAMES:
+            found.add(node.id)
+    return found
+
+
+def test_the_window_works_off_its_thread_only_through_workers():
+    """gui/workers.py is the window's one way to run work off the GUI thread: no other
+    module of gui/ (nor cli/, which starts it) makes a QRunnable, a QThreadPool, a QThread
+    or a Python thread of its own."""
+    found = {p.relative_to(ROOT).as_posix(): names
+             for folder in ("gui", "cli") for p in (ROOT / "irviewer" / folder).rglob("*.py")
+             if p.name != "workers.py" or folder != "gui"
+             if (names := thread_names_used(p.read_text(encoding="utf-8")))}
+    assert found == {}
+    assert thread_names_used((ROOT / "irviewer" / "gui" / "workers.py").read_text()) \
+        >= {"QThreadPool"}
+
+
+def test_the_thread_check_finds_a_qrunnable_subclass_and_a_pool():
+    assert thread_names_used("from PySide6.QtCore import QRunnable\n"
+                             "class Job(QRunnable): pass") == {"QRunnable"}
+    assert thread_names_used("import PySide6.QtCore as C\n"
+                             "pool = C.QThreadPool.globalInstance()") == {"QThreadPool"}
+    assert thread_names_used("import threading\nthreading.Thread(target=print)") == {"Thread"}
+
+
+def untyped_parameters(source: str) -> set[str]:
+    """Return the functions of ``source`` that take a parameter typed ``Any``."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            arguments = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+            if any((isinstance(a.annotation, ast.Name) and a.annotation.id == "Any")
+                   or (isinstance(a.annotation, ast.Constant) and a.annotation.value == "Any")
+                   for a in arguments):
+                found.add(node.name)
+    return found
+
+
+def test_no_controller_takes_a_window_typed_any():
+    """A feature's controller says what it takes from the window in a Protocol (see
+    docs/architecture.md), never ``window: Any``."""
+    found = {p.relative_to(ROOT).as_posix(): names
+             for p in (ROOT / "irviewer" / "gui").glob("*/controller.py")
+             if (names := untyped_parameters(p.read_text(encoding="utf-8")))}
+    assert found == {}
+    assert untyped_parameters("def __init__(self, window: Any) -> None: ...") == {"__init__"}
+
+
 def test_no_module_of_the_package_is_over_500_lines_unless_it_says_why():
     """A long module holds one idea and its docstring says so ("one idea")."""
     long = {p.relative_to(ROOT).as_posix(): n for p in (ROOT / "irviewer").rglob("*.py")

@@ -18,7 +18,7 @@ import importlib
 import os
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import ModuleType
 
 from irviewer import __version__
@@ -102,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return guarded(lambda: args._module.run(args, args._parser), args._parser)
 
 
-def guarded(work, parser: argparse.ArgumentParser | None = None) -> int:  # type: ignore[no-untyped-def]
+def guarded(work: Callable[[], int], parser: argparse.ArgumentParser | None = None) -> int:
     """Run ``work()`` and return its exit code, turning bad input into exit 2 with one line
     (worded for the command whose parser is ``parser``: the options it takes) and a bug
     into exit 1 with the traceback."""

@@ -6,7 +6,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from irviewer.opening.options import (
     METHODS,
@@ -16,6 +18,10 @@ from irviewer.opening.options import (
     request_from_args,
     window_corrections_note,
 )
+
+if TYPE_CHECKING:
+    from irviewer.core.audit import AuditResult, Suspect
+    from irviewer.core.dataset import Dataset
 
 NAME = "audit"
 HELP = "find labels that look wrong, using every method's ranking as evidence"
@@ -82,7 +88,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     return 0
 
 
-def build_audit_report(dataset, result, methods: list[dict], shown) -> dict:  # type: ignore[no-untyped-def]
+def build_audit_report(dataset: Dataset, result: AuditResult, methods: list[dict[str, str]],
+                       shown: Sequence[Suspect]) -> dict[str, object]:
     """Return the ``irviewer audit --json`` document."""
     from irviewer import __version__
 
@@ -100,7 +107,7 @@ def build_audit_report(dataset, result, methods: list[dict], shown) -> dict:  # 
     }
 
 
-def format_table(dataset, result, shown) -> str:  # type: ignore[no-untyped-def]
+def format_table(dataset: Dataset, result: AuditResult, shown: Sequence[Suspect]) -> str:
     """Return the table printed for people: one line per suspect, its evidence under it."""
     lines = [f"irviewer audit: {dataset.label()} ({dataset.format}), protocol "
              f"{result.protocol}, {len(result.methods)} method(s): "
@@ -118,7 +125,7 @@ def format_table(dataset, result, shown) -> str:  # type: ignore[no-untyped-def]
     return "\n".join(lines)
 
 
-def write_audit_csv(path: Path, shown) -> int:  # type: ignore[no-untyped-def]
+def write_audit_csv(path: Path, shown: Sequence[Suspect]) -> int:
     """Write the suspects' suggested corrections as a corrections file with an ``accept``
     column left empty for the reviewer (only rows marked yes are applied when it is read);
     suspects with no single fix (hubs, queries) are left out. Return the rows written."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from irviewer.core.paired import PERMUTATIONS
 from irviewer.io.atomic import atomic_write_text
@@ -18,6 +19,9 @@ from irviewer.opening.options import (
     request_from_args,
 )
 from irviewer.reports.compare_report import LISTED_CHANGES
+
+if TYPE_CHECKING:
+    from irviewer.opening.opener import Opened
 
 NAME = "compare"
 HELP = "compare methods query by query, with significance tests, headless"
@@ -62,7 +66,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="write one CSV row per protocol, method and paired query")
 
 
-def open_methods(args: argparse.Namespace, parser: argparse.ArgumentParser):  # type: ignore[no-untyped-def]
+def open_methods(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Opened:
     """Return the :class:`irviewer.opening.opener.Opened` that ``args`` name, through the one
     opening path; the demo opens its two descriptor files (strong first)."""
     from irviewer.opening.opener import open_now

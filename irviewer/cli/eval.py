@@ -118,14 +118,13 @@ def run_eval(args: argparse.Namespace) -> int:
                                  "methods were given (give one -d or --ranking)")
     scored = []
     notes: tuple[str, ...] = tuple(dataset.notes)
-    for method in methods:
-        source = method_record(method)
+    for m in methods:
+        source = method_record(m)
         if opened.corrections is not None:
             source |= corrections_record(opened.corrections)
-        evaluations = [opened.evaluation(method.name, p, args.ap, args.self_match)
-                       for p in opened.protocols]
-        scored.append(ScoredMethod(method.name, source, evaluations))
-        notes += method.notes
+        scored.append(ScoredMethod(m.name, source, [
+            opened.evaluation(m.name, p, args.ap, args.self_match) for p in opened.protocols]))
+        notes += m.notes
     if opened.corrections is not None:
         notes += opened.corrections.notes()
     report = build_report(dataset, scored, notes=notes, every_convention=args.conventions)

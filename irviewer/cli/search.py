@@ -46,6 +46,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from irviewer.opening.request import default_methods, demo_paths
 
     paths = list(args.paths)
+    descriptors: Path | None
     at_most_one(args, ("descriptors",), "gallery descriptor file")
     if args.demo:
         if args.descriptors:
@@ -79,7 +80,8 @@ def run_search(dataset: Path, descriptors: Path | None, photos: list[Path],
           f"(extractor {searcher.extractor.name}, {searcher.extractor.dim:,}-d); "
           f"top {args.top} by cosine similarity (the photo whole and its centre, each "
           "the better of as taken and with the light's colour divided out)")
-    results, failed = [], 0
+    results: list[dict[str, object]] = []
+    failed = 0
     for photo in photos:
         try:
             matches = searcher.search(photo, args.top)

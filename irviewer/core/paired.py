@@ -27,10 +27,14 @@ import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from irviewer.core.errors import InputError, examples
+
+if TYPE_CHECKING:
+    from irviewer.core.evaluation import Evaluation
 
 #: Resamples of the bootstrap interval and the Monte Carlo randomization test by default.
 BOOTSTRAP_RESAMPLES = 10_000
@@ -206,7 +210,8 @@ def pair_by_name(baseline: str, method: str, metric: str,
                             **options)
 
 
-def compare_evaluations(baseline: str, baseline_ev, method: str, method_ev,  # type: ignore[no-untyped-def]
+def compare_evaluations(baseline: str, baseline_ev: Evaluation, method: str,
+                        method_ev: Evaluation,
                         metric: str = "AP", **options: int) -> PairedComparison:
     """Return the :class:`PairedComparison` of two :class:`~irviewer.core.evaluation.Evaluation`
     objects on ``metric`` (a key of ``per_query``), over the queries both evaluated (paired
@@ -217,7 +222,7 @@ def compare_evaluations(baseline: str, baseline_ev, method: str, method_ev,  # t
             raise InputError(f"no metric {metric!r} under protocol {ev.protocol.name}; "
                              f"choose one of {', '.join(keys)}")
 
-    def values(ev) -> np.ndarray:  # type: ignore[no-untyped-def]
+    def values(ev: Evaluation) -> np.ndarray:
         v = np.asarray(ev.per_query[metric], dtype=np.float64).copy()
         v[~ev.evaluated] = np.nan
         return v

@@ -31,7 +31,7 @@ from irviewer.core.evaluation import IGNORED, NEGATIVE, POSITIVE
 from irviewer.gui.theme import QUERY_BOX, RELEVANCE
 from irviewer.gui.widgets.thumbnails import BROKEN, decode_with_width
 from irviewer.io.atomic import atomic_write_bytes
-from irviewer.view.figure import FigureLayout, Rect
+from irviewer.view.figure import FigureLayout, FigureRow, Rect
 from irviewer.view.figure_request import FORMATS
 
 #: Raster resolution of PNG export and of images embedded in PDF / SVG.
@@ -173,11 +173,16 @@ def _svg_bytes(layout: FigureLayout, images: dict[str, object]) -> bytes:
 
 def _save(image: QImage, kind: str) -> bytes:
     from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+    from PySide6.QtGui import QImageWriter
 
     data = QByteArray()
     buffer = QBuffer(data)
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    image.save(buffer, kind)
+    # QImageWriter, not QImage.save: PySide6's type hints and its run time disagree on
+    # save's format (bytes / str), and the writer says why it could not write.
+    writer = QImageWriter(buffer, QByteArray(kind.encode()))
+    if not writer.write(image):
+        raise InputError(f"could not write the figure as {kind}: {writer.errorString()}")
     buffer.close()
     return bytes(data.data())
 
@@ -206,7 +211,7 @@ def _paint_legend(painter: QPainter, layout: FigureLayout, font: QFont) -> None:
         x += d + 3 + painter.fontMetrics().horizontalAdvance(words) + 12
 
 
-def _paint_query(painter: QPainter, row, decoded: object, font: QFont) -> None:  # type: ignore[no-untyped-def]
+def _paint_query(painter: QPainter, row: FigureRow, decoded: object, font: QFont) -> None:
     r = row.query_rect
     image, width = decoded if isinstance(decoded, tuple) else (None, 0)
     placed = _paint_image_tile(painter, r, QColor(QUERY_BOX), decoded, row.query_image, font,
@@ -223,7 +228,7 @@ def _paint_query(painter: QPainter, row, decoded: object, font: QFont) -> None: 
 
 
 def _paint_image_tile(painter: QPainter, rect: Rect, colour: QColor, decoded: object,
-                      name: str, font: QFont, frame: float):  # type: ignore[no-untyped-def]
+                      name: str, font: QFont, frame: float) -> tuple[QRectF, int] | None:
     """Paint a framed tile with the image fitted inside, or a named placeholder; return
     (the image's rectangle, its original width) when an image was drawn."""
     outer = _qrect(rect)

@@ -11,6 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings, Qt
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox, QSplitter, QVBoxLayout, QWidget
 
 from irviewer.core.errors import window_text
@@ -76,7 +77,7 @@ class MainWindow(QMainWindow):
         self.figures = FigureExporter(self, self.inspector, self.compare_mode, self.menus)
         self.presentation = Presentation(self, self.settings, self.inspector, self.menus)
         self.photo_search = PhotoSearch(self, self.inspector, self.presentation, self.menus)
-        self.collections = Collections(self)  # File ▸ New collection from a folder… (#23)
+        self.collections = Collections(self, self, self.menus)
         self._place()
         self._wire()
         self.statusBar().showMessage("Ready")
@@ -97,13 +98,14 @@ class MainWindow(QMainWindow):
         shown, plots = self.inspector, self.plots
         shown.evaluation_shown.connect(plots.show_evaluation)
         shown.evaluation_shown.connect(lambda *_: self.compare_mode.rescore())
-        shown.query_shown.connect(lambda q: plots.show_query(shown.evaluation, q))
+        shown.query_shown.connect(self._plot_query)
         shown.query_shown.connect(self.compare_mode.show_query)
         shown.query_shown.connect(self.photo_search.photo_left)
         shown.methods_changed.connect(self.compare_mode.methods_changed)
         shown.ap_range_changed.connect(plots.set_active_range)
         plots.ap_range_requested.connect(shown.set_ap_range)
         self.opening.opened.connect(self.set_opened)
+        self.opening.opened.connect(self.collections.data_opened)
         self.opening.failed.connect(self.show_error)
         self.opening.message.connect(self.show_message)
         self.opening.session_dropped.connect(lambda path, sync: self.open_session(path, sync))
@@ -228,9 +230,13 @@ class MainWindow(QMainWindow):
         if state.compare_with is not None:  # else compare mode stays as the opening set it
             self.compare_mode.set_compared(state.compare_with)
 
+    def _plot_query(self, q: int) -> None:
+        if self.inspector.evaluation is not None:  # a query is shown under an evaluation
+            self.plots.show_query(self.inspector.evaluation, q)
+
     def geometry_state(self) -> str:
         """Return the window's geometry as base64 text (for the session)."""
-        return bytes(self.saveGeometry().toBase64()).decode("ascii")
+        return bytes(self.saveGeometry().toBase64().data()).decode("ascii")
 
     def restore_geometry_state(self, state: str) -> None:
         """Restore a geometry from :meth:`geometry_state`."""
@@ -243,14 +249,14 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.corrections.dock, dock], [380, 1100], Qt.Orientation.Horizontal)
 
     # -- Qt events ---------------------------------------------------------------------------
-    def dragEnterEvent(self, event) -> None:  # noqa: N802
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802
         self.opening.drag_enter(event)
 
-    def dropEvent(self, event) -> None:  # noqa: N802
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
         if not self.photo_search.drop(event):  # an image is a photo to search
             self.opening.drop(event)
 
-    def closeEvent(self, event) -> None:  # noqa: N802
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
         if not self.sessions.close():
             event.ignore()
             return
@@ -259,6 +265,7 @@ class MainWindow(QMainWindow):
         self.corrections.wait_saved()
         self.compare_mode.wait()
         self.figures.wait()
+        self.photo_search.wait()
         self.collections.indexer.wait()  # a cancelled indexing writes nothing
         self.cache.close()  # late thumbnails must not reach widgets being destroyed
         for child in self.findChildren(QWidget):

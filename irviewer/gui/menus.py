@@ -65,7 +65,8 @@ class Menus:
 
 
 class OpeningActions(Protocol):
-    busy: SignalInstance
+    @property
+    def busy(self) -> SignalInstance: ...
 
     def open_dialog(self) -> None: ...
     def add_methods_dialog(self) -> None: ...
@@ -89,10 +90,12 @@ class InspectorKeys(Protocol):
 class MenuHost(Protocol):
     """What the menus act on: the window's opening, sessions and inspector."""
 
-    opening: OpeningActions
-    sessions: SessionActions
-    inspector: InspectorKeys
-
+    @property
+    def opening(self) -> OpeningActions: ...
+    @property
+    def sessions(self) -> SessionActions: ...
+    @property
+    def inspector(self) -> InspectorKeys: ...
     def menuBar(self) -> QMenuBar: ...  # noqa: N802 (Qt's name)
     def open_request(self, request: OpenRequest, sync: bool = False) -> None: ...
     def save_session(self) -> bool: ...
@@ -118,10 +121,10 @@ def install(w: MenuHost, parent: QWidget) -> Menus:
         ("&Save session", QKeySequence.StandardKey.Save, w.save_session),
         ("Save session &as…", "Ctrl+Shift+S", w.save_session_as))
     after_opening: QAction | None = None  # the first entry after the opening ones
-    for text, keys, slot in entries:
+    for text, shortcut, slot in entries:
         action = QAction(text, parent)
-        if keys is not None:
-            action.setShortcut(QKeySequence(keys))
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
         action.triggered.connect(lambda _=False, s=slot: s())
         file_menu.addAction(action)
         if "ave" not in text:
@@ -154,11 +157,11 @@ def install(w: MenuHost, parent: QWidget) -> Menus:
     keys_action.triggered.connect(
         lambda: QMessageBox.information(parent, "Keyboard shortcuts", KEYS_HELP))
     help_menu.addAction(keys_action)
-    for shortcut, slot in ((QKeySequence.StandardKey.Find, keys.focus_filter),
-                           ("=", lambda: keys.zoom(16)),
-                           ("Home", keys.first_query), ("End", keys.last_query),
-                           ("Escape", lambda: escape(w))):
-        QShortcut(QKeySequence(shortcut), parent, activated=slot)
+    for key_name, key_slot in ((QKeySequence.StandardKey.Find, keys.focus_filter),
+                               ("=", lambda: keys.zoom(16)),
+                               ("Home", keys.first_query), ("End", keys.last_query),
+                               ("Escape", lambda: escape(w))):
+        QShortcut(QKeySequence(key_name), parent).activated.connect(key_slot)
     assert after_opening is not None
     return Menus(bar, file_menu, recent, view, after_opening, quit_action)
 

@@ -1,22 +1,38 @@
-"""Long work off the GUI thread: a core generator runs in a QThread and reports by signal.
-A newer request, or Cancel, makes older ones stale (generation numbers): their generator is
-closed at its next step and nothing they produce reaches the window. ``sync=True`` runs on
-the calling thread, for tests and --screenshot.
+"""Long work off the GUI thread: the window's one mechanism for it.
 
-:class:`Opener` opens datasets (:func:`irviewer.opening.opener.iter_open`, whose generator returns
-the :class:`~irviewer.opening.opener.Opened`); :class:`Reranker` re-ranks one method of them
-(:func:`irviewer.opening.reranking.iter_reranked`, returning the new method);
-:class:`Auditor` audits labels (:func:`irviewer.core.audit.iter_audit`, whose last step
-carries the result); :class:`Indexer` indexes a folder of photos into a collection
+A job is a generator: each step it yields (an object with ``stage``, ``done`` and
+``total``) reports progress, and what it returns is its result; a plain function is a job
+of no steps (:func:`call`). A :class:`Worker` runs its jobs on threads of its own pool and
+reports on the GUI thread, by signal: ``progress(stage, done, total)``, ``done(result)``,
+``failed(message)`` (bad input in the window's one sentence, memory, or a bug named as
+one) and ``busy(bool)``. ``sync=True`` runs a job on the calling thread instead, for tests
+and ``--screenshot``.
+
+A worker is one of two kinds:
+
+- *newest only* (the default): a newer request, or Cancel, makes the older ones stale
+  (generation numbers). A stale job's generator is closed at its next step, a stale job
+  still queued never starts, and nothing a stale job produces reaches the window. Opening,
+  re-ranking, the audit, indexing, a photo search, compare mode's statistics.
+- *every job* (``every=True``): each job runs and reports; with one thread they run in the
+  order asked (the corrections' writer, the figure export), with more side by side
+  (thumbnails, the comparison's two images).
+
+:class:`Opener` opens datasets (:func:`irviewer.opening.opener.iter_open`, whose generator
+returns the :class:`~irviewer.opening.opener.Opened`); :class:`Reranker` re-ranks one
+method of them (:func:`irviewer.opening.reranking.iter_reranked`, returning the new
+method); :class:`Auditor` audits labels (:func:`irviewer.core.audit.iter_audit`, whose last
+step carries the result); :class:`Indexer` indexes a folder of photos into a collection
 (:func:`irviewer.opening.indexing.iter_index`, whose generator returns the
-:class:`~irviewer.opening.indexing.Indexed`)."""
+:class:`~irviewer.opening.indexing.Indexed`). No other module of the window makes threads
+(``tests/test_architecture.py``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Generator, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from PySide6.QtCore import QObject, QThread, Signal
+from PySide6.QtCore import QObject, QThread, QThreadPool, Signal, SignalInstance
 
 from irviewer.core.errors import InputError
 from irviewer.opening.opener import Opened, iter_open
@@ -31,122 +47,166 @@ if TYPE_CHECKING:
 # The audit, the indexer and the re-ranking are imported when first asked for (on the GUI
 # thread, in the method that starts them): the window opens without them, about 60 ms sooner.
 
+T = TypeVar("T")
 
-class _Runner(QObject):
+#: How many jobs of a newest-only worker run at once: the newest starts at once even while
+#: stale ones finish the step they are in (a step of reading a large file takes seconds).
+NEWEST_THREADS = 4
+
+#: A failure that is a bug, not the user's input: said so, never swallowed.
+BUG = "internal error (a bug, please report it): {kind}: {error}"
+
+
+def cores() -> int:
+    """Return how many threads the machine runs at once (Qt's count of its cores)."""
+    return QThread.idealThreadCount()
+
+
+def call(function: Callable[[], T]) -> Generator[Any, None, T]:
+    """Return a job of no steps whose result is ``function()`` (a plain function run by a
+    :class:`Worker`)."""
+    return function()
+    yield  # a generator: its result is what it returns
+
+
+class _Relay(QObject):
+    """The signals by which jobs on the pool's threads report to their worker, each with
+    the job's number (its generation)."""
+
     progress = Signal(int, str, int, int)
     done = Signal(int, object)
     failed = Signal(int, object)  # a str; a WindowText keeps its template (not a QString)
-    finished = Signal()
 
-    def __init__(self, generation: int, steps: Callable[[], Iterator[Any]],
-                 result_of: Callable[[Any], object], out_of_memory: str) -> None:
-        super().__init__()
-        self.generation, self.steps, self.result_of = generation, steps, result_of
-        self.out_of_memory = out_of_memory
+
+class _Job:
+    """One request: runs its generator to its result unless cancelled first."""
+
+    def __init__(self, number: int, steps: Callable[[], Iterator[Any]],
+                 result_of: Callable[[Any], object] | None, out_of_memory: str,
+                 relay: _Relay) -> None:
+        self.number, self.steps, self.result_of = number, steps, result_of
+        self.out_of_memory, self.relay = out_of_memory, relay
         self.cancelled = False
 
     def run(self) -> None:
+        if self.cancelled:  # stale before it started: it never starts
+            return
+        n, relay = self.number, self.relay
         try:
             steps = self.steps()
             while not self.cancelled:
                 try:
                     step = next(steps)
                 except StopIteration as done:  # a generator that returns its result
-                    self.done.emit(self.generation, done.value)
+                    relay.done.emit(n, done.value)
                     return
-                result = self.result_of(step)
+                result = self.result_of(step) if self.result_of is not None else None
                 if result is not None:  # a generator whose last step carries it
-                    self.done.emit(self.generation, result)
+                    relay.done.emit(n, result)
                     return
-                self.progress.emit(self.generation, step.stage, step.done, step.total)
-            steps.close()
+                relay.progress.emit(n, step.stage, step.done, step.total)
+            if isinstance(steps, Generator):  # cancelled: its finally blocks run now
+                steps.close()
         except InputError as e:
-            self.failed.emit(self.generation, e.for_window())  # options named by field
+            relay.failed.emit(n, e.for_window())  # options named by field
         except MemoryError:
-            self.failed.emit(self.generation, self.out_of_memory)
+            relay.failed.emit(n, self.out_of_memory)
         except Exception as e:  # a bug: shown, not swallowed
-            self.failed.emit(self.generation, f"internal error (a bug, please report it): "
-                             f"{type(e).__name__}: {e}")
-        finally:
-            self.finished.emit()
+            relay.failed.emit(n, BUG.format(kind=type(e).__name__, error=e))
 
 
 class Worker(QObject):
-    """Runs one generator at a time; emits ``progress(stage, done, total)``,
-    ``done(result)``, ``failed(message)`` for the newest request only, and ``busy(bool)``
-    when work starts and when the newest request ends (done, failed or cancelled)."""
+    """Runs jobs off the GUI thread (see the module); emits ``progress(stage, done,
+    total)``, ``done(result)``, ``failed(message)`` for the jobs that still count (newest
+    only: the newest request's), and ``busy(bool)`` when work starts and when the last job
+    that counts ends (done, failed or cancelled)."""
 
     progress = Signal(str, int, int)
     done = Signal(object)
     failed = Signal(object)  # the message: a str (WindowText for bad input)
     busy = Signal(bool)
 
-    def __init__(self, parent: QObject | None = None) -> None:
+    def __init__(self, parent: QObject | None = None, *, every: bool = False,
+                 threads: int | None = None) -> None:
+        """``every``: every job counts (else the newest only); ``threads``: how many jobs
+        run at once (newest only: :data:`NEWEST_THREADS`; every job: 1, in order)."""
         super().__init__(parent)
+        self.every = every
+        # Made before the relay: a child is deleted in the order made, and the pool's
+        # deletion waits for its jobs, which report through the relay.
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(threads or (1 if every else NEWEST_THREADS))
+        self._relay = _Relay(self)
+        self._relay.progress.connect(self._progress)
+        self._relay.done.connect(self._done)
+        self._relay.failed.connect(self._failed)
         self.generation = 0
         self.running = False
-        self._threads: list[tuple[QThread, _Runner]] = []
+        self._live: dict[int, _Job] = {}  # the jobs that count, by number
 
-    def start(self, steps: Callable[[], Iterator[Any]], result_of: Callable[[Any], object],
-              out_of_memory: str, sync: bool = False) -> None:
-        """Run the generator ``steps()``; ``result_of(step)`` is the result carried by a
-        step (None: none); makes any earlier request stale."""
-        self._stop_all()
+    def start(self, steps: Callable[[], Iterator[Any]], out_of_memory: str, *,
+              result_of: Callable[[Any], object] | None = None, sync: bool = False) -> None:
+        """Run the generator ``steps()`` (newest only: makes every earlier request stale);
+        ``result_of(step)`` is the result carried by a step (None: none), for a generator
+        whose last step carries it; ``out_of_memory`` is the sentence when memory runs
+        out."""
+        if not self.every:
+            self._stop_all()
         self.generation += 1
-        runner = _Runner(self.generation, steps, result_of, out_of_memory)
-        runner.progress.connect(self._progress)
-        runner.done.connect(self._done)
-        runner.failed.connect(self._failed)
+        job = _Job(self.generation, steps, result_of, out_of_memory, self._relay)
+        self._live[job.number] = job
         self._set_busy(True)
         if sync:
-            runner.run()
-            self._set_busy(False)
-            return
-        thread = QThread()
-        runner.moveToThread(thread)
-        thread.started.connect(runner.run)
-        runner.finished.connect(thread.quit)
-        thread.finished.connect(lambda: self._forget(thread))
-        self._threads.append((thread, runner))
-        thread.start()
+            job.run()
+        else:
+            self._pool.start(job.run)
+
+    def run(self, function: Callable[[], object], out_of_memory: str,
+            sync: bool = False) -> None:
+        """Run ``function()`` as a job of no steps (:func:`call`)."""
+        self.start(lambda: call(function), out_of_memory, sync=sync)
 
     def cancel(self) -> None:
-        """Cancel the running request: it stops at its next step and reports nothing."""
+        """Cancel every job that counts: each stops at its next step and reports nothing."""
         self._stop_all()
         self.generation += 1
         self._set_busy(False)
 
     def wait(self) -> None:
-        """Block until every worker thread has ended (closing the window, tests)."""
-        self._stop_all()
-        for thread, _ in list(self._threads):
-            thread.quit()
-            thread.wait()
+        """Block until the jobs end (closing the window, tests): a newest-only worker
+        cancels its request first; every job of an every-job worker is finished (a save is
+        written)."""
+        if not self.every:
+            self._stop_all()
+        self._pool.waitForDone()
+
+    def finish(self) -> None:
+        """Block until every job, a stale one too, has run to its end; the results of those
+        that count arrive with the next events (``--screenshot``, tests)."""
+        self._pool.waitForDone()
 
     def _stop_all(self) -> None:
-        for _, runner in self._threads:
-            runner.cancelled = True
+        for job in self._live.values():
+            job.cancelled = True
+        self._live.clear()
 
     def _set_busy(self, busy: bool) -> None:
         if busy != self.running:
             self.running = busy
             self.busy.emit(busy)
 
-    def _forget(self, thread: QThread) -> None:
-        self._threads = [(t, r) for t, r in self._threads if t is not thread]
-
-    def _progress(self, generation: int, stage: str, done: int, total: int) -> None:
-        if generation == self.generation:
+    def _progress(self, number: int, stage: str, done: int, total: int) -> None:
+        if number in self._live:
             self.progress.emit(stage, done, total)
 
-    def _done(self, generation: int, result: object) -> None:
-        if generation == self.generation:
-            self._set_busy(False)
+    def _done(self, number: int, result: object) -> None:
+        if self._live.pop(number, None) is not None:
+            self._set_busy(bool(self._live))
             self.done.emit(result)
 
-    def _failed(self, generation: int, message: str) -> None:
-        if generation == self.generation:
-            self._set_busy(False)
+    def _failed(self, number: int, message: str) -> None:
+        if self._live.pop(number, None) is not None:
+            self._set_busy(bool(self._live))
             self.failed.emit(message)
 
 
@@ -154,15 +214,15 @@ class Opener(Worker):
     """Opens datasets; ``opened(Opened)`` is :attr:`done`."""
 
     @property
-    def opened(self) -> Any:
+    def opened(self) -> SignalInstance:
         """Return the signal emitted with the :class:`~irviewer.opening.opener.Opened`."""
         return self.done
 
     def open(self, request: OpenRequest, sync: bool = False) -> None:
         """Start opening ``request``; makes any earlier request stale."""
-        self.start(lambda: iter_open(request), lambda _step: None,
+        self.start(lambda: iter_open(request),
                    "not enough memory to open this dataset; close other programs or open "
-                   "fewer methods at once", sync)
+                   "fewer methods at once", sync=sync)
 
 
 class Reranker(Worker):
@@ -175,9 +235,9 @@ class Reranker(Worker):
         from irviewer.opening.reranking import iter_reranked
 
         job = iter_reranked(opened, plan)
-        self.start(lambda: job, lambda _step: None,
+        self.start(lambda: job,
                    f"not enough memory to re-rank {plan.method} by {plan.chain.text}; close "
-                   "other programs, or re-rank by a chain without k-reciprocal", sync)
+                   "other programs, or re-rank by a chain without k-reciprocal", sync=sync)
 
 
 class Auditor(Worker):
@@ -189,9 +249,9 @@ class Auditor(Worker):
         from irviewer.core.audit import iter_audit
 
         chosen = dict(rankings)
-        self.start(lambda: iter_audit(dataset, chosen), lambda step: step.result,
+        self.start(lambda: iter_audit(dataset, chosen),
                    "not enough memory to audit this dataset; close other programs or open "
-                   "fewer methods", sync)
+                   "fewer methods", result_of=lambda step: step.result, sync=sync)
 
 
 class Indexer(Worker):
@@ -202,6 +262,6 @@ class Indexer(Worker):
         """Start indexing ``request``; makes any earlier request stale."""
         from irviewer.opening.indexing import iter_index
 
-        self.start(lambda: iter_index(request), lambda _step: None,
+        self.start(lambda: iter_index(request),
                    "not enough memory to index these photos; close other programs and try "
-                   "again", sync)
+                   "again", sync=sync)

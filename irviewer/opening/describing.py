@@ -27,7 +27,7 @@ from concurrent.futures import (
 )
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -35,6 +35,9 @@ from irviewer.core.errors import InputError
 from irviewer.extract.base import Extractor, Learner, describe, input_side
 from irviewer.extract.registry import get_extractor
 from irviewer.formats.image_files import read_rgb
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 PROCESSES, THREADS, SERIAL = "processes", "threads", "serial"
 #: Photos handed to a worker at once (fewer hand-overs; small enough to cancel quickly).
@@ -91,7 +94,7 @@ def made(spec: ExtractorSpec) -> Extractor:
         return found
 
 
-def open_photo(path: Path, extractor: Extractor):  # type: ignore[no-untyped-def]
+def open_photo(path: Path, extractor: Extractor) -> Image.Image:
     """Return the photo at ``path`` decoded as RGB (reduced to the extractor's
     ``input_side`` when it has one); InputError with one sentence for an empty, missing,
     broken, non-image or decompression-bomb file."""

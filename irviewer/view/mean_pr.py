@@ -45,7 +45,8 @@ class MeanPR:
         self.sums = np.zeros(len(LEVELS))
         self.count = 0
 
-    def update(self, evaluation: Evaluation, changed: Sequence[int] | None = None) -> None:
+    def update(self, evaluation: Evaluation,
+               changed: Sequence[int] | np.ndarray | None = None) -> None:
         """Follow ``evaluation``. ``changed``: it is the one followed with only those queries
         re-scored (same ranking and protocol), so only they are recomputed."""
         if evaluation is self.evaluation:

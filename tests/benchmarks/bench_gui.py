@@ -53,7 +53,7 @@ from bench_eval import (  # noqa: E402
     run_process,
 )
 from PIL import Image  # noqa: E402
-from PySide6.QtCore import Qt, QThreadPool  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
 
 from irviewer.core.dataset import Dataset, build_query  # noqa: E402
 from irviewer.core.descriptors import AlignedDescriptors, normalise_rows  # noqa: E402
@@ -73,7 +73,7 @@ def click_ms(window: MainWindow, rows: list[int], wait_thumbnails: bool) -> list
         t = time.perf_counter()
         window.queries.table.selectRow(row)
         if wait_thumbnails:
-            window.cache.pool.waitForDone()
+            window.cache.decoder.wait()
             app.processEvents()
         window.results.grid.repaint()
         out.append(1000 * (time.perf_counter() - t))
@@ -229,7 +229,7 @@ def window_figures() -> dict[str, float]:
         cold_window.resize(1480, 900)
         cold_window.show()
         cold_window.open_paths(*big_jpeg_demo(Path(tmp)), sync=True)
-        QThreadPool.globalInstance().waitForDone()
+        cold_window.cache.decoder.wait()
         cold_window.cache._items.clear()
         cold = statistics.median(click_ms(cold_window, [3, 7, 11, 15, 19], True))
         cold_window.close()

@@ -137,7 +137,7 @@ def test_a_closed_window_gets_no_late_thumbnails(qtbot):
     w.cache.ready.connect(arrived.append)
     w.close()
     assert w.cache.closed
-    w.cache._arrived("late.jpg", "image", QImage(4, 4, QImage.Format.Format_RGB32), 4)
+    w.cache._arrived(("late.jpg", (QImage(4, 4, QImage.Format.Format_RGB32), 4)))
     assert arrived == [] and "late.jpg" not in w.cache._items
     assert w.cache.get("again.jpg", None) is ...  # a new request: in use again
     qtbot.waitUntil(lambda: "again.jpg" in arrived)

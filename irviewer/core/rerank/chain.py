@@ -30,7 +30,7 @@ from irviewer.core.errors import InputError
 from irviewer.core.ranking import Ranking, iter_rank, iter_rank_rows
 from irviewer.core.rerank.expansion import expand_queries, iter_dba
 from irviewer.core.rerank.search import Top
-from irviewer.core.rerank.spec import WHERE, Chain
+from irviewer.core.rerank.spec import WHERE, Chain, Step
 
 #: The largest neighbour search a chain may start, in multiply-adds: 2e13 is about
 #: 10 minutes at the 35 billion a second two cores reach (docs/performance.md); MSMT17's
@@ -174,7 +174,7 @@ def _full_gallery(aligned: AlignedDescriptors, gallery: np.ndarray, active: np.n
     return out
 
 
-def _iter_kreciprocal(step, joined: np.ndarray, n_q: int,  # type: ignore[no-untyped-def]
+def _iter_kreciprocal(step: Step, joined: np.ndarray, n_q: int,
                       active: np.ndarray, dataset: Dataset, k: int, source: str,
                       label: str) -> Reranking:
     """Return the ranking by k-reciprocal final distances (negated) of the unit rows

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Protocol
 
 import numpy as np
-from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal, SignalInstance
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QComboBox, QLabel, QWidget
 
 from irviewer.core.errors import InputError
@@ -19,6 +19,7 @@ from irviewer.core.paired import PairedComparison, statistics_loaded
 from irviewer.gui.compare.scatter import APScatter
 from irviewer.gui.compare.strips import CompareStrips
 from irviewer.gui.widgets.thumbnails import ThumbnailCache
+from irviewer.gui.workers import Worker
 from irviewer.opening.opener import Opened
 from irviewer.view.compare_view import (
     PairedStatistics,
@@ -80,24 +81,10 @@ def related(opened: Opened, shown: str, reranked: bool | None = None) -> list[st
     return out
 
 
-class _Job(QRunnable):
-    """Computes :func:`paired_statistics` and reports ``(generation, statistics)``."""
-
-    def __init__(self, generation: int, comparison: PairedComparison,
-                 done: SignalInstance) -> None:
-        super().__init__()
-        self.generation, self.comparison, self.done = generation, comparison, done
-
-    def run(self) -> None:
-        self.done.emit(self.generation, paired_statistics(self.comparison))
-
-
 class CompareMode(QObject):
     """Owns the "Compare with" box, the comparison line, the scatter tab and the strips;
     the window calls :meth:`methods_changed` when data opens, :meth:`rescore` after the
     inspector re-scores and :meth:`show_query` when it shows a query."""
-
-    statistics_ready = Signal(int, object)
 
     def __init__(self, parent: QWidget, shown: Shown, plots: Tabs,
                  cache: ThumbnailCache) -> None:
@@ -127,10 +114,11 @@ class CompareMode(QObject):
         self.other: Evaluation | None = None
         self.comparison: PairedComparison | None = None
         self.statistics: PairedStatistics | None = None
-        self.generation = 0
-        self.pool = QThreadPool(self)
-        self.pool.setMaxThreadCount(1)  # one at a time; a newer one replaces queued ones
-        self.statistics_ready.connect(self._arrived)
+        # One at a time (they cannot stop half-way); a newer comparison makes the older
+        # statistics stale, and those not started yet never start.
+        self.worker = Worker(self, threads=1)
+        self.worker.done.connect(self._arrived)
+        self.worker.failed.connect(self._not_computed)
         self.box.currentIndexChanged.connect(lambda _i: self.rescore(from_box=True))
 
     @property
@@ -197,7 +185,7 @@ class CompareMode(QObject):
         if self.shown.choice()[0] != self._offered_for:  # another method shown
             self._offer()
         w, other = self.shown, self.compared()
-        self.generation += 1  # statistics still running belong to another comparison
+        self.worker.cancel()  # statistics still running belong to another comparison
         if (w.opened is None or w.evaluation is None or other is None
                 or other not in w.opened.methods):
             self._off()
@@ -223,8 +211,8 @@ class CompareMode(QObject):
         if c.n <= SYNC_MAX_QUERIES and statistics_loaded():
             self.statistics = paired_statistics(c)
         else:
-            self.pool.clear()  # statistics not started yet are stale already
-            self.pool.start(_Job(self.generation, c, self.statistics_ready))
+            self.worker.run(lambda: paired_statistics(c), "not enough memory for the "
+                            "paired statistics; close other programs")
         self._show_line()
         self.strips.setVisible(True)
         if from_box and w.current is not None:  # else the window shows the query next
@@ -252,17 +240,16 @@ class CompareMode(QObject):
 
     def wait(self) -> None:
         """Block until running statistics end (closing the window, tests)."""
-        self.pool.waitForDone()
+        self.worker.finish()
 
     def visible_thumbnails(self) -> list[tuple[str, Path | None]]:
         """Return the (name, path) of every tile the strips show (for --screenshot)."""
         if not self.strips.isVisible():
             return []
-        return [(t.name, t.path) for strip in (self.strips.left, self.strips.right)
-                for t in strip.tiles]
+        return [(t.name, t.path) for t in self.strips.tiles()]
 
-    def _arrived(self, generation: int, statistics: PairedStatistics) -> None:
-        if generation == self.generation and self.comparison is not None:
+    def _arrived(self, statistics: PairedStatistics) -> None:
+        if self.comparison is not None:
             self.statistics = statistics
             self._show_line()
 
@@ -278,6 +265,9 @@ class CompareMode(QObject):
         assert self.comparison is not None
         self.tie_clause = compare_tie_clause(explained, self.comparison.n,
                                              self.comparison.mean_delta, shown, other)
+
+    def _not_computed(self, message: str) -> None:
+        self.line.setText(f"{self.line.text()} (the paired statistics: {message})")
 
     def _show_line(self) -> None:
         assert self.comparison is not None

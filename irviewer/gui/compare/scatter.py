@@ -5,9 +5,14 @@ compared method does better), the selected query ringed. Clicking a point emits
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
+
+if TYPE_CHECKING:
+    from pyqtgraph.GraphicsScene.mouseEvents import MouseClickEvent
 
 from irviewer.gui.theme import MEAN_CURVE, QUERY_CURVE
 from irviewer.view.compare_view import GAIN_COLOUR, LOSS_COLOUR, TIE_COLOUR
@@ -57,7 +62,7 @@ class APScatter(pg.PlotWidget):
 
     def set_selected(self, q: int | None) -> None:
         """Ring query ``q``'s point (nothing when it has none)."""
-        at = np.flatnonzero(self.positions == q) if q is not None else []
+        at = np.flatnonzero(self.positions == q) if q is not None else np.empty(0, np.int64)
         if len(at):
             self.selected.setData([self.x[at[0]]], [self.y[at[0]]])
         else:
@@ -72,7 +77,7 @@ class APScatter(pg.PlotWidget):
         i = int(np.argmin(d))
         return int(self.positions[i]) if d[i] <= radius else None
 
-    def _on_click(self, event) -> None:  # type: ignore[no-untyped-def]
+    def _on_click(self, event: MouseClickEvent) -> None:
         vb = self.plotItem.vb
         at = vb.mapSceneToView(event.scenePos())
         per_pixel = vb.viewPixelSize()[0]

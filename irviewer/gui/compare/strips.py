@@ -6,7 +6,7 @@ with its rank under the other method ("↑12", "↓3", "not in top K";
 from __future__ import annotations
 
 from PySide6.QtCore import QRect, Qt
-from PySide6.QtGui import QColor, QFont, QPainter
+from PySide6.QtGui import QColor, QFont, QMouseEvent, QPainter, QPaintEvent
 from PySide6.QtWidgets import QGridLayout, QLabel, QScrollArea, QToolTip, QWidget
 
 from irviewer.gui.widgets.thumbnails import ThumbnailCache
@@ -27,12 +27,12 @@ class MarkedStrip(TileGrid):
         self.marks: tuple[RankMark, ...] = ()
         self.setFixedWidth(STRIP_TILE + 2 * self.GAP)
 
-    def set_marked(self, tiles: tuple[ResultTile, ...], marks: tuple[RankMark, ...]) -> None:
+    def show_marked(self, tiles: tuple[ResultTile, ...], marks: tuple[RankMark, ...]) -> None:
         """Show ``tiles`` with ``marks`` (one per tile)."""
         self.marks = marks
         self.set_tiles(tiles)
 
-    def paintEvent(self, event) -> None:  # noqa: N802
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
         super().paintEvent(event)
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
@@ -57,7 +57,7 @@ class MarkedStrip(TileGrid):
             painter.drawText(pill, int(Qt.AlignmentFlag.AlignCenter), mark.text)
         painter.end()
 
-    def mouseMoveEvent(self, event) -> None:  # noqa: N802
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802
         i = self.tile_at(event.position().toPoint())
         if i is None or i >= len(self.marks):
             super().mouseMoveEvent(event)
@@ -92,11 +92,15 @@ class CompareStrips(QScrollArea):
         self.setMinimumWidth(2 * (STRIP_TILE + 2 * TileGrid.GAP) + 30)
         self.setMaximumWidth(2 * (STRIP_TILE + 2 * TileGrid.GAP) + 30)
 
+    def tiles(self) -> tuple[ResultTile, ...]:
+        """Return the tiles both strips show, the left one's first."""
+        return (*self.left.tiles, *self.right.tiles)
+
     def show_lists(self, titles: tuple[str, str],
                    left: tuple[tuple[ResultTile, ...], tuple[RankMark, ...]],
                    right: tuple[tuple[ResultTile, ...], tuple[RankMark, ...]]) -> None:
         """Show both methods' tiles and marks under their titles (rich text)."""
         self.left_title.setText(titles[0])
         self.right_title.setText(titles[1])
-        self.left.set_marked(*left)
-        self.right.set_marked(*right)
+        self.left.show_marked(*left)
+        self.right.show_marked(*right)

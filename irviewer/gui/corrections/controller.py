@@ -104,7 +104,7 @@ class CorrectionsUI(QObject):
         self.controller.error.connect(self.show_error)
         self.controller.message.connect(self.message)
         for key in CHOICE_KEYS:
-            QShortcut(QKeySequence(key), parent, activated=lambda k=key: self.key(k))
+            QShortcut(QKeySequence(key), parent).activated.connect(lambda k=key: self.key(k))
         self._install_menus(menus)
 
     # -- the window's calls ----------------------------------------------------------------
@@ -230,7 +230,7 @@ class CorrectionsUI(QObject):
             return
         hidden = (self.shown.evaluation is not None and not self.shown.show_ignored
                   and tile.index not in {t.index for t in self.shown.shown_tiles()})
-        self.message.emit(f"{self.controller.stack.undoText()} — Ctrl+Z undoes"
+        self.message.emit(f"{self.controller.undo_text()} — Ctrl+Z undoes"
                           + (" · now ignored, so hidden: press I to show ignored items"
                              if hidden else ""))
 

@@ -62,9 +62,9 @@ class CorrectionsPanel(QWidget):
         layout.addWidget(self.empty)
         layout.addWidget(self.table, 1)
         layout.addLayout(bottom)
-        QShortcut(QKeySequence(QKeySequence.StandardKey.Delete), self.table,
-                  activated=self._delete_selected,
-                  context=Qt.ShortcutContext.WidgetShortcut)
+        delete = QShortcut(QKeySequence(QKeySequence.StandardKey.Delete), self.table,
+                           context=Qt.ShortcutContext.WidgetShortcut)
+        delete.activated.connect(self._delete_selected)
         self.set_rows(())
 
     def set_rows(self, rows: tuple[LogRow, ...]) -> None:

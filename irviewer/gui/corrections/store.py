@@ -20,7 +20,7 @@ import getpass
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QObject, QRunnable, QSettings, QThreadPool, Signal
+from PySide6.QtCore import QObject, QSettings, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 from PySide6.QtWidgets import QInputDialog, QWidget
 
@@ -40,6 +40,7 @@ from irviewer.formats.corrections_file import (
     load_corrections,
     write_corrections,
 )
+from irviewer.gui.workers import Worker
 from irviewer.opening.opener import Opened
 from irviewer.view.corrections import CorrectionState
 
@@ -68,26 +69,16 @@ class CorrectionUndo(QUndoCommand):
         self.controller.run(self.command, undo=True)
 
 
-class _SaveSignals(QObject):
-    failed = Signal(str)
-
-
-class _SaveJob(QRunnable):
-    """Write one snapshot of the corrections (an immutable tuple) to the file, atomically."""
-
-    def __init__(self, path: Path, corrections: tuple[Correction, ...],
-                 signals: _SaveSignals) -> None:
-        super().__init__()
-        self.path, self.corrections, self.signals = path, corrections, signals
-
-    def run(self) -> None:
-        try:
-            write_corrections(self.path, self.corrections)
-        except InputError as e:  # the folder cannot be written, the disk is full: a sentence
-            self.signals.failed.emit(f"Could not save the corrections: {e}")
-        except OSError as e:
-            self.signals.failed.emit(f"Could not save the corrections to {self.path}: "
-                                     f"{e.strerror}")
+def save_corrections(path: Path, corrections: tuple[Correction, ...]) -> str | None:
+    """Write one snapshot of the corrections (an immutable tuple) to ``path``, atomically;
+    return None, or the sentence saying why it could not be written."""
+    try:
+        write_corrections(path, corrections)
+    except InputError as e:  # the folder cannot be written, the disk is full: a sentence
+        return f"Could not save the corrections: {e}"
+    except OSError as e:
+        return f"Could not save the corrections to {path}: {e.strerror}"
+    return None
 
 
 class CorrectionsController(QObject):
@@ -113,10 +104,9 @@ class CorrectionsController(QObject):
         self.chosen: Path | None = None  # File ▸ Corrections file…, kept in the session
         self._where = ""  # while attaching: where the corrections are kept, if not beside
         # One writer thread: saves run in order, off the GUI thread, each atomic.
-        self.saver = QThreadPool(self)
-        self.saver.setMaxThreadCount(1)
-        self._save_signals = _SaveSignals()
-        self._save_signals.failed.connect(self.error)
+        self.saver = Worker(self, every=True)
+        self.saver.done.connect(self._saved)
+        self.saver.failed.connect(lambda message: self.error.emit(str(message)))
 
     # -- opening -------------------------------------------------------------------------
     def attach(self, opened: Opened, chosen: Path | None = None) -> None:
@@ -242,6 +232,10 @@ class CorrectionsController(QObject):
         self._save()
         self.changed.emit(changed)
 
+    def undo_text(self) -> str:
+        """Return the text of the correction Edit ▸ Undo would undo."""
+        return self.stack.undoText()
+
     @property
     def log(self) -> CorrectionLog | None:
         """Return the open dataset's corrections log (None: nothing open)."""
@@ -251,11 +245,17 @@ class CorrectionsController(QObject):
     def _save(self) -> None:
         """Write the corrections to the file (in the writer thread, in order)."""
         assert self.state is not None and self.path is not None
-        self.saver.start(_SaveJob(self.path, self.state.log.saved(), self._save_signals))
+        path, snapshot = self.path, self.state.log.saved()
+        self.saver.run(lambda: save_corrections(path, snapshot),
+                       "not enough memory to save the corrections; close other programs")
+
+    def _saved(self, failure: str | None) -> None:
+        if failure is not None:
+            self.error.emit(failure)
 
     def wait_saved(self) -> None:
         """Block until every correction made is in the file (closing, tests)."""
-        self.saver.waitForDone()
+        self.saver.wait()
 
     def author(self) -> str:
         """Return the corrections' author: from the settings, asked once (the login name

@@ -5,19 +5,18 @@ says where it went (``message``) or a dialog says why not."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal, SignalInstance
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDialog, QMessageBox, QWidget
 
-from irviewer.core.errors import InputError
 from irviewer.core.evaluation import Evaluation
 from irviewer.gui.export.dialog import ExportFigureDialog
 from irviewer.gui.figure_painter import export_figure
 from irviewer.gui.menus import Menus
+from irviewer.gui.workers import Worker
 from irviewer.view.figure_request import MAX_LISTED, FigureRequest, figure_layout
 
 
@@ -37,22 +36,6 @@ class Compared(Protocol):
     def compared_evaluation(self) -> tuple[str, Evaluation] | None: ...
 
 
-class _Export(QRunnable):
-    def __init__(self, work: Callable[[], Path], done: SignalInstance,
-                 failed: SignalInstance) -> None:
-        super().__init__()
-        self.work, self.done, self.failed = work, done, failed
-
-    def run(self) -> None:
-        try:
-            self.done.emit(str(self.work()))
-        except InputError as e:
-            self.failed.emit(str(e))
-        except Exception as e:  # a bug: shown, not swallowed
-            self.failed.emit(f"internal error (a bug, please report it): "
-                             f"{type(e).__name__}: {e}")
-
-
 class FigureExporter(QObject):
     """Adds File ▸ Export figure… and runs the export off the GUI thread; emits
     ``written(path)`` or ``failed(message)``, and ``message(text)`` for the status line."""
@@ -65,7 +48,9 @@ class FigureExporter(QObject):
                  menus: Menus) -> None:
         super().__init__(parent)
         self.parent_widget, self.shown, self.compared = parent, shown, compared
-        self.pool = QThreadPool(self)
+        self.worker = Worker(self, every=True)  # each export asked for is written
+        self.worker.done.connect(lambda path: self.written.emit(str(path)))
+        self.worker.failed.connect(lambda message: self.failed.emit(str(message)))
         self.action = QAction("&Export figure…", parent)
         self.action.setShortcut("Ctrl+E")
         self.action.triggered.connect(self.ask)
@@ -98,15 +83,12 @@ class FigureExporter(QObject):
             return request.path
 
         self.message.emit(f"Writing the figure to {request.path}…")
-        job = _Export(work, self.written, self.failed)
-        if sync:
-            job.run()
-        else:
-            self.pool.start(job)
+        self.worker.run(work, "not enough memory to lay out this figure; close other "
+                        "programs or list fewer queries", sync=sync)
 
     def wait(self) -> None:
-        """Block until a running export ends."""
-        self.pool.waitForDone()
+        """Block until the exports asked for are written."""
+        self.worker.wait()
 
     def _tell(self, message: str) -> None:
         self.message.emit("The figure was not written")

@@ -38,11 +38,11 @@ DETECT = "detect from the files"
 
 #: The dialog's field labels by option key: the labels messages name the options by ("give
 #: “Row names” in the Open dialog"), from the table of shared options.
-FIELD_LABELS = {
+FIELD_LABELS: dict[str, str] = {
     "dataset": "Dataset",
-    "methods": OPTIONS["descriptors"].label,
-    **{key: o.label for key, o in OPTIONS.items() if o.label and (o.reader or key in (
-        "format", "protocol"))},
+    "methods": OPTIONS["descriptors"].label or "",
+    **{key: label for key, o in OPTIONS.items() if (label := o.label) and (
+        o.reader or key in ("format", "protocol"))},
 }
 
 
@@ -153,6 +153,7 @@ class OpenDialog(QDialog):
         for name, spec in reader_options().items():
             widget = self.fields[name]
             if spec.kind in ("file", "folder"):
+                assert isinstance(widget, QLineEdit)  # a path is typed (option_field)
                 button = QPushButton("Folder…" if spec.kind == "folder" else "File…")
                 button.clicked.connect(partial(self._choose, name))
                 form.addRow(spec.label + ":", _path_row(widget, button))

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
-from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QDropEvent
 from PySide6.QtWidgets import (
     QComboBox,
@@ -26,9 +26,9 @@ from PySide6.QtWidgets import (
 )
 
 from irviewer.core.descriptors import IMAGE_SUFFIXES
-from irviewer.core.errors import InputError
 from irviewer.core.evaluation import Evaluation
 from irviewer.gui.menus import Menus
+from irviewer.gui.workers import Worker
 from irviewer.opening.opener import Opened
 from irviewer.opening.photo_search import Match, Searcher
 from irviewer.opening.request import classify_paths
@@ -60,52 +60,31 @@ class Slides(Protocol):
     """What the photo search takes from presentation mode."""
 
     top_n: int
-    view: QWidget
 
+    @property
+    def view(self) -> QWidget: ...
     @property
     def active(self) -> bool: ...
     def show_photo(self, slide: Slide, instances: dict[str, str],
                    instance: str | None) -> None: ...
 
 
-class SearchSignals(QObject):
-    """``done(generation, (searcher, matches))`` or ``failed(generation, sentence)``."""
-
-    done = Signal(int, object)
-    failed = Signal(int, str)
-
-
-class SearchJob(QRunnable):
-    """Describe one photo and rank the gallery, in the thread pool (the extractor never runs
-    on the GUI thread); the searcher is built here too when not cached (it loads the
-    extractor's vocabulary)."""
-
-    def __init__(self, generation: int, opened: Opened, method: str,
-                 searcher: Searcher | None, photo: Path, k: int,
-                 signals: SearchSignals) -> None:
-        super().__init__()
-        self.generation, self.opened, self.method = generation, opened, method
-        self.searcher, self.photo, self.k, self.signals = searcher, photo, k, signals
-
-    def run(self) -> None:
-        try:
-            searcher = self.searcher or Searcher.from_opened(self.opened, self.method)
-            matches = searcher.search(self.photo, self.k)
-        except InputError as e:
-            self.signals.failed.emit(self.generation, str(e))
-        except MemoryError:
-            self.signals.failed.emit(self.generation, f"{self.photo.name}: not enough memory "
-                                     "to describe this photo; try a smaller one")
-        except Exception as e:  # a bug: shown, not swallowed
-            self.signals.failed.emit(self.generation, "internal error (a bug, please report "
-                                     f"it): {type(e).__name__}: {e}")
-        else:
-            self.signals.done.emit(self.generation, (searcher, matches))
+def search_photo(opened: Opened, method: str, searcher: Searcher | None, photo: Path,
+                 k: int) -> tuple[Searcher, list[Match]]:
+    """Describe one photo and rank the gallery (in a worker: the extractor never runs on
+    the GUI thread); return the searcher, built here when not cached (it loads the
+    extractor's vocabulary), and the ``k`` best matches."""
+    searcher = searcher or Searcher.from_opened(opened, method)
+    return searcher, searcher.search(photo, k)
 
 
 class PhotoBar(QWidget):
     """Above the inspector's results while a photo is shown: what it is, the "This is…"
-    picker, and the way back to the queries."""
+    picker, and the way back to the queries; ``instance_chosen(label or None)`` when the
+    user says which painting it is, ``back()`` for the way back."""
+
+    instance_chosen = Signal(object)
+    back = Signal()
 
     def __init__(self) -> None:
         super().__init__()
@@ -113,16 +92,32 @@ class PhotoBar(QWidget):
         self.picker = QComboBox()
         self.picker.setMinimumWidth(320)
         self.picker.setToolTip("Say which painting the photo shows to colour its matches")
-        self.back = QPushButton("Back to the queries")
+        self.picker.activated.connect(
+            lambda i: self.instance_chosen.emit(self.picker.itemData(i)))
+        self.back_button = QPushButton("Back to the queries")
+        self.back_button.clicked.connect(self.back)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 2, 4, 2)
         layout.addWidget(self.label, 1)
         layout.addWidget(QLabel("This is"))
         layout.addWidget(self.picker)
-        layout.addWidget(self.back)
+        layout.addWidget(self.back_button)
         self.setStyleSheet("PhotoBar { background: #E8F1F8; border: 1px solid #0072B2; }")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)
         self.setVisible(False)
+
+    def show_photo(self, text: str, instances: dict[str, str], instance: str | None) -> None:
+        """Show the bar saying ``text``, the picker offering ``instances`` (label: title)
+        with ``instance`` chosen (None: not said)."""
+        self.label.setText(text)
+        self.picker.clear()
+        self.picker.addItem("…which painting? (not said)", None)
+        for label, title in instances.items():
+            self.picker.addItem(title, label)
+        self.picker.setCurrentIndex(max(0, self.picker.findData(instance))
+                                    if instance is not None else 0)
+        self.picker.setEnabled(bool(instances))
+        self.setVisible(True)
 
 
 class PhotoSearch(QObject):
@@ -137,11 +132,11 @@ class PhotoSearch(QObject):
                  menus: Menus) -> None:
         super().__init__(parent)
         self.parent_widget, self.shown, self.presentation = parent, shown, presentation
-        self.generation = 0
-        self.pool = QThreadPool.globalInstance()
-        self.signals = SearchSignals()
-        self.signals.done.connect(self._done)
-        self.signals.failed.connect(self._failed)
+        # Two at a time, as the window's threads allow; a newer photo makes the older
+        # search stale.
+        self.worker = Worker(self, threads=2)
+        self.worker.done.connect(self._done)
+        self.worker.failed.connect(self._failed)
         self._searchers: dict[tuple[int, str], Searcher] = {}
         self.photo: Path | None = None
         self._pending = Path()
@@ -149,9 +144,8 @@ class PhotoSearch(QObject):
         self.instance: str | None = None
         self.last_error: str | None = None
         self.bar = PhotoBar()
-        self.bar.picker.activated.connect(
-            lambda i: self.set_instance(self.bar.picker.itemData(i)))
-        self.bar.back.clicked.connect(self.close_photo)
+        self.bar.instance_chosen.connect(self.set_instance)
+        self.bar.back.connect(self.close_photo)
         action = QAction("Search with a &photo…", parent)
         action.setShortcut("Ctrl+P")
         action.triggered.connect(self.choose)
@@ -192,21 +186,21 @@ class PhotoSearch(QObject):
         if method not in searchable:
             self._tell(no_search_sentence(method, searchable))
             return
-        self.generation += 1
-        self._pending = Path(photo)
+        self._pending = photo = Path(photo)
         k = max(self.presentation.top_n, w.depth)
-        job = SearchJob(self.generation, w.opened, method,
-                        self._searchers.get((id(w.opened), method)), Path(photo), k,
-                        self.signals)
-        self.message.emit(f"Searching {Path(photo).name} with {method}…")
-        if sync:
-            job.run()
-        else:
-            self.pool.start(job)
+        opened, searcher = w.opened, self._searchers.get((id(w.opened), method))
+        self.message.emit(f"Searching {photo.name} with {method}…")
+        self.worker.run(lambda: search_photo(opened, method, searcher, photo, k),
+                        f"{photo.name}: not enough memory to describe this photo; try a "
+                        "smaller one", sync=sync)
+
+    def wait(self) -> None:
+        """Block until a running search ends; its answer is dropped (closing the window)."""
+        self.worker.wait()
 
     # -- answering ---------------------------------------------------------------------------
-    def _done(self, generation: int, result: tuple[Searcher, list[Match]]) -> None:
-        if generation != self.generation or self.shown.opened is None:
+    def _done(self, result: tuple[Searcher, list[Match]]) -> None:
+        if self.shown.opened is None:
             return
         searcher, matches = result
         self._searchers = {(id(self.shown.opened), self.shown.method()): searcher}
@@ -215,9 +209,8 @@ class PhotoSearch(QObject):
                           if matches else f"{self.photo.name}: no match")
         self.show()
 
-    def _failed(self, generation: int, message: str) -> None:
-        if generation == self.generation:
-            self._tell(message)
+    def _failed(self, message: str) -> None:
+        self._tell(message)
 
     def set_instance(self, instance: str | None) -> None:
         """Say which painting the photo shows (None: nobody knows): its matches are then
@@ -238,16 +231,9 @@ class PhotoSearch(QObject):
                                          instances, self.instance)
         header, result = photo_result(ds, self.photo, self.matches[: w.depth], self.instance)
         w.show_photo(header, result)
-        self.bar.label.setText(f"<b>Your photo</b> {self.photo.name}: its "
-                               f"{len(result.tiles)} best matches in the gallery")
-        self.bar.picker.clear()
-        self.bar.picker.addItem("…which painting? (not said)", None)
-        for label, title in instances.items():
-            self.bar.picker.addItem(title, label)
-        self.bar.picker.setCurrentIndex(max(0, self.bar.picker.findData(self.instance))
-                                        if self.instance is not None else 0)
-        self.bar.picker.setEnabled(bool(instances))
-        self.bar.setVisible(True)
+        self.bar.show_photo(f"<b>Your photo</b> {self.photo.name}: its "
+                            f"{len(result.tiles)} best matches in the gallery", instances,
+                            self.instance)
         self.photo_shown.emit(True)  # the plots are the last query's, not the photo's
 
     def photo_left(self, *_args: object) -> None:

@@ -6,6 +6,7 @@ numbers come from :mod:`irviewer.core.curves`."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyqtgraph as pg
@@ -14,6 +15,10 @@ from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
 from irviewer.core.curves import ap_bin_edges, ap_bin_index
+
+if TYPE_CHECKING:
+    from pyqtgraph.GraphicsScene.mouseEvents import MouseClickEvent
+
 from irviewer.gui.theme import ACTIVE_BAR, BAR, MEAN_CURVE, QUERY_CURVE, SELECTED_BAR
 
 _DASH = pg.QtCore.Qt.PenStyle.DashLine
@@ -96,7 +101,7 @@ class APHistogram(pg.PlotWidget):
         self.bars.setOpts(x0=self.edges[:-1] * 100, x1=self.edges[1:] * 100,
                           height=self.counts, brushes=brushes, pens=pens)
 
-    def _on_click(self, event) -> None:
+    def _on_click(self, event: MouseClickEvent) -> None:
         if not self.plotItem.sceneBoundingRect().contains(event.scenePos()):
             return
         x = self.plotItem.vb.mapSceneToView(event.scenePos()).x()
@@ -112,14 +117,16 @@ class _Later(QWidget):
 
     def __init__(self, build: Callable[[], pg.PlotWidget]) -> None:
         super().__init__()
-        self._build, self.plot = build, None
-        QVBoxLayout(self).setContentsMargins(0, 0, 0, 0)
+        self._build = build
+        self.plot: pg.PlotWidget | None = None
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
 
     def get(self) -> pg.PlotWidget:
         """Return the plot, building it the first time."""
         if self.plot is None:
             self.plot = self._build()
-            self.layout().addWidget(self.plot)
+            self._layout.addWidget(self.plot)
         return self.plot
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)

@@ -4,6 +4,7 @@ for that AP range (``ap_range_requested``)."""
 
 from __future__ import annotations
 
+import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
@@ -47,7 +48,8 @@ class PlotsPanel(QSplitter):
         self.addWidget(self.overview)
         self.setSizes([440, 360])
 
-    def show_evaluation(self, evaluation: Evaluation, changed=None) -> None:
+    def show_evaluation(self, evaluation: Evaluation,
+                        changed: np.ndarray | None = None) -> None:
         """Show the dataset's curves under ``evaluation`` (``changed``: the queries a label
         correction re-scored, the only ones the mean PR curve is recomputed for)."""
         self.mean_pr.update(evaluation, changed)

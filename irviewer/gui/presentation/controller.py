@@ -164,7 +164,7 @@ class Presentation(QObject):
         n_box.setValue(self.top_n)
         s_box.setRange(*INTERVAL_RANGE_S)
         s_box.setSuffix(" s")
-        s_box.setValue(round(self.view.timer.interval() / 1000))
+        s_box.setValue(round(self.view.interval()))
         form = QFormLayout(dialog)
         form.addRow("Matches shown per query", n_box)
         form.addRow("Slideshow: next query every", s_box)

@@ -13,7 +13,21 @@ import math
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QPoint, QRect, QRectF, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter, QPen
+from PySide6.QtGui import (
+    QColor,
+    QDragEnterEvent,
+    QDropEvent,
+    QFont,
+    QFontMetrics,
+    QImage,
+    QKeyEvent,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QPen,
+    QResizeEvent,
+    QShowEvent,
+)
 from PySide6.QtWidgets import QComboBox, QWidget
 
 from irviewer.gui.theme import RELEVANCE
@@ -45,7 +59,8 @@ def presentation_settings(settings: QSettings) -> tuple[int, int]:
     unset or out of range)."""
     def read(key: str, default: int, bounds: tuple[int, int]) -> int:
         try:
-            value = int(settings.value(key, default))
+            raw = settings.value(key, default)
+            value = int(raw) if isinstance(raw, int | float | str) else default
         except (TypeError, ValueError):
             return default
         return value if bounds[0] <= value <= bounds[1] else default
@@ -146,6 +161,10 @@ class PresentationView(QWidget):
         """Move to the next slide every ``seconds`` while the slideshow runs."""
         self.timer.setInterval(max(50, int(1000 * seconds)))
 
+    def interval(self) -> float:
+        """Return the slideshow's seconds per slide."""
+        return self.timer.interval() / 1000
+
     def _picked(self, index: int) -> None:
         self.instance_chosen.emit(self.picker.itemData(index))
         self.setFocus()
@@ -161,15 +180,16 @@ class PresentationView(QWidget):
         self.update()  # the painter puts it under the caption
 
     # -- keys and drops --------------------------------------------------------------------
-    def event(self, event) -> bool:
+    def event(self, event: QEvent) -> bool:
         """The slide's keys win over the inspector's shortcuts (Esc, F11, the arrows)."""
-        if event.type() == QEvent.Type.ShortcutOverride and event.modifiers() in (
+        if isinstance(event, QKeyEvent) and event.type() == QEvent.Type.ShortcutOverride \
+                and event.modifiers() in (
                 Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.KeypadModifier):
             event.accept()
             return True
         return super().event(event)
 
-    def keyPressEvent(self, event) -> None:  # noqa: N802
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
         key = event.key()
         k = Qt.Key
         if key in (k.Key_Right, k.Key_PageDown, k.Key_Down, k.Key_Space):
@@ -191,27 +211,27 @@ class PresentationView(QWidget):
         else:
             super().keyPressEvent(event)
 
-    def dragEnterEvent(self, event) -> None:  # noqa: N802
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802
         if event.mimeData().hasUrls():
             event.acceptProposedAction()
 
-    def dropEvent(self, event) -> None:  # noqa: N802
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
         paths = [Path(u.toLocalFile()) for u in event.mimeData().urls() if u.isLocalFile()]
         images = classify_paths(paths).images
         if images:
             event.acceptProposedAction()
             self.photo_dropped.emit(images[0])
 
-    def showEvent(self, event) -> None:  # noqa: N802
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
         self.rest.start()
         super().showEvent(event)
 
-    def mouseMoveEvent(self, event) -> None:  # noqa: N802
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802
         self.unsetCursor()
         self.rest.start()
         super().mouseMoveEvent(event)
 
-    def resizeEvent(self, event) -> None:  # noqa: N802
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
         self._place_picker()
         super().resizeEvent(event)
 
@@ -228,7 +248,7 @@ class PresentationView(QWidget):
         font.setBold(bold)
         return font
 
-    def paintEvent(self, _event) -> None:  # noqa: N802
+    def paintEvent(self, _event: QPaintEvent) -> None:  # noqa: N802
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)

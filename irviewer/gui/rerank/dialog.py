@@ -140,8 +140,8 @@ class RerankDialog(QDialog):
                 item.setToolTip(refusal)
         key = self.opened.request.method_key(shown)
         plain = self.opened.request.method_named(key[0]) if key is not None else None
-        for name in (shown, plain, *self.opened.methods):
-            i = self.method_box.findText(name) if name else -1
+        for candidate in (shown, plain, *self.opened.methods):
+            i = self.method_box.findText(candidate) if candidate else -1
             if i >= 0 and self._enabled(i):
                 self.method_box.setCurrentIndex(i)
                 break
@@ -178,7 +178,11 @@ class RerankDialog(QDialog):
                 self.steps[name].setChecked(name in names)
             for step in chain.steps:
                 for key, value, _given in step.values:
-                    self.values[step.method][key].setValue(value)
+                    box = self.values[step.method][key]
+                    if isinstance(box, QSpinBox):
+                        box.setValue(round(value))  # an integer parameter (parse_spec)
+                    else:
+                        box.setValue(value)
             for widget in (*self.steps.values(),
                            *(b for boxes in self.values.values() for b in boxes.values())):
                 widget.blockSignals(False)

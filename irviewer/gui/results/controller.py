@@ -153,7 +153,7 @@ class Inspector(QObject):
         assert ev is not None
         self.current = q
         self.before_photo = None
-        result = result_list(ev, q, self.results.depth, self.results.show_ignored)
+        result = result_list(ev, q, self.results.shown_depth, self.results.show_ignored)
         header = query_header(ev, q)
         self.results.show_result(header, result)
         self.comparison.set_query(query_side(header), result.tiles, result.missed)
@@ -221,7 +221,7 @@ class Inspector(QObject):
     @property
     def depth(self) -> int:
         """Return how many ranked results are shown."""
-        return self.results.depth
+        return self.results.shown_depth
 
     @property
     def show_ignored(self) -> bool:
@@ -313,7 +313,7 @@ class Inspector(QObject):
         return ViewState(
             method=method or None, protocol=protocol or None, ap=ap, self_match=self_match,
             selected_query=selected, filter_text=text, failures_only=failures,
-            ap_range=ap_range, top_k=self.results.depth, tile_size=self.results.tile_size,
+            ap_range=ap_range, top_k=self.results.shown_depth, tile_size=self.results.tile_size,
             show_ignored=self.results.show_ignored,
             sort_column=sort[0] if sort else None,
             sort_order=sort[1] if sort else "ascending", splitter_sizes=splitter_sizes)

@@ -99,15 +99,15 @@ class ResultsPanel(QWidget):
         rv.addStretch(1)
         for label in (self.results_label, self.missed_label):
             label.setWordWrap(True)
-        self.scroll = QScrollArea()
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.scroll.setWidget(results)
+        self.results_scroll = QScrollArea()
+        self.results_scroll.setWidgetResizable(True)
+        self.results_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.results_scroll.setWidget(results)
         # The query above the results, in a splitter: the image grows with the room there
         # is, and the user can give the results more of it.
         self.split = QSplitter(Qt.Orientation.Vertical)
         self.split.addWidget(head)
-        self.split.addWidget(self.scroll)
+        self.split.addWidget(self.results_scroll)
         self.split.setChildrenCollapsible(False)
         self.split.setStretchFactor(0, 2)
         self.split.setStretchFactor(1, 3)
@@ -116,7 +116,7 @@ class ResultsPanel(QWidget):
         layout.addWidget(self.split)
 
     @property
-    def depth(self) -> int:
+    def shown_depth(self) -> int:
         """Return how many ranked results are shown."""
         return self.k_box.value()
 

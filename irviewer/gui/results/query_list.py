@@ -63,7 +63,7 @@ class QueryListPanel(QWidget):
         # the names and titles share the rest.
         metrics = self.table.fontMetrics()
         for column in range(1, TITLE):
-            text = self.model.headerData(column, Qt.Orientation.Horizontal)
+            text = str(self.model.headerData(column, Qt.Orientation.Horizontal))
             widest = f"{TIE_MARK} 100.0" if column == 1 else "100.0"  # AP: a tie mark too
             width = max(metrics.horizontalAdvance(text) + 24,
                         metrics.horizontalAdvance(widest) + 12)
@@ -139,7 +139,7 @@ class QueryListPanel(QWidget):
             self.proxy.refresh()
         self.table.setColumnHidden(TITLE, not self.model.has_titles)
 
-    def update_queries(self, evaluation: Evaluation, queries) -> None:
+    def update_queries(self, evaluation: Evaluation, queries: np.ndarray) -> None:
         """Show the re-scored values of ``queries`` only (after a label correction); the
         filters are applied again when rows moved or a value filter is on."""
         # Repainted rather than announced with dataChanged: the value columns resize to
@@ -151,7 +151,8 @@ class QueryListPanel(QWidget):
             self._count()
         self.table.viewport().update()
 
-    def set_compared(self, name: str, other_ap, delta) -> None:  # type: ignore[no-untyped-def]
+    def set_compared(self, name: str, other_ap: np.ndarray | None,
+                     delta: np.ndarray | None) -> None:
         """Compare mode: show the compared method's AP and ΔAP columns and the better/worse
         filters (``other_ap`` None: compare mode off, columns and filters gone)."""
         on = other_ap is not None

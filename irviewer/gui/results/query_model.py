@@ -4,9 +4,17 @@ and a proxy that sorts by value and filters by text and "failures only"."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+)
 from PySide6.QtGui import QColor
 
 from irviewer.core.curves import in_ap_range
@@ -202,10 +210,10 @@ class QueryTableModel(QAbstractTableModel):
         self.changePersistentIndexList(before, after)
         self.layoutChanged.emit()
 
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008, N802
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008, N802
         return 0 if parent.isValid() else len(self._names)
 
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008, N802
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008, N802
         return 0 if parent.isValid() else len(COLUMNS)
 
     def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
@@ -220,7 +228,8 @@ class QueryTableModel(QAbstractTableModel):
             return HEADER_TIPS[section]
         return None
 
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> object:
+    def data(self, index: QModelIndex | QPersistentModelIndex,
+             role: int = Qt.ItemDataRole.DisplayRole) -> object:
         if not index.isValid():
             return None
         row, col = int(self._order[index.row()]), index.column()
@@ -296,7 +305,7 @@ class QueryFilter(QSortFilterProxyModel):
         self._accept: list[bool] | None = None  # per query position; None: all
         self._source: QueryTableModel | None = None
 
-    def setSourceModel(self, model: QAbstractTableModel) -> None:  # noqa: N802
+    def setSourceModel(self, model: QAbstractItemModel) -> None:  # noqa: N802
         super().setSourceModel(model)
         self._source = model if isinstance(model, QueryTableModel) else None
         model.modelAboutToBeReset.connect(self._forget)
@@ -346,7 +355,7 @@ class QueryFilter(QSortFilterProxyModel):
             keep &= delta > 0 if self.change > 0 else delta < 0
         return keep.tolist()
 
-    def _change(self, apply) -> None:
+    def _change(self, apply: Callable[[], object]) -> None:
         if hasattr(self, "beginFilterChange"):  # Qt >= 6.10
             self.beginFilterChange()
             apply()
@@ -363,7 +372,7 @@ class QueryFilter(QSortFilterProxyModel):
         if isinstance(source, QueryTableModel) and column >= 0:
             source.sort(column, order)
 
-    def filterAcceptsRow(self, row: int, parent: QModelIndex) -> bool:  # noqa: N802
+    def filterAcceptsRow(self, row: int, parent: QModelIndex | QPersistentModelIndex) -> bool:  # noqa: N802
         accept = self._accept
         if accept is None or self._source is None:
             return True

@@ -8,10 +8,21 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QPoint, QRectF, Qt, QThreadPool, Signal
-from PySide6.QtGui import QColor, QImage, QKeySequence, QPainter, QPen, QPixmap, QShortcut
+from PySide6.QtCore import QObject, QPoint, QRectF, Qt, Signal
+from PySide6.QtGui import (
+    QColor,
+    QContextMenuEvent,
+    QImage,
+    QKeySequence,
+    QPainter,
+    QPen,
+    QPixmap,
+    QShortcut,
+    QWheelEvent,
+)
 from PySide6.QtWidgets import (
     QDialog,
     QGraphicsPixmapItem,
@@ -28,7 +39,7 @@ from PySide6.QtWidgets import (
 
 from irviewer.core.evaluation import IGNORED
 from irviewer.gui.theme import QUERY_BOX, RELEVANCE
-from irviewer.gui.widgets.thumbnails import BROKEN, DecodeJob, DecodeSignals
+from irviewer.gui.widgets.thumbnails import BROKEN, decode_job, decoder
 from irviewer.view.result_list import QueryHeader, ResultTile, relevance_words
 
 DETAIL = 1600
@@ -106,7 +117,7 @@ class ZoomView(QGraphicsView):
             self.scale(factor, factor)
             self.scale_factor = new
 
-    def wheelEvent(self, event) -> None:  # noqa: N802
+    def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802
         factor = 1.25 if event.angleDelta().y() > 0 else 0.8
         self.zoom(factor)
         self.zoomed.emit(factor)
@@ -128,8 +139,8 @@ class CompareWindow(QDialog):
         self.views = (ZoomView(), ZoomView())
         self.captions = (QLabel(), QLabel())
         self.sides: tuple[Side, Side] | None = None
-        self._signals = DecodeSignals()
-        self._signals.ready.connect(self._on_decoded)
+        self.decoder = decoder(self)
+        self.decoder.done.connect(self._on_decoded)
         panes = QHBoxLayout()
         for view, caption in zip(self.views, self.captions, strict=True):
             caption.setTextFormat(Qt.TextFormat.RichText)
@@ -157,11 +168,12 @@ class CompareWindow(QDialog):
         layout.addLayout(buttons)
         for keys, slot in (("Left", lambda: self.step.emit(-1)),
                            ("Right", lambda: self.step.emit(1)), ("Ctrl+0", self.fit)):
-            QShortcut(QKeySequence(keys), self, activated=slot)
+            QShortcut(QKeySequence(keys), self).activated.connect(slot)
         for key in ("1", "2", "3", "4"):
-            QShortcut(QKeySequence(key), self, activated=lambda k=key: self.relation_key.emit(k))
+            QShortcut(QKeySequence(key), self).activated.connect(
+                lambda k=key: self.relation_key.emit(k))
 
-    def contextMenuEvent(self, event) -> None:  # noqa: N802
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:  # noqa: N802
         self.menu_requested.emit(event.globalPos())
 
     def show_pair(self, query: Side, match: Side, sync: bool = False) -> None:
@@ -172,18 +184,16 @@ class CompareWindow(QDialog):
             self.captions[i].setText(
                 f'<span style="color:{side.colour}; font-weight:bold">■</span> {side.caption}')
             self.views[i].show_image(None, None, None, "loading…")
-            job = DecodeJob(f"{i}:{side.name}", side.path, DETAIL, self._signals)
-            if sync:
-                job.run()
-            else:
-                QThreadPool.globalInstance().start(job)
+            self.decoder.run(partial(decode_job, f"{i}:{side.name}", side.path, DETAIL),
+                             f"not enough memory to decode {side.name}", sync=sync)
 
     def fit(self) -> None:
         """Fit both images into their views."""
         for view in self.views:
             view.fit()
 
-    def _on_decoded(self, key: str, status: str, image: QImage, full_width: int) -> None:
+    def _on_decoded(self, decoded: tuple[str, tuple[QImage | str | None, int]]) -> None:
+        key, (image, full_width) = decoded
         if self.sides is None:
             return
         slot, _, name = key.partition(":")
@@ -191,11 +201,11 @@ class CompareWindow(QDialog):
         side = self.sides[i]
         if side.name != name:
             return  # a stale result: the user moved on
-        if status == "image":
+        if isinstance(image, QImage):
             self.views[i].show_image(image, full_width, side.box)
         else:
             self.views[i].show_image(None, None, None, (
-                f"broken image\n{name}" if status == BROKEN else f"no image file\n{name}"))
+                f"broken image\n{name}" if image == BROKEN else f"no image file\n{name}"))
 
 
 def query_side(header: QueryHeader) -> Side:

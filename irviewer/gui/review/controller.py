@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Protocol
 
 from PySide6.QtCore import QObject, Signal, SignalInstance
-from PySide6.QtGui import QAction, QKeySequence, QUndoStack
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QWidget
 
 from irviewer.core.audit import AuditResult
@@ -57,11 +57,11 @@ class Corrections(Protocol):
 
     state: CorrectionState | None
     path: Path | None
-    stack: QUndoStack
     changed: SignalInstance
 
     @property
     def log(self) -> CorrectionLog | None: ...
+    def undo_text(self) -> str: ...
     def correct(self, query: str, item: str, label: str, note: str = "") -> bool: ...
     def author(self) -> str: ...
 
@@ -118,7 +118,7 @@ class ReviewUI(QObject):
         self.dock.raise_()
         if not self.queue.suspects and not self.auditor.running:
             self.run()
-        self.panel.table.setFocus()
+        self.panel.focus_queue()
 
     def wait(self) -> None:
         """Block until a running audit ends (closing the window)."""
@@ -189,7 +189,7 @@ class ReviewUI(QObject):
         if at is not None:
             self.shown.show_tile(tiles, at, sync=self.sync)
             self.parent_widget.activateWindow()  # the queue keeps the keys
-            self.panel.table.setFocus()
+            self.panel.focus_queue()
 
     def accept(self, position: int) -> None:
         """Apply the suggested fix of the suspect at ``position``, as one undoable
@@ -206,7 +206,7 @@ class ReviewUI(QObject):
             return
         if self.corrections.correct(c.query, c.item, c.label,
                                     note=f"audit: {s.kind}, score {s.score:.2f}"):
-            self.message.emit(f"{self.corrections.stack.undoText()} — Ctrl+Z undoes")
+            self.message.emit(f"{self.corrections.undo_text()} — Ctrl+Z undoes")
             self._move_on(position)
 
     def check(self, position: int) -> None:

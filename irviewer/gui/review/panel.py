@@ -9,7 +9,14 @@ label stands" (again: unmarks). The panel only asks (signals); the review contro
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+    SignalInstance,
+)
 from PySide6.QtGui import QColor, QFont, QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -214,6 +221,10 @@ class ReviewPanel(QWidget):
         self.check_button.clicked.connect(lambda: self._answer(self.check_requested))
 
     # -- the controller's calls ------------------------------------------------------------
+    def focus_queue(self) -> None:
+        """Give the queue the keyboard (↑ / ↓, Enter, Delete)."""
+        self.table.setFocus()
+
     def set_busy(self, busy: bool) -> None:
         """Show the audit running (progress, Cancel) or idle."""
         self.run_button.setText("Cancel audit" if busy else "Audit labels")
@@ -278,7 +289,7 @@ class ReviewPanel(QWidget):
         self._update_buttons()
 
     # -- inside ------------------------------------------------------------------------------
-    def _answer(self, signal: Signal) -> None:
+    def _answer(self, signal: SignalInstance) -> None:
         position = self.current_position()
         if position is not None:
             signal.emit(position)

@@ -123,7 +123,8 @@ def recent_sessions(settings: QSettings) -> list[str]:
     """Return the recent session files, newest first, that still exist (a kept session an
     earlier irviewer listed from Qt's folder, under its new place in :func:`data_folder`)."""
     value = settings.value(RECENT_KEY, [])
-    paths = [value] if isinstance(value, str) else list(value or [])
+    paths = [value] if isinstance(value, str) else (
+        list(value) if isinstance(value, list | tuple) else [])
     kept, legacy = data_folder(), legacy_folder()  # the earlier version's files adopted
     found = []
     for p in paths:
@@ -156,8 +157,8 @@ class SessionHost(Protocol):
     """What :class:`Sessions` needs from the window: the open data, its view, its layout,
     opening a request, and showing an error or a status message."""
 
-    opened: Opened | None
-
+    @property
+    def opened(self) -> Opened | None: ...
     def view_state(self) -> ViewState: ...
     def apply_view(self, state: ViewState) -> None: ...
     def geometry_state(self) -> str: ...

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from PIL import Image
 from PySide6.QtCore import QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QImage, QPainter, QPen, QPixmap
+from PySide6.QtGui import QColor, QImage, QPainter, QPaintEvent, QPen, QPixmap
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from irviewer.gui.theme import QUERY_BOX
@@ -62,7 +62,7 @@ class QueryImage(QWidget):
         self._pixmap, self._text = pixmap, ""
         self.update()
 
-    def paintEvent(self, _event) -> None:  # noqa: N802
+    def paintEvent(self, _event: QPaintEvent) -> None:  # noqa: N802
         painter = QPainter(self)
         if self._pixmap.isNull():
             painter.setPen(QColor("#555555"))

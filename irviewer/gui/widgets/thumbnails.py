@@ -5,14 +5,17 @@ decompression bomb gives a "broken" marker, never a crash (the rule is
 
 from __future__ import annotations
 
+import sys
 from collections import OrderedDict
+from functools import partial
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QImage
 
 from irviewer.core.errors import InputError
 from irviewer.formats.image_files import read_rgb
+from irviewer.gui.workers import Worker, cores
 
 BROKEN = "broken"
 
@@ -36,31 +39,23 @@ def decode_with_width(path: Path | None, size: int) -> tuple[QImage | str | None
                   QImage.Format.Format_RGB888).copy(), width
 
 
-class DecodeSignals(QObject):
-    """``ready(key, status, image, original width)`` from a :class:`DecodeJob`.
+def decoder(parent: QObject) -> Worker:
+    """Return a worker that decodes images side by side, as many at once as the machine
+    has cores; each job's result is (its key, :func:`decode_with_width`'s pair). A job that
+    fails (out of memory, or a bug: a bad file is BROKEN, not a failure) is said on the
+    terminal, as it cannot be said on a tile (its key is in its result)."""
+    worker = Worker(parent, every=True, threads=cores())
+    worker.failed.connect(
+        lambda message: print(f"irviewer: an image was not decoded: {message}",
+                              file=sys.stderr))
+    return worker
 
-    Only Qt value types cross threads (a Python object in a queued signal is not safe):
-    the key, "image" / "missing" / "broken", the image (empty unless "image") and the
-    original width (0 unless known)."""
 
-    ready = Signal(str, str, QImage, int)
-
-
-class DecodeJob(QRunnable):
-    """Decode one image in the thread pool and report it through ``signals``."""
-
-    def __init__(self, key: str, path: Path | None, size: int,
-                 signals: DecodeSignals) -> None:
-        super().__init__()
-        self.key, self.path, self.size, self.signals = key, path, size, signals
-
-    def run(self) -> None:
-        result, width = decode_with_width(self.path, self.size)
-        if isinstance(result, QImage):
-            self.signals.ready.emit(self.key, "image", result, width)
-        else:
-            self.signals.ready.emit(self.key, "broken" if result == BROKEN else "missing",
-                                    QImage(), 0)
+def decode_job(key: str, path: Path | None,
+               size: int) -> tuple[str, tuple[QImage | str | None, int]]:
+    """Return (``key``, the image at most ``size`` px or None / BROKEN, its original
+    width): a :func:`decoder`'s job."""
+    return key, decode_with_width(path, size)
 
 
 class ThumbnailCache(QObject):
@@ -73,16 +68,16 @@ class ThumbnailCache(QObject):
         self.size, self.capacity = size, capacity
         self._items: OrderedDict[str, object] = OrderedDict()
         self._pending: set[str] = set()
-        self._signals = DecodeSignals()
-        self._signals.ready.connect(self._arrived)
-        self.pool = QThreadPool.globalInstance()
+        self.decoder = decoder(self)
+        self.decoder.done.connect(self._arrived)
         self.closed = False
 
     def close(self) -> None:
         """Stop: wait for the decodes in flight and drop whatever arrives later, so that
         nothing reaches the widgets of a window that is going away."""
         self.closed = True
-        self.pool.waitForDone()
+        self.decoder.wait()
+        self._pending.clear()  # what was dropped is decoded again when asked for again
 
     def get(self, name: str, path: Path | None) -> object:
         """Return the cached thumbnail (QImage, None or BROKEN), or start loading it and
@@ -93,7 +88,8 @@ class ThumbnailCache(QObject):
             return self._items[name]
         if name not in self._pending:
             self._pending.add(name)
-            self.pool.start(DecodeJob(name, path, self.size, self._signals))
+            self.decoder.run(partial(decode_job, name, path, self.size),
+                             f"not enough memory to decode {name}")
         return ...
 
     def load_now(self, items: list[tuple[str, Path | None]]) -> None:
@@ -102,10 +98,10 @@ class ThumbnailCache(QObject):
             if name not in self._items:
                 self._store(name, decode(path, self.size))
 
-    def _arrived(self, name: str, kind: str, image: QImage, _width: int) -> None:
-        if self.closed:
-            return
-        self._store(name, image if kind == "image" else (BROKEN if kind == "broken" else None))
+    def _arrived(self, decoded: tuple[str, tuple[QImage | str | None, int]]) -> None:
+        if not self.closed:
+            name, (image, _width) = decoded
+            self._store(name, image)
 
     def _store(self, name: str, image: object) -> None:
         self._pending.discard(name)

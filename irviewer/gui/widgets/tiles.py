@@ -5,8 +5,20 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QPoint, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter, QPen, QPolygon
+from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt, Signal
+from PySide6.QtGui import (
+    QColor,
+    QContextMenuEvent,
+    QFont,
+    QFontMetrics,
+    QImage,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QPen,
+    QPolygon,
+    QResizeEvent,
+)
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from irviewer.gui.theme import RELEVANCE
@@ -84,13 +96,13 @@ class TileGrid(QWidget):
         rows = -(-len(self.tiles) // cols) if self.tiles else 1
         return self.GAP + rows * (self.tile_size + self.CAPTION + self.GAP)
 
-    def resizeEvent(self, event) -> None:  # noqa: N802
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
         height = self.heightForWidth(self.width())
         self.setMinimumHeight(height)
         self.setMaximumHeight(height)
         super().resizeEvent(event)
 
-    def paintEvent(self, event) -> None:  # noqa: N802
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         small = QFont(self.font())
@@ -148,23 +160,23 @@ class TileGrid(QWidget):
                 return i
         return None
 
-    def mousePressEvent(self, event) -> None:  # noqa: N802
+    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802
         if event.button() != Qt.MouseButton.LeftButton:
             return  # a right click asks for the context menu, it does not compare
         i = self.tile_at(event.position().toPoint())
         if i is not None:
             self.clicked.emit(self.tiles[i].index)
 
-    def contextMenuEvent(self, event) -> None:  # noqa: N802
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:  # noqa: N802
         i = self.tile_at(event.pos())
         if i is not None:
             self.menu_requested.emit(i, event.globalPos())
 
-    def leaveEvent(self, event) -> None:  # noqa: N802
+    def leaveEvent(self, event: QEvent) -> None:  # noqa: N802
         self.hovered = None
         super().leaveEvent(event)
 
-    def mouseMoveEvent(self, event) -> None:  # noqa: N802
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802
         i = self.tile_at(event.position().toPoint())
         self.hovered = self.tiles[i].index if i is not None else None
         if i is None:

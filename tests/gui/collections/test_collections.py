@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 
 from irviewer.formats.collection import read_record
-from irviewer.gui.collections.controller import CollectionDialog, default_collection_folder
+from irviewer.gui.collections.dialog import CollectionDialog, default_collection_folder
 from irviewer.gui.main_window import MainWindow
 from irviewer.opening import indexing
 from irviewer.opening.describing import SERIAL

@@ -37,7 +37,7 @@ def arrange(w: MainWindow) -> None:
 
 
 def view(w: MainWindow) -> tuple:
-    return (w.bar.method_box.currentText(), w.evaluation.protocol.ap, w.results.depth,
+    return (w.bar.method_box.currentText(), w.evaluation.protocol.ap, w.results.shown_depth,
             w.results.show_ignored,
             w.queries.filter_edit.text(), w.queries.proxy.ap_range,
             w.opened.dataset.queries[w.current].name, len(w.results.grid.tiles))
@@ -72,11 +72,11 @@ def test_autosave_is_offered_after_a_crash(qtbot, tmp_path):
     restored = make_window(qtbot)
     restored.sessions.ask_restore = lambda path: asked.append(path) or True
     restored.open_session(tmp_path / "work.irv", sync=True)
-    assert asked == [backup] and restored.results.depth == 40
+    assert asked == [backup] and restored.results.shown_depth == 40
     declined = make_window(qtbot)
     declined.sessions.ask_restore = lambda path: False
     declined.open_session(tmp_path / "work.irv", sync=True)
-    assert declined.results.depth == 20  # what was saved
+    assert declined.results.shown_depth == 20  # what was saved
     assert declined.save_session() and not backup.exists()  # saving supersedes it
 
 
@@ -94,7 +94,7 @@ def test_a_plain_open_is_kept_and_comes_back_from_recent(qtbot):
     assert [a.text() for a in actions] == ["demo.csv — strong.npz, weak.npz"]
     actions[0].trigger()
     qtbot.waitUntil(lambda: again.opened is not None, timeout=20000)
-    assert again.bar.method_box.currentText() == "weak.npz" and again.results.depth == 30
+    assert again.bar.method_box.currentText() == "weak.npz" and again.results.shown_depth == 30
     assert again.sessions.path is None  # still not a file of the user's
 
 
