@@ -343,6 +343,10 @@ def _methods_table(evaluations: list[dict], names: list[str]) -> list[str]:
         lines.append("  values in %; conventions:")
         lines += [f"    {k}: {first['conventions'][k]}" for k in keys
                   if first["conventions"].get(k)]
+        for ev in rows:
+            said = _conventions_lines(ev)
+            if said:
+                lines += [f"  {ev['method']}:", *said[1:]] if len(rows) > 1 else said
         lines += _query_lines(first)[1:]
     return lines
 

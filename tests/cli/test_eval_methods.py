@@ -73,3 +73,10 @@ def test_writing_one_method_s_files_refuses_several(two, capsys):
                str(two / "d.npz"), "--export-trec", str(two / "x")])
     err = capsys.readouterr().err
     assert rc == 2 and "--export-trec writes one method's results; 2 methods" in err
+
+
+def test_several_methods_each_get_their_conventions_table(two, capsys):
+    assert main(["eval", str(two / "set.csv"), "-d", str(two / "e.npz"), "-d",
+                 str(two / "d.npz"), "--conventions"]) == 0
+    text = capsys.readouterr().out
+    assert "  e.npz:\n    AP  finite-sum" in text and "  d.npz:\n    AP  finite-sum" in text
