@@ -38,8 +38,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "ranking": "precomputed result lists, one method each",
         "protocol": "judge labels under this protocol (default: the dataset's, revisited "
         "Medium for rOxford/rParis)"})
-    p.add_argument("--top", type=int, default=100, metavar="N",
-                   help="list the N most suspicious (0: all; default 100)")
+    p.add_argument("--top", type=int, default=0, metavar="N",
+                   help="list only the N most suspicious (default 0: every suspect scoring at "
+                   "least --min-score)")
     add_options(p, "depth", "corrections", help={
         "depth": "length of the stored result lists a negative must be in to count as "
         "ranked among the positives (default 200; positives' ranks are exact at any depth)",
@@ -99,16 +100,20 @@ def build_audit_report(dataset: Dataset, result: AuditResult, methods: list[dict
                     "n_queries": dataset.n_queries, "n_gallery": dataset.n_gallery,
                     "protocol": result.protocol, "notes": list(result.notes)},
         "methods": methods,
-        "suspects": [{"rank": i, "kind": s.kind, "query": s.query, "item": s.item,
-                      "labelled": s.labelled, "suggested": s.suggested,
-                      "score": round(s.score, 4), "evidence": s.evidence,
-                      "methods_agreeing": s.methods_agreeing}
+        "suspects": [{"rank": i, "kind": s.kind, "query": s.query,
+                      "queries": list(s.queries or ((s.query,) if s.query else ())),
+                      "item": s.item, "labelled": s.labelled, "suggested": s.suggested,
+                      "score": s.score, "log_odds": round(s.order(), 4),
+                      "evidence": s.evidence, "methods_agreeing": s.methods_agreeing}
                      for i, s in enumerate(shown, 1)],
     }
 
 
 def format_table(dataset: Dataset, result: AuditResult, shown: Sequence[Suspect]) -> str:
-    """Return the table printed for people: one line per suspect, its evidence under it."""
+    """Return the table printed for people: one line per suspect, its evidence under it
+    (``hertford_1 +4``: the suspect is about 5 queries sharing a list)."""
+    from irviewer.core.audit import score_words
+
     lines = [f"irviewer audit: {dataset.label()} ({dataset.format}), protocol "
              f"{result.protocol}, {len(result.methods)} method(s): "
              f"{', '.join(result.methods)}",
@@ -116,10 +121,13 @@ def format_table(dataset: Dataset, result: AuditResult, shown: Sequence[Suspect]
              + (f", the first {len(shown)} shown" if len(shown) < len(result.suspects) else "")]
     lines += [f"note: {n}" for n in result.notes]
     if shown:
-        lines.append(f"{'#':>4}  {'score':>5}  {'kind':<24} {'query':<20} {'item':<24} fix")
+        lines.append(f"{'#':>4}  {'score':>11}  {'kind':<24} {'query':<20} {'item':<24} fix")
     for i, s in enumerate(shown, 1):
         fix = f"{s.labelled} -> {s.suggested}" if s.suggested is not None else "(review)"
-        lines.append(f"{i:>4}  {s.score:5.2f}  {s.kind:<24} {s.query or '-':<20} "
+        query = s.query or "-"
+        if len(s.queries) > 1:
+            query = f"{query} +{len(s.queries) - 1}"
+        lines.append(f"{i:>4}  {score_words(s):>11}  {s.kind:<24} {query:<20} "
                      f"{s.item:<24} {fix}")
         lines.append(f"{'':>13}{s.evidence}")
     return "\n".join(lines)
@@ -127,8 +135,9 @@ def format_table(dataset: Dataset, result: AuditResult, shown: Sequence[Suspect]
 
 def write_audit_csv(path: Path, shown: Sequence[Suspect]) -> int:
     """Write the suspects' suggested corrections as a corrections file with an ``accept``
-    column left empty for the reviewer (only rows marked yes are applied when it is read);
-    suspects with no single fix (hubs, queries) are left out. Return the rows written."""
+    column left empty for the reviewer (only rows marked yes are applied when it is read):
+    one row per query a suspect fixes; suspects with no single fix (hubs, queries) are left
+    out. Return the rows written."""
     from dataclasses import replace
 
     from irviewer.core.audit import AUTHOR
@@ -136,8 +145,7 @@ def write_audit_csv(path: Path, shown: Sequence[Suspect]) -> int:
     from irviewer.formats.corrections_file import write_corrections
 
     now = utc_now()
-    rows = [replace(s.correction, author=AUTHOR, time=now,
-                    note=f"{s.kind} ({s.score:.2f}): {s.evidence}")
-            for s in shown if s.correction is not None]
+    rows = [replace(c, author=AUTHOR, time=now, note=f"{s.kind} ({s.score:.2f}): {s.evidence}")
+            for s in shown for c in s.fixes()]
     write_corrections(path, rows, accept=[""] * len(rows))
     return len(rows)

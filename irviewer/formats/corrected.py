@@ -1,5 +1,8 @@
 """Writing a corrected ground truth in the benchmark's own format (``apply-corrections``).
 
+A published file changes only where a correction changes it (a tool that corrects labels is
+not a formatter): the other lines, their order, repeated lines and line endings stay as
+published, so ``diff -r`` against the published files shows exactly the corrected lines.
 CSV manifest -> the same manifest with corrected instance labels; an instance set named by
 file or a re-identification folder -> a CSV manifest of the corrected labels (with cameras
 for re-id; image files are never renamed); Oxford/Paris gt_files -> a gt_files folder;
@@ -20,6 +23,10 @@ from irviewer.core.errors import InputError, Sentence, counted, examples
 from irviewer.core.label_rules import INSTANCE, LabelIndex
 from irviewer.formats import holidays, instance_names, manifest, oxford, reid, revisited
 from irviewer.formats.base import option
+from irviewer.formats.corrections_file import LoadedCorrections
+from irviewer.formats.line_edits import CorrectedFile, Edit
+from irviewer.formats.provenance import record_path, refuse_foreign_output, write_record
+from irviewer.io.atomic import atomic_write_bytes
 
 #: Per reader: what is written, and the file suffixes its reader recognises (None: a folder).
 OUTPUTS: dict[str, tuple[str, tuple[str, ...] | None]] = {
@@ -32,12 +39,10 @@ OUTPUTS: dict[str, tuple[str, tuple[str, ...] | None]] = {
 }
 
 
-def write_corrected(dataset: Dataset, out: Path) -> tuple[str, list[str]]:
-    """Write ``dataset``'s (corrected) ground truth at ``out`` in its own format; return a
-    sentence saying what was written, and notes on queries the instance reader will treat
-    differently when it reads the copy (:func:`instance_query_changes`). InputError for
-    HPatches, an ``out`` that is the published dataset, a suffix the format's reader would
-    not recognise, or pair corrections a label format cannot hold."""
+def corrected_files(dataset: Dataset, out: Path) -> list[CorrectedFile]:
+    """Return the files of ``dataset``'s corrected copy at ``out``, in the dataset's own
+    format, each published file edited only where a correction changed it
+    (:mod:`irviewer.formats.line_edits`); InputError as :func:`write_corrected`."""
     out = Path(out)
     where = dataset.label()
     if dataset.format.startswith("hpatches"):
@@ -67,18 +72,53 @@ def write_corrected(dataset: Dataset, out: Path) -> tuple[str, list[str]]:
                          f"corrections that image labels cannot express, e.g. "
                          f"{examples(beyond)}; {what} records labels only, so relabel the "
                          "images instead, or publish the corrections file with the dataset")
-    notes = instance_query_changes(dataset)
-    if dataset.format == manifest.NAME and dataset.path is not None:
-        manifest.rewrite_manifest(dataset.path, out, manifest.corrected_label_of(dataset))
+    source = None if dataset.path is None else Path(dataset.path)
+    if dataset.format == oxford.NAME:
+        assert source is not None
+        return [CorrectedFile(name, source / name, edit)
+                for name, edit in oxford.gt_file_edits(dataset).items()]
+    if dataset.format == manifest.NAME and source is not None:
+        edit = manifest.manifest_edit(source, manifest.corrected_label_of(dataset))
     elif dataset.format in (manifest.NAME, instance_names.NAME, reid.NAME):  # built, not read
-        manifest.write_manifest(out, dataset)
-    elif dataset.format == oxford.NAME:
-        oxford.write_gt_files(out, dataset)
+        return [CorrectedFile(out.name, None, Edit(manifest.new_manifest(out, dataset)))]
     elif dataset.format == revisited.NAME:
-        revisited.write_gnd(out, dataset)
+        edit = revisited.gnd_edit(dataset)
     else:
-        holidays.write_group_list(out, dataset)
-    return f"wrote {what} of {counted(dataset.n_queries, 'query', 'queries')} to {out}", notes
+        edit = holidays.group_list_edit(dataset)
+        if source is None or source.is_dir():
+            return [CorrectedFile(out.name, None, edit)]
+    return [CorrectedFile(out.name, source, edit)]
+
+
+def write_corrected(dataset: Dataset, out: Path,
+                    applied: LoadedCorrections | None = None) -> tuple[str, list[str]]:
+    """Write ``dataset``'s (corrected) ground truth at ``out`` in its own format, each
+    published file changed only where a correction changes it, and its provenance record
+    beside it (:mod:`irviewer.formats.provenance`, naming the ``applied`` corrections);
+    return a sentence saying what was written, and notes on queries the instance reader
+    will treat differently when it reads the copy (:func:`instance_query_changes`).
+    InputError (nothing written) for HPatches, an ``out`` that is the published dataset or
+    holds anything but a previous corrected copy, a suffix the format's reader would not
+    recognise, or pair corrections a label format cannot hold."""
+    out = Path(out)
+    files = corrected_files(dataset, out)
+    refuse_foreign_output(out)
+    notes = instance_query_changes(dataset)
+    what = OUTPUTS[dataset.format][0]
+    folder = OUTPUTS[dataset.format][1] is None
+    write_record(out, dataset, files, applied, notes, folder)
+    for f in files:
+        target = out / f.name if folder else out
+        if folder:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(target, f.edit.data)
+    changed = [f for f in files if f.edit.differs or f.published is None]
+    lines = sum(f.edit.differs for f in files if f.published is not None)
+    edits = f"; {counted(len(changed), 'file')} differ from the published ones by {lines} " \
+        f"{files[0].edit.unit if len(files) == 1 else 'lines'}" if any(
+            f.published is not None for f in files) else ""
+    return (f"wrote {what} of {counted(dataset.n_queries, 'query', 'queries')} to {out}"
+            f"{edits}; its provenance is in {record_path(out).name}"), notes
 
 
 def instance_query_changes(dataset: Dataset) -> list[str]:

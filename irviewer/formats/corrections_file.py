@@ -158,7 +158,7 @@ def _checked_rows(path: Path, dataset: Dataset) -> list[tuple[int, Correction]]:
     """Return (line, correction) of each row of ``path``, checked against ``dataset``; a
     row repeating an earlier one exactly is left out."""
     where = path.name
-    rows = _rows(read_csv_text(path, "a corrections file", COLUMNS), where)
+    rows = read_rows(read_csv_text(path, "a corrections file", COLUMNS), where)
     if not rows:
         return []
     gallery = set(dataset.gallery)
@@ -250,7 +250,7 @@ def write_corrections(path: Path, corrections: Iterable[Correction],
             writer.writerow(row if values is None else [*row, values[i]])
 
 
-def _rows(text: str, where: str) -> list[tuple[int, Correction]]:
+def read_rows(text: str, where: str) -> list[tuple[int, Correction]]:
     """Return (line number, correction) of each data row, unchecked against a dataset."""
     reader = csv.reader(io.StringIO(text, newline=""))
     try:

@@ -42,9 +42,10 @@ from irviewer.formats.base import (
     by_stem,
     list_images,
     option,
+    read_bytes,
     read_text,
 )
-from irviewer.io.atomic import atomic_write_text
+from irviewer.formats.line_edits import Edit, edit_lines
 
 NAME = "holidays"
 #: GGGGNN: a 4-digit group and a 2-digit number within the group.
@@ -254,11 +255,30 @@ READER = Reader(NAME, "INRIA Holidays images named GGGGNN.jpg (a folder, or a na
                 takes=frozenset({"images"}))
 
 
-def write_group_list(path: Path, dataset: Dataset) -> None:
-    """Write ``dataset``'s images as a Holidays name list at ``path`` (atomically), one
-    ``GGGGNN.jpg`` per line in gallery order, followed by `` GGGG`` where an image's group is
-    not the first four digits of its name (a corrected group; the file is never renamed)."""
-    labels = np.asarray(dataset.gallery_labels).tolist()
-    lines = [f"{name}.jpg" + ("" if label == name[:4] else f" {label}")
-             for name, label in zip(dataset.gallery, labels, strict=True)]
-    atomic_write_text(Path(path), "".join(f"{line}\n" for line in lines))
+def group_list_edit(dataset: Dataset) -> Edit:
+    """Return ``dataset``'s images as a Holidays name list with corrected groups: for a
+    dataset read from a name list, that list with only the lines of images whose group
+    changed edited (``100301.jpg`` -> ``100301.jpg 1004``, or the group field dropped when
+    an image is back in the group its name says), every other byte kept; for a folder, a new
+    list, one ``GGGGNN.jpg`` per line in gallery order, followed by `` GGGG`` where an
+    image's group is not the first four digits of its name (images are never renamed)."""
+    labels = dict(zip(dataset.gallery, (str(v) for v in np.asarray(dataset.gallery_labels)
+                                        .tolist()), strict=True))
+    if dataset.path is None or Path(dataset.path).is_dir():
+        lines = [f"{name}.jpg" + ("" if label == name[:4] else f" {label}")
+                 for name, label in labels.items()]
+        return Edit("".join(f"{line}\n" for line in lines).encode("utf-8"), added=len(lines))
+
+    def replace(line: bytes) -> bytes | None:
+        text = line.decode("utf-8", "replace")
+        if not text.strip():
+            return line
+        name, group = split_list_line(text)
+        label = labels.get(name)
+        if label is None or label == (group or name[:4]):
+            return line
+        indent = text[:len(text) - len(text.lstrip())]
+        entry = text.split()[0]
+        return (indent + entry + ("" if label == name[:4] else f" {label}")).encode("utf-8")
+
+    return edit_lines(read_bytes(Path(dataset.path), "a Holidays name list"), replace, [])

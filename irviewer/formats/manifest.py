@@ -34,8 +34,8 @@ import numpy as np
 from irviewer.core.dataset import Dataset, SkippedQuery, build_query, index_array
 from irviewer.core.errors import InputError, examples
 from irviewer.core.label_rules import INSTANCE, RULE_GROUPS, LabelIndex, same_label_groups
-from irviewer.formats.base import Reader, ReadOptions, read_text
-from irviewer.io.atomic import atomic_open
+from irviewer.formats.base import Reader, ReadOptions, read_bytes, read_text
+from irviewer.formats.line_edits import Edit, TextLines, ending
 
 NAME = "manifest"
 ROLES = ("query", "gallery", "both")
@@ -292,29 +292,45 @@ def corrected_label_of(dataset: Dataset) -> dict[str, str]:
     return labels
 
 
-def rewrite_manifest(source: Path, out: Path, labels: dict[str, str]) -> None:
-    """Write the manifest ``source`` to ``out`` (atomically) with the instance cell of every
-    image named in ``labels`` replaced by its label; every other cell, row and column stays
-    as it was (rows of queries the reader removed too)."""
-    text = read_text(source, "a CSV manifest")
-    rows = list(csv.reader(io.StringIO(text, newline="")))
-    header = [h.strip().lower() for h in rows[0]]
+def manifest_edit(source: Path, labels: dict[str, str]) -> Edit:
+    """Return the manifest ``source`` with the instance cell of every image whose label in
+    ``labels`` differs from it replaced: only those rows are written anew (as CSV, with the
+    row's own line ending); every other byte stays as published (other rows, quoting, line
+    endings, a BOM, rows of queries the reader removed)."""
+    data = read_bytes(source, "a CSV manifest")
+    text = TextLines.of(data)
+    header = [h.strip().lower() for h in next(csv.reader([text.lines[0].decode(
+        "utf-8", "replace")]), [])] if text.lines else []
     image, instance = header.index("image"), header.index("instance")
     named = header.index("name") if "name" in header else None
-    with atomic_open(out, newline="") as stream:
-        writer = csv.writer(stream, lineterminator="\n")
-        writer.writerow(rows[0])
-        for raw in rows[1:]:
-            if len(raw) > max(image, instance) and raw[image].strip():
-                explicit = raw[named].strip() if named is not None and named < len(raw) else ""
-                name = explicit or image_name(raw[image].strip())
-                if name in labels:
-                    raw = [*raw[:instance], labels[name], *raw[instance + 1:]]
-            writer.writerow(raw)
+    out = [text.lines[0]]
+    changed = 0
+    record: list[bytes] = []
+    for line in text.lines[1:]:
+        record.append(line)
+        joined = b"".join(record)
+        if joined.count(b'"') % 2:  # a quoted cell goes on over the line break
+            continue
+        record = []
+        raw = next(csv.reader(io.StringIO(joined.decode("utf-8", "replace"), newline="")),
+                   [])
+        if len(raw) > max(image, instance) and raw[image].strip():
+            explicit = raw[named].strip() if named is not None and named < len(raw) else ""
+            name = explicit or image_name(raw[image].strip())
+            if name in labels and labels[name] != raw[instance].strip():
+                raw = [*raw[:instance], labels[name], *raw[instance + 1:]]
+                stream = io.StringIO()
+                csv.writer(stream, lineterminator="").writerow(raw)
+                out.append(stream.getvalue().encode("utf-8") + ending(joined))
+                changed += 1
+                continue
+        out.append(joined)
+    out += record
+    return Edit(text.bom + b"".join(out), changed)
 
 
-def write_manifest(out: Path, dataset: Dataset) -> None:
-    """Write ``dataset``'s images as a CSV manifest at ``out`` (atomically): gallery images
+def new_manifest(out: Path, dataset: Dataset) -> bytes:
+    """Return ``dataset``'s images as a CSV manifest to be written at ``out``: gallery images
     in gallery order (role ``both`` when also a query), then query-only images; ``image`` is
     each file's path relative to ``out``'s folder, ``instance`` its label, and a ``camera``
     column for a re-identification set. InputError when an image has no known file."""
@@ -337,17 +353,18 @@ def write_manifest(out: Path, dataset: Dataset) -> None:
     def own_name(name: str) -> list[str]:  # a name other than the path's, kept by a column
         return [name] if named else []
 
-    with atomic_open(out, newline="") as stream:
-        writer = csv.writer(stream, lineterminator="\n")
-        writer.writerow(["image", "instance", "role", *(["camera"] if reid else []),
-                         *(["name"] if named else [])])
-        for i, name in enumerate(dataset.gallery):
-            role = "both" if name in queries and not reid else "gallery"
-            writer.writerow([where(name), labels[name], role,
-                             *([int(cameras[i])] if cameras is not None else []),
-                             *own_name(name)])
-        gallery = set(dataset.gallery)
-        for name, q in queries.items():
-            if reid or name not in gallery:
-                writer.writerow([where(name), labels[name], "query",
-                                 *([q.meta_int("camera")] if reid else []), *own_name(name)])
+    stream = io.StringIO(newline="")
+    writer = csv.writer(stream, lineterminator="\n")
+    writer.writerow(["image", "instance", "role", *(["camera"] if reid else []),
+                     *(["name"] if named else [])])
+    for i, name in enumerate(dataset.gallery):
+        role = "both" if name in queries and not reid else "gallery"
+        writer.writerow([where(name), labels[name], role,
+                         *([int(cameras[i])] if cameras is not None else []),
+                         *own_name(name)])
+    gallery = set(dataset.gallery)
+    for name, q in queries.items():
+        if reid or name not in gallery:
+            writer.writerow([where(name), labels[name], "query",
+                             *([q.meta_int("camera")] if reid else []), *own_name(name)])
+    return stream.getvalue().encode("utf-8")

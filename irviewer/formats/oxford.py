@@ -23,8 +23,15 @@ from pathlib import Path
 from irviewer.core.dataset import Box, Dataset, Query, build_query, repeated
 from irviewer.core.descriptors import IMAGE_SUFFIXES
 from irviewer.core.errors import InputError, counted, examples, when
-from irviewer.formats.base import Reader, ReadOptions, list_images, option, read_text
-from irviewer.io.atomic import atomic_write_text
+from irviewer.formats.base import (
+    Reader,
+    ReadOptions,
+    list_images,
+    option,
+    read_bytes,
+    read_text,
+)
+from irviewer.formats.line_edits import Edit, TextLines, body, edit_lines
 
 NAME = "oxford"
 GROUPS = ("good", "ok", "junk")
@@ -193,27 +200,40 @@ READER = Reader(NAME, "Oxford5k/Paris6k gt_files folder (good/ok/junk, trapezoid
                 takes=frozenset({"images"}))
 
 
-def write_gt_files(folder: Path, dataset: Dataset) -> None:
-    """Write ``dataset``'s ground truth as an Oxford/Paris gt_files folder: per query
-    ``<q>_query.txt`` (copied from the source folder when there is one, else written from
-    the query's image and box) and ``<q>_good.txt`` / ``_ok.txt`` / ``_junk.txt`` listing
-    the group's image names in gallery order, one per line. Each file is written atomically;
-    the folder is created when missing."""
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    source = Path(dataset.path) if dataset.path is not None and Path(dataset.path).is_dir() \
-        else None
+def gt_file_edits(dataset: Dataset) -> dict[str, Edit]:
+    """Return file name -> the corrected bytes of every file of ``dataset``'s gt_files folder
+    (its top-level files: the four per query and any other, such as a README): a
+    ``_good`` / ``_ok`` / ``_junk`` list loses the lines of names its group no longer holds
+    and gains the names it now holds at its end, one per line with the file's own line
+    ending; every other line and file is kept byte for byte (order, repeated lines, line
+    endings). InputError when the source folder is unknown."""
+    if dataset.path is None or not Path(dataset.path).is_dir():
+        raise InputError(f"{dataset.label()}: the source gt_files folder is unknown")
+    folder = Path(dataset.path)
+    edits = {p.name: Edit(read_bytes(p, "a ground-truth file"))
+             for p in sorted(folder.iterdir()) if p.is_file() and not p.name.startswith(".")}
     for q in dataset.queries:
-        query_file = source / f"{q.name}_query.txt" if source is not None else None
-        if query_file is not None and query_file.is_file():
-            atomic_write_text(folder / query_file.name, read_text(query_file, "a query file"))
-        elif q.box is not None:
-            box = " ".join(f"{v:g}" for v in q.box)
-            atomic_write_text(folder / f"{q.name}_query.txt", f"{QUERY_PREFIX}{q.image} {box}\n")
-        else:
-            raise InputError(f"{dataset.label()}: query {q.name} has no box, which a "
-                             "_query.txt file needs")
-        groups = {"good": q.group("good"), "ok": q.group("ok"), "junk": q.group("junk")}
-        for group, members in groups.items():
-            atomic_write_text(folder / f"{q.name}_{group}.txt",
-                              "".join(f"{dataset.gallery[i]}\n" for i in members.tolist()))
+        for group in GROUPS:
+            name = f"{q.name}_{group}.txt"
+            wanted = [dataset.gallery[i] for i in q.group(group).tolist()]
+            edits[name] = _edit_list(edits[name].data, wanted)
+    return edits
+
+
+def _edit_list(data: bytes, wanted: list[str]) -> Edit:
+    """Return the edit making the list ``data`` hold exactly the names ``wanted`` (listed in
+    gallery order), its other lines untouched."""
+    keep = set(wanted)
+    listed = {_listed_name(body(line)) for line in TextLines.of(data).lines}
+
+    def replace(line: bytes) -> bytes | None:
+        name = _listed_name(line)
+        return line if not name or name in keep else None
+
+    return edit_lines(data, replace, [n for n in wanted if n not in listed])
+
+
+def _listed_name(line: bytes) -> str:
+    """Return the image name a list line holds ("" for a blank line)."""
+    return line.decode("utf-8", "replace").strip()
+

@@ -29,9 +29,9 @@ import numpy as np
 
 from irviewer.core.dataset import Box, Dataset, Query, build_query, repeated
 from irviewer.core.errors import InputError, counted, examples
-from irviewer.formats.base import Reader, ReadOptions, read_text
+from irviewer.formats.base import Reader, ReadOptions, read_bytes, read_text
+from irviewer.formats.line_edits import Edit
 from irviewer.formats.safe_pickle import load_plain_pickle
-from irviewer.io.atomic import atomic_write_bytes
 
 NAME = "revisited"
 GROUPS = ("easy", "hard", "junk")
@@ -198,32 +198,48 @@ READER = Reader(NAME, "revisited Oxford/Paris gnd_*.pkl (Easy, Medium, Hard)",
                 takes=frozenset({"images", "distractors"}))
 
 
-def write_gnd(path: Path, dataset: Dataset) -> None:
-    """Write ``dataset``'s ground truth as a gnd pickle at ``path`` (atomically): the source
-    pickle's dict (``imlist``, ``qimlist``, every other key, each query's ``bbx``) with each
-    query's ``easy`` / ``hard`` / ``junk`` lists (``ok`` / ``junk`` in cirtorch's layout, good
-    merged into ok) replaced by the dataset's, as sorted lists of ints. Only builtin types, so
-    it loads through :func:`~irviewer.formats.safe_pickle.load_plain_pickle`. InputError when
-    a group holds a distractor image (gnd indices point into ``imlist`` only)."""
+def gnd_edit(dataset: Dataset) -> Edit:
+    """Return the corrected gnd pickle of ``dataset`` (its source pickle with each corrected
+    list edited) and how many list entries were removed and added: the source
+    pickle's dict keeps every key, query entry and list as published (same order, same
+    repeated indices); a list whose group changed loses the indices of images it no longer
+    holds and gains the new ones, ascending, at its end (``ok`` / ``junk`` in cirtorch's
+    layout, good merged into ok). Pickled with the source file's protocol; the published
+    bytes when nothing changed. Only builtin types, so it loads through
+    :func:`~irviewer.formats.safe_pickle.load_plain_pickle`. InputError when a group holds a
+    distractor image (gnd indices point into ``imlist``)."""
     if dataset.path is None:
         raise InputError(f"{dataset.label()}: the source gnd pickle is unknown")
+    data = read_bytes(Path(dataset.path), "a gnd pickle")
     gnd = load_plain_pickle(Path(dataset.path))
     if not isinstance(gnd, dict):
         raise InputError(f"{Path(dataset.path).name}: not a gnd dict")
     n_db = len(gnd["imlist"])
     old_layout = dataset.groups == OLD_GROUPS
     entries = []
+    removed = added = 0
     for q, entry in zip(dataset.queries, gnd["gnd"], strict=True):
-        entry = dict(entry)
         lists = {"ok": np.union1d(q.group("good"), q.group("ok")), "junk": q.group("junk")} \
             if old_layout else {g: q.group(g) for g in GROUPS}
+        edited = dict(entry)
         for group, members in lists.items():
             beyond = members[members >= n_db]
             if len(beyond):
                 raise InputError(f"{dataset.label()}: query {q.name}: {group} holds the "
                                  f"distractor {dataset.gallery[int(beyond[0])]}, which a gnd "
                                  "file cannot list (its indices point into imlist)")
-            entry[group] = [int(i) for i in members.tolist()]
-        entries.append(entry)
-    gnd = {**gnd, "gnd": entries}
-    atomic_write_bytes(Path(path), pickle.dumps(gnd, protocol=4))
+            published = [int(i) for i in entry.get(group, [])]
+            wanted = set(members.tolist())
+            kept = [i for i in published if i in wanted]
+            new = sorted(wanted - set(published))
+            if len(kept) < len(published) or new:
+                removed += len(published) - len(kept)
+                added += len(new)
+                edited[group] = kept + new
+        entries.append(edited)
+    if not removed and not added:
+        return Edit(data)
+    protocol = data[1] if data[:1] == pickle.PROTO and data[1] <= pickle.HIGHEST_PROTOCOL \
+        else pickle.DEFAULT_PROTOCOL
+    return Edit(pickle.dumps({**gnd, "gnd": entries}, protocol=protocol), 0, removed, added,
+                unit="list entries")

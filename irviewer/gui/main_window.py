@@ -262,7 +262,7 @@ class MainWindow(QMainWindow):
             return
         self.opening.wait()
         self.review.wait()
-        self.corrections.wait_saved()
+        self.corrections.stop_watching()
         self.compare_mode.wait()
         self.figures.wait()
         self.photo_search.wait()

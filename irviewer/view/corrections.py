@@ -13,6 +13,7 @@ edit the corrected one (:attr:`CorrectionState.corrected`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,6 +21,8 @@ import numpy as np
 from irviewer.core.corrections import (
     NEGATIVE,
     PAIR_CHOICES,
+    BatchCorrectionCommand,
+    Correction,
     CorrectionCommand,
     CorrectionLog,
     NothingToChangeError,
@@ -34,6 +37,9 @@ from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError, counted
 from irviewer.core.evaluation import Evaluation
 from irviewer.opening.opener import Opened
+
+#: An undoable edit of the corrections log: one correction, several at once, or a deletion.
+Command = CorrectionCommand | BatchCorrectionCommand | RemoveCorrectionCommand
 
 #: The shortcut keys of the pair choices, in menu order.
 CHOICE_KEYS = ("1", "2", "3", "4")
@@ -271,7 +277,7 @@ class CorrectionState:
                  if self.showing_published else "")
         return f"{what}{where}: nothing to change"
 
-    def do(self, command: CorrectionCommand | RemoveCorrectionCommand) -> np.ndarray:
+    def do(self, command: Command) -> np.ndarray:
         """Run ``command`` on the log (the corrected ground truth, whichever is shown) and
         re-score the queries it changed; the corrected ground truth is shown again, so the
         edit is seen. :class:`NothingToChangeError` (nothing done, the view stays) for a
@@ -280,7 +286,7 @@ class CorrectionState:
         back = self._corrected_again()
         return self._rescore(np.union1d(back, changed))
 
-    def undo(self, command: CorrectionCommand | RemoveCorrectionCommand) -> np.ndarray:
+    def undo(self, command: Command) -> np.ndarray:
         """Revert ``command`` and re-score the queries it changed."""
         back = self._corrected_again()
         changed = command.undo(self.log)
@@ -319,6 +325,26 @@ class CorrectionState:
         self.showing_published = False
         return self.log.changed_queries()
 
+    def add_first(self, corrections: Sequence[Correction]) -> np.ndarray:
+        """Put ``corrections`` (another writer's, just read from the file) first in the log,
+        so this window's own stay last and their undo steps stay valid; re-score the queries
+        they change and return them."""
+        changed = [np.zeros(0, np.int64)]
+        for c in corrections:
+            changed.append(self.log.insert(0, c))
+        return self._rescore(np.unique(np.concatenate(changed)))
+
+    def replace_all(self, corrections: Sequence[Correction]) -> np.ndarray:
+        """Make ``corrections`` (the file after another writer replaced or deleted some)
+        the log, applied in order over the published ground truth; re-score the queries
+        either log touches and return them."""
+        before = self.log.changed_queries()
+        log = CorrectionLog(self.published)
+        for c in corrections:
+            log.insert(len(log), c)
+        self.log = log
+        return self._rescore(np.union1d(before, log.changed_queries()))
+
     def _rescore(self, changed: np.ndarray) -> np.ndarray:
         shown = self.published if self.showing_published else self.log.dataset
         changed = np.asarray(changed, dtype=np.int64)
@@ -326,7 +352,24 @@ class CorrectionState:
         return changed
 
 
-__all__ = ["CHOICE_KEYS", "MARK_GLYPH", "MARK_LEGEND", "NEGATIVE", "CorrectionState",
-           "LogRow", "PairChoice", "RelabelOffer", "RelationMenu", "both_numbers",
-           "corrected_items", "log_rows", "pair_menu", "relabel_offer", "relabel_preview",
-           "relation", "relation_words", "uncorrectable_reason"]
+__all__ = [
+    "CHOICE_KEYS",
+    "MARK_GLYPH",
+    "MARK_LEGEND",
+    "NEGATIVE",
+    "Command",
+    "CorrectionState",
+    "LogRow",
+    "PairChoice",
+    "RelabelOffer",
+    "RelationMenu",
+    "both_numbers",
+    "corrected_items",
+    "log_rows",
+    "pair_menu",
+    "relabel_offer",
+    "relabel_preview",
+    "relation",
+    "relation_words",
+    "uncorrectable_reason",
+]

@@ -18,7 +18,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from html import escape
 
-from irviewer.core.audit import DUPLICATE, HUB, KINDS, LABEL, NEG_POS, POS_NEG, QUERY, Suspect
+from irviewer.core.audit import (
+    DUPLICATE,
+    HUB,
+    KINDS,
+    LABEL,
+    NEG_POS,
+    POS_NEG,
+    QUERY,
+    Suspect,
+    score_words,
+)
 from irviewer.core.corrections import sets_nothing
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError, counted
@@ -56,6 +66,15 @@ def fix_words(suspect: Suspect) -> str:
     if suspect.correction.is_relabel:
         return f"relabel → {suspect.suggested}"
     return f"{suspect.labelled} → {suspect.suggested}"
+
+
+def query_words(suspect: Suspect) -> str:
+    """Return the query column: the query, ``hertford_1 +4`` for a suspect of 5 queries
+    sharing a list, ``—`` for an image-level suspect."""
+    if not suspect.query:
+        return "—"
+    more = len(suspect.queries) - 1
+    return f"{suspect.query} +{more}" if more > 0 else suspect.query
 
 
 def ranks_words(suspect: Suspect, query_name: str | None) -> str:
@@ -106,7 +125,7 @@ class ReviewQueue:
         truth now (after a correction, undo or redo): a suspect whose fix is in place is
         accepted. One cheap look per suspect (no correction is applied)."""
         self._fixed = frozenset(i for i, s in enumerate(self.suspects)
-                                if s.correction is not None and _in_place(dataset, s))
+                                if s.fixes() and _in_place(dataset, s))
 
     def state(self, position: int) -> str:
         """Return ``open``, ``accepted`` or ``checked`` for the suspect at ``position``."""
@@ -116,8 +135,7 @@ class ReviewQueue:
 
     def can_accept(self, position: int) -> bool:
         """Return True when the suspect at ``position`` has a fix and is not accepted."""
-        return (self.suspects[position].correction is not None
-                and self.state(position) != ACCEPTED)
+        return bool(self.suspects[position].fixes()) and self.state(position) != ACCEPTED
 
     def toggle_checked(self, position: int, author: str = "", time: str = "") -> bool:
         """Mark the suspect at ``position`` "checked, the label stands", or unmark it when it
@@ -185,11 +203,11 @@ class ReviewQueue:
 
 
 def _in_place(dataset: Dataset, suspect: Suspect) -> bool:
-    """Return True when ``suspect``'s suggested correction would set nothing in
-    ``dataset``: its fix is there (a name the dataset does not have: not in place)."""
-    assert suspect.correction is not None
+    """Return True when each of ``suspect``'s suggested corrections (one per query sharing
+    the label) would set nothing in ``dataset``: its fix is there (a name the dataset does
+    not have: not in place)."""
     try:
-        return sets_nothing(dataset, suspect.correction)
+        return all(sets_nothing(dataset, c) for c in suspect.fixes())
     except InputError:
         return False
 
@@ -228,14 +246,18 @@ def detail_html(dataset: Dataset, suspect: Suspect, q: int) -> str:
     """Return the selected suspect's details (rich text): kind and score, query and item,
     label and suggested fix, the item's rank under each method, the evidence."""
     query_name = dataset.queries[q].name if q >= 0 else None
-    where = (f"query <b>{escape(suspect.query)}</b> · " if suspect.query else
+    where = (f"queries <b>{escape(suspect.query)}</b> (shown), "
+             f"{escape(', '.join(n for n in suspect.queries if n != suspect.query))}: "
+             f"{len(suspect.queries)} sharing its list, fixed together · "
+             if len(suspect.queries) > 1 and suspect.query else
+             f"query <b>{escape(suspect.query)}</b> · " if suspect.query else
              f"image-level (shown in {escape(query_name)}'s ranking) · " if query_name else
              "image-level · ")
     ranks = ranks_words(suspect, query_name)
     agree = (f"{suspect.methods_agreeing} of {suspect.n_methods} methods agree"
              if suspect.n_methods > 1 else "one method")
     return (f"<b>{escape(KIND_WORDS.get(suspect.kind, suspect.kind))}</b> · score "
-            f"{suspect.score:.2f} · {agree}<br>{where}item <b>{escape(suspect.item)}</b>"
+            f"{score_words(suspect)} · {agree}<br>{where}item <b>{escape(suspect.item)}</b>"
             f"<br>labelled <b>{escape(suspect.labelled)}</b> · fix: "
             f"<b>{escape(fix_words(suspect).replace('relabel', 'relabel ' + suspect.item))}</b>"
             + (f" · {escape(ranks)}" if ranks else "")

@@ -147,17 +147,19 @@ def write_pcaw64(folder: Path) -> Path:
 
 
 def audit_pairs(opened: Opened) -> tuple[list[tuple[int, int]], list]:
-    """Return the audit's distinct (query, image) pair suspects in order, and its suspects."""
+    """Return the audit's distinct (query, image) pair suspects in order (an entry naming the
+    queries sharing a list expanded to its queries), and its suspects."""
     ds = opened.dataset
     result = audit(ds, {k: m.ranking for k, m in opened.methods.items()})
     index, seen, pairs = ds.gallery_index(), set(), []
     for s in result.suspects:
         if s.query is None or s.kind not in (NEG_POS, POS_NEG, DUPLICATE):
             continue
-        pair = (ds.query_by_name(s.query), index[s.item])
-        if pair not in seen:
-            seen.add(pair)
-            pairs.append(pair)
+        for name in s.queries or (s.query,):
+            pair = (ds.query_by_name(name), index[s.item])
+            if pair not in seen:
+                seen.add(pair)
+                pairs.append(pair)
     return pairs, list(result.suspects)
 
 
@@ -315,10 +317,11 @@ def print_examples(suspects: list, judge: Judge, wanted: tuple[str, ...], title:
             continue
         v = judge.verdict(ds.query_by_name(s.query), index[s.item])
         key = (s.query.rsplit("_", 1)[0], s.item)
+        numbers = [name.rsplit("_", 1)[1] for name in s.queries or (s.query,)]
         if key in shown:
-            shown[key][2].append(s.query.rsplit("_", 1)[1])
+            shown[key][2].extend(numbers)
         elif v in wanted and len(shown) < n:
-            shown[key] = [pos, s, [s.query.rsplit("_", 1)[1]], v]
+            shown[key] = [pos, s, numbers, v]
     print(f"\n{title}:")
     for (landmark, item), (pos, s, qs, v) in shown.items():
         ranks = ", ".join(f"{r if r is not None else '-'}" for _, r in s.ranks)

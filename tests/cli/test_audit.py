@@ -41,10 +41,13 @@ def test_table_json_schema_and_ranks(synth, tmp_path, capsys):
     suspects = doc["suspects"]
     assert 4 <= len(suspects) <= 10
     for i, s in enumerate(suspects, 1):
-        assert set(s) == {"rank", "kind", "query", "item", "labelled", "suggested", "score",
-                          "evidence", "methods_agreeing"}
+        assert set(s) == {"rank", "kind", "query", "queries", "item", "labelled", "suggested",
+                          "score", "log_odds", "evidence", "methods_agreeing"}
+        assert s["query"] is None or s["query"] in s["queries"]
         assert s["rank"] == i and 0 <= s["score"] <= 1 and s["methods_agreeing"] in (1, 2)
         assert s["item"] in table
+    assert [s["log_odds"] for s in suspects] == sorted((s["log_odds"] for s in suspects),
+                                                       reverse=True)
     assert [s["score"] for s in suspects] == sorted((s["score"] for s in suspects),
                                                     reverse=True)
     top = {s["item"]: s for s in suspects[:4]}

@@ -144,10 +144,10 @@ def test_a_repeated_name_is_refused(tmp_path):
 
 
 def test_written_manifests_keep_names_other_than_the_paths(tmp_path):
-    from irviewer.formats.manifest import write_manifest
+    from irviewer.formats.manifest import new_manifest
 
     ds = read_manifest(write(tmp_path, NAMED))
-    write_manifest(tmp_path / "out.csv", ds)
+    (tmp_path / "out.csv").write_bytes(new_manifest(tmp_path / "out.csv", ds))
     again = read_manifest(tmp_path / "out.csv")
     assert again.gallery == ds.gallery
     assert (tmp_path / "out.csv").read_text().splitlines()[0] == "image,instance,role,name"

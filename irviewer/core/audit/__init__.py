@@ -19,7 +19,10 @@ nor is any image removed for every query (re-id junk id -1); re-id distractors (
 negatives, as the protocol says. The query's own image is never reported.
 
 Scores, in [0, 1]; a suspect is reported when its score is at least ``min_score`` (0.5; hubs
-excepted):
+excepted). Suspects are listed by the log odds of their score (:meth:`Suspect.order`), so the
+most certain ones keep their order where the probability rounds to 1. Where several queries
+share a label (Oxford's five queries of a landmark share their lists), a pair suspect is one
+entry naming them all (``queries``) with the fix of each (``corrections``):
 
 * ``negative_looks_positive`` and ``positive_looks_negative``: the probability that the
   label is wrong, from set-level evidence (:mod:`irviewer.core.audit.sets`): per positive
@@ -28,8 +31,11 @@ excepted):
   labelled gallery images in the set, each turned into a likelihood ratio by the set's own
   histograms of its positives and negatives (Sturges bins, Laplace smoothing, the item left
   out), multiplied, and combined with the prior error rate of the direction that the
-  confident joint estimates from the dataset. In image-label sets a positive that looks
-  negative is not reported: an image is mislabelled as far as another label claims it.
+  confident joint estimates from the dataset. A positive also claimed by an unrelated set
+  (two landmarks' lists that share no other image) adds the likelihood ratio between the two
+  claims (:func:`irviewer.core.audit.pairs.competing_claims`). In image-label sets a positive
+  that looks negative is not reported: an image is mislabelled as far as another label
+  claims it.
 * ``label_disagreement`` (image labels only): f * c. X = the other label most frequent among
   the item's k nearest gallery images (the same X under every method), f = n_X / (n_X +
   n_own) * min(1, 2 n_X / k); c = min(1, p / 0.05), p = the percentile of the item's mean
@@ -61,9 +67,10 @@ from irviewer.core.audit.suspects import (
     Suspect,
     ordinal,
     rank_phrase,
+    score_words,
     under,
 )
 
 __all__ = ["AUTHOR", "DUPLICATE", "HUB", "KINDS", "LABEL", "NEG_POS", "POS_NEG", "QUERY",
            "AuditOptions", "AuditResult", "AuditStep", "Suspect", "audit", "audit_protocol",
-           "iter_audit", "ordinal", "rank_phrase", "under"]
+           "iter_audit", "ordinal", "rank_phrase", "score_words", "under"]

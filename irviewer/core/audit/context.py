@@ -88,7 +88,10 @@ class SetEvidence:
     ``prob`` (probability that the label is wrong), ``bulk_log_lr`` / ``bulk_prob`` of a
     negative without evidence, the priors ``rho`` (negatives, positives), and ``v_hist`` the
     sets' histograms of v for the evidence sentences (positives', negatives', offsets, each
-    item's bin, whether it is counted: +1 / -1 / 0).
+    item's bin, whether it is counted: +1 / -1 / 0). ``log_odds`` / ``bulk_log_odds``: the
+    log odds that the label is wrong, unbounded where ``prob`` rounds to 1 (the order of the
+    most certain errors), a competing claim included (:func:`~irviewer.core.audit.pairs.
+    competing_claims`).
     """
 
     keys: np.ndarray
@@ -99,8 +102,10 @@ class SetEvidence:
     ref_neg: np.ndarray | None = None
     whole: bool = False
     log_lr: np.ndarray | None = None
+    log_odds: np.ndarray | None = None
     prob: np.ndarray | None = None
     bulk_log_lr: np.ndarray | None = None
+    bulk_log_odds: np.ndarray | None = None
     bulk_prob: np.ndarray | None = None
     rho: tuple[float, float] = (0.0, 0.0)
     v_hist: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
@@ -140,13 +145,15 @@ class RowNeighbours:
 @dataclass(frozen=True)
 class PairScores:
     """The probability that each (positive set, item) label is wrong, the smallest over the
-    methods (agreement): ``keys`` (sorted ``s * n_g + g``), ``is_pos``, ``prob``; ``at`` per
-    method the position of each key in that method's :class:`SetEvidence` (-1: bulk)."""
+    methods (agreement): ``keys`` (sorted ``s * n_g + g``), ``is_pos``, ``prob`` and its
+    ``log_odds`` (the order where probabilities round to 1); ``at`` per method the position
+    of each key in that method's :class:`SetEvidence` (-1: bulk)."""
 
     keys: np.ndarray
     is_pos: np.ndarray
     prob: np.ndarray
     at: tuple[np.ndarray, ...]
+    log_odds: np.ndarray
 
 
 @dataclass
@@ -171,6 +178,8 @@ class Context:
     near: list[RowNeighbours] = field(default_factory=list)  # one per method with vectors
     label_sizes: dict[str, int] = field(default_factory=dict)  # active gallery images per label
     label_members: dict[str, np.ndarray] = field(default_factory=dict)
+    #: (set, item) key -> the unrelated set whose competing claim the item fits better
+    rivals: dict[int, int] = field(default_factory=dict)
 
     @property
     def n_g(self) -> int:

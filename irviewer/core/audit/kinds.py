@@ -16,14 +16,8 @@ import numpy as np
 
 from irviewer.core import neighbours as nb
 from irviewer.core.audit.context import Context, MethodView, intersect, isin_sorted
-from irviewer.core.audit.pairs import (
-    closeness,
-    negatives_looking_positive,
-    neighbour_pass,
-    positives_looking_negative,
-    ranking_evidence,
-    set_scores,
-)
+from irviewer.core.audit.pair_kinds import negatives_looking_positive, positives_looking_negative
+from irviewer.core.audit.pairs import closeness, neighbour_pass, ranking_evidence, set_scores
 from irviewer.core.audit.suspects import (
     DUPLICATE,
     HUB,
@@ -362,8 +356,9 @@ def hubs(ctx: Context) -> None:
 # -- one finding per image in image-label families ---------------------------------------
 
 def merge(ctx: Context) -> None:
-    """Keep, per image and kind, the strongest pair finding, and say how many more queries
-    show the same (image-label families, where one relabel fixes them all)."""
+    """Keep, per image and kind, the strongest pair finding, naming every query that shows
+    the same in ``queries`` and saying how many more there are (image-label families, where
+    one relabel fixes them all)."""
     if ctx.labels is None:
         return
     groups: dict[tuple[int, str], list[Suspect]] = {}
@@ -374,11 +369,15 @@ def merge(ctx: Context) -> None:
         else:
             rest.append(s)
     for found in groups.values():
-        found.sort(key=lambda s: (-s.score, s.query or ""))
+        found.sort(key=lambda s: (-s.order(), s.query or ""))
         best = found[0]
-        if len(found) > 1:
-            more = len(found) - 1
-            best = replace(best, evidence=f"{best.evidence}; {more} other "
+        own = best.queries or ((best.query,) if best.query else ())
+        names = tuple(dict.fromkeys(q for s in found for q in (s.queries or (s.query,))
+                                    if q))
+        more = len(names) - len(own)
+        if more > 0:
+            best = replace(best, queries=names,
+                           evidence=f"{best.evidence}; {more} other "
                            f"{'query shows' if more == 1 else 'queries show'} the same")
         rest.append(best)
     ctx.suspects = rest

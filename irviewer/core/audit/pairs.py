@@ -1,7 +1,7 @@
-"""The audit's (query, item) detectors: evidence on (positive set, item) pairs from every
-method's ranking and from the gallery neighbours, calibrated against each set's own labels into
-the probability that a label is wrong (:mod:`irviewer.core.audit.sets`), and the two pair
-kinds (see :mod:`irviewer.core.audit` for the definitions).
+"""The audit's evidence on (positive set, item) pairs from every method's ranking and from
+the gallery neighbours, calibrated against each set's own labels into the probability that a
+label is wrong (:mod:`irviewer.core.audit.sets`), with the evidence of competing claims; the
+two pair kinds built on it are :mod:`irviewer.core.audit.pair_kinds`.
 """
 
 from __future__ import annotations
@@ -18,16 +18,16 @@ from irviewer.core.audit.context import (
     isin_sorted,
 )
 from irviewer.core.audit.sets import (
+    PositiveSets,
     confident_prior,
-    error_probability,
+    error_log_odds,
+    probability,
     set_log_lr,
     sorted_unique,
     sturges_bins,
     to_bins,
     unique_inverse,
 )
-from irviewer.core.audit.suspects import NEG_POS, POS_NEG, Suspect, ordinal, rank_phrase, under
-from irviewer.core.corrections import NEGATIVE, Correction
 from irviewer.core.parallel import run_each
 
 #: Gallery images in the reference sample ("far from everything"; the negatives' neighbour
@@ -37,6 +37,9 @@ SAMPLE = 256
 #: "far from everything" (its closeness factor falls linearly to 0 below it); used by the
 #: image-level label disagreement only.
 FAR = 0.05
+#: Two positive sets that share at most this share of the smaller one's positives are
+#: unrelated: an image both claim is a competing claim (:func:`competing_claims`).
+SHARED = 0.05
 
 
 # -- evidence from the rankings --------------------------------------------------------------
@@ -252,22 +255,61 @@ def score(ctx: Context, ev: SetEvidence) -> None:
                           np.concatenate([s, np.arange(n_sets)]),
                           np.concatenate([np.ones(len(s)), bulk.astype(float)]), n_sets)
     ev.log_lr, ev.bulk_log_lr, ev.rho = log_lr, bulk_lr, rho
-    ev.prob = error_probability(log_lr, ev.is_pos, *rho)
-    ev.bulk_prob = error_probability(bulk_lr, np.zeros(n_sets, bool), *rho)
+    ev.log_odds = error_log_odds(log_lr, ev.is_pos, *rho)
+    ev.bulk_log_odds = error_log_odds(bulk_lr, np.zeros(n_sets, bool), *rho)
+    ev.prob, ev.bulk_prob = probability(ev.log_odds), probability(ev.bulk_log_odds)
 
 
-def v_fractions(ctx: Context, ev: SetEvidence, at: int) -> tuple[float, float]:
-    """Return (share of the set's positives, share of its negatives) whose neighbour share
-    falls in the bin of the item at position ``at``, the item left out: the unsmoothed
-    frequencies the evidence sentence quotes."""
-    assert ev.v_hist is not None
-    pos, neg, offsets, bins, own = ev.v_hist
-    s = int(ev.keys[at] // ctx.n_g)
-    lo, hi = offsets[s], offsets[s + 1]
-    b = lo + int(bins[at])
-    is_pos, is_neg = float(own[at] > 0), float(own[at] < 0)
-    return ((pos[b] - is_pos) / max(pos[lo:hi].sum() - is_pos, 1.0),
-            (neg[b] - is_neg) / max(neg[lo:hi].sum() - is_neg, 1.0))
+def competing_claims(ctx: Context, ev: SetEvidence) -> None:
+    """Add to the log odds that a positive label is wrong the evidence of a competing claim:
+    an image listed as a positive by two sets that share no other positive (two landmarks'
+    lists, two instances) cannot belong to both, so one label is wrong, and the likelihood
+    ratio between the two claims, log LR(other set) - log LR(this set) when positive, says
+    which (the label it fits worse). An image of another landmark put into a good list is
+    the plainest error there is: it fits its own set and nothing in this one. Sets that share
+    positives (one landmark's queries with different lists) do not compete; nor do the sets
+    of image-label families, where two sets claiming an image are those of one label. The
+    rival of each doubted claim is kept in ``ctx.rivals`` for the evidence sentence."""
+    sets, n_g = ctx.sets, ctx.n_g
+    assert sets is not None and ev.log_lr is not None and ev.log_odds is not None
+    if ctx.labels is not None:
+        return
+    images = sets.pos_keys % n_g
+    shared = np.flatnonzero(np.bincount(images, minlength=n_g) > 1)
+    if not len(shared):
+        return
+    which, owner = sets.sets_of(sets.pos_keys, shared)
+    overlap: dict[tuple[int, int], bool] = {}
+    bump: dict[int, float] = {}
+    for i, g in enumerate(shared.tolist()):
+        claims = owner[which == i].tolist()
+        at = ev.find(np.array([s * n_g + g for s in claims], dtype=np.int64))
+        for a, ka in zip(claims, at.tolist(), strict=True):
+            if ka < 0:
+                continue
+            for b, kb in zip(claims, at.tolist(), strict=True):
+                if b == a or kb < 0 or not unrelated(sets, a, b, overlap):
+                    continue
+                gain = float(ev.log_lr[kb] - ev.log_lr[ka])
+                if gain > bump.get(ka, 0.0):
+                    bump[ka] = gain
+                    ctx.rivals.setdefault(a * n_g + g, b)
+    if bump:
+        at = np.fromiter(bump, dtype=np.int64, count=len(bump))
+        ev.log_odds = ev.log_odds.copy()
+        ev.log_odds[at] += np.fromiter(bump.values(), dtype=np.float64, count=len(bump))
+        ev.prob = probability(ev.log_odds)
+
+
+def unrelated(sets: PositiveSets, a: int, b: int, known: dict[tuple[int, int], bool]) -> bool:
+    """Return True when positive sets ``a`` and ``b`` (both claiming an image) share hardly
+    any positive: at most :data:`SHARED` of the smaller set, or the one image (a few images
+    put into the wrong list together stay competing claims). Cached in ``known`` per pair."""
+    key = (min(a, b), max(a, b))
+    if key not in known:
+        common = np.intersect1d(sets.members(a), sets.members(b), assume_unique=True)
+        known[key] = len(common) <= max(1, int(SHARED * min(sets.n_pos[a], sets.n_pos[b])))
+    return known[key]
 
 
 def _prob_at(ctx: Context, ev: SetEvidence, keys: np.ndarray,
@@ -280,153 +322,27 @@ def _prob_at(ctx: Context, ev: SetEvidence, keys: np.ndarray,
     return np.where(at >= 0, ev.prob[np.maximum(at, 0)], ev.bulk_prob[keys // ctx.n_g])
 
 
+def _log_odds_at(ctx: Context, ev: SetEvidence, keys: np.ndarray,
+                 at: np.ndarray) -> np.ndarray:
+    """Return one method's log odds that each (set, item) label is wrong (the bulk's for a
+    negative without evidence); ``at``: the keys' positions in ``ev``."""
+    assert ev.log_odds is not None and ev.bulk_log_odds is not None
+    return np.where(at >= 0, ev.log_odds[np.maximum(at, 0)], ev.bulk_log_odds[keys // ctx.n_g])
+
+
 def set_scores(ctx: Context) -> None:
     """Score every method's evidence and keep, per (set, item), the smallest probability over
     the methods that the label is wrong (:class:`PairScores`)."""
     run_each(lambda ev: score(ctx, ev), ctx.set_evidence)
+    for ev in ctx.set_evidence:
+        competing_claims(ctx, ev)
     keys = sorted_unique(np.concatenate([ev.keys for ev in ctx.set_evidence]))
     assert ctx.sets is not None
     at = tuple(ev.find_in(keys) for ev in ctx.set_evidence)
-    prob = np.min(np.stack([_prob_at(ctx, ev, keys, a)
-                            for ev, a in zip(ctx.set_evidence, at, strict=True)]), axis=0)
-    ctx.pair_scores = PairScores(keys, isin_sorted(keys, ctx.sets.pos_keys), prob, at)
-
-
-# -- the two pair kinds ---------------------------------------------------------------------
-
-def _pairs(ctx: Context, positive: bool) -> list[tuple[int, int, float, int]]:
-    """Return (query, item, probability, key position) of every labelled pair of the wanted
-    label whose set-level probability of being wrong reaches ``min_score``."""
-    ps, sets = ctx.pair_scores, ctx.sets
-    assert ps is not None and sets is not None
-    out = []
-    for j in np.flatnonzero((ps.is_pos == positive)
-                            & (ps.prob >= ctx.options.min_score)).tolist():
-        s, g = divmod(int(ps.keys[j]), ctx.n_g)
-        for q in sets.queries(s).tolist():
-            if g != ctx.selves[q] and not isin_sorted(np.array([q * ctx.n_g + g]),
-                                                      ctx.removed_keys)[0]:
-                out.append((q, g, float(ps.prob[j]), j))
-    return out
-
-
-def _share_words(ctx: Context, j: int, positive: bool) -> str:
-    """Return the neighbour clause of the evidence: how many of the item's nearest labelled
-    gallery images are positives of the query, and how common that is among its positives
-    and negatives (first method with vectors)."""
-    ps = ctx.pair_scores
-    assert ps is not None
-    for ev, at in zip(ctx.set_evidence, ps.at, strict=True):
-        if ev.v_hist is None or at[j] < 0 or not np.isfinite(ev.v[at[j]]):
-            continue
-        share = float(ev.v[at[j]])
-        fp, fn = v_fractions(ctx, ev, int(at[j]))
-        which = "other positives of the query" if positive else "positives of the query"
-        return (f"{100 * share:.0f}% of its nearest labelled gallery images are {which} "
-                f"(a share like that of {100 * fp:.0f}% of the query's positives and "
-                f"{100 * fn:.1f}% of its negatives)")
-    return ""
-
-
-def _set_words(ctx: Context, q: int, g: int, best: bool) -> str:
-    """Return "; the same for the 5 queries sharing its list" (and, with ``best``, where
-    the item ranks best among them under the first method when not for ``q``)."""
-    sets = ctx.sets
-    assert sets is not None
-    queries = sets.queries(int(sets.of_query[q])).tolist()
-    if len(queries) < 2:
-        return ""
-    words = f"; the same for the {len(queries)} queries sharing its list"
-    if best:
-        v = ctx.views[0]
-        ranked = [(r, o) for o in queries if o != q and (r := v.rank_of(o, g)) is not None]
-        own = v.rank_of(q, g)
-        if ranked and (own is None or min(ranked)[0] < own):
-            r, o = min(ranked)
-            words += f" (it ranks {ordinal(r)} for {ctx.dataset.queries[o].name})"
-    return words
-
-
-def negatives_looking_positive(ctx: Context) -> None:
-    """Suspects labelled negative whose set-level evidence (rankings and neighbours, calibrated
-    against the query's own positives and negatives) makes a missed positive probable."""
-    for q, g, prob, j in _pairs(ctx, positive=False):
-        query = ctx.dataset.queries[q]
-        ranks = ctx.ranks(q, g)
-        rank_list = [r for _, r in ranks]
-        n_pos = int(ctx.views[0].n_pos[q])
-        if any(r is not None for r in rank_list):
-            outranked = _outranked(ctx.views[0], q, g)
-            evidence = (f"ranks {rank_phrase(rank_list)} for {query.name} "
-                        f"{under(ctx.n_methods)}, above {outranked} of its {n_pos} positives")
-        else:
-            evidence = (f"ranks beyond the stored lists for {query.name} "
-                        f"{under(ctx.n_methods)}")
-        words = _share_words(ctx, j, positive=False)
-        if words:
-            evidence += f", and {words}"
-        evidence += f"{_set_words(ctx, q, g, best=True)}, yet is labelled negative"
-        if ctx.labels is not None and ctx.query_labels is not None:
-            suggested, labelled = ctx.query_labels[q], str(ctx.labels[g])
-            correction = ctx.relabel(g, suggested)
-            evidence += f" (its label is {labelled}, the query's {suggested})"
-        else:
-            labelled, suggested = NEGATIVE, ctx.protocol.positive[0]
-            correction = Correction(query.name, ctx.dataset.gallery[g], suggested)
-        ctx.suspects.append(Suspect(NEG_POS, prob, query.name, ctx.dataset.gallery[g],
-                                    labelled, suggested, evidence, ctx.n_methods,
-                                    ctx.n_methods, g, q, ranks, correction))
-
-
-def positives_looking_negative(ctx: Context) -> None:
-    """Suspects labelled positive whose set-level evidence makes a wrong positive probable:
-    ranked below the query's other positives and unlike them, more than the query's own
-    positives usually are. Not in image-label sets: there an image's label is wrong only as
-    far as another label claims it (:func:`negatives_looking_positive` with its relabel, or
-    the image-level label disagreement); a view unlike its label and like no other is hard."""
-    if ctx.labels is not None:
-        return
-    for q, g, prob, j in _pairs(ctx, positive=True):
-        query = ctx.dataset.queries[q]
-        ranks = ctx.ranks(q, g)
-        group = ctx.group_of(q, g)
-        evidence = (f"labelled {group} for {query.name} but ranks "
-                    f"{rank_phrase([r for _, r in ranks])} {under(ctx.n_methods)}")
-        below = _negatives_above(ctx.views[0], q, g)
-        if below is not None:
-            evidence += f", below {100 * below:.0f}% of its negatives"
-        words = _share_words(ctx, j, positive=True)
-        if words:
-            evidence += f", and {words}"
-        evidence += _set_words(ctx, q, g, best=False)
-        labelled = str(ctx.labels[g]) if ctx.labels is not None else group
-        ctx.suspects.append(Suspect(POS_NEG, prob, query.name, ctx.dataset.gallery[g],
-                                    labelled, NEGATIVE, evidence, ctx.n_methods, ctx.n_methods,
-                                    g, q, ranks,
-                                    Correction(query.name, ctx.dataset.gallery[g], NEGATIVE)))
-
-
-def _outranked(v: MethodView, q: int, g: int) -> int:
-    """Return how many of query ``q``'s positives rank below ``g`` under one method (all of
-    them beyond the stored lists count as below a listed negative)."""
-    rank = v.rank_of(q, g)
-    lo, hi = np.searchsorted(v.pos_q, [q, q + 1])
-    ranks = v.pos_rank[lo:hi]
-    if rank is None:
-        return 0
-    return int(np.count_nonzero((ranks < 0) | (ranks > rank - 1)))
-
-
-def _negatives_above(v: MethodView, q: int, g: int) -> float | None:
-    """Return the share of query ``q``'s negatives ranked above its positive ``g`` (None when
-    ``g`` is not ranked)."""
-    rank = v.rank_of(q, g)
-    if rank is None:
-        return 1.0
-    lo, hi = np.searchsorted(v.pos_q, [q, q + 1])
-    ranks = v.pos_rank[lo:hi]
-    pos_above = int(np.count_nonzero((ranks >= 0) & (ranks < rank - 1)))
-    return (rank - 1 - pos_above) / max(int(v.n_neg[q]), 1)
+    log_odds = np.min(np.stack([_log_odds_at(ctx, ev, keys, a)
+                                for ev, a in zip(ctx.set_evidence, at, strict=True)]), axis=0)
+    ctx.pair_scores = PairScores(keys, isin_sorted(keys, ctx.sets.pos_keys),
+                                 probability(log_odds), at, log_odds)
 
 
 def closeness(near: RowNeighbours, k: int) -> np.ndarray:

@@ -60,7 +60,7 @@ def iter_audit(dataset: Dataset, rankings: Mapping[str, Ranking], protocol: str 
     for i, (stage, run) in enumerate(KIND_STAGES):
         yield AuditStep(stage, i, total)
         run(ctx)
-    suspects = sorted(ctx.suspects, key=lambda s: (-s.score, KINDS.index(s.kind),
+    suspects = sorted(ctx.suspects, key=lambda s: (-s.order(), KINDS.index(s.kind),
                                                    s.query or "", s.item))
     result = AuditResult(tuple(suspects), ctx.protocol.name, tuple(rankings),
                          tuple(ctx.notes))

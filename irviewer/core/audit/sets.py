@@ -29,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import expit
 
 
 def sorted_unique(x: np.ndarray) -> np.ndarray:
@@ -224,12 +225,23 @@ def confident_prior(log_lr: np.ndarray, is_pos: np.ndarray, item_set: np.ndarray
     return (missed + 1.0) / (float(n_neg.sum()) + 2.0), (wrong + 1.0) / (float(n_pos.sum()) + 2.0)
 
 
-def error_probability(log_lr: np.ndarray, is_pos: np.ndarray, rho_neg: float,
-                      rho_pos: float) -> np.ndarray:
-    """Return the probability that each label is wrong: for a labelled negative, prior odds
-    rho_neg / (1 - rho_neg) times the likelihood ratio "positive / negative"; for a labelled
-    positive, rho_pos / (1 - rho_pos) divided by it (Bayes' rule on the odds)."""
+def error_log_odds(log_lr: np.ndarray, is_pos: np.ndarray, rho_neg: float,
+                   rho_pos: float) -> np.ndarray:
+    """Return the log odds that each label is wrong: for a labelled negative, the prior log
+    odds log(rho_neg / (1 - rho_neg)) plus the log likelihood ratio "positive / negative";
+    for a labelled positive, log(rho_pos / (1 - rho_pos)) minus it (Bayes' rule on the odds;
+    each direction with its own prior)."""
     prior_neg = np.log(rho_neg) - np.log1p(-rho_neg)
     prior_pos = np.log(rho_pos) - np.log1p(-rho_pos)
-    log_odds = np.where(is_pos, prior_pos - log_lr, prior_neg + log_lr)
-    return 1.0 / (1.0 + np.exp(-log_odds))
+    return np.where(is_pos, prior_pos - log_lr, prior_neg + log_lr)
+
+
+def probability(log_odds: np.ndarray) -> np.ndarray:
+    """Return the probability of each log odds (the logistic function; scipy's expit)."""
+    return expit(log_odds)
+
+
+def error_probability(log_lr: np.ndarray, is_pos: np.ndarray, rho_neg: float,
+                      rho_pos: float) -> np.ndarray:
+    """Return the probability that each label is wrong (:func:`error_log_odds`)."""
+    return probability(error_log_odds(log_lr, is_pos, rho_neg, rho_pos))

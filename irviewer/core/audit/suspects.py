@@ -7,6 +7,7 @@ them free of cycles.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from irviewer.core.corrections import Correction
@@ -62,6 +63,11 @@ class Suspect:
     suggest). ``ranks`` gives, per method, the item's 1-based rank for ``context_query``
     after the protocol's removals (None: not ranked). ``context_query`` is the query whose
     ranking shows the evidence best (-1 when none does), also for image-level suspects.
+    ``queries``: every query the suspect is about when several queries share the label (the
+    five queries of an Oxford landmark share their lists: one problem, one suspect), ``query``
+    the one its evidence is shown for; ``corrections`` the fix of each of them (accepting
+    applies them all). ``log_odds``: the log odds that the label is wrong, which orders the
+    suspects where ``score`` rounds to 1 (None: ordered by ``score``).
     """
 
     kind: str
@@ -77,6 +83,23 @@ class Suspect:
     context_query: int = -1
     ranks: tuple[tuple[str, int | None], ...] = ()
     correction: Correction | None = None
+    queries: tuple[str, ...] = ()
+    corrections: tuple[Correction, ...] = ()
+    log_odds: float | None = None
+
+    def fixes(self) -> tuple[Correction, ...]:
+        """Return every correction accepting the suspect applies (empty: no fix)."""
+        if self.corrections:
+            return self.corrections
+        return (self.correction,) if self.correction is not None else ()
+
+    def order(self) -> float:
+        """Return how strongly the suspect is held to be an error: its log odds, else the
+        log odds of its score (clipped to [1e-12, 1 - 1e-12])."""
+        if self.log_odds is not None:
+            return self.log_odds
+        p = min(max(self.score, 1e-12), 1 - 1e-12)
+        return math.log(p) - math.log1p(-p)
 
 
 @dataclass(frozen=True)
@@ -100,6 +123,19 @@ class AuditStep:
 
 
 # -- words shared by every detector ------------------------------------------------------
+
+def score_words(suspect: Suspect) -> str:
+    """Return the score as people read it, with enough digits to tell the most certain
+    suspects apart: ``0.87``; ``0.9993``; ``1 - 2.1e-06`` where it rounds to 1."""
+    p = suspect.score
+    if p < 0.99:
+        return f"{p:.2f}"
+    if p < 0.9999:
+        return f"{p:.4f}"
+    x = suspect.order()
+    rest = math.exp(-x) / (1 + math.exp(-x)) if x < 700 else 0.0
+    return f"1 - {rest:.1e}" if rest > 0 else "1 - <1e-300"
+
 
 def ordinal(n: int) -> str:
     """Return ``1st``, ``2nd``, ``3rd``, ``11th``, ``22nd``..."""

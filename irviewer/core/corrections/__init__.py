@@ -36,7 +36,11 @@ from irviewer.core.corrections.apply import (
     preview_relabel,
     sets_nothing,
 )
-from irviewer.core.corrections.commands import CorrectionCommand, RemoveCorrectionCommand
+from irviewer.core.corrections.commands import (
+    BatchCorrectionCommand,
+    CorrectionCommand,
+    RemoveCorrectionCommand,
+)
 from irviewer.core.corrections.correction import (
     GEOMETRY_LABELS,
     NEGATIVE,
@@ -51,7 +55,8 @@ from irviewer.core.corrections.correction import (
 )
 from irviewer.core.corrections.log import CorrectionLog, LogEntry, applied_summary
 
-__all__ = ["GEOMETRY_LABELS", "NEGATIVE", "PAIR_CHOICES", "Change", "Correction",
+__all__ = ["GEOMETRY_LABELS", "NEGATIVE", "PAIR_CHOICES", "BatchCorrectionCommand", "Change",
+           "Correction",
            "CorrectionCommand", "CorrectionLog", "LogEntry", "NothingToChangeError",
            "RemoveCorrectionCommand", "applied_summary", "apply_correction", "beyond_labels",
            "can_relabel", "family", "group_of", "pair_choices", "pair_labels", "preview_relabel",

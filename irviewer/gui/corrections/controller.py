@@ -136,7 +136,9 @@ class CorrectionsUI(QObject):
         if state is None or reason:
             self.line.show_line(reason or "", False, False)
             self.panel.set_rows(())
+            self.panel.set_file(None)
             return
+        self.panel.set_file(self.controller.path)
         log = state.log
         if len(log):
             html = both_numbers(state.published_evaluation(evaluation),
@@ -255,6 +257,7 @@ class CorrectionsUI(QObject):
         if path:
             self.controller.choose_file(Path(path))
             self._record_path()
+            self.panel.set_file(self.controller.path)
 
     def _record_path(self) -> None:
         """Name the corrections file in use in the open request (the session keeps it)."""
@@ -262,9 +265,10 @@ class CorrectionsUI(QObject):
         if opened is not None:
             opened.request = replace(opened.request, corrections=self.controller.path)
 
-    def wait_saved(self) -> None:
-        """Block until the corrections file is written (closing the window)."""
-        self.controller.wait_saved()
+    def stop_watching(self) -> None:
+        """Stop looking for corrections other writers save (closing the window; every
+        correction made is already in the file)."""
+        self.controller.watch.stop()
 
     def show_error(self, message: str) -> None:
         """Show a corrections problem in a dialog (non-blocking)."""

@@ -5,6 +5,8 @@ sentences; they compute nothing."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -54,6 +56,10 @@ class CorrectionsPanel(QWidget):
                             "to set its relation to the query.")
         self.empty.setWordWrap(True)
         self.empty.setStyleSheet("color:#555")
+        self.file = QLabel("")
+        self.file.setWordWrap(True)
+        self.file.setStyleSheet("color:#555")
+        self.file.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         bottom = QHBoxLayout()
         bottom.addWidget(self.count, 1)
         bottom.addWidget(self.delete_button)
@@ -62,6 +68,7 @@ class CorrectionsPanel(QWidget):
         layout.addWidget(self.empty)
         layout.addWidget(self.table, 1)
         layout.addLayout(bottom)
+        layout.addWidget(self.file)
         delete = QShortcut(QKeySequence(QKeySequence.StandardKey.Delete), self.table,
                            context=Qt.ShortcutContext.WidgetShortcut)
         delete.activated.connect(self._delete_selected)
@@ -85,6 +92,11 @@ class CorrectionsPanel(QWidget):
         self.delete_button.setEnabled(bool(rows))
         self.count.setText(f"{len(rows)} correction{'s' if len(rows) != 1 else ''}"
                            if rows else "")
+
+    def set_file(self, path: Path | None) -> None:
+        """Say where the corrections are saved (the file the window writes and reads)."""
+        self.file.setText(f"Saved to {path}" if path is not None else "")
+        self.file.setToolTip(str(path) if path is not None else "")
 
     def _clicked(self, row: int, _column: int) -> None:
         target = self.rows[row].jump_to

@@ -10,21 +10,27 @@ published one is shown; one that would set what is already there is not pushed a
 written (the core's rule, :meth:`~irviewer.core.corrections.CorrectionLog.check`). The
 corrections file (default ``<dataset>.corrections.csv``, kept in the user's data folder when
 the dataset's folder cannot be written, or the one chosen with File ▸ Corrections file…) is
-written atomically after each change. A file that cannot be read gives ``error(sentence)``;
+written atomically after each change, merged under a lock with what other writers (another
+window, another annotator on a shared folder) saved since this window last read it
+(:mod:`irviewer.formats.corrections_merge`); what they saved is taken into this window,
+re-scored and said in the status line, also between this window's own saves (the file is
+looked at every :data:`WATCH_MS` ms). A file that cannot be read gives ``error(sentence)``;
 the corrections already made stay, and the bad file is never overwritten.
 """
 
 from __future__ import annotations
 
 import getpass
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QObject, QSettings, Signal
+from PySide6.QtCore import QObject, QSettings, QTimer, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 from PySide6.QtWidgets import QInputDialog, QWidget
 
 from irviewer.core.corrections import (
+    BatchCorrectionCommand,
     Correction,
     CorrectionCommand,
     CorrectionLog,
@@ -38,13 +44,14 @@ from irviewer.formats.corrections_file import (
     LoadedCorrections,
     corrections_place,
     load_corrections,
-    write_corrections,
 )
-from irviewer.gui.workers import Worker
+from irviewer.formats.corrections_merge import Merged, merge, read_disk, save_merged
 from irviewer.opening.opener import Opened
-from irviewer.view.corrections import CorrectionState
+from irviewer.view.corrections import Command, CorrectionState
 
 AUTHOR_KEY = "corrections/author"
+#: How often the window looks for corrections other writers saved to its file (ms).
+WATCH_MS = 2000
 
 
 class CorrectionUndo(QUndoCommand):
@@ -54,7 +61,7 @@ class CorrectionUndo(QUndoCommand):
     (the first call, from ``QUndoStack.push``, is skipped), ``undo`` its ``undo``."""
 
     def __init__(self, controller: CorrectionsController,
-                 command: CorrectionCommand | RemoveCorrectionCommand) -> None:
+                 command: Command) -> None:
         super().__init__(command.label)
         self.controller, self.command = controller, command
         self.done_once = True
@@ -67,18 +74,6 @@ class CorrectionUndo(QUndoCommand):
 
     def undo(self) -> None:
         self.controller.run(self.command, undo=True)
-
-
-def save_corrections(path: Path, corrections: tuple[Correction, ...]) -> str | None:
-    """Write one snapshot of the corrections (an immutable tuple) to ``path``, atomically;
-    return None, or the sentence saying why it could not be written."""
-    try:
-        write_corrections(path, corrections)
-    except InputError as e:  # the folder cannot be written, the disk is full: a sentence
-        return f"Could not save the corrections: {e}"
-    except OSError as e:
-        return f"Could not save the corrections to {path}: {e.strerror}"
-    return None
 
 
 class CorrectionsController(QObject):
@@ -103,10 +98,14 @@ class CorrectionsController(QObject):
         self.path: Path | None = None
         self.chosen: Path | None = None  # File ▸ Corrections file…, kept in the session
         self._where = ""  # while attaching: where the corrections are kept, if not beside
-        # One writer thread: saves run in order, off the GUI thread, each atomic.
-        self.saver = Worker(self, every=True)
-        self.saver.done.connect(self._saved)
-        self.saver.failed.connect(lambda message: self.error.emit(str(message)))
+        # What the file held when this window last read or wrote it: the base of the merge
+        # with what other writers added since (formats.corrections_merge).
+        self.base: tuple[Correction, ...] = ()
+        self._seen: tuple[float, int] | None = None  # the file's (mtime, size) then
+        self.watch = QTimer(self)
+        self.watch.setInterval(WATCH_MS)
+        self.watch.timeout.connect(self.look_for_others)
+        self.watch.start()
 
     # -- opening -------------------------------------------------------------------------
     def attach(self, opened: Opened, chosen: Path | None = None) -> None:
@@ -114,9 +113,11 @@ class CorrectionsController(QObject):
         the chosen file's (else the default sidecar's) when it exists."""
         self.stack.clear()
         self.chosen = chosen
+        self.base, self._seen = (), None
         if opened.corrections is not None:
             self.path = opened.corrections.path
             self.state = CorrectionState(opened, opened.corrections.log)
+            self._read_base(self.path)
             self._applied(opened.corrections)
             return
         self.state = CorrectionState(opened)
@@ -146,6 +147,7 @@ class CorrectionsController(QObject):
                 self.chosen = path
             return
         self.path = self.chosen = path
+        self.base, self._seen = (), None
         self._save()
         self.message.emit(f"Corrections are saved to {path}")
 
@@ -167,6 +169,7 @@ class CorrectionsController(QObject):
         opened.update_ground_truth(self.state.published, previous.tolist())
         self.state = CorrectionState(opened, loaded.log)
         self.path = save_to or path
+        self._read_base(path if self.path == path else None)
         self._applied(loaded)
         self.changed.emit(np.union1d(previous, loaded.log.changed_queries()))
         return True
@@ -202,6 +205,29 @@ class CorrectionsController(QObject):
             self.error.emit(str(e))
         return False
 
+    def correct_all(self, corrections: Sequence[Correction], note: str = "") -> bool:
+        """Apply ``corrections`` (the fix of one problem in every list that holds it) as one
+        undoable step, the author and time set on each; return True when any was made.
+        Those that set what is already there are left out; when all do, the status bar
+        says so (``message``); one the dataset's rules refuse gives ``error``."""
+        if self.state is None or not corrections:
+            return False
+        if len(corrections) == 1:
+            c = corrections[0]
+            return self.correct(c.query, c.item, c.label, note)
+        try:
+            if all(_sets_nothing(self.state.log, c) for c in corrections):
+                self.state.log.check(corrections[0])  # raises NothingToChangeError
+            author, now = self.author(), utc_now()
+            batch = BatchCorrectionCommand([Correction(c.query, c.item, c.label, author, now,
+                                                       note) for c in corrections])
+            return self._run_new(batch)
+        except NothingToChangeError as e:
+            self.message.emit(self.state.nothing_to_change(e))
+        except InputError as e:
+            self.error.emit(str(e))
+        return False
+
     def remove(self, position: int) -> None:
         """Delete the correction at ``position`` of the log (it is reverted), undoably."""
         if self.state is not None and 0 <= position < len(self.state.log):
@@ -210,7 +236,7 @@ class CorrectionsController(QObject):
             except InputError as e:
                 self.error.emit(str(e))
 
-    def _run_new(self, command: CorrectionCommand | RemoveCorrectionCommand) -> bool:
+    def _run_new(self, command: Command) -> bool:
         """Run a new ``command`` once, then put it on the undo stack; save and re-score.
         NothingToChangeError and InputError propagate, with nothing pushed or saved."""
         assert self.state is not None
@@ -225,12 +251,15 @@ class CorrectionsController(QObject):
         if self.state is not None:
             self.changed.emit(self.state.show_published(on))
 
-    def run(self, command: CorrectionCommand | RemoveCorrectionCommand, undo: bool) -> None:
-        """Run ``command`` (for :class:`CorrectionUndo`): re-score, save, tell the window."""
+    def run(self, command: Command, undo: bool) -> None:
+        """Run ``command`` (for :class:`CorrectionUndo`): re-score, save, tell the window,
+        and say in the status line what was undone or redone."""
         assert self.state is not None
         changed = self.state.undo(command) if undo else self.state.do(command)
         self._save()
         self.changed.emit(changed)
+        self.message.emit(f"Undone: {command.label} — Ctrl+Shift+Z redoes" if undo
+                          else f"Redone: {command.label} — Ctrl+Z undoes")
 
     def undo_text(self) -> str:
         """Return the text of the correction Edit ▸ Undo would undo."""
@@ -241,21 +270,73 @@ class CorrectionsController(QObject):
         """Return the open dataset's corrections log (None: nothing open)."""
         return self.state.log if self.state is not None else None
 
-    # -- the file and the author -----------------------------------------------------------
+    # -- the file, other writers and the author ---------------------------------------------
     def _save(self) -> None:
-        """Write the corrections to the file (in the writer thread, in order)."""
+        """Merge this window's corrections into the file under its lock (what other writers
+        added since it was last read is kept, and taken into this window) and write it."""
         assert self.state is not None and self.path is not None
-        path, snapshot = self.path, self.state.log.saved()
-        self.saver.run(lambda: save_corrections(path, snapshot),
-                       "not enough memory to save the corrections; close other programs")
+        try:
+            merged = save_merged(self.path, self.base, self.state.log.saved())
+        except InputError as e:  # a bad file, a lock held too long, an unwritable folder
+            self.error.emit(f"Could not save the corrections: {e}")
+            return
+        except OSError as e:
+            self.error.emit(f"Could not save the corrections to {self.path}: {e.strerror}")
+            return
+        self._took(merged)
 
-    def _saved(self, failure: str | None) -> None:
-        if failure is not None:
-            self.error.emit(failure)
+    def look_for_others(self) -> None:
+        """Take in what other writers saved to the file since this window last read it
+        (the watch timer; re-scored, said in the status line)."""
+        if self.state is None or self.path is None or self._stamp() == self._seen:
+            return
+        try:
+            disk = read_disk(self.path)
+        except InputError:
+            return  # being replaced this instant, or broken: the next save says so
+        self._took(merge(self.base, self.state.log.saved(), disk))
 
-    def wait_saved(self) -> None:
-        """Block until every correction made is in the file (closing, tests)."""
-        self.saver.wait()
+    def _took(self, merged: Merged) -> None:
+        """Make ``merged.rows`` (the file now) this window's base; apply what other writers
+        did to the log and re-score: added corrections go first in the log (this window's
+        undo steps stay valid); a replacement or a deletion rebuilds the log and clears
+        the undo history. Each re-scores the queries it changes."""
+        assert self.state is not None
+        self.base, self._seen = merged.rows, self._stamp()
+        if not merged.theirs:
+            if merged.kept:
+                self.message.emit(merged.sentence())
+            return
+        rebuild = bool(merged.replaced or merged.removed)
+        try:
+            if rebuild:
+                self.stack.clear()
+                changed = self.state.replace_all(merged.rows)
+            else:
+                changed = self.state.add_first(merged.added)
+        except InputError as e:
+            self.error.emit(f"Could not take in the corrections another writer saved to "
+                            f"{self.path}: {e}")
+            return
+        self.message.emit(merged.sentence() + (
+            " (the undo history was cleared)" if rebuild else ""))
+        self.changed.emit(changed)
+
+    def _read_base(self, path: Path | None) -> None:
+        """Take what the file at ``path`` holds as this window's base (None: nothing)."""
+        try:
+            self.base = read_disk(path) if path is not None else ()
+        except InputError:
+            self.base = ()
+        self._seen = self._stamp()
+
+    def _stamp(self) -> tuple[float, int] | None:
+        """Return the corrections file's (mtime, size) (None: no file)."""
+        try:
+            st = self.path.stat() if self.path is not None else None
+        except OSError:
+            return None
+        return None if st is None else (st.st_mtime, st.st_size)
 
     def author(self) -> str:
         """Return the corrections' author: from the settings, asked once (the login name
@@ -275,6 +356,15 @@ class CorrectionsController(QObject):
         name = name.strip() if ok and name.strip() else current
         self.settings.setValue(AUTHOR_KEY, name)
         return name
+
+
+def _sets_nothing(log: CorrectionLog, correction: Correction) -> bool:
+    """Return True when ``correction`` would set what the corrected ground truth has."""
+    try:
+        log.check(correction)
+    except NothingToChangeError:
+        return True
+    return False
 
 
 def _login() -> str:

@@ -13,6 +13,7 @@ dock beside the corrections' and gives it room (:meth:`Docks.make_room`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -20,8 +21,8 @@ from PySide6.QtCore import QObject, Signal, SignalInstance
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QWidget
 
-from irviewer.core.audit import AuditResult
-from irviewer.core.corrections import CorrectionLog, utc_now
+from irviewer.core.audit import AuditResult, score_words
+from irviewer.core.corrections import Correction, CorrectionLog, utc_now
 from irviewer.core.errors import InputError, counted
 from irviewer.core.evaluation import Evaluation
 from irviewer.formats.reviewed_file import Reviewed, read_reviewed, reviewed_path, write_reviewed
@@ -63,6 +64,7 @@ class Corrections(Protocol):
     def log(self) -> CorrectionLog | None: ...
     def undo_text(self) -> str: ...
     def correct(self, query: str, item: str, label: str, note: str = "") -> bool: ...
+    def correct_all(self, corrections: Sequence[Correction], note: str = "") -> bool: ...
     def author(self) -> str: ...
 
 
@@ -172,7 +174,9 @@ class ReviewUI(QObject):
 
     # -- answering ---------------------------------------------------------------------------
     def show_suspect(self, position: int) -> None:
-        """Show the suspect at ``position``: its query selected, the item beside it."""
+        """Show the suspect at ``position``: its query selected, the item beside it in the
+        side-by-side window when the item has an image file (without images the window
+        would only cover the queue with two names)."""
         opened = self.shown.opened
         if opened is None or position >= len(self.queue.suspects):
             return
@@ -186,17 +190,18 @@ class ReviewUI(QObject):
         if self.shown.evaluation is None or g < 0:
             return
         tiles, at = suspect_tiles(self.shown.evaluation, q, g)
-        if at is not None:
+        if at is not None and tiles[at].path is not None:
             self.shown.show_tile(tiles, at, sync=self.sync)
             self.parent_widget.activateWindow()  # the queue keeps the keys
             self.panel.focus_queue()
 
     def accept(self, position: int) -> None:
-        """Apply the suggested fix of the suspect at ``position``, as one undoable
-        correction; the selection moves to the next open suspect."""
+        """Apply the suggested fix of the suspect at ``position`` to every list that holds
+        the label (the queries sharing it), as one undoable step; the selection moves to the
+        next open suspect."""
         s = self.queue.suspects[position]
-        c = s.correction
-        if c is None:
+        fixes = s.fixes()
+        if not fixes:
             self.message.emit("This suspect has no single fix to accept: look at it, and "
                               "correct it from the tiles' menus, or press Delete")
             return
@@ -204,8 +209,8 @@ class ReviewUI(QObject):
             self.message.emit("Its fix is already in the corrected ground truth: nothing "
                               "to change")
             return
-        if self.corrections.correct(c.query, c.item, c.label,
-                                    note=f"audit: {s.kind}, score {s.score:.2f}"):
+        if self.corrections.correct_all(fixes, note=f"audit: {s.kind}, score "
+                                        f"{score_words(s)}"):
             self.message.emit(f"{self.corrections.undo_text()} — Ctrl+Z undoes")
             self._move_on(position)
 

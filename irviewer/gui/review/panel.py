@@ -42,11 +42,13 @@ from irviewer.view.review_queue import (
     STATE_MARKS,
     ReviewQueue,
     fix_words,
+    query_words,
+    score_words,
 )
 
 Index = QModelIndex | QPersistentModelIndex
 COLUMNS = ("", "score", "kind", "query", "item", "fix", "evidence")
-COLUMN_WIDTHS = (62, 45, 150, 170, 200, 170)  # the evidence column takes the rest
+COLUMN_WIDTHS = (62, 80, 150, 170, 200, 170)  # the evidence column takes the rest
 REVIEWED_COLOUR = QColor("#808080")
 
 
@@ -105,8 +107,8 @@ class ReviewTableModel(QAbstractTableModel):
         state = self.queue.state(position)
         col = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            return (STATE_MARKS[state], f"{s.score:.2f}", KIND_WORDS.get(s.kind, s.kind),
-                    s.query or "—", s.item, fix_words(s), s.evidence)[col]
+            return (STATE_MARKS[state], score_words(s), KIND_WORDS.get(s.kind, s.kind),
+                    query_words(s), s.item, fix_words(s), s.evidence)[col]
         if role == Qt.ItemDataRole.ToolTipRole:
             return s.evidence
         if role == Qt.ItemDataRole.ForegroundRole and state != OPEN:

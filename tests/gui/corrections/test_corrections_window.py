@@ -150,16 +150,13 @@ def test_the_sidecar_is_written_after_each_change_and_read_on_reopening(qtbot, d
     assert not sidecar.exists()
     positive, negative = first_tile(w, POSITIVE), first_tile(w, NEGATIVE)
     choose(w, positive, "not relevant")
-    w.corrections.controller.wait_saved()
     assert [c.label for c in read_corrections(sidecar, w.corrections.controller.log.published)
             ] == ["negative"]
     choose(w, negative, "relevant")
-    w.corrections.controller.wait_saved()
     rows = read_corrections(sidecar, w.corrections.controller.log.published)
     assert [c.label for c in rows] == ["negative", "positive"]
     assert all(c.author == "tester" and c.time for c in rows)
     w.corrections.controller.stack.undo()
-    w.corrections.controller.wait_saved()
     assert len(read_corrections(sidecar, w.corrections.controller.log.published)) == 1
     corrected = w.evaluation.per_query["AP"].copy()
     w.close()
@@ -188,7 +185,6 @@ def test_a_read_only_dataset_keeps_its_corrections_in_the_user_data_folder(
         f"The label corrections of this dataset are kept in {kept}, as its folder {folder} "
         "cannot be written")
     choose(w, first_tile(w, POSITIVE), "not relevant")
-    w.corrections.controller.wait_saved()
     assert [c.label for c in read_corrections(kept, w.corrections.controller.log.published)
             ] == ["negative"]
     assert not demo[0].with_name("demo.corrections.csv").exists()
@@ -210,7 +206,6 @@ def test_a_bad_sidecar_gives_a_dialog_keeps_the_data_and_is_never_overwritten(qt
     assert w.opened is not None and w.last_error is None
     assert "line 2" in w.corrections.last_error and "no_such_query" in w.corrections.last_error
     choose(w, first_tile(w, POSITIVE), "not relevant")
-    w.corrections.controller.wait_saved()
     assert sidecar.read_text() == "query,item,label\nno_such_query,x,negative\n"
     spare = demo[0].with_name("demo.corrections-2.csv")
     assert spare.is_file() and "negative" in spare.read_text()
@@ -231,7 +226,6 @@ def test_a_save_that_fails_is_a_sentence_in_a_dialog(window, qtbot, monkeypatch)
 
     monkeypatch.setattr(os, "fsync", full)
     choose(w, first_tile(w, POSITIVE), "not relevant")
-    w.corrections.controller.wait_saved()
     qtbot.waitUntil(lambda: w.corrections.last_error is not None)
     assert w.corrections.last_error == (
         f"Could not save the corrections: {sidecar}: cannot write there "
@@ -251,7 +245,6 @@ def test_choosing_a_bad_file_keeps_the_corrections_made(window, tmp_path):
     assert bad.read_bytes() == b"\x00\x01garbage"
     chosen = tmp_path / "mine.csv"
     w.corrections.controller.choose_file(chosen)
-    w.corrections.controller.wait_saved()
     assert len(read_corrections(chosen, w.corrections.controller.log.published)) == 1
 
 

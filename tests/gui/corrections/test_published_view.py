@@ -35,7 +35,6 @@ def published_view_with_one_correction(w: MainWindow) -> tuple[int, int]:
     at = first_tile(w, POSITIVE)
     g = w.results.grid.tiles[at].index
     choose(w, at, "not relevant")
-    w.corrections.controller.wait_saved()
     w.corrections.line.switch.setChecked(True)
     assert w.corrections.controller.state.showing_published
     # the published view shows the tile as the benchmark labels it: relevant
@@ -71,14 +70,12 @@ def test_setting_what_the_corrected_ground_truth_has_is_not_pushed_nor_written(q
     data, mtime = sidecar.read_bytes(), sidecar.stat().st_mtime_ns
     # the corrected ground truth already says "not relevant": nothing to do
     choose(w, at, "not relevant")
-    controller.wait_saved()
     assert controller.stack.count() == 1 and len(controller.log) == 1
     assert sidecar.read_bytes() == data and sidecar.stat().st_mtime_ns == mtime
     assert "already not relevant" in w.statusBar().currentMessage()
     assert "corrected ground truth" in w.statusBar().currentMessage()
     # the same with the keys 1–4 over the tile (2 = not relevant)
     w.corrections.key_on(tuple(w.results.grid.tiles), at, "2")
-    controller.wait_saved()
     assert controller.stack.count() == 1 and len(controller.log) == 1
     assert sidecar.read_bytes() == data and sidecar.stat().st_mtime_ns == mtime
     assert corrected_relation(w, g) == "negative"
