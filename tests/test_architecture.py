@@ -218,7 +218,7 @@ def test_shared_constants_are_defined_once():
     defined_in = {"SESSION_SUFFIX": "irviewer/opening/request.py",
                   "TOP_K_RANGE": "irviewer/opening/request.py",
                   "RANKING_SUFFIXES": "irviewer/opening/request.py",
-                  "IMAGE_SUFFIXES": "irviewer/core/descriptors.py"}
+                  "IMAGE_SUFFIXES": "irviewer/core/image_names.py"}
     for name, owner in defined_in.items():
         owners = [p.relative_to(ROOT).as_posix() for p in (ROOT / "irviewer").rglob("*.py")
                   if f"\n{name} = " in p.read_text(encoding="utf-8")]
@@ -255,3 +255,98 @@ def test_a_subcommand_imports_no_other_commands_module(tmp_path):
             "loaded = [c for c in COMMANDS if 'irviewer.cli.' + c.replace('-', '_') "
             "in sys.modules]\nprint(loaded)")
     assert run_python(code).splitlines()[-1] == "['eval']"
+
+
+def string_literals(path: Path) -> list[str]:
+    """Return the values of the plain string literals of ``path`` (not f-strings)."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            out.append(node.value)
+    return out
+
+
+def modules_spelling(words: set[str]) -> list[str]:
+    """Return the package's modules with a string literal that is exactly one of ``words``."""
+    return sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "irviewer").rglob("*.py")
+                  if words & set(string_literals(p)))
+
+
+def test_the_convention_names_are_spelled_in_one_module():
+    """The AP rules (finite, trapezoid) and the self-match rules (keep, remove) are named in
+    core/convention_names.py; every other module imports them."""
+    owner = ["irviewer/core/convention_names.py"]
+    assert modules_spelling({"finite", "trapezoid"}) == owner
+    assert modules_spelling({"keep", "remove"}) == owner
+
+
+
+def test_no_module_retypes_the_re_ranking_defaults():
+    """Every help text that states a re-ranking default is generated from the spec table
+    (core/rerank/spec.py, its only owner), so a default changes in one place."""
+    import re
+
+    from irviewer.core.rerank.spec import METHODS
+
+    defaults = {f"{p.key}={p.default:g}" for rule in METHODS.values() for p in rule.params}
+    assert "alpha=3" in defaults and "k1=20" in defaults
+    pattern = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, defaults)) + r")(?![\w.])")
+    offenders = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "irviewer").rglob("*.py")
+                       if p.name != "spec.py" and any(pattern.search(s)
+                                                     for s in string_literals(p)))
+    assert offenders == []
+
+
+def test_no_issue_numbers_in_the_package():
+    """The code says what is, not how it came to be: no issue number in a docstring or a
+    comment ("issue #13", "(#23)")."""
+    import re
+
+    history = re.compile(r"\bissues?\s*#?\d+|\(#\d+\)|\bPR\s*#\d+", re.IGNORECASE)
+    offenders = [f"{p.relative_to(ROOT).as_posix()}:{i}" for p in (ROOT / "irviewer").rglob("*.py")
+                 for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+                 if history.search(line)]
+    assert offenders == []
+
+
+def test_the_dataset_positional_is_declared_once():
+    """Every command that opens a dataset takes its DATASET through
+    opening/options.add_dataset; no command declares its own."""
+    offenders = [p.relative_to(ROOT).as_posix() for p in (ROOT / "irviewer").rglob("*.py")
+                 if 'add_argument("dataset"' in p.read_text(encoding="utf-8")
+                 and p.name != "options.py"]
+    assert offenders == []
+
+
+
+def test_colours_live_in_one_module():
+    """Every colour is named in view/palette.py: no colour literal (#rgb, #rrggbb, a named
+    colour, an (r, g, b) triple) in any other module; the window's theme, the slides and
+    the figure export read the palette."""
+    import re
+
+    hex_colour = re.compile(r"#[0-9a-fA-F]{3}(?:[0-9a-fA-F]{3})?(?:[0-9a-fA-F]{2})?\b")
+    named = {"white", "black", "w", "k", "red", "green", "blue", "gray", "grey"}
+    numeric = re.compile(r"\b(?:QColor|mkColor|mkBrush|mkPen)\(\s*\d")
+    owner = ROOT / "irviewer" / "view" / "palette.py"
+    offenders = []
+    for path in sorted((ROOT / "irviewer").rglob("*.py")):
+        if path == owner:
+            continue
+        where = path.relative_to(ROOT).as_posix()
+        text = path.read_text(encoding="utf-8")
+        tree = ast.parse(text)
+        docstrings = {id(n.body[0].value) for n in ast.walk(tree)
+                      if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef))
+                      and n.body and isinstance(n.body[0], ast.Expr)}
+        for node in ast.walk(tree):
+            is_text = (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                       and id(node) not in docstrings)
+            if is_text and (hex_colour.search(node.value) or (
+                    node.value in named and where.startswith("irviewer/gui/"))):
+                offenders.append(f"{where}:{node.lineno}: {node.value[:40]!r}")
+        offenders += [f"{where}: {m.group(0)}" for m in numeric.finditer(text)]
+    assert offenders == []
+    for reader in ("gui/theme.py", "gui/presentation/slide.py", "gui/figure_painter.py"):
+        assert "from irviewer.view import palette" in (ROOT / "irviewer" / reader).read_text(
+            encoding="utf-8"), reader

@@ -42,8 +42,8 @@ def test_eval_argument_errors_exit_2(args, capsys):
 
 def test_closed_pipe_is_not_an_error():
     cmd = [sys.executable, "-m", "irviewer", "eval", "--demo"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    proc.stdout.readline()
-    proc.stdout.close()
-    err = proc.stderr.read().decode()
-    assert proc.wait(timeout=120) == 0 and "Traceback" not in err
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        proc.stdout.readline()
+        proc.stdout.close()
+        err = proc.stderr.read().decode()
+        assert proc.wait(timeout=120) == 0 and "Traceback" not in err

@@ -53,10 +53,11 @@ def documented_command_lines() -> list[tuple[str, str]]:
 def parse_command_line(argv: list[str]) -> argparse.Namespace:
     """Parse ``argv`` (without ``irviewer``) as irviewer.cli.main does, without running it;
     SystemExit on an error."""
-    from irviewer.cli import COMMANDS, build_gui_parser, build_parser
+    from irviewer.cli import COMMANDS, build_parser
+    from irviewer.cli.viewer import build_viewer_parser
 
     if not argv or argv[0] not in COMMANDS:
-        return build_gui_parser().parse_args(argv)
+        return build_viewer_parser().parse_args(argv)
     parser = build_parser(only=argv[0])
     args, extra = parser.parse_known_args(argv)
     if extra and getattr(args._module, "INTERMIXED", False):
@@ -67,11 +68,12 @@ def parse_command_line(argv: list[str]) -> argparse.Namespace:
 
 
 def command_parser(argv: list[str]) -> argparse.ArgumentParser:
-    from irviewer.cli import COMMANDS, build_gui_parser, build_parser
+    from irviewer.cli import COMMANDS, build_parser
+    from irviewer.cli.viewer import build_viewer_parser
 
     if argv and argv[0] in COMMANDS:
         return build_parser(only=argv[0])._subparsers._group_actions[0].choices[argv[0]]
-    return build_gui_parser()
+    return build_viewer_parser()
 
 
 def is_synopsis(line: str) -> bool:

@@ -55,13 +55,6 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def build_gui_parser() -> argparse.ArgumentParser:
-    """Return the parser of ``irviewer`` without a subcommand: the viewer window."""
-    from irviewer.cli.viewer import build_viewer_parser
-
-    return build_viewer_parser()
-
-
 def entry() -> None:
     """The process's entry point (the ``irviewer`` script and ``python -m irviewer``): run
     :func:`main` and exit with its code.
@@ -141,12 +134,13 @@ def check_rerank(args: argparse.Namespace, session: bool) -> None:
 
 
 def _run_viewer(argv: list[str]) -> int:
+    from irviewer.cli.viewer import build_viewer_parser
     from irviewer.opening.options import at_most_one, dataset_problem, for_command
     from irviewer.opening.request import SESSION_SUFFIX
 
     if "--help-viewer" in argv:
         argv = ["--help"]
-    parser = build_gui_parser()
+    parser = build_viewer_parser()
     gui_args = parser.parse_args(argv)
     session = gui_args.dataset is not None and gui_args.dataset.suffix == SESSION_SUFFIX
     names_data = (gui_args.dataset, gui_args.demo, gui_args.descriptors, gui_args.ranking)

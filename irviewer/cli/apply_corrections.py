@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from irviewer.opening.options import READER, add_options, request_from_args
+from irviewer.opening.options import READER, add_dataset, add_options, request_from_args
 
 NAME = "apply-corrections"
 HELP = "write a dataset's ground truth with a corrections file applied, in its own format"
@@ -25,7 +25,7 @@ DESCRIPTION = ("Apply a label corrections file (query,item,label,author,time,not
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``irviewer apply-corrections``' arguments to ``parser``."""
-    parser.add_argument("dataset", type=Path, help="the published dataset (file or folder)")
+    add_dataset(parser, "the published dataset (file or folder)", optional=False)
     add_options(parser, "corrections",
                 help={"corrections": "the corrections file to apply (default: the dataset's "
                       "own, the one the window writes)"})

@@ -10,9 +10,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from irviewer.core.ranking import DEFAULT_DEPTH
 from irviewer.opening.options import (
     METHODS,
     READER,
+    add_dataset,
     add_options,
     at_most_one,
     request_from_args,
@@ -32,7 +34,7 @@ DESCRIPTION = ("Rank the gallery with every descriptor file (or read precomputed
                "with suspicious ground truth, and hubs.")
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add ``irviewer audit``'s arguments to ``p``."""
-    p.add_argument("dataset", type=Path, help="dataset file or folder")
+    add_dataset(p, "dataset file or folder", optional=False)
     add_options(p, *METHODS, *READER, "protocol", help={
         "descriptors": "descriptor files, one method each",
         "ranking": "precomputed result lists, one method each",
@@ -43,7 +45,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "least --min-score)")
     add_options(p, "depth", "corrections", help={
         "depth": "length of the stored result lists a negative must be in to count as "
-        "ranked among the positives (default 200; positives' ranks are exact at any depth)",
+        f"ranked among the positives (default {DEFAULT_DEPTH}; positives' ranks are exact at any "
+        "depth)",
         "corrections": "audit the ground truth with this corrections file applied (a "
         "reviewed audit CSV applies the rows whose accept column says yes)"})
     p.add_argument("--min-score", type=float, default=0.5,

@@ -9,11 +9,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from irviewer.core.paired import PERMUTATIONS
+from irviewer.core.rerank.spec import help_text as spec_help
 from irviewer.io.atomic import atomic_write_text
 from irviewer.opening.options import (
     CONVENTIONS,
     METHODS,
     READER,
+    add_dataset,
     add_options,
     dataset_problem,
     request_from_args,
@@ -27,7 +29,7 @@ NAME = "compare"
 HELP = "compare methods query by query, with significance tests, headless"
 DESCRIPTION = ("Pair two or more methods' per-query values on the queries both evaluated "
                "and test the mean difference. The first method is the baseline.")
-EPILOG = ("Tests: two-sided paired t-test (scipy.stats.ttest_rel); paired "
+EPILOG = ("Tests: two-sided paired t-test (scipy.stats.ttest_1samp of the deltas); paired "
           "randomization test of the per-query deltas' signs (exact up to 16 queries); 95 % "
           "percentile bootstrap interval of the mean delta (10,000 resamples); with three "
           "or more methods, Holm-Bonferroni adjusted randomization p-values. See "
@@ -36,8 +38,7 @@ EPILOG = ("Tests: two-sided paired t-test (scipy.stats.ttest_rel); paired "
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add ``irviewer compare``'s arguments to ``p``."""
-    p.add_argument("dataset", type=Path, nargs="?",
-                   help="dataset file or folder (e.g. a CSV manifest)")
+    add_dataset(p)
     add_options(p, "demo", *METHODS, *READER, *CONVENTIONS, "rerank", help={
         "demo": "the built-in museum demo: strong.npz (baseline) against weak.npz unless -d "
         "or --ranking names others",
@@ -46,9 +47,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "ranking": "precomputed rankings, one method each (after the -d methods)",
         "protocol": "protocols to use instead of the dataset's default(s)",
         "rerank": "also each descriptor file F re-ranked by SPEC, as the method 'F + SPEC' "
-        "right after F, so -d F --rerank k-reciprocal pairs plain against re-ranked: "
-        "k-reciprocal[:k1=20,k2=6,lambda=0.3], aqe[:n=2,alpha=3], dba[:k=10,alpha=3], or a "
-        "chain joined by '+' (docs/rerank.md)"})
+        "right after F, so -d F --rerank k-reciprocal pairs plain against re-ranked "
+        "(docs/rerank.md). " + spec_help()})
     p.add_argument("--metric", default="AP",
                    help="per-query metric to compare: AP (default), P@1, P@5, CMC@1, INP, "
                    "R-precision, ... (the protocol's)")

@@ -9,14 +9,17 @@ from dataclasses import replace
 from pathlib import Path
 
 from irviewer.core.errors import InputError
+from irviewer.core.rerank.spec import help_text as spec_help
 from irviewer.io.atomic import atomic_write_text
 from irviewer.opening.options import (
     CONVENTIONS,
     METHODS,
     READER,
+    add_dataset,
     add_options,
     at_most_one,
     dataset_problem,
+    refuse_old_name,
     request_from_args,
     window_corrections_note,
 )
@@ -41,8 +44,7 @@ EPILOG = ("Every protocol and convention -- its formula, its source (paper and r
 
 def add_arguments(ev: argparse.ArgumentParser) -> None:
     """Add ``irviewer eval``'s arguments to ``ev``."""
-    ev.add_argument("dataset", type=Path, nargs="?",
-                    help="dataset file or folder (e.g. a CSV manifest)")
+    add_dataset(ev)
     add_options(ev, "demo", *METHODS, *READER, *CONVENTIONS, "corrections", "rerank", "depth",
                 help={
         "demo": "evaluate the built-in museum demo (with its strong descriptors unless -d or "
@@ -57,15 +59,11 @@ def add_arguments(ev: argparse.ArgumentParser) -> None:
         "protocol": "protocol to use instead of the dataset's default(s)",
         "depth": "how many results per query are kept (the lists --export-trec and "
         "--write-results write); the ranks of positives are exact at any depth",
-        "rerank": "score the ranking re-ranked by SPEC instead of the plain one: "
-        "k-reciprocal[:k1=20,k2=6,lambda=0.3], aqe[:n=2,alpha=3], dba[:k=10,alpha=3], or a "
-        "chain joined by '+' applied left to right (k-reciprocal last), e.g. "
-        "dba:k=5,alpha=3+aqe:n=2,alpha=3. Defaults: k-reciprocal Zhong et al. CVPR 2017; "
-        "alpha=3 Radenovic et al. TPAMI 2018; n=2 and k=10 irviewer's. The report names "
-        "every parameter and its source; docs/rerank.md defines each method",
+        "rerank": "score the ranking re-ranked by SPEC instead of the plain one; the report "
+        "names every parameter and its source, docs/rerank.md defines each method. "
+        + spec_help(),
     })
-    ev.add_argument("--top-k", dest="depth", type=int, default=argparse.SUPPRESS,
-                    help=argparse.SUPPRESS)  # the old name of --depth
+    refuse_old_name(ev, "--top-k", "--depth N")
     ev.add_argument("--json", type=Path, metavar="OUT", help="write results as JSON")
     ev.add_argument("--conventions", action="store_true",
                     help="also score the ranking under every convention irviewer knows "

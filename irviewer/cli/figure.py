@@ -14,6 +14,7 @@ from irviewer.opening.options import (
     CONVENTIONS,
     METHODS,
     READER,
+    add_dataset,
     add_options,
     at_most_one,
     dataset_problem,
@@ -35,8 +36,7 @@ EPILOG = ("Choose the queries with one of --queries, --worst, --best, --largest-
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add ``irviewer figure``'s arguments to ``p``."""
-    p.add_argument("dataset", type=Path, nargs="?",
-                   help="dataset file or folder (e.g. a CSV manifest)")
+    add_dataset(p)
     add_options(p, "demo", *METHODS, *READER, *CONVENTIONS, "rerank", help={
         "demo": "the built-in museum demo, with strong.npz and weak.npz unless -d or "
         "--ranking names others",

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from irviewer import __version__
 from irviewer.core.rerank.spec import help_text as spec_help
-from irviewer.opening.options import METHODS, READER, add_options
+from irviewer.opening.options import METHODS, READER, add_dataset, add_options, refuse_old_name
+from irviewer.opening.request import RESULTS_SHOWN, TOP_K_RANGE
 
 
 def build_viewer_parser() -> argparse.ArgumentParser:
@@ -18,8 +19,7 @@ def build_viewer_parser() -> argparse.ArgumentParser:
         description="Open the viewer (on the built-in museum demo without a dataset). "
         "For headless scoring see: irviewer eval --help")
     parser.add_argument("--version", action="version", version=f"irviewer {__version__}")
-    parser.add_argument("dataset", type=Path, nargs="?",
-                        help="dataset file or folder (or a .irv session)")
+    add_dataset(parser, "dataset file or folder (or a .irv session)")
     add_options(parser, "demo", *METHODS, *READER, "protocol", "rerank", help={
         "demo": "open the built-in museum demo (as without a DATASET), with its descriptor "
         "files unless -d or --ranking names others",
@@ -34,8 +34,8 @@ def build_viewer_parser() -> argparse.ArgumentParser:
     parser.add_argument("--present", action="store_true",
                         help="start in presentation mode: full screen, the query and its "
                         "best matches large (Esc returns to the inspector)")
-    parser.add_argument("--results", type=int, default=50, metavar="N",
-                        help="results shown per query (10 to 200)")
-    parser.add_argument("--top-k", dest="results", type=int, default=argparse.SUPPRESS,
-                        help=argparse.SUPPRESS)  # the old name of --results
+    low, high = TOP_K_RANGE
+    parser.add_argument("--results", type=int, default=RESULTS_SHOWN, metavar="N",
+                        help=f"results shown per query ({low} to {high})")
+    refuse_old_name(parser, "--top-k", "--results N")
     return parser

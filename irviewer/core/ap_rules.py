@@ -30,7 +30,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from irviewer.core.metrics import AP_RULES, RECALL_TOLERANCE, Ragged
+from irviewer.core.convention_names import AP_RULES
+from irviewer.core.metrics import RECALL_TOLERANCE, Ragged
 
 #: Every AP integration rule, in the order the side-by-side table lists them: the two a
 #: protocol can use (``--ap``), then the two interpolated ones.

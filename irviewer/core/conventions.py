@@ -19,11 +19,13 @@ import numpy as np
 
 from irviewer.core import metrics
 from irviewer.core.ap_rules import ALL_AP_RULES, average_precision
+from irviewer.core.convention_names import KEEP, REMOVE
 from irviewer.core.evaluation import Evaluation, PositiveRanks, scored_ranks
 
 #: Each AP rule's name in the table and the public evaluators that use it.
-RULE_NAMES = dict(zip(ALL_AP_RULES, ("finite-sum", "trapezoid", "all-point interpolated",
-                                     "11-point interpolated"), strict=True))
+RULE_NAMES = dict(zip(ALL_AP_RULES, ("finite-sum", "trapezoid rule",
+                                     "all-point interpolated", "11-point interpolated"),
+                      strict=True))
 RULE_SOURCES = dict(zip(ALL_AP_RULES, (
     "trec_eval map; torchreid and fast-reid eval_market1501; VLFeat vl_pr info.ap",
     "Oxford compute_ap.cpp (Oxford5k, Paris6k); revisitop and cirtorch compute_ap; "
@@ -38,10 +40,9 @@ DENOMINATOR_SOURCES = {
     "retrieved": "hpatches-benchmark retrieval_eval.m with VLFeat vl_pr (positives beyond "
                  "the scored list not counted)",
 }
-SELF_MATCH_NAMES = {"keep": "the query's own image kept", "remove": "the query's own image "
-                    "removed"}
-SELF_MATCH_SOURCES = {"keep": "Oxford5k / Paris6k compute_ap (the query is in its own good "
-                      "list)", "remove": "instance sets, Holidays, HPatches, re-id"}
+SELF_MATCH_NAMES = {KEEP: "the query's own image kept", REMOVE: "the query's own image removed"}
+SELF_MATCH_SOURCES = {KEEP: "Oxford5k / Paris6k compute_ap (the query is in its own good list)",
+                      REMOVE: "instance sets, Holidays, HPatches, re-id"}
 PK_SOURCES = {"true": "trec_eval P.k: positives in the first k over k",
               "revisitop": "revisitop compute_map: over min(k, rank of the last positive)"}
 
@@ -99,7 +100,7 @@ def all_conventions(ev: Evaluation) -> list[ConventionRow]:
                      f"{RULE_NAMES[finite]}, {DENOMINATOR_NAMES[other]}",
                      DENOMINATOR_SOURCES[other], average_precision(batch, finite, other),
                      p, False))
-    flip = "keep" if protocol.self_match == "remove" else "remove"
+    flip = KEEP if protocol.self_match == REMOVE else REMOVE
     flipped = scored_ranks(ev.dataset, ev.ranking, protocol.override(self_match=flip))
     fb = metrics.ragged(flipped.ranks, flipped.offsets, flipped.n_positives)
     none = "" if ev.dataset.has_self_images else " (no query's own image is in the gallery)"

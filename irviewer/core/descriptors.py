@@ -32,13 +32,9 @@ import numpy as np
 
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError, counted, examples
+from irviewer.core.image_names import strip_image_suffix
 from irviewer.core.parallel import row_parts, run_parts
 
-#: The image file extensions, the one list (compared case-insensitively): the files every
-#: reader lists as images, the extensions :func:`name_key` strips from a name, the photos
-#: the window and ``irviewer search`` take.
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".ppm", ".pgm", ".bmp", ".tif", ".tiff", ".webp")
-_SUFFIX_SET = frozenset(IMAGE_SUFFIXES)
 #: Memory-mapped galleries with more rows than this are checked for NaN/zero rows chunk by
 #: chunk during ranking (the norms are computed there anyway) instead of in a pass at load.
 LAZY_CHECK_ROWS = 100_000
@@ -127,10 +123,7 @@ def name_key(name: str) -> str:
     base = str(name)
     if "/" in base or "\\" in base:
         base = base.replace("\\", "/").rsplit("/", 1)[-1]
-    dot = base.rfind(".")
-    if dot > 0 and base[dot:].lower() in _SUFFIX_SET:
-        return base[:dot]
-    return base
+    return strip_image_suffix(base)
 
 
 def name_keys(names: Sequence[str]) -> list[str]:
@@ -144,9 +137,7 @@ def name_keys(names: Sequence[str]) -> list[str]:
         return [name_key(n) for n in names]
     if "." not in joined:
         return list(names)
-    suffixes = _SUFFIX_SET
-    return [n[:dot] if (dot := n.rfind(".")) > 0 and n[dot:].lower() in suffixes else n
-            for n in names]
+    return [strip_image_suffix(n) for n in names]
 
 
 def file_sha256(path: Path) -> str:

@@ -21,6 +21,7 @@ import numpy as np
 
 from irviewer.core import metrics
 from irviewer.core.ap_rules import average_precision
+from irviewer.core.convention_names import REMOVE
 from irviewer.core.dataset import Dataset, Query
 from irviewer.core.errors import InputError
 from irviewer.core.protocols import Protocol, check_applicable
@@ -265,7 +266,7 @@ def query_roles(query: Query, protocol: Protocol,
     ignored; images removed for every query (``global_ignored`` mask) are in neither.
     """
     ign = _union(query, protocol.ignored)
-    if protocol.self_match == "remove" and query.self_index >= 0:
+    if protocol.self_match == REMOVE and query.self_index >= 0:
         ign = np.union1d(ign, [query.self_index])
     pos = np.setdiff1d(_union(query, protocol.positive), ign, assume_unique=True)
     pos = pos[~global_ignored[pos]]
@@ -333,7 +334,7 @@ def marked_items(dataset: Dataset, ranking: Ranking, protocol: Protocol) -> Mark
     for code, groups in ((POSITIVE, protocol.positive), (IGNORED, protocol.ignored)):
         for group in groups:  # positives first: ignored, marked after, wins
             mark(*dataset.group_table(group), code)
-    if protocol.self_match == "remove":
+    if protocol.self_match == REMOVE:
         selves = np.array([q.self_index for q in dataset.queries], dtype=np.int64)
         has = np.flatnonzero(selves >= 0)
         mark(has, selves[has], IGNORED)

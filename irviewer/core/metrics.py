@@ -43,15 +43,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irviewer.core.convention_names import AP_RULES, FINITE, TRAPEZOID, one_of
 from irviewer.core.errors import InputError, counted
-
-AP_RULES = ("finite", "trapezoid")
 
 #: Recall values within this distance below a recall level count as reaching it, so that
 #: 3/10 reaches the level 0.3 even though ``np.linspace(0, 1, 11)[3]`` is 0.30000000000000004.
 RECALL_TOLERANCE = 1e-12
 
-_RULE_HINT = "use finite or trapezoid"
+_RULE_HINT = f"use {one_of(AP_RULES)}"
 
 
 # -- validation -------------------------------------------------------------------------
@@ -203,7 +202,7 @@ def average_precision_finite(positive_ranks: np.ndarray | Sequence[int],
     r, n = _check_one(positive_ranks, n_positives)
     if n == 0:
         return float("nan")
-    return float(np.sum(_ap_terms(r, np.arange(len(r)), "finite")) / n)
+    return float(np.sum(_ap_terms(r, np.arange(len(r)), FINITE)) / n)
 
 
 def average_precision_trapezoid(positive_ranks: np.ndarray | Sequence[int],
@@ -222,7 +221,7 @@ def average_precision_trapezoid(positive_ranks: np.ndarray | Sequence[int],
     r, n = _check_one(positive_ranks, n_positives)
     if n == 0:
         return float("nan")
-    return float(np.sum(_ap_terms(r, np.arange(len(r)), "trapezoid")) / n)
+    return float(np.sum(_ap_terms(r, np.arange(len(r)), TRAPEZOID)) / n)
 
 
 def _precision_at(r: np.ndarray, j: np.ndarray) -> np.ndarray:
@@ -246,7 +245,7 @@ def _ap_terms(r: np.ndarray, j: np.ndarray, rule: str) -> np.ndarray:
     that and :func:`_precision_before` (VGG ``compute_ap.cpp``).
     """
     at = _precision_at(r, j)
-    if rule == "trapezoid":
+    if rule == TRAPEZOID:
         return (_precision_before(r, j) + at) / 2
     return at
 
@@ -256,7 +255,7 @@ def average_precision(positive_ranks: np.ndarray | Sequence[int], n_positives: i
     """Return AP by ``rule``: ``"finite"`` (trec_eval, torchreid) or ``"trapezoid"``
     (Oxford ``compute_ap.cpp``, revisitop). See the two functions; InputError otherwise."""
     _check_rule(rule)
-    if rule == "finite":
+    if rule == FINITE:
         return average_precision_finite(positive_ranks, n_positives)
     return average_precision_trapezoid(positive_ranks, n_positives)
 
@@ -462,7 +461,7 @@ def ap_polyline(positive_ranks: np.ndarray | Sequence[int], n_positives: int,
         return np.zeros(0), np.zeros(0)
     j = np.arange(len(r), dtype=np.float64)
     at = _precision_at(r, j)
-    start = at if rule == "finite" else _precision_before(r, j)
+    start = at if rule == FINITE else _precision_before(r, j)
     x = np.column_stack([j / n, (j + 1) / n]).ravel()
     y = np.column_stack([start, at]).ravel()
     return x, y

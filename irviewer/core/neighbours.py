@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from irviewer.core.ranking import Ranking
+from irviewer.core.ranking.top_k import merge_sorted
 
 #: Bytes of one block x chunk similarity matrix.
 BLOCK_BYTES = 64 * 2**20
@@ -191,7 +192,8 @@ def nearest(gallery: UnitGallery, items: np.ndarray, k: int,
 def _merge(top_idx: np.ndarray, top_sim: np.ndarray, sims: np.ndarray,
            cols: np.ndarray) -> None:
     """Merge a chunk's scores (its columns the gallery images ``cols``, ascending) into the
-    running top-k lists, in place (ties: gallery order).
+    running top-k lists, in place, by :func:`~irviewer.core.ranking.top_k.merge_sorted`
+    (ties: gallery order, since the chunks come in gallery order).
 
     Only scores reaching the row's k-th best so far are candidates; before k are known, the
     (k+1)-th best of a sample of the chunk's columns (a row's own image may be one) is the
@@ -215,22 +217,7 @@ def _merge(top_idx: np.ndarray, top_sim: np.ndarray, sims: np.ndarray,
     slot = np.arange(len(rows)) - np.repeat(np.cumsum(counts) - counts, counts)
     cand_idx[rows, slot] = cols[at]
     cand_sim[rows, slot] = sims[rows, at]
-    _combine(top_idx, top_sim, cand_idx, cand_sim)
-
-
-def _combine(top_idx: np.ndarray, top_sim: np.ndarray, idx: np.ndarray,
-             sim: np.ndarray) -> None:
-    k = top_idx.shape[1]
-    cand_idx = np.concatenate([top_idx, idx], axis=1)
-    cand_sim = np.concatenate([top_sim, sim], axis=1)
-    # descending score, ties by ascending gallery index (-1 padding last)
-    key_idx = np.where(cand_idx < 0, np.iinfo(np.int64).max, cand_idx)
-    by_index = np.argsort(key_idx, axis=1, kind="stable")
-    cand_idx = np.take_along_axis(cand_idx, by_index, axis=1)
-    cand_sim = np.take_along_axis(cand_sim, by_index, axis=1)
-    order = np.argsort(-cand_sim, axis=1, kind="stable")[:, :k]
-    top_idx[:] = np.take_along_axis(cand_idx, order, axis=1)
-    top_sim[:] = np.take_along_axis(cand_sim, order, axis=1)
+    merge_sorted(top_idx, top_sim, cand_idx, cand_sim)
 
 
 def pair_cosines(gallery: UnitGallery, a: np.ndarray, b: np.ndarray) -> np.ndarray:

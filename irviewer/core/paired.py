@@ -13,7 +13,8 @@ benchmark. Sources:
   ``method="percentile"``).
 - Holm, "A simple sequentially rejective multiple test procedure", Scandinavian Journal of
   Statistics 6 (1979) 65-70: adjusted p-values when several methods face one baseline.
-- Student's paired t-test: ``scipy.stats.ttest_rel`` (the one-sample test of the deltas).
+- Student's paired t-test: ``scipy.stats.ttest_1samp`` of the deltas against 0 (the same t and
+  p as ``scipy.stats.ttest_rel`` of method and baseline).
 
 Deltas are ``method - baseline``; a win is a delta > 0, a loss < 0, a tie exactly 0 (two
 methods that rank a query's positives alike get bit-identical values).
@@ -45,9 +46,8 @@ EXACT_MAX_QUERIES = 16
 #: share of sum |delta| (float rounding of equal sums, never a real difference).
 TIE_TOLERANCE = 1e-9
 
-INTERVAL = "percentile"
 SOURCES = {
-    "paired_t": "two-sided paired t-test (Student): scipy.stats.ttest_rel",
+    "paired_t": "two-sided paired t-test (Student): scipy.stats.ttest_1samp of the deltas",
     "randomization": "paired randomization test, sign flips of the per-query deltas "
                      "(Smucker, Allan & Carterette, CIKM 2007)",
     "bootstrap": "95 % percentile bootstrap interval of the mean delta, queries resampled "
@@ -271,8 +271,8 @@ def bootstrap_interval(deltas: np.ndarray, resamples: int = BOOTSTRAP_RESAMPLES,
 
 
 def paired_t_test(deltas: np.ndarray) -> TTest:
-    """Return the two-sided paired t-test of ``deltas`` (Student): ``scipy.stats.ttest_rel``
-    of method and baseline, which is the one-sample test of their differences,
+    """Return the two-sided paired t-test of ``deltas`` (Student): ``scipy.stats.ttest_1samp``
+    of the deltas against 0 (what ``scipy.stats.ttest_rel`` of method and baseline computes),
     t = mean / (s / sqrt(n)) with the n - 1 standard deviation s, p = 2 P(T_{n-1} >= |t|).
 
     Fewer than two queries, or all deltas 0: t and p are nan. All deltas equal and non-zero:

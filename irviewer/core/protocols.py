@@ -3,7 +3,7 @@
 A :class:`Protocol` says which relevance groups of a :class:`~irviewer.core.dataset.Dataset`
 count as positive, which are removed from the ranking, how AP is integrated, whether the
 query's own image stays in the ranking, and which extra metrics the family reports. Every
-field can be overridden by name (``protocol.override(ap="finite")``). ``docs/metrics.md``
+field can be overridden by name (``protocol.override(ap=FINITE)``). ``docs/metrics.md``
 gives every protocol and convention below with its formula, its source (paper and reference
 code), its default and when to switch it; :func:`conventions` is the one place the sentences
 naming them for the user are written (the eval table, its JSON, the window).
@@ -15,17 +15,26 @@ from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
+from irviewer.core.convention_names import (
+    AP_RULES,
+    FINITE,
+    KEEP,
+    REMOVE,
+    SELF_MATCH_RULES,
+    TRAPEZOID,
+    APRule,
+    SelfMatch,
+    one_of,
+)
 from irviewer.core.errors import InputError
 
-APRule = Literal["finite", "trapezoid"]
-SelfMatch = Literal["keep", "remove"]
 CMCRule = Literal["none", "market", "cuhk03"]
 
 TIES = "stable: equal scores keep gallery order"
 
 AP_SOURCES = {
-    "finite": "finite-sum AP, mean of P@rank over positives (trec_eval, torchreid)",
-    "trapezoid": "trapezoid AP (Oxford compute_ap.cpp, revisitop, cirtorch)",
+    FINITE: "finite-sum AP, mean of P@rank over positives (trec_eval, torchreid)",
+    TRAPEZOID: "trapezoid AP (Oxford compute_ap.cpp, revisitop, cirtorch)",
 }
 
 
@@ -60,8 +69,8 @@ class Protocol:
     family: str
     positive: tuple[str, ...]
     ignored: tuple[str, ...] = ()
-    ap: APRule = "finite"
-    self_match: SelfMatch = "remove"
+    ap: APRule = FINITE
+    self_match: SelfMatch = REMOVE
     ks: tuple[int, ...] = (1, 5, 10)
     revisitop_pk: bool = False
     cmc: CMCRule = "none"
@@ -75,10 +84,11 @@ class Protocol:
     source: str = ""
 
     def __post_init__(self) -> None:
-        if self.ap not in ("finite", "trapezoid"):
-            raise InputError(f"unknown AP rule {self.ap!r}: use finite or trapezoid")
-        if self.self_match not in ("keep", "remove"):
-            raise InputError(f"unknown self-match rule {self.self_match!r}: use keep or remove")
+        if self.ap not in AP_RULES:
+            raise InputError(f"unknown AP rule {self.ap!r}: use {one_of(AP_RULES)}")
+        if self.self_match not in SELF_MATCH_RULES:
+            raise InputError(f"unknown self-match rule {self.self_match!r}: use "
+                             f"{one_of(SELF_MATCH_RULES)}")
         if self.cmc not in ("none", "market", "cuhk03"):
             raise InputError(f"unknown CMC rule {self.cmc!r}: use none, market or cuhk03")
         if not self.positive:
@@ -134,51 +144,51 @@ class Protocol:
 
 
 PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (
-    Protocol("instance", "instance", positive=("positive",), ignored=("junk",), ap="finite",
-             self_match="remove", headline="mP@1",
+    Protocol("instance", "instance", positive=("positive",), ignored=("junk",), ap=FINITE,
+             self_match=REMOVE, headline="mP@1",
              source="instance sets (CLICIDE, GaRoFou): same instance label is positive, "
                     "the query's own image is removed; mean P@1 is the headline"),
-    Protocol("oxford", "oxford", positive=("good", "ok"), ignored=("junk",), ap="trapezoid",
-             self_match="keep",
+    Protocol("oxford", "oxford", positive=("good", "ok"), ignored=("junk",), ap=TRAPEZOID,
+             self_match=KEEP,
              source="Oxford5k/Paris6k (Philbin et al. CVPR 2007, compute_ap.cpp): good+ok "
                     "positive, junk ignored, the query image stays in the ranking"),
-    *(Protocol(f"revisited-{level}", "revisited", positive=pos, ignored=ign, ap="trapezoid",
-               self_match="keep", revisitop_pk=True,
+    *(Protocol(f"revisited-{level}", "revisited", positive=pos, ignored=ign, ap=TRAPEZOID,
+               self_match=KEEP, revisitop_pk=True,
                source="revisited Oxford/Paris (Radenovic et al. CVPR 2018, revisitop "
                       f"compute_map): {level.capitalize()} protocol")
       for level, pos, ign in (("easy", ("easy",), ("junk", "hard")),
                               ("medium", ("easy", "hard"), ("junk",)),
                               ("hard", ("hard",), ("junk", "easy")))),
     Protocol("market1501", "reid", positive=("positive",), ignored=("same_camera",),
-             ap="finite", self_match="remove", cmc="market", inp=True, headline="CMC@1",
+             ap=FINITE, self_match=REMOVE, cmc="market", inp=True, headline="CMC@1",
              source="Market-1501 (Zheng et al. ICCV 2015) as torchreid/fast-reid report it: "
                     "same id on another camera is positive, same id and camera removed, "
                     "id -1 junk removed; CMC by first match"),
     Protocol("cuhk03", "reid", positive=("positive",), ignored=("same_camera",),
-             ap="finite", self_match="remove", cmc="cuhk03", inp=True, headline="CMC@1",
+             ap=FINITE, self_match=REMOVE, cmc="cuhk03", inp=True, headline="CMC@1",
              source="CUHK03 (Li et al. CVPR 2014) single-gallery-shot CMC as torchreid "
                     "eval_cuhk03 defines it, with a seeded sampler"),
-    Protocol("hpatches-patch", "hpatches", positive=("same_patch",), ap="finite",
-             self_match="remove", list_depth=50, ap_positives="retrieved",
+    Protocol("hpatches-patch", "hpatches", positive=("same_patch",), ap=FINITE,
+             self_match=REMOVE, list_depth=50, ap_positives="retrieved",
              source="HPatches patch retrieval (Balntas et al. CVPR 2017; hpatches-benchmark "
                     "retrieval_eval.m with VLFeat vl_pr): the corresponding patches are "
                     "positive; AP over the 50 results after the query patch, divided by the "
                     "positives among them (0 when none)"),
-    Protocol("hpatches-image", "hpatches", positive=("same_image",), ap="finite",
-             self_match="remove", list_depth=50, ap_positives="retrieved",
+    Protocol("hpatches-image", "hpatches", positive=("same_image",), ap=FINITE,
+             self_match=REMOVE, list_depth=50, ap_positives="retrieved",
              source="HPatches image retrieval (hpatches-benchmark retrieval_eval.m): any patch "
                     "of an image of the query's cluster is positive; AP as the patch task"),
     *(Protocol(f"hpatches-retrieval-{noise}", "hpatches", positive=(noise,),
                ignored=("same_sequence", *(o for o in ("easy", "hard", "tough") if o != noise)),
-               ap="finite", self_match="keep",
+               ap=FINITE, self_match=KEEP,
                source=f"HPatches retrieval task, {noise} geometric noise (Balntas et al. CVPR "
                       "2017; hpatches-benchmark matlab/+bench/+retrieval/eval.m): the query's "
                       f"5 corresponding {noise} patches are positive among the split's "
                       "distractors, distractors of the query's own sequence are ignored, "
                       "scores are negative squared L2, AP over the 5 positives")
       for noise in ("easy", "hard", "tough")),
-    Protocol("holidays", "holidays", positive=("positive",), ap="trapezoid",
-             self_match="remove", ks=(1, 5, 10),
+    Protocol("holidays", "holidays", positive=("positive",), ap=TRAPEZOID,
+             self_match=REMOVE, ks=(1, 5, 10),
              source="INRIA Holidays (Jegou et al. ECCV 2008, eval_holidays): same group is "
                     "positive, the query image is removed from its own results"),
 )}
@@ -199,7 +209,7 @@ def conventions(protocol: Protocol, keys: Iterable[str]) -> dict[str, str]:
             out[key] = sentence
     out["ties"] = TIES
     out["self_match"] = ("a query's own image, where it is in the gallery, is removed from "
-                         "its ranking" if protocol.self_match == "remove" else
+                         "its ranking" if protocol.self_match == REMOVE else
                          "a query's own image, where it is in the gallery, stays in the "
                          "ranking")
     return out
@@ -222,12 +232,12 @@ def removals(ignored: Iterable[str], self_match: str, own_images: bool | None = 
     """
     where = ", where it is in the gallery," if own_images is None else ""
     items = list(ignored)
-    if self_match == "remove" and own_images is not False:
+    if self_match == REMOVE and own_images is not False:
         items.append(OWN_IMAGE + where.rstrip(","))
     text = ", ".join(items) or "nothing"
-    if self_match == "remove" and own_images is False:
+    if self_match == REMOVE and own_images is False:
         text += " (no query's own image is in the gallery)"
-    elif self_match == "keep" and own_images is not False:
+    elif self_match == KEEP and own_images is not False:
         text += f"; {OWN_IMAGE}{where} stays in its ranking"
     return text
 

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irviewer.core.metrics import AP_RULES
+from irviewer.core.convention_names import AP_RULES, TRAPEZOID
 
 #: Scores closer than this are tied (cosine rankings); a ranking file's ties are exact.
 TIE_TOLERANCE = 1e-6
@@ -205,7 +205,7 @@ def expected_ap(groups: TieGroups, denominators: np.ndarray, rule: str,
     # Sum over places i = T+1 .. last of (R + 1 + (i - T - 1) c) / i.
     s1 = _harmonic(last) - _harmonic(skip)
     at = (ahead + 1) * s1 + c * (places - (skip + 1) * s1)
-    if rule == "trapezoid":
+    if rule == TRAPEZOID:
         # Sum over u = i - 1 = T .. last - 1 of (R + (u - T) c) / u, the u = 0 term being 1.
         first = skip == 0
         u0 = np.where(first, 1.0, skip)

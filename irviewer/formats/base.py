@@ -9,8 +9,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from irviewer.core.dataset import Dataset
-from irviewer.core.descriptors import IMAGE_SUFFIXES
 from irviewer.core.errors import InputError, counted, either, examples
+from irviewer.core.image_names import IMAGE_SUFFIXES
 
 #: The kinds of value an option holds (:attr:`OptionSpec.kind`).
 OPTION_KINDS = ("folder", "file", "text", "words", "switch")

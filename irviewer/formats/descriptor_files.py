@@ -58,6 +58,7 @@ from irviewer.core.descriptors import (
 )
 from irviewer.core.errors import InputError, counted
 from irviewer.formats.base import option
+from irviewer.io.npz import load_npz
 
 SUFFIXES = (".npz", ".npy", ".fvecs", ".mat", ".h5", ".hdf5")
 #: The name arrays a file may carry for its gallery (or only) table, in lookup order.
@@ -86,7 +87,7 @@ def descriptor_names(path: Path) -> tuple[str, ...] | None:
             return read_hpatches_descriptors(p).tables[0].names if is_descriptor_folder(p) \
                 else None
         if p.suffix.lower() == ".npz":
-            with np.load(p, allow_pickle=False) as archive:
+            with load_npz(p) as archive:
                 for key in GALLERY_NAME_KEYS:
                     if key in archive.files:
                         data = _npz_array(p, archive, key)
@@ -130,7 +131,7 @@ def _string_member(p: Path, key: str, what: str) -> str | None:
     if p.suffix.lower() != ".npz" or not p.is_file():
         return None
     try:
-        with np.load(p, allow_pickle=False) as archive:
+        with load_npz(p) as archive:
             if key not in archive.files:
                 return None
             value = archive[key]
@@ -414,7 +415,7 @@ def _read_npz(path: Path, order: _Order) -> list[DescriptorTable]:
     if not head.startswith(b"PK"):
         raise InputError(f"{path.name}: not a readable .npz archive (not a zip file)")
     try:
-        archive = np.load(path, allow_pickle=False)
+        archive = load_npz(path)
     except (zipfile.BadZipFile, EOFError, ValueError) as e:
         raise InputError(f"{path.name}: not a readable .npz archive ({e})") from None
     with archive:

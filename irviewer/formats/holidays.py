@@ -14,7 +14,7 @@ list (sorted, and every group has its ``00`` image); where a group has no ``00``
 images stay in the gallery as negatives for every query and a note says so.
 
 Input: a folder of such images (INRIA ships ``.jpg``; any image extension of
-:data:`irviewer.core.descriptors.IMAGE_SUFFIXES` is read; not searched recursively), or a name
+:data:`irviewer.core.image_names.IMAGE_SUFFIXES` is read; not searched recursively), or a name
 list such as INRIA's ``holidays_images.dat``: one name per line (``100000.jpg``; a
 directory part or a missing extension is accepted; the last line may lack its newline).
 
@@ -33,8 +33,8 @@ from pathlib import Path
 import numpy as np
 
 from irviewer.core.dataset import Dataset, Query, build_query
-from irviewer.core.descriptors import IMAGE_SUFFIXES
 from irviewer.core.errors import InputError, counted, examples
+from irviewer.core.image_names import strip_image_suffix
 from irviewer.core.label_rules import HOLIDAYS, RULE_GROUPS, LabelIndex, same_label_groups
 from irviewer.formats.base import (
     Reader,
@@ -81,8 +81,7 @@ def split_list_line(line: str) -> tuple[str, str | None]:
     if len(fields) == 2 and GROUP_FIELD.match(fields[1]):
         line, group = fields[0], fields[1]
     base = line.strip().replace("\\", "/").rsplit("/", 1)[-1]
-    stem, dot, suffix = base.rpartition(".")
-    return (stem if dot and stem and f".{suffix.lower()}" in IMAGE_SUFFIXES else base), group
+    return strip_image_suffix(base), group
 
 
 def sniff_holidays(path: Path) -> bool:
@@ -242,8 +241,8 @@ def _sniff_folder_names(folder: Path) -> list[str]:
     names: list[str] = []
     with os.scandir(folder) as it:
         for entry in it:
-            stem, dot, suffix = entry.name.rpartition(".")
-            if dot and f".{suffix.lower()}" in IMAGE_SUFFIXES and entry.is_file():
+            stem = strip_image_suffix(entry.name)
+            if stem != entry.name and entry.is_file():
                 names.append(stem)
                 if len(names) >= SNIFF_FILES:
                     break

@@ -34,8 +34,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from irviewer.core.dataset import Dataset
-from irviewer.core.descriptors import IMAGE_SUFFIXES
 from irviewer.core.errors import InputError, counted, examples
+from irviewer.core.image_names import IMAGE_SUFFIXES
 from irviewer.formats.base import Reader, ReadOptions, list_images, option
 from irviewer.formats.manifest import InstanceEntry, instance_dataset
 

@@ -21,8 +21,9 @@ import math
 from pathlib import Path
 
 from irviewer.core.dataset import Box, Dataset, Query, build_query, repeated
-from irviewer.core.descriptors import IMAGE_SUFFIXES
+from irviewer.core.descriptors import name_key
 from irviewer.core.errors import InputError, counted, examples, when
+from irviewer.core.image_names import IMAGE_SUFFIXES, strip_image_suffix
 from irviewer.formats.base import (
     Reader,
     ReadOptions,
@@ -133,8 +134,7 @@ def _gallery(opts: ReadOptions, where: str,
                             noun="image folder")
         return sorted(p.stem for p in files), {p.stem: p for p in files}
     if opts.gallery_names:
-        names = [Path(n).stem if Path(n).suffix.lower() in IMAGE_SUFFIXES else n
-                 for n in opts.gallery_names]
+        names = [name_key(n) if strip_image_suffix(n) != n else n for n in opts.gallery_names]
         return [n for n in names if n not in query_ids], {}
     raise InputError(f"{where}: the Oxford/Paris ground truth does not list the gallery; give "
                      f"{option('images')}"

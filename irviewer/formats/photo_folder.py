@@ -28,6 +28,7 @@ from PIL import Image
 
 from irviewer.core.descriptors import name_key
 from irviewer.core.errors import InputError, counted, examples
+from irviewer.core.image_names import strip_image_suffix
 
 #: Pillow formats that are not photographs or need a program Pillow does not ship: files
 #: with their extensions are passed over like any other file.
@@ -177,7 +178,7 @@ def list_photo_folder(folder: Path, skip: Path | None = None) -> PhotoFolder:
                          ".webp, ...); put the photos in it, one per artwork, or one "
                          "subfolder per artwork")
     found.sort(key=lambda f: f[1].split("/"))
-    photos, shared = _named(found)
+    photos, shared = _named(found, suffixes)
     if shared:
         notes.append(f"{counted(len(shared), 'name')} {'is' if len(shared) == 1 else 'are'} "
                      f"shared by photos of different types, e.g. {examples(shared)}: they "
@@ -186,15 +187,17 @@ def list_photo_folder(folder: Path, skip: Path | None = None) -> PhotoFolder:
     return PhotoFolder(folder, tuple(photos), layout, other, tuple(notes))
 
 
-def _named(found: list[tuple[str, str, os.stat_result]]) -> tuple[list[Photo], list[str]]:
-    """Return the photos with unique names (see the module docstring; a name whose key is
-    taken gets ``~2``, ``~3``...) and the names that two photos shared."""
+def _named(found: list[tuple[str, str, os.stat_result]],
+           suffixes: frozenset[str]) -> tuple[list[Photo], list[str]]:
+    """Return the photos (their extensions among ``suffixes``) with unique names (see the
+    module docstring; a name whose key is taken gets ``~2``, ``~3``...) and the names that
+    two photos shared."""
     photos: list[Photo] = []
     keys: set[str] = set()
     shared: list[str] = []
     for artwork, relative, stat in found:
         parts = relative.split("/")
-        stem = os.path.splitext(parts[-1])[0]
+        stem = strip_image_suffix(parts[-1], suffixes)
         inner = [*parts[1:-1], stem] if len(parts) > 1 else []
         name = VIEW_SEPARATOR.join([artwork, *inner]) if inner else stem
         name = name.replace("\\", "_")

@@ -56,10 +56,12 @@ from pathlib import Path
 import numpy as np
 
 from irviewer.core.dataset import Dataset
-from irviewer.core.descriptors import IMAGE_SUFFIXES, name_key
+from irviewer.core.descriptors import name_key
 from irviewer.core.errors import InputError, examples
+from irviewer.core.image_names import strip_image_suffix
 from irviewer.core.ranking import Ranking, ranking_from_lists
 from irviewer.formats.base import read_text
+from irviewer.io.npz import load_npz
 
 #: :meth:`NameMatcher.find` results that are not an index.
 UNKNOWN, AMBIGUOUS = -1, -2
@@ -80,7 +82,7 @@ def sniff_ranking(path: Path) -> bool:
         with p.open("rb") as f:
             head = f.read(4096)
         if head.startswith(_ZIP_MAGIC):
-            with np.load(p, allow_pickle=False) as archive:
+            with load_npz(p) as archive:
                 return "indices" in archive.files
         if p.suffix.lower() == ".results":
             return True
@@ -177,14 +179,6 @@ class NameMatcher:
                     level[k] = AMBIGUOUS if k in level else i
                 self._levels.append(level)
         return self._levels
-
-
-def strip_image_suffix(name: str) -> str:
-    """Return ``name`` without a trailing image extension (``a/b.jpg`` -> ``a/b``)."""
-    dot = name.rfind(".")
-    if dot > 0 and name[dot:].lower() in IMAGE_SUFFIXES and "/" not in name[dot:]:
-        return name[:dot]
-    return name
 
 
 _KEYS: tuple[Callable[[str], str], ...] = (strip_image_suffix, name_key)
@@ -359,7 +353,7 @@ def _load_npz(path: Path) -> dict[str, np.ndarray]:
     """Return the ranking arrays of an .npz, refusing pickled objects."""
     name = path.name
     try:
-        archive = np.load(path, allow_pickle=False)
+        archive = load_npz(path)
     except (zipfile.BadZipFile, OSError, EOFError, ValueError) as e:
         raise InputError(f"{name}: not a readable .npz archive ({e})") from None
     out: dict[str, np.ndarray] = {}

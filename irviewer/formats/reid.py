@@ -6,7 +6,7 @@ frame, box), ``0001_c2_f0046182.jpg`` (DukeMTMC-reID: id, camera, frame). They a
 torchreid's ``Market1501`` and ``DukeMTMCreID`` datasets read them: the first match of
 ``([-\\d]+)_c(\\d)`` gives (person id, camera); here it is searched in the file name only,
 not in the whole path as torchreid does. Images are the files with an image extension
-(:data:`irviewer.core.descriptors.IMAGE_SUFFIXES`: Market-1501 ships ``.jpg``, CUHK03-NP
+(:data:`irviewer.core.image_names.IMAGE_SUFFIXES`: Market-1501 ships ``.jpg``, CUHK03-NP
 ``.png``); other files are not listed. Image names are the file stems.
 
 Conventions of the Market-1501 evaluation (Zheng et al., ICCV 2015) as torchreid's

@@ -29,6 +29,7 @@ import numpy as np
 
 from irviewer.core.dataset import Box, Dataset, Query, build_query, repeated
 from irviewer.core.errors import InputError, counted, examples
+from irviewer.core.image_names import strip_image_suffix
 from irviewer.formats.base import Reader, ReadOptions, read_bytes, read_text
 from irviewer.formats.line_edits import Edit
 from irviewer.formats.safe_pickle import load_plain_pickle
@@ -179,11 +180,10 @@ def _box(value: object, where: str, query: str) -> Box | None:
 
 def _read_distractors(path: Path) -> list[str]:
     """Return the distractor names of a text file, one per line as written (a sub-folder part
-    such as revisitop1m's is kept, a final ``.jpg`` dropped, blank lines skipped); InputError
+    such as revisitop1m's is kept, a final image extension dropped, blank lines skipped); InputError
     for an empty file or a repeated name."""
     lines = read_text(path, "a distractor list").splitlines()
-    names = [s[: -len(".jpg")] if s.lower().endswith(".jpg") else s
-             for s in (line.strip() for line in lines) if s]
+    names = [strip_image_suffix(s) for s in (line.strip() for line in lines) if s]
     if not names:
         raise InputError(f"{path.name} is empty: a distractor list has one image name per line")
     if len(set(names)) != len(names):

@@ -50,6 +50,7 @@ from pathlib import Path
 
 import numpy as np
 
+from irviewer.core.convention_names import FINITE
 from irviewer.core.errors import InputError, Sentence, either, examples
 from irviewer.core.evaluation import Evaluation, query_roles, remove_ignored
 from irviewer.io.atomic import atomic_open
@@ -161,7 +162,7 @@ def write_trec_run(path: Path, evaluation: Evaluation, depth: int | None = None,
                            for r, (g, s) in enumerate(zip(listed, column, strict=True),
                                                       start=1))
     notes: list[str] = []
-    if ev.protocol.ap != "finite":
+    if ev.protocol.ap != FINITE:
         notes.append(Sentence(f"{path.name}: trec_eval's map is the finite-sum AP; irviewer's "
                               f"mAP under {ev.protocol.name} is {ev.protocol.ap}: compare with "
                               f"{either('--ap finite', 'the finite-sum AP rule', 'ap')}"))

@@ -31,14 +31,15 @@ from irviewer.core.evaluation import IGNORED, NEGATIVE, POSITIVE
 from irviewer.gui.theme import QUERY_BOX, RELEVANCE
 from irviewer.gui.widgets.thumbnails import BROKEN, decode_with_width
 from irviewer.io.atomic import atomic_write_bytes
+from irviewer.view import palette
 from irviewer.view.figure import FigureLayout, FigureRow, Rect
 from irviewer.view.figure_request import FORMATS
 
 #: Raster resolution of PNG export and of images embedded in PDF / SVG.
 DPI = 300
-TILE_BACKGROUND = "#f4f2ee"
-TEXT = "#222222"
-MUTED = "#555555"
+TILE_BACKGROUND = palette.TILE_PAPER
+TEXT = palette.TEXT
+MUTED = palette.MUTED_TEXT
 #: The query tile's frame width in points (thinner than a result's: it carries no verdict).
 QUERY_FRAME = 1.5
 
@@ -66,7 +67,7 @@ def paint_figure(painter: QPainter, layout: FigureLayout, images: dict[str, obje
     g = layout.geometry
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
-    painter.fillRect(QRectF(0, 0, layout.width, layout.height), QColor("white"))
+    painter.fillRect(QRectF(0, 0, layout.width, layout.height), QColor(palette.WHITE))
     # Fonts are sized for the device's resolution; the painter already scales points to
     # device pixels, so a font of p points is asked for at p * 72 / dpi.
     k = 72.0 / painter.device().logicalDpiY()
@@ -120,7 +121,7 @@ def _png_bytes(layout: FigureLayout, images: dict[str, object]) -> bytes:
     dots_per_metre = round(DPI / 0.0254)
     image.setDotsPerMeterX(dots_per_metre)
     image.setDotsPerMeterY(dots_per_metre)
-    image.fill(QColor("white"))
+    image.fill(QColor(palette.WHITE))
     painter = QPainter(image)
     painter.scale(DPI / 72, DPI / 72)
     paint_figure(painter, layout, images)
@@ -258,10 +259,10 @@ def _badge_shape(painter: QPainter, r: Rect, badge: int) -> None:
     """Draw a badge: a disc in the relevance colour with a white outline and a white shape
     (✓ relevant, ✗ not relevant, – ignored, = same camera) drawn as strokes."""
     colour = QColor(RELEVANCE[badge][0])
-    painter.setPen(QPen(QColor("white"), max(0.8, r.w / 12)))
+    painter.setPen(QPen(QColor(palette.WHITE), max(0.8, r.w / 12)))
     painter.setBrush(colour)
     painter.drawEllipse(_qrect(r))
-    pen = QPen(QColor("white"), max(1.0, r.w / 7))
+    pen = QPen(QColor(palette.WHITE), max(1.0, r.w / 7))
     pen.setCapStyle(Qt.PenCapStyle.RoundCap)
     pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
     painter.setPen(pen)

@@ -31,7 +31,7 @@ from irviewer.gui.review import ReviewUI
 from irviewer.gui.sessions import Sessions
 from irviewer.gui.widgets.thumbnails import ThumbnailCache
 from irviewer.opening.opener import Opened
-from irviewer.opening.request import OpenRequest
+from irviewer.opening.request import RESULTS_SHOWN, OpenRequest
 from irviewer.view.view_state import ViewState
 
 #: The smallest window in which the panels do not overlap (the query list, a row of tiles
@@ -43,7 +43,7 @@ PLOTS_WIDTH = 280
 class MainWindow(QMainWindow):
     """The irviewer inspector."""
 
-    def __init__(self, top_k: int = 50, settings: QSettings | None = None,
+    def __init__(self, top_k: int = RESULTS_SHOWN, settings: QSettings | None = None,
                  keep_sessions: bool = True) -> None:
         super().__init__()
         self.setWindowTitle("irviewer")

@@ -1,27 +1,28 @@
-"""Relevance colours and badges: the Okabe-Ito palette, readable with colour-blindness, and a
-badge shape for every state so colour is never the only cue."""
+"""The window's colours, read from the one palette (:mod:`irviewer.view.palette`), and the
+relevance badges: a badge shape for every state, so colour is never the only cue."""
 
 from __future__ import annotations
 
 from irviewer.core.evaluation import IGNORED, NEGATIVE, POSITIVE
+from irviewer.view import palette
 from irviewer.view.result_list import SAME_CAMERA, UNJUDGED
 
 __all__ = ["RELEVANCE", "SAME_CAMERA", "legend_html"]
 
 #: badge (a relevance code or SAME_CAMERA) -> (frame colour, badge glyph, label)
 RELEVANCE = {
-    POSITIVE: ("#009E73", "✓", "relevant"),
-    NEGATIVE: ("#D55E00", "✗", "not relevant"),
-    IGNORED: ("#999999", "–", "ignored"),
-    SAME_CAMERA: ("#CC79A7", "=", "ignored: same person, same camera"),
-    UNJUDGED: ("#8A8F98", "?", "not judged: no ground truth"),
+    POSITIVE: (palette.RELEVANT, "✓", "relevant"),
+    NEGATIVE: (palette.NOT_RELEVANT, "✗", "not relevant"),
+    IGNORED: (palette.IGNORED, "–", "ignored"),
+    SAME_CAMERA: (palette.SAME_CAMERA, "=", "ignored: same person, same camera"),
+    UNJUDGED: (palette.UNJUDGED, "?", "not judged: no ground truth"),
 }
-QUERY_BOX = "#0072B2"
-MEAN_CURVE = "#999999"
-QUERY_CURVE = "#0072B2"
-BAR = "#9ecae1"          # AP histogram bars
-SELECTED_BAR = "#0072B2"  # the selected query's bin
-ACTIVE_BAR = "#E69F00"    # the bin the table is filtered to
+QUERY_BOX = palette.SELECTED
+MEAN_CURVE = palette.MEAN_CURVE
+QUERY_CURVE = palette.SELECTED
+BAR = palette.HISTOGRAM_BAR  # AP histogram bars
+SELECTED_BAR = palette.SELECTED  # the selected query's bin
+ACTIVE_BAR = palette.ACTIVE  # the bin the table is filtered to
 
 
 def legend_html(ignored: list[str] | tuple[str, ...] = (),

@@ -6,10 +6,12 @@ old file intact (the data reach the disk before the rename makes them the file, 
 rename reaches it before the write is reported done). Permissions are those the user
 expects of a new file: a new file follows the umask (0644 under umask 022), as ``open``
 would create it, so a corrected ground-truth folder, a session or a figure made for a group
-is readable by that group; a replaced file keeps its mode (and its group where the user
-may set it). Used for every file irviewer writes (reports, exports, sessions, label
-corrections); a writer that wants a path (Qt's image writers) gets one from
-:func:`atomic_path`.
+is readable by that group; a replaced file keeps its mode, and its owner and group where the
+user may set them. A symbolic link stays a link: the file it points to is replaced (the
+temporary file is made beside that file, so the rename stays on one file system), as
+``open(path, "w")`` would write through it. Used for every file irviewer writes (reports,
+exports, sessions, label corrections); a writer that wants a path (Qt's image writers) gets
+one from :func:`atomic_path`.
 """
 
 from __future__ import annotations
@@ -69,7 +71,7 @@ def atomic_path(path: Path) -> Iterator[Path]:
     raise inside the block, so that nothing replaces ``path``. InputError as
     :func:`atomic_open`.
     """
-    path = Path(path)
+    path = _written(Path(path))
     fd, tmp = _create_temporary(path)
     os.close(fd)
     try:
@@ -84,7 +86,7 @@ def atomic_path(path: Path) -> Iterator[Path]:
 
 @contextlib.contextmanager
 def _replacing(path: Path, mode: str, **options: object) -> Iterator[IO]:
-    path = Path(path)
+    path = _written(Path(path))
     fd, tmp = _create_temporary(path)
     try:
         stream = os.fdopen(fd, mode, **options)  # type: ignore[call-overload]
@@ -103,6 +105,14 @@ def _replacing(path: Path, mode: str, **options: object) -> Iterator[IO]:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _written(path: Path) -> Path:
+    """Return the file a write to ``path`` replaces: ``path``, or for a symbolic link the file
+    it points to (through every link; it may not exist yet), so the link stays a link."""
+    if os.path.islink(path):
+        return Path(os.path.realpath(path))
+    return path
 
 
 def _create_temporary(path: Path) -> tuple[int, Path]:
@@ -145,8 +155,8 @@ def _opened(path: Path, tmp: Path) -> int:
 
 def _finish(path: Path, tmp: Path, fd: int) -> None:
     """Make the temporary file ``tmp`` (open as ``fd``, closed here) the file ``path``:
-    the replaced file's mode (and group, where allowed), the data flushed to the disk, the
-    rename, the folder flushed."""
+    the replaced file's mode (and owner and group, where allowed), the data flushed to the
+    disk, the rename, the folder flushed."""
     try:
         try:
             _keep_permissions(path, tmp)
@@ -162,16 +172,22 @@ def _finish(path: Path, tmp: Path, fd: int) -> None:
 
 def _keep_permissions(path: Path, tmp: Path) -> None:
     """Give ``tmp`` the mode of the file at ``path`` when one exists (a new file keeps the
-    umask's mode), and its group when the user may set that group."""
+    umask's mode), its owner when the user may give it (the superuser), and its group when
+    the user may set that group."""
     try:
         old = os.stat(path)
     except OSError:
         return
     if not stat.S_ISREG(old.st_mode):
         return
-    if hasattr(os, "chown") and os.stat(tmp).st_gid != old.st_gid:
-        with contextlib.suppress(OSError):  # a group the user is not in: keep the default
-            os.chown(tmp, -1, old.st_gid)
+    if hasattr(os, "chown"):
+        new = os.stat(tmp)
+        if new.st_uid != old.st_uid:
+            with contextlib.suppress(OSError):  # only the superuser gives files away
+                os.chown(tmp, old.st_uid, -1)
+        if new.st_gid != old.st_gid:
+            with contextlib.suppress(OSError):  # a group the user is not in: the default
+                os.chown(tmp, -1, old.st_gid)
     os.chmod(tmp, stat.S_IMODE(old.st_mode))
 
 

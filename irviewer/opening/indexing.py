@@ -196,10 +196,16 @@ def _check_out(out: Path, photos: Path) -> None:
     if out.exists() and os.path.realpath(out) == os.path.realpath(photos):
         raise InputError(f"{out}: is the photo folder itself; give another folder for the "
                          "collection (it may be inside the photo folder)")
-    if out.is_dir() and not is_collection(out) and any(
-            not e.name.startswith(".") for e in os.scandir(out)):
+    if out.is_dir() and not is_collection(out) and _holds_files(out):
         raise InputError(f"{out}: is a folder that holds other files, not a collection; "
                          "give a new or empty folder for the collection")
+
+
+def _holds_files(folder: Path) -> bool:
+    """Return whether ``folder`` holds anything but hidden entries (the listing closed as
+    soon as one is found)."""
+    with os.scandir(folder) as entries:
+        return any(not e.name.startswith(".") for e in entries)
 
 
 def _previous(out: Path) -> _Previous:

@@ -28,7 +28,10 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
+from irviewer.core.convention_names import AP_RULES, SELF_MATCH_RULES
 from irviewer.core.errors import InputError, command_line_text
+from irviewer.core.ranking import DEFAULT_DEPTH
+from irviewer.core.rerank.spec import help_text as spec_help
 from irviewer.formats.base import (
     FORMAT_OPTION,
     OptionSpec,
@@ -120,25 +123,21 @@ def _table() -> dict[str, Option]:
                "default(s)", metavar="NAME", default=[], repeatable=True, request="protocol",
                request_one=True, label="Protocol"),
         Option("ap", ("--ap",), "AP integration rule (default: the protocol's)",
-               choices=("finite", "trapezoid"), request="ap"),
+               choices=AP_RULES, request="ap"),
         Option("self_match", ("--self-match",), "keep the query's own image in the ranking "
-               "or remove it (default: the protocol's)", choices=("keep", "remove"),
+               "or remove it (default: the protocol's)", choices=SELF_MATCH_RULES,
                request="self_match"),
         Option("corrections", ("--corrections",), "apply this label corrections file "
                "(query,item,label,...) to the ground truth before scoring; the output says "
                "so (never applied unless given, so a published number never changes "
                "silently)", metavar="FILE", type=Path, request="corrections"),
         Option("rerank", ("--rerank",), "also each descriptor file F re-ranked by SPEC, as "
-               "the method 'F + SPEC' after F: k-reciprocal[:k1=20,k2=6,lambda=0.3], "
-               "aqe[:n=2,alpha=3], dba[:k=10,alpha=3], or a chain joined by '+' applied left "
-               "to right (k-reciprocal last), e.g. dba:k=5,alpha=3+aqe:n=2,alpha=3. Defaults: "
-               "k-reciprocal's Zhong et al. CVPR 2017's; alpha=3 fast-reid's AQE default; "
-               "n=2 and k=10 irviewer's choices (no paper fixes them). docs/rerank.md "
-               "defines each method", metavar="SPEC",
+               "the method 'F + SPEC' after F (docs/rerank.md defines each method). "
+               + spec_help(), metavar="SPEC",
                type=str, default=[], repeatable=True, request="rerank"),
         Option("depth", ("--depth",), "how many results per query the stored result lists "
-               "keep; the ranks of positives are exact at any depth (default 200)",
-               metavar="N", type=int, default=200, request="k"),
+               "keep; the ranks of positives are exact at any depth (default "
+               f"{DEFAULT_DEPTH})", metavar="N", type=int, default=DEFAULT_DEPTH, request="k"),
     ]
     return {o.key: o for o in request_options}
 
@@ -151,6 +150,31 @@ READER: tuple[str, ...] = ("format", *reader_options())
 METHODS: tuple[str, ...] = ("descriptors", "ranking")
 #: The scoring conventions a command may override.
 CONVENTIONS: tuple[str, ...] = ("protocol", "ap", "self_match")
+
+
+#: What a command's DATASET is, unless the command says more.
+DATASET_HELP = "dataset file or folder (e.g. a CSV manifest)"
+
+
+def add_dataset(parser: argparse.ArgumentParser, help: str = DATASET_HELP,
+                optional: bool = True) -> None:
+    """Add the DATASET positional every command that opens a dataset takes (``optional``:
+    the command also opens the demo without one)."""
+    parser.add_argument("dataset", type=Path, nargs="?" if optional else None, help=help)
+
+
+def refuse_old_name(parser: argparse.ArgumentParser, old: str, new: str) -> None:
+    """Make the removed option ``old`` fail with one line naming ``new``, what it was called
+    in this command (``--top-k`` was ``eval``'s ``--depth`` but the viewer's ``--results``),
+    so an old command line is refused, never read with another meaning."""
+
+    class Refused(argparse.Action):
+        def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                     values: object, option_string: str | None = None) -> None:
+            parser.exit(2, f"irviewer: error: {option_string} is no longer an option; use "
+                           f"{new}\n")
+
+    parser.add_argument(old, action=Refused, nargs="?", help=argparse.SUPPRESS)
 
 
 def add_options(parser: argparse.ArgumentParser, *keys: str, one_per_flag: bool = False,

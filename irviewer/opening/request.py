@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from irviewer.core.ranking import DEFAULT_DEPTH
 from irviewer.formats.base import ReadOptions
 from irviewer.formats.collection import descriptors_path as collection_descriptors
 from irviewer.formats.collection import is_collection
@@ -21,8 +22,11 @@ from irviewer.io.resources import resources_dir
 SESSION_SUFFIX = ".irv"
 
 
-#: How many results per query the viewer can show (``irviewer --results``).
-TOP_K_RANGE = (10, 200)
+#: How many results per query the viewer can show (``irviewer --results``): at most what a
+#: ranking stores by default.
+TOP_K_RANGE = (10, DEFAULT_DEPTH)
+#: How many results per query the viewer shows unless told otherwise.
+RESULTS_SHOWN = 50
 
 
 @dataclass(frozen=True)
@@ -65,7 +69,7 @@ class OpenRequest:
     rankings: tuple[Path, ...] = ()
     format: str | None = None
     options: ReadOptions = field(default_factory=ReadOptions)
-    k: int = 200
+    k: int = DEFAULT_DEPTH
     protocol: str | None = None
     ap: str | None = None
     self_match: str | None = None
@@ -228,7 +232,7 @@ class Dropped:
     descriptors: tuple[Path, ...] = ()
     rankings: tuple[Path, ...] = ()
     sessions: tuple[Path, ...] = ()
-    images: tuple[Path, ...] = ()  # photos to search the gallery with (issue #13)
+    images: tuple[Path, ...] = ()  # photos to search the gallery with
 
 
 RANKING_SUFFIXES = (".results", ".run", ".trec")
@@ -238,10 +242,10 @@ def classify_paths(paths: list[Path] | tuple[Path, ...]) -> Dropped:
     """Return ``paths`` sorted by role: ``.irv`` session files; precomputed rankings (an
     archive with ``indices``, ``.results``, a TREC run); descriptor files (``.npz``,
     ``.npy``, ``.fvecs``, ``.mat``, ``.h5``, an hpatches-benchmark descriptor folder); image
-    files (``.jpg``, ``.png``, ... :data:`irviewer.core.descriptors.IMAGE_SUFFIXES`: photos to
+    files (``.jpg``, ``.png``, ... :data:`irviewer.core.image_names.IMAGE_SUFFIXES`: photos to
     search the gallery with); and anything else as a dataset (a manifest, a gt_files
     folder, a pickle, ...)."""
-    from irviewer.core.descriptors import IMAGE_SUFFIXES
+    from irviewer.core.image_names import IMAGE_SUFFIXES
     from irviewer.formats.descriptor_files import SUFFIXES
     from irviewer.formats.hpatches import is_descriptor_folder
     from irviewer.formats.rankings import sniff_ranking

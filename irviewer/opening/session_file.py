@@ -27,17 +27,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from irviewer.core.convention_names import AP_RULES, SELF_MATCH_RULES, one_of
 from irviewer.core.errors import InputError
+from irviewer.core.ranking import DEFAULT_DEPTH
 from irviewer.core.rerank import parse_spec
 from irviewer.formats.base import ReadOptions, read_text, reader_options
 from irviewer.io.atomic import atomic_open
-from irviewer.opening.request import TOP_K_RANGE, OpenRequest
+from irviewer.opening.request import RESULTS_SHOWN, TOP_K_RANGE, OpenRequest
 from irviewer.opening.session_options import OPTION_TYPES, PATH_OPTIONS, is_kind
 
 SESSION_FORMAT = "irviewer-session"
 SESSION_VERSION = 1
-AP_RULES = ("finite", "trapezoid")
-SELF_MATCH_RULES = ("keep", "remove")
 @dataclass(frozen=True)
 class SessionFile:
     """Everything a ``.irv`` file holds.
@@ -55,7 +55,7 @@ class SessionFile:
         protocol, ap, self_match: the protocol's name and the AP and self-match rules shown
             (None: the protocol's own).
         selected_query: the name of the selected query, or None.
-        top_k: how many results are shown per query (10 to 200).
+        top_k: how many results are shown per query (within ``TOP_K_RANGE``).
         tile_size: tile edge in pixels (positive; the GUI clamps it to its own range).
         show_ignored, filter_text, failures_only: the query list's filters.
         ap_range: the AP filter as fractions ``(low, high)`` within 0..1, or None.
@@ -86,7 +86,7 @@ class SessionFile:
     ap: str | None = None
     self_match: str | None = None
     selected_query: str | None = None
-    top_k: int = 50
+    top_k: int = RESULTS_SHOWN
     tile_size: int = 132
     show_ignored: bool = False
     filter_text: str = ""
@@ -138,9 +138,9 @@ def _check_values(s: SessionFile) -> str | None:
     if s.tile_size < 1:
         return f"\"tile_size\" is {s.tile_size}; it must be a positive number of pixels"
     if s.ap is not None and s.ap not in AP_RULES:
-        return f"\"ap\" is {s.ap!r}; use {' or '.join(AP_RULES)} (or null)"
+        return f"\"ap\" is {s.ap!r}; use {one_of(AP_RULES)} (or null)"
     if s.self_match is not None and s.self_match not in SELF_MATCH_RULES:
-        return f"\"self_match\" is {s.self_match!r}; use {' or '.join(SELF_MATCH_RULES)} (or null)"
+        return f"\"self_match\" is {s.self_match!r}; use {one_of(SELF_MATCH_RULES)} (or null)"
     for i, spec in s.reranked:
         if not 0 <= i < len(s.descriptors):
             return (f"\"reranked\" names descriptor file {i} for {spec!r}; it must be between "
@@ -399,7 +399,7 @@ def load_session(path: Path) -> SessionFile:
         ap=r.string("ap", None, nullable=True),
         self_match=r.string("self_match", None, nullable=True),
         selected_query=r.string("selected_query", None, nullable=True),
-        top_k=r.integer("top_k", 50),
+        top_k=r.integer("top_k", RESULTS_SHOWN),
         tile_size=r.integer("tile_size", 132),
         show_ignored=r.boolean("show_ignored", False),
         filter_text=r.string("filter_text", "", nullable=False) or "",
@@ -446,7 +446,7 @@ def read_options(session: SessionFile) -> ReadOptions:
     return ReadOptions(**values)
 
 
-def open_request(session: SessionFile, k: int = 200) -> OpenRequest:
+def open_request(session: SessionFile, k: int = DEFAULT_DEPTH) -> OpenRequest:
     """Return what opening ``session`` must read: its dataset, methods, reader and options,
     and its corrections file."""
     return OpenRequest(session.dataset, session.descriptors, session.rankings, session.format,

@@ -19,10 +19,11 @@ import numpy as np
 from irviewer.core.dataset import Dataset
 from irviewer.core.evaluation import IGNORED, Evaluation
 from irviewer.core.paired import PairedComparison, compare_evaluations
+from irviewer.view import palette
 from irviewer.view.result_list import ResultTile
 
 #: Colours of a gain, a loss and a tie (Okabe-Ito bluish green, vermillion, grey).
-GAIN_COLOUR, LOSS_COLOUR, TIE_COLOUR = "#009E73", "#D55E00", "#999999"
+GAIN_COLOUR, LOSS_COLOUR, TIE_COLOUR = palette.GAIN, palette.LOSS, palette.TIE
 #: The marks' arrows: the other method ranks the item higher (a smaller rank) or lower.
 HIGHER, LOWER, SAME = "↑", "↓", "="
 

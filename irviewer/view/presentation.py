@@ -1,4 +1,4 @@
-"""What presentation mode shows (issue #13), Qt-free: one *slide* per query — the query large
+"""What presentation mode shows, Qt-free: one *slide* per query — the query large
 with its title and artist, its top N matches — and the same for a visitor's photo searched
 against the gallery. A slide is built from the inspector's own view model
 (:func:`~irviewer.view.result_list.result_list`, :func:`~irviewer.view.result_list.query_header`),

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from irviewer.core.convention_names import REMOVE
 from irviewer.core.dataset import Dataset
 from irviewer.core.evaluation import IGNORED, NEGATIVE, POSITIVE, Evaluation, query_roles
 from irviewer.core.protocols import Protocol
@@ -25,7 +26,7 @@ from irviewer.view.ties_view import ap_tie_range
 #: ignoring group has a badge of its own (re-identification's same person, same camera).
 SAME_CAMERA = 3
 #: A result with no ground truth to judge it by: a visitor's photo searched against the
-#: gallery before anyone says which painting it shows (issue #13).
+#: gallery before anyone says which painting it shows.
 UNJUDGED = 4
 
 #: Ignored relevance groups that get their own badge instead of the plain "ignored" one.
@@ -153,7 +154,7 @@ def ignored_reasons(evaluation: Evaluation) -> list[str]:
     p, ds = evaluation.protocol, evaluation.dataset
     reasons = [GROUP_WORDS.get(g, g) for g in p.ignored
                if g in ds.groups and g not in OWN_BADGE_GROUPS and ds.has_members(g)]
-    if p.self_match == "remove" and ds.has_self_images:
+    if p.self_match == REMOVE and ds.has_self_images:
         reasons.append(GROUP_WORDS[SELF])
     return reasons
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from irviewer.core.convention_names import AP_LABELS, SELF_MATCH_LABELS
 from irviewer.core.evaluation import Evaluation
 from irviewer.core.protocols import Protocol
 from irviewer.formats.collection import NAME as COLLECTION
@@ -18,8 +19,6 @@ from irviewer.view.ties_view import tie_summary
 #: Why a collection of one photo per artwork has nothing to score, and what it shows instead.
 ONE_PHOTO_EACH = ("every artwork has one photo, so each is shown with the artworks most like "
                   "it; drop a visitor's photo on the window to find its artwork")
-AP_NAMES = {"finite": "finite-sum AP", "trapezoid": "trapezoid AP"}
-SELF_NAMES = {"remove": "own image removed", "keep": "own image kept"}
 
 
 def summary_keys(protocol: Protocol) -> tuple[str, ...]:
@@ -74,5 +73,5 @@ def summary(evaluation: Evaluation) -> Summary:
     nothing = (ONE_PHOTO_EACH if evaluation.dataset.format == COLLECTION else
                f"no query has a positive left ({skipped:,} skipped)")
     return Summary(metrics, p.headline, int(s["n_evaluated"]), skipped, p.name,
-                   f"{AP_NAMES[p.ap]}, {SELF_NAMES[p.self_match]}, ties keep gallery order",
+                   f"{AP_LABELS[p.ap]}, {SELF_MATCH_LABELS[p.self_match]}, ties keep gallery order",
                    nothing, tie_summary(evaluation) if int(s["n_evaluated"]) else "")

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from irviewer.core.errors import InputError
+from irviewer.opening.request import RESULTS_SHOWN
 
 SORT_ORDERS = ("ascending", "descending")
 
@@ -38,7 +39,7 @@ class ViewState:
     filter_text: str = ""
     failures_only: bool = False
     ap_range: tuple[float, float] | None = None
-    top_k: int = 50
+    top_k: int = RESULTS_SHOWN
     tile_size: int = 132
     show_ignored: bool = False
     sort_column: int | None = None

@@ -84,7 +84,7 @@ def test_json_schema_and_per_query_csv(case):
     # trapezoid for b1: one positive at 0-based rank 1: (0/1 + 1/2) / 2
     assert q["b1"]["AP"] == pytest.approx(0.25)
     assert ev["removed_queries"][0]["name"] == "d1"
-    rows = list(csv.DictReader(out_csv.open()))
+    rows = list(csv.DictReader(out_csv.read_text(encoding="utf-8").splitlines()))
     assert [r["name"] for r in rows] == ["a1", "b1"]
     assert float(rows[1]["AP"]) == pytest.approx(0.25)
 
@@ -106,7 +106,7 @@ def test_skipped_queries_are_null_in_json(case):
      "unknown protocol 'nosuch'"),
     (["eval", "{d}/set.csv", "-d", "{d}/d.npz", "--protocol", "oxford"],
      "protocol oxford needs relevance group(s) good, ok, but this dataset has positive, junk"),
-    (["eval", "{d}/set.csv", "-d", "{d}/d.npz", "--top-k", "0"],
+    (["eval", "{d}/set.csv", "-d", "{d}/d.npz", "--depth", "0"],
      "--depth must be at least 1"),
 ])
 def test_bad_input_exits_2_with_one_line(case, capsys, args, message):
@@ -195,11 +195,21 @@ def test_each_number_names_its_convention_in_the_table_and_in_the_json(case, cap
     assert "removed = junk, the query's own image, where it is in the gallery\n" in table
 
 
-@pytest.mark.parametrize("flag", ["--depth", "--top-k"])
-def test_depth_sets_the_stored_list_depth_and_top_k_still_works(case, flag):
+@pytest.mark.parametrize(("argv", "new"), [(["eval", "--demo"], "--depth N"), ([], "--results N")])
+def test_the_old_top_k_is_refused_naming_what_it_was_in_this_command(capsys, argv, new):
+    """--top-k was eval's --depth but the viewer's --results: it is refused in one line that
+    names the command's own option, never read with another meaning."""
+    with pytest.raises(SystemExit) as exit_:
+        main([*argv, "--top-k", "5"])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err == (
+        f"irviewer: error: --top-k is no longer an option; use {new}\n")
+
+
+def test_depth_sets_the_stored_list_depth(case):
     report = case / "r.json"
     run = case / "x"
-    assert main(["eval", str(case / "set.csv"), "-d", str(case / "d.npz"), flag, "1",
+    assert main(["eval", str(case / "set.csv"), "-d", str(case / "d.npz"), "--depth", "1",
                  "--export-trec", str(run), "--json", str(report)]) == 0
     lines = (case / "x.instance.run").read_text().splitlines()
     # A depth of 1 keeps one result per query, extended only down to the last positive
@@ -215,14 +225,14 @@ def test_eval_help_says_depth_and_hides_the_old_name(capsys):
     assert "--depth N" in text and "--top-k" not in text
 
 
-def test_viewer_results_option_and_its_old_name():
+def test_viewer_results_option_hides_its_old_name():
     from irviewer.cli.viewer import build_viewer_parser
 
     parser = build_viewer_parser()
     assert parser.parse_args([]).results == 50
     assert parser.parse_args(["--results", "30"]).results == 30
-    assert parser.parse_args(["--top-k", "20"]).results == 20
     assert "--top-k" not in parser.format_help() and "--results N" in parser.format_help()
+
 
 
 def test_eval_help_points_to_the_metrics_page(capsys):

@@ -164,7 +164,9 @@ def test_query_without_any_positive_near_the_top():
     assert "no method finds any of its 4 positives in its top 5" in found[0].evidence
 
 
-def test_query_with_mutually_dissimilar_positives():
+def incoherent_case() -> tuple[Dataset, np.ndarray, np.ndarray]:
+    """Seven queries with four views of their instance as positives, and q7 whose four
+    positives are one view of each of four instances."""
     rng = np.random.default_rng(5)
     centres = unit(rng, 8)
     gallery = np.concatenate([views(rng, c, 4) for c in centres])
@@ -176,11 +178,30 @@ def test_query_with_mutually_dissimilar_positives():
     ds = Dataset(name="incoherent", format="test", path=None, gallery=tuple(names),
                  queries=tuple(queries), groups=("positive",), protocols=("instance",))
     qv = np.concatenate([views(rng, centres[j], 1) for j in range(8)])
+    return ds, qv, gallery
+
+
+def test_query_with_mutually_dissimilar_positives():
+    ds, qv, gallery = incoherent_case()
     result = audit(ds, two_methods(ds, qv, gallery))
     found = [s for s in of_kind(result, QUERY) if s.query == "q7"]
-    assert found and "mutually dissimilar" in found[0].evidence
+    assert found and "its 4 positives are mutually dissimilar" in found[0].evidence
+    assert "between them," in found[0].evidence
     assert not [s for s in of_kind(result, QUERY) if "mutually" in s.evidence
                 and s.query != "q7"]
+
+
+def test_the_coherence_cap_never_under_reports_the_positives(monkeypatch):
+    """Past COHERENCE_POSITIVES the mean cosine is of the first ones only: the sentence
+    still gives the query's whole count and says which positives the cosine is of."""
+    from irviewer.core.audit import kinds
+
+    monkeypatch.setattr(kinds, "COHERENCE_POSITIVES", 3)
+    ds, qv, gallery = incoherent_case()
+    found = [s for s in of_kind(audit(ds, two_methods(ds, qv, gallery)), QUERY)
+             if s.query == "q7"]
+    assert found and "its 4 positives are mutually dissimilar" in found[0].evidence
+    assert "between the first 3 of them," in found[0].evidence
 
 
 # -- image labels: instance sets and re-id -----------------------------------------------

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from irviewer.core.descriptors import IMAGE_SUFFIXES, name_key
+from irviewer.core.descriptors import name_key
+from irviewer.core.image_names import IMAGE_SUFFIXES
 from irviewer.formats.base import ReadOptions, list_images
 from irviewer.formats.holidays import read_holidays
 from irviewer.formats.instance_names import read_instance_names

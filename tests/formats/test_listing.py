@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from irviewer.core.descriptors import IMAGE_SUFFIXES
 from irviewer.core.errors import InputError
+from irviewer.core.image_names import IMAGE_SUFFIXES
 from irviewer.formats.base import (
     ImageFiles,
     by_stem,

@@ -1,6 +1,7 @@
 """Atomic writes: all or nothing, permissions as for any new file (the umask) or as the
-replaced file's, the data flushed to the disk before the rename and the folder after, and a
-sentence for a folder that is not there or cannot be written."""
+replaced file's (mode, owner, group), a symbolic link written through, the data flushed to
+the disk before the rename and the folder after, and a sentence for a folder that is not
+there or cannot be written."""
 
 from __future__ import annotations
 
@@ -85,6 +86,47 @@ def test_a_replaced_file_keeps_its_mode(tmp_path, umask, writer, kept):
     WRITERS[writer](target)
     assert target.read_bytes() == b"x"
     assert mode(target) == kept
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX owners")
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
+                    reason="only the superuser can give a file to another owner")
+@pytest.mark.parametrize("writer", WRITERS)
+def test_a_replaced_file_keeps_its_owner_and_group(tmp_path, writer):
+    target = tmp_path / "gt.csv"
+    target.write_text("old")
+    os.chown(target, 4321, 4322)
+    WRITERS[writer](target)
+    assert target.read_bytes() == b"x"
+    assert (os.stat(target).st_uid, os.stat(target).st_gid) == (4321, 4322)
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX symbolic links")
+@pytest.mark.parametrize("writer", WRITERS)
+def test_a_symbolic_link_stays_a_link_and_its_target_is_written(tmp_path, umask, writer):
+    umask(0o022)
+    (tmp_path / "data").mkdir()
+    real = tmp_path / "data" / "gt.csv"
+    real.write_text("old")
+    os.chmod(real, 0o640)
+    link = tmp_path / "gt.csv"
+    link.symlink_to(real)
+    chain = tmp_path / "again.csv"
+    chain.symlink_to(link)  # a link to a link
+    WRITERS[writer](chain)
+    assert link.is_symlink() and chain.is_symlink()
+    assert os.readlink(chain) == str(link) and os.readlink(link) == str(real)
+    assert real.read_bytes() == b"x" and mode(real) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["again.csv", "data", "gt.csv"]
+    assert [p.name for p in (tmp_path / "data").iterdir()] == ["gt.csv"]  # no temporary
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX symbolic links")
+def test_a_dangling_link_gets_its_target_written(tmp_path):
+    link = tmp_path / "out.json"
+    link.symlink_to(tmp_path / "elsewhere.json")
+    atomic_write_text(link, "x")
+    assert link.is_symlink() and (tmp_path / "elsewhere.json").read_text() == "x"
 
 
 # -- flushed to the disk: the data before the rename, the folder after it --------------------

@@ -18,6 +18,7 @@ import numpy as np
 from irviewer.core import neighbours as nb
 from irviewer.core.audit.sets import PositiveSets, positive_sets
 from irviewer.core.audit.suspects import AuditOptions, Suspect
+from irviewer.core.convention_names import KEEP, REMOVE
 from irviewer.core.corrections import NEGATIVE, Correction
 from irviewer.core.dataset import Dataset
 from irviewer.core.parallel import run_each
@@ -210,7 +211,7 @@ class Context:
                 parts.append(owners * n_g + members)
         selves = np.array([q.self_index for q in dataset.queries], dtype=np.int64)
         has = np.flatnonzero(selves >= 0)
-        if protocol.self_match == "remove":
+        if protocol.self_match == REMOVE:
             rem_parts.append(has * n_g + selves[has])
         removed = np.unique(np.concatenate(rem_parts)) if rem_parts else np.zeros(0, np.int64)
         pos = np.unique(np.concatenate(pos_parts)) if pos_parts else np.zeros(0, np.int64)
@@ -288,7 +289,7 @@ def _view(ctx: Context, name: str, ranking: Ranking) -> MethodView:
     order = np.lexsort((np.where(pr < 0, n_g + 1, pr), pq))
     n_pos = np.bincount(pq, minlength=n_q).astype(np.int64)
     n_rem = np.bincount(item_q[isin_sorted(item_keys, ctx.removed_keys)], minlength=n_q)
-    kept_self = (ctx.selves >= 0) & (ctx.protocol.self_match == "keep")
+    kept_self = (ctx.selves >= 0) & (ctx.protocol.self_match == KEEP)
     n_neg = np.maximum(ranking.n_ranked - n_pos - n_rem - kept_self, 1)
     unit = nb.unit_gallery(ranking) if not ranking.truncated else None
     return MethodView(name, ranking, unit, tq, idx[tq, tj], adj[tq, tj],

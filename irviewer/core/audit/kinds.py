@@ -31,6 +31,16 @@ from irviewer.core.audit.suspects import (
 )
 from irviewer.core.corrections import NEGATIVE, Correction
 
+#: A query's positives whose mutual cosines are averaged for its coherence: the first this
+#: many (in gallery order), so one query's Gram matrix stays at most 200 x 200
+#: (``docs/audit.md``, "Where every constant comes from").
+COHERENCE_POSITIVES = 200
+#: Random pairs of active gallery images whose mean cosine is "unrelated images" in t.
+RANDOM_PAIRS = 2000
+#: A query's positives are reported as incoherent when, under every method, t (their mean
+#: cosine's place between random pairs, 0, and the median query, 1) is below this.
+INCOHERENT_T = 0.25
+
 # -- image-level label disagreement ------------------------------------------------------
 
 def label_disagreement(ctx: Context) -> None:
@@ -310,20 +320,23 @@ def _incoherent_positives(ctx: Context) -> None:
     positives = [(ctx.pos_keys[np.searchsorted(ctx.pos_keys, q * ctx.n_g):
                                np.searchsorted(ctx.pos_keys, (q + 1) * ctx.n_g)] - q * ctx.n_g)
                  for q in range(n_q)]
-    positives = [p[:200] for p in positives]
-    pairs = [(rng.choice(active, 2000), rng.choice(active, 2000)) for _ in views]
+    counts = [len(p) for p in positives]
+    positives = [p[:COHERENCE_POSITIVES] for p in positives]
+    pairs = [(rng.choice(active, RANDOM_PAIRS), rng.choice(active, RANDOM_PAIRS)) for _ in views]
     # one method at a time: each multiply has both cores (two at once fight over them)
     stats = [_coherence(v, positives, a, b) for v, (a, b) in zip(views, pairs, strict=True)]
     t = np.stack([(coherence - base) / max(typical - base, 1e-9)
                   for coherence, typical, base in stats], axis=1)
-    for q in np.flatnonzero(np.isfinite(t).all(axis=1) & (t < 0.25).all(axis=1)).tolist():
+    for q in np.flatnonzero(np.isfinite(t).all(axis=1) & (t < INCOHERENT_T).all(axis=1)).tolist():
         score = float(np.clip(np.min(1 - t[q]), 0.0, 1.0))
         if score < ctx.options.min_score:
             continue
         coherence, typical, base = stats[0]
         query = ctx.dataset.queries[q]
-        evidence = (f"its {len(positives[q])} positives are mutually dissimilar: mean cosine "
-                    f"{coherence[q]:.2f} between them, against {typical:.2f} for a typical "
+        among = ("them" if counts[q] <= COHERENCE_POSITIVES
+                 else f"the first {COHERENCE_POSITIVES} of them")
+        evidence = (f"its {counts[q]} positives are mutually dissimilar: mean cosine "
+                    f"{coherence[q]:.2f} between {among}, against {typical:.2f} for a typical "
                     f"query and {base:.2f} for random pairs (first method)")
         ctx.suspects.append(Suspect(QUERY, score, query.name, query.image, "ground truth",
                                     None, evidence, len(views), ctx.n_methods,

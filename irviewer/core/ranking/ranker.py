@@ -28,7 +28,7 @@ from irviewer.core.ranking.gallery import (
     row_from,
     row_ids,
 )
-from irviewer.core.ranking.stored import DEPTH, Progress, Ranking, items_of_interest
+from irviewer.core.ranking.stored import DEFAULT_DEPTH, DEPTH, Progress, Ranking, items_of_interest
 from irviewer.core.ranking.top_k import bits, candidates, merge_top, select
 
 #: Bytes of one query-block x gallery-chunk score matrix.
@@ -38,7 +38,7 @@ SCORE_BLOCK_BYTES = 128 * 2**20
 SORT_WHOLE_FRACTION = 0.25
 
 
-def rank(aligned: AlignedDescriptors, dataset: Dataset, k: int = 200) -> Ranking:
+def rank(aligned: AlignedDescriptors, dataset: Dataset, k: int = DEFAULT_DEPTH) -> Ranking:
     """Return the :class:`Ranking` of every query of ``dataset`` (see :func:`iter_rank`)."""
     result = None
     for step in iter_rank(aligned, dataset, k=k):
@@ -47,7 +47,7 @@ def rank(aligned: AlignedDescriptors, dataset: Dataset, k: int = 200) -> Ranking
     return result
 
 
-def iter_rank(aligned: AlignedDescriptors, dataset: Dataset, k: int = 200,
+def iter_rank(aligned: AlignedDescriptors, dataset: Dataset, k: int = DEFAULT_DEPTH,
               gallery_chunk_rows: int | None = None,
               query_block_rows: int | None = None) -> Iterator[Progress]:
     """Rank the gallery for every query, yielding :class:`Progress` after each block.
@@ -123,7 +123,7 @@ def iter_rank(aligned: AlignedDescriptors, dataset: Dataset, k: int = 200,
 
 
 def iter_rank_rows(dataset: Dataset, score_rows: Callable[[int, int], np.ndarray],
-                   k: int = 200, *, source: str, rerank: str | None = None,
+                   k: int = DEFAULT_DEPTH, *, source: str, rerank: str | None = None,
                    row_scores: Callable[[int], np.ndarray] | None = None,
                    query_block_rows: int | None = None) -> Iterator[Progress]:
     """Rank the gallery for every query from score rows made elsewhere, yielding

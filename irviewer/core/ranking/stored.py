@@ -18,6 +18,8 @@ from irviewer.core.ranking.gallery import row_from, scores_of
 from irviewer.core.tie_windows import windows_in_list, windows_in_row
 from irviewer.core.ties import TIE_TOLERANCE
 
+#: How many results per query a ranking stores unless told otherwise (``--depth``).
+DEFAULT_DEPTH = 200
 #: The stored lists' depth as each edge names it (``irviewer eval --depth``).
 DEPTH = either("--depth", "the depth of the result lists", "depth")
 

@@ -127,7 +127,16 @@ def merge_top(top_idx: np.ndarray, top_val: np.ndarray, found: Candidates, offse
 
 
 def merge_sorted(top_idx: np.ndarray, top_val: np.ndarray, idx: np.ndarray,
-                  val: np.ndarray) -> None:
+                 val: np.ndarray) -> None:
+    """Merge new candidates (``idx``, ``val``: per row in gallery order) into the running
+    top-k lists (``top_idx``, ``top_val``: descending), in place: the one top-K merge of
+    the ranking and of the audit's gallery neighbours.
+
+    Ties: equal scores keep gallery order. The running lists hold only gallery indices
+    earlier than the new candidates' (blocks and chunks come in gallery order), so a
+    stable sort on the descending score after concatenating (running, new) is that order;
+    -1 / -inf padding sorts last.
+    """
     k = top_idx.shape[1]
     cand_idx = np.concatenate([top_idx, idx], axis=1)
     cand_val = np.concatenate([top_val, val], axis=1)

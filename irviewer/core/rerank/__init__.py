@@ -1,5 +1,5 @@
 """Re-ranking as a method: k-reciprocal encoding, alpha-weighted query expansion and
-database-side augmentation, exact and in bounded memory (issue #22).
+database-side augmentation, exact and in bounded memory.
 
 :func:`~irviewer.core.rerank.spec.parse_spec` reads a SPEC into a
 :class:`~irviewer.core.rerank.spec.Chain`; :func:`~irviewer.core.rerank.chain.iter_rerank`

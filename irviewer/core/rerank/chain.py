@@ -27,7 +27,7 @@ import numpy as np
 from irviewer.core.dataset import Dataset
 from irviewer.core.descriptors import AlignedDescriptors, row_norms
 from irviewer.core.errors import InputError
-from irviewer.core.ranking import Ranking, iter_rank, iter_rank_rows
+from irviewer.core.ranking import DEFAULT_DEPTH, Ranking, iter_rank, iter_rank_rows
 from irviewer.core.rerank.expansion import expand_queries, iter_dba
 from irviewer.core.rerank.search import Top
 from irviewer.core.rerank.spec import WHERE, Chain, Step
@@ -85,7 +85,7 @@ def unit_gallery(aligned: AlignedDescriptors, rows: np.ndarray,
     return out
 
 
-def iter_rerank(chain: Chain, aligned: AlignedDescriptors, dataset: Dataset, k: int = 200,
+def iter_rerank(chain: Chain, aligned: AlignedDescriptors, dataset: Dataset, k: int = DEFAULT_DEPTH,
                 plain: Ranking | None = None) -> Reranking:
     """Re-rank the gallery for every query by ``chain``, yielding (stage, done, total);
     return the :class:`Ranking` (``source`` the file's name, ``rerank`` the chain's label).

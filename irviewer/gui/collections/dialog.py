@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from irviewer.gui.workers import Indexer
+from irviewer.view import palette
 from irviewer.view.progress import progress_words
 
 if TYPE_CHECKING:
@@ -244,4 +245,4 @@ class CollectionDialog(QDialog):
     def _on_failed(self, message: str) -> None:
         self.progress.setVisible(False)
         self.start_button.setEnabled(True)
-        self.status.setText(f"<span style='color:#B00020'>{message}</span>")
+        self.status.setText(f"<span style='color:{palette.ALERT_TEXT}'>{message}</span>")

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from pyqtgraph.GraphicsScene.mouseEvents import MouseClickEvent
 
 from irviewer.gui.theme import MEAN_CURVE, QUERY_CURVE
+from irviewer.view import palette
 from irviewer.view.compare_view import GAIN_COLOUR, LOSS_COLOUR, TIE_COLOUR
 
 #: A click selects the nearest point within this many pixels.
@@ -27,7 +28,7 @@ class APScatter(pg.PlotWidget):
     query_clicked = Signal(int)
 
     def __init__(self) -> None:
-        super().__init__(background="w", enableMenu=False)
+        super().__init__(background=palette.WHITE, enableMenu=False)
         self.showGrid(x=True, y=True, alpha=0.25)
         self.setMouseEnabled(x=False, y=False)
         self.hideButtons()
@@ -35,7 +36,7 @@ class APScatter(pg.PlotWidget):
         self.setAspectLocked(True)
         self.addItem(pg.PlotCurveItem([0, 100], [0, 100], pen=pg.mkPen(
             MEAN_CURVE, width=1.5, style=pg.QtCore.Qt.PenStyle.DashLine)))
-        self.points = pg.ScatterPlotItem(size=7, pen=pg.mkPen("w", width=0.5))
+        self.points = pg.ScatterPlotItem(size=7, pen=pg.mkPen(palette.WHITE, width=0.5))
         self.addItem(self.points)
         self.selected = pg.ScatterPlotItem(size=15, brush=None,
                                            pen=pg.mkPen(QUERY_CURVE, width=2.5))

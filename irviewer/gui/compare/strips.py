@@ -11,11 +11,12 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QScrollArea, QToolTip, QWidge
 
 from irviewer.gui.widgets.thumbnails import ThumbnailCache
 from irviewer.gui.widgets.tiles import TileGrid
+from irviewer.view import palette
 from irviewer.view.compare_view import HIGHER, LOWER, RankMark
 from irviewer.view.result_list import ResultTile
 
 STRIP_TILE = 104
-MARK_COLOURS = {HIGHER: "#005a8c", LOWER: "#8c3a00"}  # dark: white text stays readable
+MARK_COLOURS = {HIGHER: palette.GAIN, LOWER: palette.LOSS}  # dark: white text stays readable
 
 
 class MarkedStrip(TileGrid):
@@ -51,9 +52,9 @@ class MarkedStrip(TileGrid):
                 pill = QRect(rect.left() + 4, rect.bottom() - 2 * metrics.height() - 10,
                              rect.width() - 8, metrics.height() + 4)
             painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(QColor(MARK_COLOURS.get(mark.text[0], "#333333")))
+            painter.setBrush(QColor(MARK_COLOURS.get(mark.text[0], palette.PLOT_INK)))
             painter.drawRoundedRect(pill, 6, 6)
-            painter.setPen(QColor("white"))
+            painter.setPen(QColor(palette.WHITE))
             painter.drawText(pill, int(Qt.AlignmentFlag.AlignCenter), mark.text)
         painter.end()
 

@@ -28,6 +28,7 @@ from irviewer.gui.corrections.store import CorrectionsController
 from irviewer.gui.menus import Menus
 from irviewer.opening.opener import Opened
 from irviewer.opening.request import OpenRequest
+from irviewer.view import palette
 from irviewer.view.corrections import (
     CHOICE_KEYS,
     MARK_GLYPH,
@@ -41,7 +42,8 @@ from irviewer.view.corrections import (
 from irviewer.view.result_list import ResultTile
 
 #: The legend's entry for the corrected mark (a folded corner with a pencil).
-MARK_LEGEND_HTML = (f'<span style="background:#1a1a1a; color:white">&nbsp;{MARK_GLYPH}&nbsp;'
+MARK_LEGEND_HTML = (f'<span style="background:{palette.MARK_FILL}; color:{palette.WHITE}">'
+                    f"&nbsp;{MARK_GLYPH}&nbsp;"
                     "</span> corrected (folded corner)")
 
 
@@ -145,8 +147,8 @@ class CorrectionsUI(QObject):
                                 state.corrected_evaluation(evaluation),
                                 state.showing_published, len(log))
         else:
-            html = ('<span style="color:#555">none yet — right-click a result, or press 1–4 '
-                    "over it, to set its relation to the query</span>")
+            html = (f'<span style="color:{palette.MUTED_TEXT}">none yet — right-click a result, '
+                    "or press 1–4 over it, to set its relation to the query</span>")
         self.line.show_line(html, state.showing_published, bool(len(log)))
         self.panel.set_rows(log_rows(log))
 

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from irviewer.view import palette
 from irviewer.view.corrections import LogRow
 
 HEADERS = ("query", "item", "from → to", "author", "time", "note")
@@ -55,10 +56,10 @@ class CorrectionsPanel(QWidget):
         self.empty = QLabel("No corrections yet. Right-click a result (or press 1–4 over it) "
                             "to set its relation to the query.")
         self.empty.setWordWrap(True)
-        self.empty.setStyleSheet("color:#555")
+        self.empty.setStyleSheet(f"color:{palette.MUTED_TEXT}")
         self.file = QLabel("")
         self.file.setWordWrap(True)
-        self.file.setStyleSheet("color:#555")
+        self.file.setStyleSheet(f"color:{palette.MUTED_TEXT}")
         self.file.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         bottom = QHBoxLayout()
         bottom.addWidget(self.count, 1)

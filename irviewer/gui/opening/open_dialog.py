@@ -33,6 +33,7 @@ from irviewer.formats.base import OptionSpec, ReadOptions, reader_options
 from irviewer.formats.registry import readers
 from irviewer.opening.options import OPTIONS
 from irviewer.opening.request import OpenRequest, classify_paths
+from irviewer.view import palette
 
 DETECT = "detect from the files"
 
@@ -142,7 +143,7 @@ class OpenDialog(QDialog):
         self.fields = {name: option_field(spec, self)
                        for name, spec in reader_options().items()}
         self.message = QLabel("")
-        self.message.setStyleSheet("color: #D55E00")
+        self.message.setStyleSheet(f"color: {palette.ALERT_TEXT}")
         self.message.setWordWrap(True)
         form = QFormLayout()
         form.addRow(FIELD_LABELS["dataset"] + ":", _path_row(self.dataset, file_button,

@@ -1,4 +1,4 @@
-"""Search with a photo (issue #13): "here is my photo, which painting is it?". A photo
+"""Search with a photo: "here is my photo, which painting is it?". A photo
 dropped on the window (or chosen with File ▸ Search with a photo…, or O in presentation
 mode) is described by the shown method's extractor in a worker thread
 (:class:`irviewer.opening.photo_search.Searcher`), and shown as a temporary query with its
@@ -25,13 +25,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from irviewer.core.descriptors import IMAGE_SUFFIXES
 from irviewer.core.evaluation import Evaluation
+from irviewer.core.image_names import IMAGE_SUFFIXES
 from irviewer.gui.menus import Menus
 from irviewer.gui.workers import Worker
 from irviewer.opening.opener import Opened
 from irviewer.opening.photo_search import Match, Searcher
 from irviewer.opening.request import classify_paths
+from irviewer.view import palette
 from irviewer.view.presentation import (
     Slide,
     instance_titles,
@@ -102,7 +103,8 @@ class PhotoBar(QWidget):
         layout.addWidget(QLabel("This is"))
         layout.addWidget(self.picker)
         layout.addWidget(self.back_button)
-        self.setStyleSheet("PhotoBar { background: #E8F1F8; border: 1px solid #0072B2; }")
+        self.setStyleSheet(f"PhotoBar {{ background: {palette.PHOTO_BAR_BACKGROUND}; border: 1px "
+                           f"solid {palette.SELECTED}; }}")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)
         self.setVisible(False)
 

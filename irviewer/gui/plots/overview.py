@@ -20,12 +20,13 @@ if TYPE_CHECKING:
     from pyqtgraph.GraphicsScene.mouseEvents import MouseClickEvent
 
 from irviewer.gui.theme import ACTIVE_BAR, BAR, MEAN_CURVE, QUERY_CURVE, SELECTED_BAR
+from irviewer.view import palette
 
 _DASH = pg.QtCore.Qt.PenStyle.DashLine
 
 
 def _plot(bottom: str, left: str) -> pg.PlotWidget:
-    plot = pg.PlotWidget(background="w", enableMenu=False)  # no menu: none is built
+    plot = pg.PlotWidget(background=palette.WHITE, enableMenu=False)  # no menu: none is built
     plot.setLabel("bottom", bottom)
     plot.setLabel("left", left)
     plot.showGrid(x=True, y=True, alpha=0.25)
@@ -43,7 +44,7 @@ class APHistogram(pg.PlotWidget):
     range_cleared = Signal()
 
     def __init__(self) -> None:
-        super().__init__(background="w", enableMenu=False)
+        super().__init__(background=palette.WHITE, enableMenu=False)
         self.setLabel("bottom", "AP (%)")
         self.setLabel("left", "queries")
         self.showGrid(y=True, alpha=0.25)
@@ -54,7 +55,7 @@ class APHistogram(pg.PlotWidget):
         self.counts = np.zeros(10, dtype=np.int64)
         self.active: tuple[float, float] | None = None
         self.selected: int | None = None
-        self.bars = pg.BarGraphItem(x0=[], x1=[], height=[], brush=BAR, pen="w")
+        self.bars = pg.BarGraphItem(x0=[], x1=[], height=[], brush=BAR, pen=palette.WHITE)
         self.addItem(self.bars)
         self.setToolTip("Queries per AP range; click a bar to list only those queries, "
                         "click it again to list all")
@@ -96,7 +97,7 @@ class APHistogram(pg.PlotWidget):
         n = len(self.counts)
         brushes = [SELECTED_BAR if i == self.selected else BAR for i in range(n)]
         pens = [pg.mkPen(ACTIVE_BAR, width=3) if self.active == (
-            float(self.edges[i]), float(self.edges[i + 1])) else pg.mkPen("w")
+            float(self.edges[i]), float(self.edges[i + 1])) else pg.mkPen(palette.WHITE)
             for i in range(n)]
         self.bars.setOpts(x0=self.edges[:-1] * 100, x1=self.edges[1:] * 100,
                           height=self.counts, brushes=brushes, pens=pens)

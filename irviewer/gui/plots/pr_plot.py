@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtGui import QColor
 
 from irviewer.gui.theme import MEAN_CURVE, QUERY_CURVE
+from irviewer.view import palette
 
 #: The plot's legend, shown above it (inside, it would cover a curve wherever it sat:
 #: a low-AP query's curve runs along the bottom, a good one along the top).
@@ -14,14 +16,21 @@ PR_LEGEND = (f'<span style="color:{QUERY_CURVE}; font-weight:bold">━━</span>
              f'(shaded: its AP) &nbsp; <span style="color:{MEAN_CURVE}; font-weight:bold">'
              "╍╍</span> mean over queries (interpolated)")
 
-pg.setConfigOption("foreground", "#333333")  # axis text readable on the white plots
+pg.setConfigOption("foreground", palette.PLOT_INK)  # axis text readable on the white plots
+
+
+def _query_fill() -> QColor:
+    """Return the colour of the area under the query's curve: its line's, translucent."""
+    fill = QColor(palette.SELECTED)
+    fill.setAlpha(palette.SELECTED_FILL_ALPHA)
+    return fill
 
 
 class PRPlot(pg.PlotWidget):
     """Query PR points over the mean curve, with the AP's integration shaded."""
 
     def __init__(self) -> None:
-        super().__init__(background="w")
+        super().__init__(background=palette.WHITE)
         self.setLabel("bottom", "recall")
         self.setLabel("left", "precision")
         self.setXRange(0, 1, padding=0.02)
@@ -31,7 +40,7 @@ class PRPlot(pg.PlotWidget):
                                                          style=pg.QtCore.Qt.PenStyle.DashLine),
                                     name="mean (interpolated)")
         self.query_curve = self.plot([], [], pen=pg.mkPen(QUERY_CURVE, width=2.5),
-                                     fillLevel=0, brush=pg.mkBrush(0, 114, 178, 40),
+                                     fillLevel=0, brush=pg.mkBrush(_query_fill()),
                                      name="this query")
         self.query_points = self.plot([], [], pen=None, symbol="o", symbolSize=6,
                                       symbolBrush=QUERY_CURVE)

@@ -1,4 +1,4 @@
-"""Presentation mode (issue #13): the controller. It enters on the query the inspector shows,
+"""Presentation mode: the controller. It enters on the query the inspector shows,
 moves in the query list's order and filter (←/→, Page Up/Down, the slideshow), shows a
 visitor's photo, and returns to the inspector on the query last shown. The slide itself is
 :class:`~irviewer.gui.presentation.slide.PresentationView`; what the slide asks for a photo

@@ -1,4 +1,4 @@
-"""Presentation mode's slide (issue #13): full screen, dark, the query large and its top
+"""Presentation mode's slide: full screen, dark, the query large and its top
 matches large
 with title and artist, no tables and no numbers unless asked (M), relevance frames on R,
 ←/→ and Page Up/Down (what presentation clickers send) between queries in the inspector's
@@ -33,6 +33,7 @@ from PySide6.QtWidgets import QComboBox, QWidget
 from irviewer.gui.theme import RELEVANCE
 from irviewer.gui.widgets.thumbnails import BROKEN, ThumbnailCache
 from irviewer.opening.request import classify_paths
+from irviewer.view import palette
 from irviewer.view.presentation import (
     DEFAULT_INTERVAL_S,
     DEFAULT_TOP_N,
@@ -46,10 +47,10 @@ from irviewer.view.presentation import (
 DECODE_SIZE = 1280
 #: The pointer hides after resting this long (milliseconds).
 CURSOR_REST_MS = 2000
-BACKGROUND = "#121212"
-TEXT = "#F2EFE9"
-DIM = "#9A968F"
-FAINT = "#5E5B57"
+BACKGROUND = palette.SLIDE_BACKGROUND
+TEXT = palette.SLIDE_TEXT
+DIM = palette.SLIDE_DIM
+FAINT = palette.SLIDE_FAINT
 KEYS_HINT = ("← →  previous / next     S  slideshow     M  numbers     R  frames     "
              "O  search with a photo     Esc  back to the inspector")
 
@@ -87,9 +88,9 @@ class PresentationView(QWidget):
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setAcceptDrops(True)
         self.setAutoFillBackground(True)
-        palette = self.palette()
-        palette.setColor(self.backgroundRole(), QColor(BACKGROUND))
-        self.setPalette(palette)
+        background = self.palette()
+        background.setColor(self.backgroundRole(), QColor(BACKGROUND))
+        self.setPalette(background)
         self.cache = ThumbnailCache(size=DECODE_SIZE, capacity=80)
         self.cache.ready.connect(lambda _name: self.update())
         self.slide: Slide | None = None
@@ -102,8 +103,8 @@ class PresentationView(QWidget):
         self.picker = QComboBox(self)
         self.picker.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
         self.picker.setStyleSheet(
-            f"QComboBox {{ background: #2A2A2A; color: {TEXT}; border: 1px solid {FAINT}; "
-            "padding: 6px 12px; font-size: 16px; }")
+            f"QComboBox {{ background: {palette.SLIDE_CONTROL}; color: {TEXT}; "
+            f"border: 1px solid {FAINT}; padding: 6px 12px; font-size: 16px; }}")
         self.picker.activated.connect(self._picked)
         self.picker.setVisible(False)
         # The pointer hides when it rests (nobody wants an arrow over the Mona Lisa) and
@@ -344,7 +345,7 @@ class PresentationView(QWidget):
                 p.setPen(QPen(QColor(BACKGROUND), 2))
                 p.setBrush(QColor(colour))
                 p.drawEllipse(badge)
-                p.setPen(QColor("white"))
+                p.setPen(QColor(palette.WHITE))
                 p.setFont(self._font(0.02, bold=True))
                 p.drawText(badge, int(Qt.AlignmentFlag.AlignCenter), glyph)
             text_x = min(drawn.left(), x + cell_w // 4)  # under the image, from its edge
@@ -402,7 +403,7 @@ class PresentationView(QWidget):
             side = min(box.width(), box.height())
             rect = QRect(box.left() + ((box.width() - side) // 2 if centre else 0),
                          box.bottom() - side, side, side)
-            p.fillRect(rect, QColor("#1E1E1E"))
+            p.fillRect(rect, QColor(palette.SLIDE_PANEL))
             if image == BROKEN or image is None:
                 p.setPen(QColor(FAINT))
                 p.setFont(self._font(0.016))

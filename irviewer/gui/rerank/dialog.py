@@ -28,9 +28,7 @@ from irviewer.core.rerank.chain import BUDGET_MULTIPLY_ADDS
 from irviewer.core.rerank.spec import CHAIN_ORDER, METHODS, ParamRule, write_spec
 from irviewer.opening.opener import Opened
 from irviewer.opening.reranking import Reranking, plan_reranking, rerank_refusal
-
-#: The note's colour when the SPEC is refused.
-REFUSED = "#8c3a00"
+from irviewer.view import palette
 
 
 def _field(rule: ParamRule) -> QSpinBox | QDoubleSpinBox:
@@ -200,7 +198,7 @@ class RerankDialog(QDialog):
             self.plan = plan_reranking(self.opened, self.method(), text)
         except InputError as e:
             self.name.setText("")
-            self.note.setText(f'<span style="color:{REFUSED}">{window_text(e)}</span>')
+            self.note.setText(f'<span style="color:{palette.ALERT_TEXT}">{window_text(e)}</span>')
             ok.setEnabled(False)
             return
         self.name.setText(self.plan.name)

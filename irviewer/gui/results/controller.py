@@ -33,6 +33,7 @@ from irviewer.gui.results.side_by_side import CompareController, query_side
 from irviewer.gui.widgets.thumbnails import ThumbnailCache
 from irviewer.gui.widgets.tile_menu import TileMenuHook, tile_menu
 from irviewer.opening.opener import Method, Opened
+from irviewer.opening.request import RESULTS_SHOWN
 from irviewer.view.result_list import (
     QueryHeader,
     ResultList,
@@ -61,7 +62,7 @@ class Inspector(QObject):
     match_key = Signal(object, int, str)
     match_menu_requested = Signal(object, int, QPoint)
 
-    def __init__(self, parent: QWidget, cache: ThumbnailCache, depth: int = 50) -> None:
+    def __init__(self, parent: QWidget, cache: ThumbnailCache, depth: int = RESULTS_SHOWN) -> None:
         super().__init__(parent)
         self.parent_widget = parent
         self.opened: Opened | None = None

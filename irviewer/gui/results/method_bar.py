@@ -6,11 +6,13 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from irviewer.core.convention_names import AP_LABELS, AP_RULES, KEEP, REMOVE, SELF_MATCH_LABELS
 from irviewer.core.protocols import Protocol
-from irviewer.view.summary import AP_NAMES, SELF_NAMES, Summary
+from irviewer.view import palette
+from irviewer.view.summary import Summary
 
-AP_CHOICES = (("", None), ("finite-sum AP", "finite"), ("trapezoid AP", "trapezoid"))
-SELF_CHOICES = (("", None), ("own image removed", "remove"), ("own image kept", "keep"))
+AP_CHOICES = (("", None), *((AP_LABELS[rule], rule) for rule in AP_RULES))
+SELF_CHOICES = (("", None), *((SELF_MATCH_LABELS[rule], rule) for rule in (REMOVE, KEEP)))
 
 
 class MethodBar(QWidget):
@@ -53,8 +55,9 @@ class MethodBar(QWidget):
         self.banner = QLabel()
         self.banner.setWordWrap(True)
         self.banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.banner.setStyleSheet("QLabel { background: #FFF3CD; color: #5C4400; "
-                                  "border: 1px solid #E69F00; padding: 4px; }")
+        self.banner.setStyleSheet(f"QLabel {{ background: {palette.BANNER_BACKGROUND}; color: "
+                                  f"{palette.BANNER_TEXT}; border: 1px solid "
+                                  f"{palette.ACTIVE}; padding: 4px; }}")
         self.banner.setVisible(False)
         layout = self._lines = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -120,8 +123,8 @@ class MethodBar(QWidget):
 
     def set_protocol_defaults(self, protocol: Protocol) -> None:
         """Name the protocol's own conventions in the first entry of each convention box."""
-        self.ap_box.setItemText(0, f"{AP_NAMES[protocol.ap]} (the protocol's)")
-        self.self_box.setItemText(0, f"{SELF_NAMES[protocol.self_match]} (the protocol's)")
+        self.ap_box.setItemText(0, f"{AP_LABELS[protocol.ap]} (the protocol's)")
+        self.self_box.setItemText(0, f"{SELF_MATCH_LABELS[protocol.self_match]} (the protocol's)")
 
     def show_summary(self, summary: Summary) -> None:
         """Show the evaluation's summary line."""

@@ -22,7 +22,9 @@ from irviewer.gui.theme import legend_html
 from irviewer.gui.widgets.query_image import QueryImage
 from irviewer.gui.widgets.thumbnails import ThumbnailCache
 from irviewer.gui.widgets.tiles import TileGrid
+from irviewer.opening.request import RESULTS_SHOWN
 from irviewer.opening.request import TOP_K_RANGE as DEPTH_RANGE  # the k box's range, defined once
+from irviewer.view import palette
 from irviewer.view.result_list import QueryHeader, ResultList, ResultTile
 
 
@@ -40,15 +42,15 @@ class ResultsPanel(QWidget):
     tile_clicked = Signal(object, int)
     tile_menu_requested = Signal(object, int, QPoint)
 
-    def __init__(self, cache: ThumbnailCache, depth: int = 50) -> None:
+    def __init__(self, cache: ThumbnailCache, depth: int = RESULTS_SHOWN) -> None:
         super().__init__()
         self.query_image = QueryImage()
         self.query_title = QLabel("")
         self.query_title.setWordWrap(True)
         self.query_metrics = QLabel("")
         self.query_metrics.setTextFormat(Qt.TextFormat.RichText)
-        self.hidden_note = QLabel('<span style="color:#D55E00">Hidden by the filter: this '
-                                  "query is not in the list on the left</span>")
+        self.hidden_note = QLabel(f'<span style="color:{palette.ALERT_TEXT}">Hidden by the '
+                                  "filter: this query is not in the list on the left</span>")
         self.hidden_note.setVisible(False)
         self.k_box = QSpinBox()
         self.k_box.setRange(*DEPTH_RANGE)
@@ -71,8 +73,8 @@ class ResultsPanel(QWidget):
         info.addLayout(k_row)
         info.addWidget(self.ignored_box)
         info.addWidget(self.legend)
-        info.addWidget(QLabel('<span style="color:#555">Click a result to compare it with '
-                              "the query</span>"))
+        info.addWidget(QLabel(f'<span style="color:{palette.MUTED_TEXT}">Click a result to '
+                              "compare it with the query</span>"))
         info.addStretch(1)
         head = QWidget()
         head_layout = QHBoxLayout(head)

@@ -19,7 +19,7 @@ from PySide6.QtGui import QColor
 
 from irviewer.core.curves import in_ap_range
 from irviewer.core.evaluation import Evaluation
-from irviewer.view.compare_view import TIE_COLOUR
+from irviewer.view import palette
 from irviewer.view.result_list import titles
 from irviewer.view.ties_view import TIE_MARK, ap_tie_tooltip, tied_queries
 
@@ -36,7 +36,7 @@ TITLE = COLUMNS.index("Title")
 OTHER_AP, DELTA = COLUMNS.index("AP ⇄"), COLUMNS.index("ΔAP")
 COMPARE_COLUMNS = (OTHER_AP, DELTA)
 SORT_ROLE = Qt.ItemDataRole.UserRole
-GAIN, LOSS = "#0b6e4f", "#b33c00"  # ΔAP text: better / worse (the sign says it too)
+GAIN, LOSS = palette.GAIN, palette.LOSS  # ΔAP text: better / worse (the sign says it too)
 
 
 class QueryTableModel(QAbstractTableModel):
@@ -256,7 +256,7 @@ class QueryTableModel(QAbstractTableModel):
                 return self._delta_tips.get(row)
             return ap_tie_tooltip(self._evaluation, row) if self._evaluation else None
         if role == Qt.ItemDataRole.ForegroundRole and col == DELTA and value != 0:
-            return QColor(TIE_COLOUR if tie_marked else GAIN if value > 0 else LOSS)
+            return QColor(palette.TIE if tie_marked else GAIN if value > 0 else LOSS)
         if role == Qt.ItemDataRole.TextAlignmentRole and col > 0:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None

@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 from irviewer.core.evaluation import IGNORED
 from irviewer.gui.theme import QUERY_BOX, RELEVANCE
 from irviewer.gui.widgets.thumbnails import BROKEN, decode_job, decoder
+from irviewer.view import palette
 from irviewer.view.result_list import QueryHeader, ResultTile, relevance_words
 
 DETAIL = 1600
@@ -67,7 +68,7 @@ class ZoomView(QGraphicsView):
         self.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
         self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
-        self.setBackgroundBrush(QColor("#2b2b2b"))
+        self.setBackgroundBrush(QColor(palette.VIEWER_BACKGROUND))
         self.pixmap_item = QGraphicsPixmapItem()
         self.pixmap_item.setTransformationMode(Qt.TransformationMode.SmoothTransformation)
         self.scene().addItem(self.pixmap_item)
@@ -76,7 +77,7 @@ class ZoomView(QGraphicsView):
         self.box_item.setVisible(False)
         self.scene().addItem(self.box_item)
         self.message = QGraphicsSimpleTextItem()
-        self.message.setBrush(QColor("#dddddd"))
+        self.message.setBrush(QColor(palette.VIEWER_TEXT))
         self.scene().addItem(self.message)
         self.scale_factor = 1.0
 

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from irviewer.view import palette
 from irviewer.view.review_queue import (
     ACCEPTED,
     CHECKED,
@@ -49,7 +50,7 @@ from irviewer.view.review_queue import (
 Index = QModelIndex | QPersistentModelIndex
 COLUMNS = ("", "score", "kind", "query", "item", "fix", "evidence")
 COLUMN_WIDTHS = (62, 80, 150, 170, 200, 170)  # the evidence column takes the rest
-REVIEWED_COLOUR = QColor("#808080")
+REVIEWED_COLOUR = QColor(palette.REVIEWED)
 
 
 class ReviewTableModel(QAbstractTableModel):
@@ -188,8 +189,8 @@ class ReviewPanel(QWidget):
         self.detail = QLabel()
         self.detail.setWordWrap(True)
         self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.detail.setStyleSheet("QLabel { background: #f6f6f6; border: 1px solid #ccc; "
-                                  "padding: 4px; }")
+        self.detail.setStyleSheet(f"QLabel {{ background: {palette.DETAIL_BACKGROUND}; border: "
+                                  f"1px solid {palette.DETAIL_BORDER}; padding: 4px; }}")
         self.accept_button = QPushButton("Accept fix (Enter)")
         self.check_button = QPushButton("Label stands (Delete)")
         for b in (self.accept_button, self.check_button):

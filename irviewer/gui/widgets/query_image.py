@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from irviewer.gui.theme import QUERY_BOX
 from irviewer.gui.widgets.thumbnails import decode
+from irviewer.view import palette
 
 #: Longest side the query image is decoded at (it is shown up to this size).
 DECODE_SIZE = 768
@@ -65,7 +66,7 @@ class QueryImage(QWidget):
     def paintEvent(self, _event: QPaintEvent) -> None:  # noqa: N802
         painter = QPainter(self)
         if self._pixmap.isNull():
-            painter.setPen(QColor("#555555"))
+            painter.setPen(QColor(palette.MUTED_TEXT))
             painter.drawText(self.rect(), int(Qt.AlignmentFlag.AlignCenter
                                               | Qt.TextFlag.TextWordWrap), self._text)
             return

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from irviewer.gui.theme import RELEVANCE
 from irviewer.gui.widgets.thumbnails import BROKEN, ThumbnailCache
+from irviewer.view import palette
 from irviewer.view.result_list import ResultTile
 
 
@@ -115,31 +116,31 @@ class TileGrid(QWidget):
             image = self.cache.get(tile.name, tile.path)
             inner = rect.adjusted(self.FRAME, self.FRAME, -self.FRAME, -self.FRAME)
             painter.fillRect(rect, QColor(colour))
-            painter.fillRect(inner, QColor("#f4f2ee"))
+            painter.fillRect(inner, QColor(palette.TILE_PAPER))
             if isinstance(image, QImage):
                 scaled = image.scaled(inner.size(), Qt.AspectRatioMode.KeepAspectRatio,
                                       Qt.TransformationMode.SmoothTransformation)
                 at = inner.center() - QPoint(scaled.width() // 2, scaled.height() // 2)
                 painter.drawImage(at, scaled)
             else:
-                painter.setPen(QColor("#555555"))
+                painter.setPen(QColor(palette.MUTED_TEXT))
                 painter.setFont(small)
                 state = "broken image" if image == BROKEN else "loading…" if image is ... else ""
                 box = inner.adjusted(4, 4, -4, -4)
                 painter.drawText(box, int(Qt.AlignmentFlag.AlignCenter),
                                  state + "\n" + self.elided_name(tile, box.width(), small))
             badge = QRect(rect.left() + 6, rect.top() + 6, 22, 22)
-            painter.setPen(QPen(QColor("white"), 2))
+            painter.setPen(QPen(QColor(palette.WHITE), 2))
             painter.setBrush(QColor(colour))
             painter.drawEllipse(badge)
-            painter.setPen(QColor("white"))
+            painter.setPen(QColor(palette.WHITE))
             bold = QFont(self.font())
             bold.setBold(True)
             painter.setFont(bold)
             painter.drawText(badge, int(Qt.AlignmentFlag.AlignCenter), glyph)
             if tile.index in self.marked:
                 paint_corrected_mark(painter, rect)
-            painter.setPen(QColor("#222222"))
+            painter.setPen(QColor(palette.TEXT))
             painter.setFont(small)
             rank = f"#{tile.rank}" if tile.rank is not None else "ignored"
             caption = QRect(rect.left(), rect.bottom() + 2, rect.width(), self.CAPTION)
@@ -190,7 +191,7 @@ class TileGrid(QWidget):
 
 
 #: The corrected mark: a folded top-right corner, dark, with a white pencil glyph.
-MARK_FILL = "#1a1a1a"
+MARK_FILL = palette.MARK_FILL
 
 
 def paint_corrected_mark(painter: QPainter, rect: QRect) -> None:
@@ -201,10 +202,10 @@ def paint_corrected_mark(painter: QPainter, rect: QRect) -> None:
     corner = QPolygon([QPoint(right - size, top), QPoint(right, top),
                        QPoint(right, top + size)])
     painter.save()
-    painter.setPen(QPen(QColor("white"), 1.5))
+    painter.setPen(QPen(QColor(palette.WHITE), 1.5))
     painter.setBrush(QColor(MARK_FILL))
     painter.drawPolygon(corner)
-    painter.setPen(QColor("white"))
+    painter.setPen(QColor(palette.WHITE))
     font = QFont(painter.font())
     font.setBold(True)
     font.setPixelSize(max(11, size // 2 - 2))

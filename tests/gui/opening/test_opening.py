@@ -175,28 +175,28 @@ def test_clicking_a_result_compares_it_with_the_query(qtbot):
 
 
 def test_command_line_names_several_methods_and_reader_options(tmp_path):
-    from irviewer.cli import build_gui_parser
+    from irviewer.cli.viewer import build_viewer_parser
     from irviewer.gui.app import request_from_args
 
-    args = build_gui_parser().parse_args(
+    args = build_viewer_parser().parse_args(
         [str(tmp_path / "set.csv"), "-d", "a.npz", "b.npz", "--ranking", "c.run",
          "--images", str(tmp_path), "--format", "manifest", "--instance-rule", "dash"])
     request = request_from_args(args)
     assert request.descriptors == (Path("a.npz"), Path("b.npz"))
     assert request.rankings == (Path("c.run"),) and request.format == "manifest"
     assert request.options.images == tmp_path and request.options.instance_rule == "dash"
-    assert request_from_args(build_gui_parser().parse_args([])) == demo_request()
+    assert request_from_args(build_viewer_parser().parse_args([])) == demo_request()
 
 
 @pytest.mark.parametrize("form", ["-d A -d B", "-d A B"])
 def test_the_window_opens_every_descriptor_file_of_its_command_line(qtbot, form):
     """`irviewer DATASET -d A -d B` opened B alone: -d now extends, as everywhere."""
-    from irviewer.cli import build_gui_parser
+    from irviewer.cli.viewer import build_viewer_parser
     from irviewer.opening.options import request_from_args
 
     manifest, strong = demo_paths()
     files = {"A": str(strong), "B": str(strong.parent / "weak.npz")}
-    args = build_gui_parser().parse_args([str(manifest), *(files.get(w, w)
+    args = build_viewer_parser().parse_args([str(manifest), *(files.get(w, w)
                                                            for w in form.split())])
     w = make_window(qtbot)
     w.open_request(request_from_args(args), sync=True)
