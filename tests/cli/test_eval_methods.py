@@ -56,7 +56,8 @@ def test_several_methods_one_entry_each_in_order_equal_to_each_alone(two, capsys
     for row, entry in zip(rows, report["evaluations"], strict=True):
         map_cell = row[header.index("mAP")]
         assert map_cell == f"{100 * entry['summary']['mAP']:.2f}"
-    csv_rows = list(csv.DictReader((two / "q.csv").open()))
+    with (two / "q.csv").open() as f:
+        csv_rows = list(csv.DictReader(f))
     assert [r["method"] for r in csv_rows][::2] == ["e.npz", "d.npz", "run.txt"]
 
 
