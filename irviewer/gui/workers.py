@@ -15,7 +15,7 @@ A worker is one of two kinds:
   still queued never starts, and nothing a stale job produces reaches the window. Opening,
   re-ranking, the audit, indexing, a photo search, compare mode's statistics.
 - *every job* (``every=True``): each job runs and reports; with one thread they run in the
-  order asked (the corrections' writer, the figure export), with more side by side
+  order asked (the figure export), with more side by side
   (thumbnails, the comparison's two images).
 
 :class:`Opener` opens datasets (:func:`irviewer.opening.opener.iter_open`, whose generator
@@ -174,8 +174,8 @@ class Worker(QObject):
 
     def wait(self) -> None:
         """Block until the jobs end (closing the window, tests): a newest-only worker
-        cancels its request first; every job of an every-job worker is finished (a save is
-        written)."""
+        cancels its request first; every job of an every-job worker is finished (a figure asked
+        for is written)."""
         if not self.every:
             self._stop_all()
         self._pool.waitForDone()

@@ -4,6 +4,7 @@ hard. Every case plants one error and asserts on the exact suspect."""
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import replace
 
@@ -419,3 +420,19 @@ def test_a_positive_another_unrelated_list_claims_comes_first_with_the_claim_sai
     before = next(s for s in of_kind(alone, POS_NEG) if s.item == "b0")
     assert found[0].order() > before.order()
     assert result.suspects[0].item == "b0"
+
+
+def test_scores_keep_an_order_and_digits_where_the_probability_rounds_to_1():
+    from irviewer.core.audit import Suspect, score_words
+
+    def suspect(score: float, log_odds: float | None = None) -> Suspect:
+        return Suspect(NEG_POS, score, "q", "x", "negative", "good", "", 1, 1,
+                       log_odds=log_odds)
+
+    assert score_words(suspect(0.87)) == "0.87"
+    assert score_words(suspect(0.99431)) == "0.9943"
+    assert score_words(suspect(1.0, 15.0)) == "1 - 3.1e-07"
+    assert score_words(suspect(1.0, 40.0)) == "1 - 4.2e-18"
+    # Two suspects whose probability is 1.0 in floating point still have an order.
+    assert suspect(1.0, 40.0).order() > suspect(1.0, 38.0).order() > suspect(0.99).order()
+    assert abs(suspect(0.9).order() - math.log(9)) < 1e-12

@@ -16,23 +16,19 @@ from typing import Protocol
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QDropEvent
 from PySide6.QtWidgets import (
-    QComboBox,
     QFileDialog,
-    QHBoxLayout,
-    QLabel,
     QMessageBox,
-    QPushButton,
     QWidget,
 )
 
 from irviewer.core.evaluation import Evaluation
 from irviewer.core.image_names import IMAGE_SUFFIXES
 from irviewer.gui.menus import Menus
+from irviewer.gui.photo_search.bar import PhotoBar
 from irviewer.gui.workers import Worker
 from irviewer.opening.opener import Opened
 from irviewer.opening.photo_search import Match, Searcher
 from irviewer.opening.request import classify_paths
-from irviewer.view import palette
 from irviewer.view.presentation import (
     Slide,
     instance_titles,
@@ -77,49 +73,6 @@ def search_photo(opened: Opened, method: str, searcher: Searcher | None, photo: 
     extractor's vocabulary), and the ``k`` best matches."""
     searcher = searcher or Searcher.from_opened(opened, method)
     return searcher, searcher.search(photo, k)
-
-
-class PhotoBar(QWidget):
-    """Above the inspector's results while a photo is shown: what it is, the "This is…"
-    picker, and the way back to the queries; ``instance_chosen(label or None)`` when the
-    user says which painting it is, ``back()`` for the way back."""
-
-    instance_chosen = Signal(object)
-    back = Signal()
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.label = QLabel("")
-        self.picker = QComboBox()
-        self.picker.setMinimumWidth(320)
-        self.picker.setToolTip("Say which painting the photo shows to colour its matches")
-        self.picker.activated.connect(
-            lambda i: self.instance_chosen.emit(self.picker.itemData(i)))
-        self.back_button = QPushButton("Back to the queries")
-        self.back_button.clicked.connect(self.back)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(4, 2, 4, 2)
-        layout.addWidget(self.label, 1)
-        layout.addWidget(QLabel("This is"))
-        layout.addWidget(self.picker)
-        layout.addWidget(self.back_button)
-        self.setStyleSheet(f"PhotoBar {{ background: {palette.PHOTO_BAR_BACKGROUND}; border: 1px "
-                           f"solid {palette.SELECTED}; }}")
-        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)
-        self.setVisible(False)
-
-    def show_photo(self, text: str, instances: dict[str, str], instance: str | None) -> None:
-        """Show the bar saying ``text``, the picker offering ``instances`` (label: title)
-        with ``instance`` chosen (None: not said)."""
-        self.label.setText(text)
-        self.picker.clear()
-        self.picker.addItem("…which painting? (not said)", None)
-        for label, title in instances.items():
-            self.picker.addItem(title, label)
-        self.picker.setCurrentIndex(max(0, self.picker.findData(instance))
-                                    if instance is not None else 0)
-        self.picker.setEnabled(bool(instances))
-        self.setVisible(True)
 
 
 class PhotoSearch(QObject):
