@@ -71,6 +71,13 @@ def add_arguments(ev: argparse.ArgumentParser) -> None:
                     "the positives within the list, the query's own image kept or removed, "
                     "true P@k and revisitop's mP@k), each with its source, the protocol's "
                     "own marked; in the JSON as all_conventions")
+    ev.add_argument("--scores", action="store_true",
+                    help="also count the score of every (query, gallery image) pair the "
+                    "protocol does not ignore: the positive and negative pairs' histograms "
+                    "and TAR at FAR = 1e-4, 1e-3, 1e-2 with their thresholds (in the table "
+                    "and as each evaluation's 'scores' member of --json). It multiplies "
+                    "every query with the gallery again, about as long as the ranking "
+                    "itself (docs/metrics.md); a ranking read from a file cannot")
     ev.add_argument("--per-query", type=Path, metavar="OUT.csv",
                     help="write one CSV row per query")
     ev.add_argument("--write-results", type=Path, metavar="OUT.results",
@@ -78,6 +85,10 @@ def add_arguments(ev: argparse.ArgumentParser) -> None:
     ev.add_argument("--export-trec", type=Path, metavar="PREFIX",
                     help="write PREFIX.<protocol>.run and PREFIX.<protocol>.qrels, with which "
                     "trec_eval or ranx reproduce the finite-sum mAP")
+    ev.add_argument("--export-csv", type=Path, metavar="PREFIX",
+                    help="write PREFIX.<protocol>.csv: every evaluated query's ranked list "
+                    "as the TREC run lists it, one row per result: query, rank, image, "
+                    "score, relevance")
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -110,7 +121,8 @@ def run_eval(args: argparse.Namespace) -> int:
     methods = list(opened.methods.values())
     if len(methods) > 1:
         for flag, given in (("--write-results", args.write_results),
-                            ("--export-trec", args.export_trec)):
+                            ("--export-trec", args.export_trec),
+                            ("--export-csv", args.export_csv)):
             if given is not None:
                 raise InputError(f"{flag} writes one method's results; {len(methods)} "
                                  "methods were given (give one -d or --ranking)")
@@ -126,6 +138,13 @@ def run_eval(args: argparse.Namespace) -> int:
     if opened.corrections is not None:
         notes += opened.corrections.notes()
     report = build_report(dataset, scored, notes=notes, every_convention=args.conventions)
+    if args.scores:
+        from irviewer.core.score_distribution import pair_scores
+        from irviewer.reports.score_report import scores_record
+
+        every = [ev for m in scored for ev in m.evaluations]  # the report's entries' order
+        for entry, ev in zip(report["evaluations"], every, strict=True):
+            entry["scores"] = scores_record(pair_scores(ev))
     print(format_table(report))
     method, evaluations = methods[0], scored[0].evaluations
     if args.write_results is not None:
@@ -141,6 +160,11 @@ def run_eval(args: argparse.Namespace) -> int:
             for note in write_trec_run(Path(f"{stem}.run"), ev):
                 print(f"note: {note}", file=sys.stderr)
             write_qrels(Path(f"{stem}.qrels"), ev)
+    if args.export_csv is not None:
+        from irviewer.formats.ranked_csv import write_ranked_csv
+
+        for ev in evaluations:
+            write_ranked_csv(Path(f"{args.export_csv}.{ev.protocol.name}.csv"), ev)
     if args.json is not None:
         atomic_write_text(args.json, report_json(report))
     if args.per_query is not None:

@@ -45,7 +45,7 @@ Both files are written atomically (a temporary file, then ``os.replace``).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -131,14 +131,15 @@ def trec_scores(scores: np.ndarray) -> list[str]:
 
 
 def write_trec_run(path: Path, evaluation: Evaluation, depth: int | None = None,
-                   tag: str = "irviewer") -> tuple[str, ...]:
+                   tag: str = "irviewer",
+                   queries: Sequence[int] | None = None) -> tuple[str, ...]:
     """Write the evaluation's ranking as a TREC run; return notes for the user.
 
-    One line ``qid Q0 docid rank score tag`` per listed item of each evaluated query (see
-    the module docstring for what is listed and why). ``depth`` is a minimum list length
-    after removals; lists always reach the last retrieved positive. InputError when a
-    name or the tag contains white space (a TREC file cannot hold it) or the file cannot
-    be written.
+    One line ``qid Q0 docid rank score tag`` per listed item of each evaluated query (of
+    ``queries`` only, when given: the window's one query; see the module docstring for what
+    is listed and why). ``depth`` is a minimum list length after removals; lists always
+    reach the last retrieved positive. InputError when a name or the tag contains white
+    space (a TREC file cannot hold it) or the file cannot be written.
     """
     path = Path(path)
     ev = evaluation
@@ -151,7 +152,7 @@ def write_trec_run(path: Path, evaluation: Evaluation, depth: int | None = None,
     empty: list[str] = []
     tied = 0
     with atomic_open(path) as out:
-        for q, listed, scores in _lists(ev, depth):
+        for q, listed, scores in _lists(ev, depth, queries):
             qname = ds.queries[q].name
             if not len(listed):
                 empty.append(qname)
@@ -176,8 +177,10 @@ def write_trec_run(path: Path, evaluation: Evaluation, depth: int | None = None,
     return tuple(notes)
 
 
-def write_qrels(path: Path, evaluation: Evaluation) -> None:
-    """Write the protocol's positives as TREC qrels (``qid 0 docid 1``), per evaluated query.
+def write_qrels(path: Path, evaluation: Evaluation,
+                queries: Sequence[int] | None = None) -> None:
+    """Write the protocol's positives as TREC qrels (``qid 0 docid 1``), per evaluated query
+    (of ``queries`` only, when given).
 
     Under a protocol whose AP divides by the positives within its list only
     (``ap_positives="retrieved"``), positives beyond the list are written with relevance 0.
@@ -190,9 +193,8 @@ def write_qrels(path: Path, evaluation: Evaluation) -> None:
     global_mask = ds.ignored_mask
     within_list = ev.protocol.ap_positives == "retrieved"
     with atomic_open(path) as out:
-        for q, query in enumerate(ds.queries):
-            if ev.positives.n_positives[q] == 0:
-                continue
+        for q in evaluated_queries(ev, queries):
+            query = ds.queries[q]
             pos, _ = query_roles(query, ev.protocol, global_mask)
             relevant = np.ones(len(pos), dtype=bool)
             if within_list:
@@ -202,11 +204,18 @@ def write_qrels(path: Path, evaluation: Evaluation) -> None:
                            for g, r in zip(pos, relevant, strict=True))
 
 
-def _lists(ev: Evaluation, depth: int | None) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
-    for q in range(ev.dataset.n_queries):
-        if ev.positives.n_positives[q] > 0:
-            listed, scores = exported_list(ev, q, depth)
-            yield q, listed, scores
+def evaluated_queries(ev: Evaluation, queries: Sequence[int] | None = None) -> list[int]:
+    """Return the evaluated queries (with a positive) among ``queries`` (default: every
+    query), in order: the queries the exported files hold."""
+    chosen = range(ev.dataset.n_queries) if queries is None else queries
+    return [int(q) for q in chosen if ev.positives.n_positives[q] > 0]
+
+
+def _lists(ev: Evaluation, depth: int | None,
+           queries: Sequence[int] | None = None) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    for q in evaluated_queries(ev, queries):
+        listed, scores = exported_list(ev, q, depth)
+        yield q, listed, scores
 
 
 def _strictly_decreasing(scores: np.ndarray) -> bool:

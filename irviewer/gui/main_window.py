@@ -28,6 +28,7 @@ from irviewer.gui.presentation import Presentation
 from irviewer.gui.rerank import RerankUI
 from irviewer.gui.results import Inspector
 from irviewer.gui.review import ReviewUI
+from irviewer.gui.scores import ScoresUI
 from irviewer.gui.sessions import Sessions
 from irviewer.gui.widgets.thumbnails import ThumbnailCache
 from irviewer.opening.opener import Opened
@@ -72,6 +73,7 @@ class MainWindow(QMainWindow):
         self.review = ReviewUI(self, self.inspector, self.corrections.controller, self.menus,
                                self)
         self.compare_mode = CompareMode(self, self.inspector, self.plots, self.cache)
+        self.scores = ScoresUI(self, self.inspector, self.plots)
         self.rerank = RerankUI(self, self.inspector, self.opening, self.compare_mode,
                                self.menus)
         self.figures = FigureExporter(self, self.inspector, self.compare_mode, self.menus)
@@ -100,6 +102,8 @@ class MainWindow(QMainWindow):
         shown.evaluation_shown.connect(lambda *_: self.compare_mode.rescore())
         shown.query_shown.connect(self._plot_query)
         shown.query_shown.connect(self.compare_mode.show_query)
+        shown.evaluation_shown.connect(self.scores.evaluation_shown)
+        shown.query_shown.connect(self.scores.query_shown)
         shown.query_shown.connect(self.photo_search.photo_left)
         shown.methods_changed.connect(self.compare_mode.methods_changed)
         shown.ap_range_changed.connect(plots.set_active_range)
@@ -264,6 +268,7 @@ class MainWindow(QMainWindow):
         self.review.wait()
         self.corrections.stop_watching()
         self.compare_mode.wait()
+        self.scores.wait()
         self.figures.wait()
         self.photo_search.wait()
         self.collections.indexer.wait()  # a cancelled indexing writes nothing

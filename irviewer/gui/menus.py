@@ -35,6 +35,7 @@ KEYS_HELP = (
     "mouse (or the one clicked) to the query\nCtrl+Z / Ctrl+Shift+Z  "
     "undo / redo a correction\nCtrl+Shift+R  review suspects; in the queue: ↑ / ↓  move, "
     "Enter  accept the fix, Delete  the label stands\nCtrl+E  export a figure\n"
+    "Ctrl+Shift+E  export the selected query's ranked list (CSV, or a TREC run)\n"
     "Ctrl+P  search with a photo (or drop one on the window)\nF11  presentation: ← / → "
     "or Page Up / Down  queries, M  numbers, R  frames, S  slideshow, O  photo, Esc  back\n"
     "In the comparison: ← / →  previous / next result, 1–4  set its relation, Ctrl+0  fit")

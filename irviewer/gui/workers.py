@@ -22,7 +22,9 @@ A worker is one of two kinds:
 returns the :class:`~irviewer.opening.opener.Opened`); :class:`Reranker` re-ranks one
 method of them (:func:`irviewer.opening.reranking.iter_reranked`, returning the new
 method); :class:`Auditor` audits labels (:func:`irviewer.core.audit.iter_audit`, whose last
-step carries the result); :class:`Indexer` indexes a folder of photos into a collection
+step carries the result); :class:`Scorer` counts the score of every pair of an evaluation
+(:func:`irviewer.core.score_distribution.iter_pair_scores`, whose last step carries it);
+:class:`Indexer` indexes a folder of photos into a collection
 (:func:`irviewer.opening.indexing.iter_index`, whose generator returns the
 :class:`~irviewer.opening.indexing.Indexed`). No other module of the window makes threads
 (``tests/test_architecture.py``)."""
@@ -40,6 +42,7 @@ from irviewer.opening.request import OpenRequest
 
 if TYPE_CHECKING:
     from irviewer.core.dataset import Dataset
+    from irviewer.core.evaluation import Evaluation
     from irviewer.core.ranking import Ranking
     from irviewer.opening.indexing import IndexRequest
     from irviewer.opening.reranking import Reranking
@@ -252,6 +255,19 @@ class Auditor(Worker):
         self.start(lambda: iter_audit(dataset, chosen),
                    "not enough memory to audit this dataset; close other programs or open "
                    "fewer methods", result_of=lambda step: step.result, sync=sync)
+
+
+class Scorer(Worker):
+    """Counts the score of every pair of an evaluation
+    (:func:`irviewer.core.score_distribution.iter_pair_scores`); ``done(PairScores)``."""
+
+    def count(self, evaluation: Evaluation, sync: bool = False) -> None:
+        """Start counting ``evaluation``'s pairs; makes any earlier request stale."""
+        from irviewer.core.score_distribution import iter_pair_scores
+
+        self.start(lambda: iter_pair_scores(evaluation),
+                   "not enough memory to count the score of every pair; close other "
+                   "programs and try again", result_of=lambda step: step.pairs, sync=sync)
 
 
 class Indexer(Worker):

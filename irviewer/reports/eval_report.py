@@ -313,6 +313,10 @@ def _query_lines(ev: dict) -> list[str]:
     for entry in ev["queries"]:
         if "skipped" in entry:
             lines.append(f"    skipped {entry['name']}: {entry['skipped']}")
+    if "scores" in ev:
+        from irviewer.reports.score_report import score_lines
+
+        lines += score_lines(ev["scores"])
     if ev["removed_queries"]:
         lines.append(f"  removed by the reader: {len(ev['removed_queries'])} queries")
         lines += [f"    {r['name']}: {r['reason']}" for r in ev["removed_queries"][:10]]

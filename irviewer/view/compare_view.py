@@ -1,6 +1,6 @@
 """Compare mode's view models (Qt-free): the other method's AP and the ΔAP per query as the
-query table shows them, the summary line of a paired comparison, and each result's rank
-under the other method ("↑12", "↓3", "not in top K").
+query table shows them, the summary line of a paired comparison, and how far each result
+moves from the shown method's list to the compared one's ("↑3", "↓1", "=", "not in top K").
 
 The window's shown method (Method) is the baseline and "Compare with" names the method
 compared with it, as in ``irviewer compare`` (its first method is the baseline): deltas
@@ -24,7 +24,8 @@ from irviewer.view.result_list import ResultTile
 
 #: Colours of a gain, a loss and a tie (Okabe-Ito bluish green, vermillion, grey).
 GAIN_COLOUR, LOSS_COLOUR, TIE_COLOUR = palette.GAIN, palette.LOSS, palette.TIE
-#: The marks' arrows: the other method ranks the item higher (a smaller rank) or lower.
+#: The marks' arrows: the compared method ranks the item higher (a smaller rank) than the
+#: shown one, lower, or at the same rank.
 HIGHER, LOWER, SAME = "↑", "↓", "="
 
 
@@ -42,6 +43,13 @@ def paired_columns(comparison: PairedComparison,
     other[at] = comparison.method_values
     delta[at] = comparison.deltas
     return other, delta
+
+
+def compared_header(name: str) -> str:
+    """Return the query table's header of the compared method's AP column: "AP" and the
+    method's whole name, one line per step of a re-ranking chain (each " + " starts a
+    line), so that no name is cut."""
+    return "AP " + name.replace(" + ", "\n+ ")
 
 
 def compare_shown(shown: str, shown_ev: Evaluation, other: str, other_ev: Evaluation,
@@ -98,9 +106,10 @@ def compare_summary_html(c: PairedComparison, stats: PairedStatistics | None) ->
 
 @dataclass(frozen=True)
 class RankMark:
-    """A tile's rank under the other method: ``text`` ("↑12", "↓3", "=4", "not in top 50";
-    "" for an ignored item, ignored under both), ``other_rank`` (None when not in the other
-    list) and the hover sentence."""
+    """A tile's move between the two methods: ``text`` ("↑3": the compared method ranks it
+    3 places higher than the shown one, "↓1": 1 place lower, "=": the same rank, "not in
+    top 50"; "" for an item ignored under both), ``other_rank`` (its rank in the other
+    column, None when not in the other list) and the hover sentence naming both ranks."""
 
     text: str
     other_rank: int | None
@@ -116,13 +125,25 @@ def other_ranks(other_ev: Evaluation, q: int) -> dict[int, int]:
     return {int(g): r + 1 for r, g in enumerate(kept)}
 
 
+def move_text(shown_rank: int, compared_rank: int) -> str:
+    """Return how far an item moves from the shown method's rank to the compared method's:
+    "↑n" when the compared method ranks it n places higher (a smaller rank), "↓n" when n
+    places lower, "=" when at the same rank."""
+    move = shown_rank - compared_rank
+    return f"{HIGHER}{move}" if move > 0 else f"{LOWER}{-move}" if move < 0 else SAME
+
+
 def rank_marks(tiles: tuple[ResultTile, ...] | list[ResultTile], other_ev: Evaluation,
-               q: int, other_name: str) -> tuple[RankMark, ...]:
-    """Return each tile's mark: its rank under ``other_ev`` with an arrow saying whether the
-    other method ranks it higher (↑, a smaller rank), lower (↓) or the same (=). A tile
-    beyond the other method's stored list (K ranked items) is ranked from that method's
-    score row for query ``q`` (cosines, or a re-ranked method's own rows); "not in top K"
-    when it has none (a ranking read from a file)."""
+               q: int, other_name: str, compared: bool = False) -> tuple[RankMark, ...]:
+    """Return each tile's mark: how far it moves from the shown method's list to the
+    compared method's, so one item carries the same mark in both columns.
+
+    ``tiles`` are the shown method's (``compared`` False; ``other_ev`` is then the compared
+    method) or the compared method's (``compared`` True; ``other_ev`` the shown one). A
+    tile beyond the other method's stored list (K ranked items) is ranked from that
+    method's score row for query ``q`` (cosines, or a re-ranked method's own rows); "not in
+    top K" when it has none (a ranking read from a file). The tooltip gives the other rank.
+    """
     ranks = other_ranks(other_ev, q)
     k = len(ranks)
     beyond = sorted({t.index for t in tiles if t.rank is not None and t.index not in ranks})
@@ -139,8 +160,18 @@ def rank_marks(tiles: tuple[ResultTile, ...] | list[ResultTile], other_ev: Evalu
             marks.append(RankMark(f"not in top {k}", None,
                                   f"{other_name} does not rank it in its top {k}"))
             continue
-        arrow = HIGHER if r < t.rank else LOWER if r > t.rank else SAME
+        text = move_text(r, t.rank) if compared else move_text(t.rank, r)
         where = f", beyond its stored top {k}" if t.index in beyond else ""
-        marks.append(RankMark(f"{arrow}{r}", r, f"rank {r} under {other_name}{where} "
-                              f"(here {t.rank})"))
+        marks.append(RankMark(text, r, f"rank {r} under {other_name}{where} "
+                              f"(here {t.rank}): {_moved(text)}"))
     return tuple(marks)
+
+
+def _moved(text: str) -> str:
+    """Return the words of a move's mark ("↑3" -> "the compared method ranks it 3 places
+    higher")."""
+    if text == SAME:
+        return "the same rank under both methods"
+    n = int(text[1:])
+    places = "1 place" if n == 1 else f"{n} places"
+    return f"the compared method ranks it {places} {'higher' if text[0] == HIGHER else 'lower'}"

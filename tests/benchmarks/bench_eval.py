@@ -7,6 +7,7 @@ Run from the repository root (a script, not a test; pytest does not collect this
     python tests/benchmarks/bench_eval.py --json OUT.json
     python tests/benchmarks/bench_eval.py --process   # also (d): the whole `irviewer eval`
     python tests/benchmarks/bench_eval.py --cases d   # only the cases named
+    python tests/benchmarks/bench_eval.py --scores    # also time `eval --scores`' pass
 
 Cases, with synthetic descriptors shaped like the benchmarks (clustered instances, so that
 positives really rank high and the exact-rank counting sees realistic candidate counts):
@@ -36,6 +37,11 @@ kept (at least 15 for the 25 ms case (a)). ``ratio`` is their wall-clock ratio (
 machine disturb much less. ``peak_mb`` is the peak anonymous memory (RssAnon) above the
 level before the case, sampled every 20 ms: mapped file pages are not counted; for (d) it is
 the process's whole peak resident memory (VmHWM), mapped file pages included.
+
+With ``--scores`` cases (a) and (b) also time the score distributions of ``eval --scores``
+(:func:`irviewer.core.score_distribution.pair_scores` of the first protocol's evaluation:
+every pair's score counted, the ranking's rows multiplied again block by block), in the
+same turns: ``scores_s``, its ratio to the bare multiply and its peak memory.
 """
 
 from __future__ import annotations
@@ -72,6 +78,7 @@ from irviewer.core.evaluation import evaluate  # noqa: E402
 from irviewer.core.protocols import get_protocol  # noqa: E402
 from irviewer.core.ranking import rank  # noqa: E402
 from irviewer.core.ranking.gallery import GALLERY_CHUNK_BYTES  # noqa: E402
+from irviewer.core.score_distribution import pair_scores  # noqa: E402
 
 
 def rss_anon_mb() -> float:
@@ -209,9 +216,10 @@ def _convert(pair: tuple[np.ndarray, np.ndarray]) -> None:
 
 
 def run_case(name: str, ds: Dataset, queries: np.ndarray, gallery: np.ndarray,
-             repeats: int) -> dict[str, float]:
+             repeats: int, scores: bool = False) -> dict[str, float]:
     """Return eval_s, gemm_s, ratio, cpu_ratio and peak_mb for one case (best of
-    ``repeats``)."""
+    ``repeats``); with ``scores`` also scores_s, scores_ratio (to gemm_s) and
+    scores_peak_mb, the score distributions of the first protocol's evaluation."""
     qn = normalise_rows(queries)
     descriptors = Descriptors(path=Path(f"case-{name[1]}.npy"), dim=gallery.shape[1],
                               sha256="", tables=(DescriptorTable(tuple(q.name for q in
@@ -220,6 +228,7 @@ def run_case(name: str, ds: Dataset, queries: np.ndarray, gallery: np.ndarray,
     bare_gemm(qn, gallery)  # warm-up: both timings then read a warm page cache
     best = gemm = best_cpu = gemm_cpu = ties = float("inf")
     peak, summary = 0.0, {}
+    scores_best, scores_peak = float("inf"), 0.0
     for _ in range(repeats):  # interleaved: both see the same machine load
         wall, cpu = bare_gemm_times(qn, gallery)
         gemm, gemm_cpu = min(gemm, wall), min(gemm_cpu, cpu)
@@ -234,11 +243,23 @@ def run_case(name: str, ds: Dataset, queries: np.ndarray, gallery: np.ndarray,
         for ev in evs:
             _ = ev.ties  # the tie bounds eval reports, from the ranks already there
         ties = min(ties, time.perf_counter() - t)
+        if scores:
+            with PeakMemory() as mem:
+                t = time.perf_counter()
+                pairs = pair_scores(evs[0])
+                scores_best = min(scores_best, time.perf_counter() - t)
+            scores_peak = max(scores_peak, mem.peak)
+            del pairs
     print(f"  {name}: mAP {summary}; tie bounds {ties:.4f} s = {ties / gemm:.3f} x the "
           "multiply (not in eval s: computed when a report or the window asks)",
           file=sys.stderr)
-    return {**figures(best, gemm, best_cpu, gemm_cpu, peak), "ties_s": round(ties, 4),
-            "ties_ratio": round(ties / gemm, 3)}
+    out = {**figures(best, gemm, best_cpu, gemm_cpu, peak), "ties_s": round(ties, 4),
+           "ties_ratio": round(ties / gemm, 3)}
+    if scores:
+        out |= {"scores_s": round(scores_best, 4),
+                "scores_ratio": round(scores_best / gemm, 3),
+                "scores_peak_mb": round(scores_peak, 1)}
+    return out
 
 
 def figures(wall: float, gemm: float, cpu: float, gemm_cpu: float,
@@ -425,6 +446,8 @@ def main() -> int:
                         help="also run case (d), the whole irviewer eval process")
     parser.add_argument("--cases", default="ab", help="cases to run (default ab; --large "
                         "and --process add c and d)")
+    parser.add_argument("--scores", action="store_true",
+                        help="also time the score distributions (eval --scores), cases a and b")
     parser.add_argument("--json", type=Path, help="write the figures as JSON")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/irviewer-bench"))
@@ -437,11 +460,13 @@ def main() -> int:
     if "a" in cases:
         # 25 ms against a 12 ms multiply: one scheduler hiccup is a tenth of a ratio, so
         # this case takes the best of at least 15 (both sides equally).
-        results["a"] = run_case("(a) 70 x 5,000 x 2048", ds, q, g, max(15, args.repeats))
+        results["a"] = run_case("(a) 70 x 5,000 x 2048", ds, q, g, max(15, args.repeats),
+                                args.scores)
     del g
     if "b" in cases:
         ds, q, g = market_like(rng)
-        results["b"] = run_case("(b) 3,368 x 19,732 x 2048", ds, q, g, args.repeats)
+        results["b"] = run_case("(b) 3,368 x 19,732 x 2048", ds, q, g, args.repeats,
+                                args.scores)
         del g
     if "c" in cases:
         results["c"] = large_case(args.workdir, max(2, args.repeats - 1))
@@ -454,6 +479,13 @@ def main() -> int:
     for case, r in results.items():
         print(f"{case:<6}{r['eval_s']:>10.3f}{r['gemm_s']:>10.3f}{r['ratio']:>8.2f}"
               f"{r['cpu_ratio']:>10.2f}{r['peak_mb']:>10.1f}  {targets[case]}")
+    scored = {case: r for case, r in results.items() if "scores_s" in r}
+    if scored:
+        print(f"{'case':<6}{'scores s':>10}{'/ gemm':>8}{'/ eval':>8}{'peak MB':>10}"
+              "  (eval --scores: every pair's score counted, after the evaluation)")
+        for case, r in scored.items():
+            print(f"{case:<6}{r['scores_s']:>10.3f}{r['scores_ratio']:>8.2f}"
+                  f"{r['scores_s'] / r['eval_s']:>8.2f}{r['scores_peak_mb']:>10.1f}")
     if args.json:
         args.json.write_text(json.dumps(results, indent=1) + "\n")
     return 0

@@ -281,3 +281,55 @@ def test_the_viewer_takes_every_reader_option_eval_takes_and_builds_the_request(
     assert o.row_names == Path("rows.txt") and o.distractors == Path("d.txt")
     assert o.ignore_labels == ("3", "0", "7") and o.drop_orphans is False
     assert o.instance_rule == "dash" and o.images == Path("jpg")
+
+
+def test_scores_member_counts_the_hand_made_pairs(case, capsys):
+    # a1 (itself removed): positives a2 0.2, a3 0.5; negatives b1 0, b2 0.9, c1 -1.
+    # b1 (itself removed): positive b2 0.436; negatives a1 0, a2 0.98, a3 0, c1 0.
+    out = case / "r.json"
+    assert main(["eval", str(case / "set.csv"), "-d", str(case / "d.npz"), "--scores",
+                 "--json", str(out)]) == 0
+    table = capsys.readouterr().out
+    assert "scores: 3 positive and 7 negative pairs" in table
+    scores = json.loads(out.read_text())["evaluations"][0]["scores"]
+    assert (scores["n_positive"], scores["n_negative"]) == (3, 7)
+    # the highest score, 0.98, is a negative: no threshold keeps 1 in 7 within 1 %
+    assert [(p["far_target"], p["threshold"], p["tar"], p["far"])
+            for p in scores["tar_at_far"]] == [(1e-4, None, 0.0, 0.0), (1e-3, None, 0.0, 0.0),
+                                               (1e-2, None, 0.0, 0.0)]
+    h = scores["histogram"]
+    assert sum(h["positives"]) == 3 and sum(h["negatives"]) == 7
+    assert len(h["edges"]) == len(h["positives"]) + 1 and h["edges"][0] == -1.0
+    # c1 at -1 is in the first bin, a2's 0.98 in the bin [0.976..., 0.984...)
+    assert h["negatives"][0] == 1 and h["edges"][-2] <= 0.98 < h["edges"][-1]
+
+
+def test_without_scores_the_member_is_absent(case):
+    out = case / "r.json"
+    assert main(["eval", str(case / "set.csv"), "-d", str(case / "d.npz"), "--json",
+                 str(out)]) == 0
+    assert "scores" not in json.loads(out.read_text())["evaluations"][0]
+
+
+def test_scores_of_a_ranking_file_exit_2_with_one_line(tmp_path, capsys):
+    (tmp_path / "set.csv").write_text(MANIFEST)
+    (tmp_path / "run.txt").write_text("a1 Q0 a2 1 0.9 r\nb1 Q0 b2 1 0.9 r\n")
+    rc = main(["eval", str(tmp_path / "set.csv"), "--ranking", str(tmp_path / "run.txt"),
+               "--scores"])
+    err = capsys.readouterr().err
+    assert rc == 2 and len(err.strip().splitlines()) == 1
+    assert "run.txt: score distributions need the score of every" in err
+
+
+def test_export_csv_writes_each_protocols_ranked_lists(case, capsys):
+    assert main(["eval", str(case / "set.csv"), "-d", str(case / "d.npz"), "--export-csv",
+                 str(case / "lists")]) == 0
+    rows = list(csv.reader((case / "lists.instance.csv").read_text().splitlines()))
+    # a1 (itself removed) ranks b2 0.9, a3 0.5, a2 0.2, b1 0, c1 -1 (down to its last positive,
+    # the whole list here); b1 ranks a2 0.98, then its positive b2
+    assert rows[0] == ["query", "rank", "image", "score", "relevance"]
+    a1 = [(r, g, rel) for q, r, g, _, rel in rows[1:] if q == "a1"]
+    assert a1[:3] == [("1", "b2", "negative"), ("2", "a3", "positive"),
+                      ("3", "a2", "positive")]
+    assert [(g, rel) for q, _, g, _, rel in rows[1:] if q == "b1"][:2] == [
+        ("a2", "negative"), ("b2", "positive")]

@@ -172,6 +172,21 @@ def test_gaussian_data_top_k_and_ranks_agree_with_score_row():
             np.testing.assert_array_equal(ranks, position[idx])
 
 
+def test_score_rows_of_a_block_are_the_rows_of_its_queries():
+    """A block of score rows, over several gallery chunks, equals each query's own row
+    (up to float32 rounding of the multiply) with the removed images at -inf."""
+    rng = np.random.default_rng(6)
+    qv = rng.standard_normal((9, 32)).astype(np.float32)
+    gv = rng.standard_normal((500, 32)).astype(np.float32)
+    ds = random_dataset(rng, 9, 500, global_ignored=np.array([3, 77]))
+    r = list(iter_rank(aligned(qv, gv), ds, k=10, gallery_chunk_rows=128))[-1].ranking
+    block = r.score_rows(2, 7)
+    assert block.shape == (5, 500) and block.dtype == np.float32
+    for i, q in enumerate(range(2, 7)):
+        np.testing.assert_allclose(block[i], r.score_row(q), rtol=0, atol=1e-6)
+    assert np.isneginf(block[:, [3, 77]]).all() and np.isfinite(np.delete(block, [3, 77], 1)).all()
+
+
 def test_negative_scores_rank_like_any_other():
     """Relevance never depends on the sign of a score: an all-negative row ranks normally."""
     q = np.array([[1.0, 0.0]], dtype=np.float32)

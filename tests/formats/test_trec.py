@@ -309,3 +309,17 @@ def test_a_missing_folder_is_an_input_error(tmp_path):
     ev = evaluate(ds, rank(vectors, ds, k=6), JUNK)
     with pytest.raises(InputError, match="does not exist"):
         write_qrels(tmp_path / "nowhere" / "x.qrels", ev)
+
+
+def test_one_querys_run_and_qrels_hold_that_query_only(tmp_path):
+    ds, vectors = hand_case()
+    ev = evaluate(ds, rank(vectors, ds, k=2), JUNK)
+    write_trec_run(tmp_path / "qb.run", ev, queries=[1])
+    write_qrels(tmp_path / "qb.qrels", ev, queries=[1])
+    run = [line.split()[:4] for line in (tmp_path / "qb.run").read_text().splitlines()]
+    assert run == [["qb", "Q0", "g1", "1"], ["qb", "Q0", "g3", "2"], ["qb", "Q0", "g0", "3"],
+                   ["qb", "Q0", "g4", "4"]]
+    assert (tmp_path / "qb.qrels").read_text() == "qb 0 g4 1\n"
+    # qc has no positive: left out of the files, as of the means
+    write_trec_run(tmp_path / "qc.run", ev, queries=[2])
+    assert (tmp_path / "qc.run").read_text() == ""

@@ -77,3 +77,17 @@ def make_opening_slow(monkeypatch) -> Callable[[], threading.Event]:
         return closed
 
     return make_slow
+
+
+@pytest.fixture
+def demo_window(qtbot):
+    """The window with the demo open (both descriptor files), shown, its first query
+    selected."""
+    from irviewer.gui.main_window import MainWindow
+    from irviewer.opening.request import demo_request
+
+    w = MainWindow(top_k=20)
+    qtbot.addWidget(w)
+    w.show()
+    w.open_request(demo_request(), sync=True)
+    return w

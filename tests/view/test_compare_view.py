@@ -15,6 +15,8 @@ from irviewer.opening.request import OpenRequest, demo_paths
 from irviewer.view.compare_view import (
     compare_shown,
     compare_summary_html,
+    compared_header,
+    move_text,
     paired_columns,
     paired_statistics,
     rank_marks,
@@ -53,14 +55,47 @@ def test_a_query_not_evaluated_by_both_has_no_delta(evaluations):
 
 def test_rank_marks_of_a_hand_ranked_query(evaluations):
     first, second = evaluations
-    # qa under first: a1, c1, a2, b1, c2; under second: c1, a1, a2, b1, c2 (by construction)
+    # qa under first: a1, c1, a2, b1, c2; under second: c1, a1, a2, b1, c2 (by construction):
+    # second lifts c1 from 2nd to 1st (one place up) and drops a1 from 1st to 2nd
     here = result_list(first, 0, 5, False).tiles
     assert [t.name for t in here] == ["a1", "c1", "a2", "b1", "c2"]
     marks = rank_marks(here, second, 0, "second")
-    assert [m.text for m in marks] == ["↓2", "↑1", "=3", "=4", "=5"]
-    assert marks[0].tooltip == "rank 2 under second (here 1)"
+    assert [m.text for m in marks] == ["↓1", "↑1", "=", "=", "="]
+    assert [m.other_rank for m in marks] == [2, 1, 3, 4, 5]
+    assert marks[0].tooltip == ("rank 2 under second (here 1): the compared method ranks it "
+                                "1 place lower")
     there = result_list(second, 0, 5, False).tiles
-    assert [m.text for m in rank_marks(there, first, 0, "first")][:3] == ["↓2", "↑1", "=3"]
+    assert [t.name for t in there][:3] == ["c1", "a1", "a2"]
+    marks = rank_marks(there, first, 0, "first", compared=True)
+    # the same item carries the same move in both columns: c1 up one, a1 down one
+    assert [m.text for m in marks][:3] == ["↑1", "↓1", "="]
+    assert marks[0].tooltip == ("rank 2 under first (here 1): the compared method ranks it "
+                                "1 place higher")
+    assert marks[2].tooltip == "rank 3 under first (here 3): the same rank under both methods"
+
+
+@pytest.mark.parametrize(("shown", "compared", "text"), [
+    (5, 4, "↑1"),  # lifted from 5th to 4th: never "↓5"
+    (4, 5, "↓1"), (12, 1, "↑11"), (1, 12, "↓11"), (7, 7, "=")])
+def test_a_move_reads_from_the_shown_rank_to_the_compared_rank(shown, compared, text):
+    assert move_text(shown, compared) == text
+
+
+def test_a_result_lifted_from_fifth_to_fourth_reads_up_one_in_both_columns():
+    # the shown (plain) method ranks g1..g5 in order; the compared (re-ranked) one swaps
+    # the 4th and the 5th
+    plain = SimpleNamespace(ranking=SimpleNamespace(top_indices=np.array([[1, 2, 3, 4, 5]]),
+                                                    has_score_rows=False),
+                            relevance=lambda q, items: np.full(len(items), NEGATIVE))
+    reranked = SimpleNamespace(ranking=SimpleNamespace(
+        top_indices=np.array([[1, 2, 3, 5, 4]]), has_score_rows=False),
+        relevance=plain.relevance)
+    left = rank_marks([tile(g, g) for g in (1, 2, 3, 4, 5)], reranked, 0, "re-ranked")
+    right = rank_marks([tile(g, r) for r, g in enumerate((1, 2, 3, 5, 4), start=1)], plain,
+                       0, "plain", compared=True)
+    assert [m.text for m in left] == ["=", "=", "=", "↓1", "↑1"]
+    assert [m.text for m in right] == ["=", "=", "=", "↑1", "↓1"]
+    assert right[3].other_rank == 5 and right[3].tooltip.startswith("rank 5 under plain (here 4)")
 
 
 def tile(index: int, rank: int | None) -> ResultTile:
@@ -76,7 +111,8 @@ def test_rank_marks_say_not_in_top_k_and_skip_ignored_items():
         relevance=lambda q, items: np.array(
             [IGNORED if g == 9 else POSITIVE for g in items]))
     marks = rank_marks([tile(5, 1), tile(9, None), tile(3, 2), tile(7, 3)], other, 0, "B")
-    assert [m.text for m in marks] == ["↓3", "", "not in top 3", "↑1"]
+    # g5: 1st here, 3rd there (two places lower); g7: 3rd here, 1st there (two higher)
+    assert [m.text for m in marks] == ["↓2", "", "not in top 3", "↑2"]
     assert marks[2].other_rank is None and marks[2].tooltip == "B does not rank it in its top 3"
 
 
@@ -93,7 +129,7 @@ def test_rank_marks_beyond_the_stored_list_come_from_the_reranked_rows():
     for here, there in ((plain, reranked), (reranked, plain)):
         for q in range(opened.dataset.n_queries):
             tiles = result_list(here, q, 10, False).tiles
-            marks = rank_marks(tiles, there, q, "other")
+            marks = rank_marks(tiles, there, q, "other", compared=here is reranked)
             row = there.ranking.score_row(q)
             order = np.argsort(-row, kind="stable")
             order = order[np.isfinite(row[order])]
@@ -103,7 +139,10 @@ def test_rank_marks_beyond_the_stored_list_come_from_the_reranked_rows():
                 assert m.other_rank == rank_of[t.index], (q, t.name)
                 if m.other_rank > 10:
                     beyond += 1
-                    assert m.tooltip.endswith(f"beyond its stored top 10 (here {t.rank})")
+                    assert f"beyond its stored top 10 (here {t.rank}): " in m.tooltip
+                    shown, compared = ((m.other_rank, t.rank) if here is reranked
+                                       else (t.rank, m.other_rank))
+                    assert m.text == move_text(shown, compared)
     assert beyond > 10
 
 
@@ -121,3 +160,11 @@ def test_summary_line_shows_the_comparisons_numbers(evaluations):
     assert f"[{100 * lo:+.2f}, {100 * hi:+.2f}]" in done
     assert f"randomization p = {c.randomization.p_value:.4f} exact" in done
     assert f"paired t p = {c.paired_t.p_value:.4f}," in done
+
+
+@pytest.mark.parametrize(("name", "header"), [
+    ("weak.npz", "AP weak.npz"),
+    ("strong.npz + aqe:n=2,alpha=3 + k-reciprocal",
+     "AP strong.npz\n+ aqe:n=2,alpha=3\n+ k-reciprocal")])
+def test_the_compared_header_keeps_the_whole_name(name, header):
+    assert compared_header(name) == header

@@ -78,10 +78,18 @@ def row_from(aligned: AlignedDescriptors, inv_norms: np.ndarray, ignored: np.nda
 
 
 def scores_of(aligned: AlignedDescriptors, inv_norms: np.ndarray, ignored: np.ndarray,
-               qv: np.ndarray) -> np.ndarray:
+              qv: np.ndarray) -> np.ndarray:
     """Return the score row of the unit float32 query vector ``qv`` (1 x dim)."""
-    out = np.empty(len(inv_norms), dtype=np.float32)
-    for start, stop in chunks(len(out), chunk_rows(aligned.dim)):
-        out[start:stop] = (qv @ gallery_chunk(aligned, start, stop).T)[0] * inv_norms[start:stop]
-    out[ignored] = -np.inf
+    return score_rows_of(aligned, inv_norms, ignored, qv)[0]
+
+
+def score_rows_of(aligned: AlignedDescriptors, inv_norms: np.ndarray, ignored: np.ndarray,
+                  qv: np.ndarray) -> np.ndarray:
+    """Return the score rows of the unit float32 query vectors ``qv`` (n x dim): (n,
+    n_gallery) cosines, -inf where ``ignored``, the gallery read chunk by chunk."""
+    out = np.empty((len(qv), len(inv_norms)), dtype=np.float32)
+    for start, stop in chunks(len(inv_norms), chunk_rows(aligned.dim)):
+        np.matmul(qv, gallery_chunk(aligned, start, stop).T, out=out[:, start:stop])
+        out[:, start:stop] *= inv_norms[start:stop]
+    out[:, ignored] = -np.inf
     return out

@@ -172,6 +172,11 @@ def iter_rank_rows(dataset: Dataset, score_rows: Callable[[int, int], np.ndarray
         row[removed] = -np.inf
         return row
 
+    def whole_rows(qa: int, qb: int) -> np.ndarray:
+        rows = np.array(score_rows(qa, qb), dtype=np.float32)
+        rows[:, removed] = -np.inf
+        return rows
+
     counted = state.finish(whole_row)
     top_idx[~np.isfinite(top_val)] = -1
     ranking = Ranking(top_indices=top_idx, top_scores=top_val, item_offsets=offsets,
@@ -180,7 +185,7 @@ def iter_rank_rows(dataset: Dataset, score_rows: Callable[[int, int], np.ndarray
                       item_tie_through=counted.through,
                       n_ranked=n_active, source=source,
                       ignored_mask=ignored if len(removed) else None, rerank=rerank,
-                      row_scores=whole_row)
+                      row_scores=whole_row, block_scores=whole_rows)
     yield Progress(len(blocks), len(blocks), ranking)
 
 

@@ -14,7 +14,7 @@ from irviewer.core.dataset import Dataset
 from irviewer.core.descriptors import AlignedDescriptors, normalise_rows
 from irviewer.core.errors import InputError, either
 from irviewer.core.ranking.counting import ranks_in_row
-from irviewer.core.ranking.gallery import row_from, scores_of
+from irviewer.core.ranking.gallery import row_from, score_rows_of, scores_of
 from irviewer.core.tie_windows import windows_in_list, windows_in_row
 from irviewer.core.ties import TIE_TOLERANCE
 
@@ -62,6 +62,8 @@ class Ranking:
             window, and above its lower edge; None when the ranking did not count them
             (then no tie is known).
         tie_tolerance: scores closer than this are tied (0: equal as written).
+        block_scores: (qa, qb) -> the whole score rows of queries qa..qb, the same rows
+            as ``row_scores`` made a block at a time (None: row by row).
     """
 
     top_indices: np.ndarray
@@ -82,6 +84,8 @@ class Ranking:
     item_tie_above: np.ndarray | None = None
     item_tie_through: np.ndarray | None = None
     tie_tolerance: float = TIE_TOLERANCE
+    block_scores: Callable[[int, int], np.ndarray] | None = field(default=None, compare=False,
+                                                                  repr=False)
 
     @property
     def n_queries(self) -> int:
@@ -119,6 +123,20 @@ class Ranking:
         ignored = (self.ignored_mask if self.ignored_mask is not None
                    else np.zeros(len(self.gallery_inv_norms), dtype=bool))
         return row_from(self.descriptors, self.gallery_inv_norms, ignored, q)
+
+    def score_rows(self, qa: int, qb: int) -> np.ndarray:
+        """Return the float32 scores of queries qa..qb (qa < qb) against every gallery image,
+        (qb - qa, n_gallery), -inf where removed: :meth:`score_row` for a block of queries,
+        one matrix product per gallery chunk for a ranking of descriptors."""
+        if self.block_scores is not None:
+            return self.block_scores(qa, qb)
+        if self.row_scores is not None or self.descriptors is None \
+                or self.gallery_inv_norms is None:
+            return np.stack([self.score_row(q) for q in range(qa, qb)])
+        ignored = (self.ignored_mask if self.ignored_mask is not None
+                   else np.zeros(len(self.gallery_inv_norms), dtype=bool))
+        return score_rows_of(self.descriptors, self.gallery_inv_norms, ignored,
+                             self.descriptors.queries[qa:qb])
 
     def score_vector(self, vector: np.ndarray) -> np.ndarray:
         """Return a new query vector's float32 cosine score for every gallery image (-inf

@@ -231,7 +231,7 @@ class CompareMode(QObject):
         self.strips.show_lists(
             (self._title(c.baseline, shown, q), self._title(c.method, other, q)),
             (here, rank_marks(here, other, q, c.method)),
-            (there, rank_marks(there, shown, q, c.baseline)))
+            (there, rank_marks(there, shown, q, c.baseline, compared=True)))
 
     @staticmethod
     def _title(name: str, ev: Evaluation, q: int) -> str:

@@ -1,6 +1,6 @@
 """Compare mode's two ranked lists of the selected query side by side: one column of tiles
 per method (rank 1 on top, so a row reads "rank r here, rank r there"), each tile marked
-with its rank under the other method ("↑12", "↓3", "not in top K";
+with how far the compared method moves it ("↑3", "↓1", "=", "not in top K";
 :func:`irviewer.view.compare_view.rank_marks`)."""
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ MARK_COLOURS = {HIGHER: palette.GAIN, LOWER: palette.LOSS}  # dark: white text s
 
 
 class MarkedStrip(TileGrid):
-    """One column of tiles, each with its rank under the other method in a pill at its top
-    right (the hover text says it in words)."""
+    """One column of tiles, each with its move between the two methods in a pill at its top
+    right (the hover text gives the other rank in words)."""
 
     def __init__(self, cache: ThumbnailCache) -> None:
         super().__init__(cache, STRIP_TILE)

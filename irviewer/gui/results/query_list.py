@@ -22,8 +22,17 @@ from PySide6.QtWidgets import (
 )
 
 from irviewer.core.evaluation import Evaluation
-from irviewer.gui.results.query_model import COMPARE_COLUMNS, TITLE, QueryFilter, QueryTableModel
+from irviewer.gui.results.query_model import (
+    COMPARE_COLUMNS,
+    OTHER_AP,
+    TITLE,
+    QueryFilter,
+    QueryTableModel,
+)
 from irviewer.view.ties_view import TIE_MARK
+
+#: The compared method's AP column is at least this wide (px), wider when its name needs.
+OTHER_AP_WIDTH = 90
 
 
 class QueryListPanel(QWidget):
@@ -73,7 +82,7 @@ class QueryListPanel(QWidget):
         header.setSectionResizeMode(TITLE, QHeaderView.ResizeMode.Stretch)
         self.table.setColumnHidden(TITLE, True)
         delta_width = max(56, metrics.horizontalAdvance(f"{TIE_MARK} +100.0") + 12)
-        for column, width in zip(COMPARE_COLUMNS, (90, delta_width), strict=True):
+        for column, width in zip(COMPARE_COLUMNS, (OTHER_AP_WIDTH, delta_width), strict=True):
             # compare mode shows them; a fixed width, as measuring 20,000 rows takes seconds
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Fixed)
             self.table.setColumnWidth(column, width)
@@ -165,6 +174,11 @@ class QueryListPanel(QWidget):
                 self.proxy.refresh()
         for column in COMPARE_COLUMNS:
             self.table.setColumnHidden(column, not on)
+        if on:  # the compared method's whole name: the widest line of its header
+            lines = str(self.model.headerData(OTHER_AP, Qt.Orientation.Horizontal)).split("\n")
+            metrics = self.table.fontMetrics()
+            self.table.setColumnWidth(OTHER_AP, max(OTHER_AP_WIDTH, 24 + max(
+                metrics.horizontalAdvance(line) for line in lines)))
         # The title leaves its room to ΔAP (the name's tooltip still gives it).
         self.table.setColumnHidden(TITLE, on or not self.model.has_titles)
         for box in (self.better, self.worse):

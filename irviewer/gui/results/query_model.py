@@ -20,6 +20,7 @@ from PySide6.QtGui import QColor
 from irviewer.core.curves import in_ap_range
 from irviewer.core.evaluation import Evaluation
 from irviewer.view import palette
+from irviewer.view.compare_view import compared_header
 from irviewer.view.result_list import titles
 from irviewer.view.ties_view import TIE_MARK, ap_tie_tooltip, tied_queries
 
@@ -222,9 +223,11 @@ class QueryTableModel(QAbstractTableModel):
             return None
         if role == Qt.ItemDataRole.DisplayRole:
             if section == OTHER_AP and self.compared_with:
-                return f"AP {self.compared_with[:10]}"
+                return compared_header(self.compared_with)
             return COLUMNS[section]
         if role == Qt.ItemDataRole.ToolTipRole:
+            if section == OTHER_AP and self.compared_with:
+                return f"Compare mode: AP (%) under {self.compared_with}"
             return HEADER_TIPS[section]
         return None
 

@@ -60,6 +60,9 @@ def test_compare_with_adds_the_columns_with_the_cores_values(window):
     np.testing.assert_array_equal(model.column_values(DELTA), c.deltas)  # all 22 evaluated
     np.testing.assert_array_equal(model.column_values(OTHER_AP), c.method_values)
     assert model.headerData(OTHER_AP, Qt.Orientation.Horizontal) == "AP weak.npz"
+    header = window.queries.table.horizontalHeader()
+    text_width = window.queries.table.fontMetrics().horizontalAdvance("AP weak.npz")
+    assert header.sectionSize(OTHER_AP) >= text_width + 12  # the whole name, with the arrow
     window.compare_mode.box.setCurrentIndex(0)  # none: the columns go
     assert window.queries.table.isColumnHidden(DELTA)
     assert not window.compare_mode.line.isVisible()
@@ -156,7 +159,7 @@ def test_the_first_comparison_is_computed_off_the_gui_thread(window, qtbot, monk
     assert mode.statistics is not None and "…" not in mode.line.text()
 
 
-def test_strips_mark_each_tile_with_its_rank_under_the_other_method(qtbot, tmp_path):
+def test_strips_mark_each_tile_with_its_move_between_the_methods(qtbot, tmp_path):
     manifest = make_case(tmp_path)
     w = MainWindow(top_k=10)
     qtbot.addWidget(w)
@@ -168,9 +171,11 @@ def test_strips_mark_each_tile_with_its_rank_under_the_other_method(qtbot, tmp_p
     assert strips.isVisible()
     # by hand (tests/figure_case.py): first ranks a1, c1, a2, b1, c2; second c1, a1, a2, ...
     assert [t.name for t in strips.left.tiles] == ["a1", "c1", "a2", "b1", "c2"]
-    assert [m.text for m in strips.left.marks] == ["↓2", "↑1", "=3", "=4", "=5"]
+    # second lifts c1 from 2nd to 1st and drops a1 from 1st to 2nd: the same move in both
+    assert [m.text for m in strips.left.marks] == ["↓1", "↑1", "=", "=", "="]
     assert [t.name for t in strips.right.tiles][:2] == ["c1", "a1"]
-    assert [m.text for m in strips.right.marks][:3] == ["↓2", "↑1", "=3"]
+    assert [m.text for m in strips.right.marks][:3] == ["↑1", "↓1", "="]
+    assert [m.other_rank for m in strips.right.marks][:3] == [2, 1, 3]
     assert "AP 83.3" in strips.left_title.text() and "AP 58.3" in strips.right_title.text()
 
 
@@ -196,3 +201,16 @@ def test_a_rescore_outside_compare_mode_does_not_refilter_the_table(window, monk
     window.compare_mode.box.setCurrentIndex(0)
     assert calls and window.queries.model.compared_with == ""
     assert np.isnan(window.queries.model.column_values(DELTA)).all()
+
+
+def test_the_compared_columns_header_names_a_long_method_whole(window):
+    name = "paintings/strong.npz + k-reciprocal:k1=20,k2=6,lambda=0.3"
+    n = window.opened.dataset.n_queries
+    window.queries.set_compared(name, np.zeros(n), np.zeros(n))
+    model, table = window.queries.model, window.queries.table
+    text = model.headerData(OTHER_AP, Qt.Orientation.Horizontal)
+    assert text == "AP paintings/strong.npz\n+ k-reciprocal:k1=20,k2=6,lambda=0.3"
+    widest = max(table.fontMetrics().horizontalAdvance(line) for line in text.split("\n"))
+    assert table.horizontalHeader().sectionSize(OTHER_AP) >= widest + 12
+    assert name in model.headerData(OTHER_AP, Qt.Orientation.Horizontal,
+                                    Qt.ItemDataRole.ToolTipRole)
