@@ -39,7 +39,8 @@ EPILOG = ("Tests: two-sided paired t-test (scipy.stats.ttest_1samp of the deltas
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add ``irviewer compare``'s arguments to ``p``."""
     add_dataset(p)
-    add_options(p, "demo", *METHODS, *READER, *CONVENTIONS, "rerank", help={
+    add_options(p, "demo", *METHODS, *READER, *CONVENTIONS, "rerank", "ann", "engine",
+                "collection", "engine_names", help={
         "demo": "the built-in museum demo: strong.npz (baseline) against weak.npz unless -d "
         "or --ranking names others",
         "descriptors": "descriptor files, one method each (the first method is the "
@@ -48,7 +49,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "protocol": "protocols to use instead of the dataset's default(s)",
         "rerank": "also each descriptor file F re-ranked by SPEC, as the method 'F + SPEC' "
         "right after F, so -d F --rerank k-reciprocal pairs plain against re-ranked "
-        "(docs/rerank.md). " + spec_help()})
+        "(docs/rerank.md). " + spec_help(),
+        "ann": "also each descriptor file F searched by an approximate index, one method "
+        "'F + SETTING' per setting right after F, so -d F --ann IVF256,Flat:nprobe=8 pairs "
+        "exact against approximate: a FAISS index factory string or index file, search "
+        "parameters after a colon, a comma list sweeps them (docs/ann.md; irviewer[ann])"})
     p.add_argument("--metric", default="AP",
                    help="per-query metric to compare: AP (default), P@1, P@5, CMC@1, INP, "
                    "R-precision, ... (the protocol's)")
@@ -89,7 +94,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     )
 
     if not args.demo:
-        check_method_count(len(args.descriptors) * (1 + len(args.rerank))
+        from irviewer.core.ann.spec import parse_ann_spec
+
+        settings = sum(len(parse_ann_spec(s).settings()) for s in args.ann)
+        check_method_count(len(args.descriptors) * (1 + len(args.rerank) + settings)
                            + len(args.ranking))
     for value, what in ((args.permutations, "--permutations"), (args.list, "--list")):
         if value < (0 if what == "--list" else 1):

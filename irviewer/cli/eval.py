@@ -7,6 +7,7 @@ import argparse
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from irviewer.core.errors import InputError
 from irviewer.core.rerank.spec import help_text as spec_help
@@ -33,6 +34,10 @@ from irviewer.reports.eval_report import (
     write_per_query_csv,
 )
 
+if TYPE_CHECKING:
+    from irviewer.core.evaluation import Evaluation
+    from irviewer.opening.opener import Method, Opened
+
 NAME = "eval"
 HELP = "score a dataset with a descriptor file, headless"
 DESCRIPTION = ("Rank the gallery for every query by cosine similarity and print the "
@@ -45,8 +50,8 @@ EPILOG = ("Every protocol and convention -- its formula, its source (paper and r
 def add_arguments(ev: argparse.ArgumentParser) -> None:
     """Add ``irviewer eval``'s arguments to ``ev``."""
     add_dataset(ev)
-    add_options(ev, "demo", *METHODS, *READER, *CONVENTIONS, "corrections", "rerank", "depth",
-                help={
+    add_options(ev, "demo", *METHODS, *READER, *CONVENTIONS, "corrections", "rerank", "ann",
+                "engine", "collection", "engine_names", "depth", help={
         "demo": "evaluate the built-in museum demo (with its strong descriptors unless -d or "
         "--ranking names another method)",
         "descriptors": "the descriptor file: .npz, .npy, .fvecs, .mat or .h5, or an "
@@ -62,6 +67,13 @@ def add_arguments(ev: argparse.ArgumentParser) -> None:
         "rerank": "score the ranking re-ranked by SPEC instead of the plain one; the report "
         "names every parameter and its source, docs/rerank.md defines each method. "
         + spec_help(),
+        "ann": "score the descriptor file's ranking by an approximate index instead of the "
+        "exact one, compared with the exact ranking query by query: a FAISS index factory "
+        "string built from the gallery rows (IVF256,Flat, IVF1024,PQ32, HNSW32) or a FAISS "
+        "index file built over them in the file's order, search parameters after a colon "
+        "(:nprobe=8, :efSearch=64); a comma list of values sweeps them (:nprobe=1,2,4,8) "
+        "and the report gives each setting's mAP, recall and time. Needs irviewer[ann]; "
+        "docs/ann.md",
     })
     refuse_old_name(ev, "--top-k", "--depth N")
     ev.add_argument("--json", type=Path, metavar="OUT", help="write results as JSON")
@@ -98,6 +110,11 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error(problem)
     at_most_one(args, ("protocol",), "protocol")
     at_most_one(args, ("rerank",), "re-ranking SPEC", "irviewer compare takes several")
+    at_most_one(args, ("ann",), "approximate-index SPEC",
+                "a comma list of values sweeps one index's parameters")
+    if args.rerank and args.ann:
+        raise InputError("--rerank and --ann: eval scores one method; irviewer compare "
+                         "takes both")
     return run_eval(args)
 
 
@@ -115,10 +132,13 @@ def run_eval(args: argparse.Namespace) -> int:
     if note:
         print(f"note: {note}", file=sys.stderr)
     dataset = opened.dataset
+    # An approximate search (--ann) scores the searched method (its first setting), whose
+    # report adds the index's recall against the exact one; otherwise every method given.
+    searched = [m for m in opened.methods.values() if m.ann is not None]
     if dataset.format == COLLECTION and not artworks_with_views(dataset):
         print(nothing_to_score(dataset))  # a curator's collection, not an error: exit 0
         return 0
-    methods = list(opened.methods.values())
+    methods = searched[:1] if searched else list(opened.methods.values())
     if len(methods) > 1:
         for flag, given in (("--write-results", args.write_results),
                             ("--export-trec", args.export_trec),
@@ -138,6 +158,8 @@ def run_eval(args: argparse.Namespace) -> int:
     if opened.corrections is not None:
         notes += opened.corrections.notes()
     report = build_report(dataset, scored, notes=notes, every_convention=args.conventions)
+    if searched:
+        add_ann(report, opened, searched, list(scored[0].evaluations), args)
     if args.scores:
         from irviewer.core.score_distribution import pair_scores
         from irviewer.reports.score_report import scores_record
@@ -170,3 +192,21 @@ def run_eval(args: argparse.Namespace) -> int:
     if args.per_query is not None:
         write_per_query_csv(args.per_query, report)
     return 0
+
+
+def add_ann(report: dict, opened: Opened, searched: list[Method],
+            evaluations: list[Evaluation], args: argparse.Namespace) -> None:
+    """Add the approximate search to the eval report: each evaluation's ``ann`` member
+    (the first setting's) and, for a sweep, the ``sweep`` member of every setting under the
+    first protocol."""
+    from irviewer.reports.ann_report import ann_member, sweep_record
+
+    run = searched[0].ann
+    assert run is not None
+    for entry, ev in zip(report["evaluations"], evaluations, strict=True):
+        entry["ann"] = ann_member(run, ev)
+    if len(searched) > 1:
+        protocol = evaluations[0].protocol.name
+        report["sweep"] = sweep_record([
+            (m.name, m.ann, opened.evaluation(m.name, protocol, args.ap, args.self_match))
+            for m in searched if m.ann is not None])

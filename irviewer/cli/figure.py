@@ -37,14 +37,18 @@ EPILOG = ("Choose the queries with one of --queries, --worst, --best, --largest-
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add ``irviewer figure``'s arguments to ``p``."""
     add_dataset(p)
-    add_options(p, "demo", *METHODS, *READER, *CONVENTIONS, "rerank", help={
+    add_options(p, "demo", *METHODS, *READER, *CONVENTIONS, "rerank", "ann", help={
         "demo": "the built-in museum demo, with strong.npz and weak.npz unless -d or "
         "--ranking names others",
         "descriptors": "descriptor files, one method each (one or two methods)",
         "ranking": "precomputed rankings, one method each (after the -d methods)",
         "protocol": "the protocol to use instead of the dataset's first",
         "rerank": "also the descriptor file F re-ranked by SPEC, as the method 'F + SPEC' "
-        "after F (-d F --rerank k-reciprocal draws plain beside re-ranked; docs/rerank.md)"})
+        "after F (-d F --rerank k-reciprocal draws plain beside re-ranked; docs/rerank.md)",
+        "ann": "also the descriptor file F searched by an approximate index, as the method "
+        "'F + SETTING' after F (-d F --ann IVF256,Flat:nprobe=8 draws exact beside "
+        "approximate); with --sweep, a comma list of values (:nprobe=1,2,4,8) draws mAP "
+        "against search time per query (docs/ann.md)"})
     which = p.add_mutually_exclusive_group(required=True)
     which.add_argument("--queries", nargs="+", metavar="Q",
                        help="queries by name (or by unique file name)")
@@ -54,6 +58,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                        help="the N queries with the highest AP under the first method")
     which.add_argument("--largest-changes", type=int, metavar="N",
                        help="the N queries whose AP changes most between the two methods")
+    which.add_argument("--sweep", action="store_true",
+                       help="instead of ranked results: an --ann sweep's mAP against search "
+                       "time per query, one point per setting, the exact mAP as a line")
     p.add_argument("--top", type=int, default=8, metavar="K",
                    help="results per row (default 8)")
     p.add_argument("--scores", action="store_true", help="print each result's score")
@@ -71,8 +78,13 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     if args.out.suffix.lower() not in (".pdf", ".svg", ".png"):
         raise InputError(f"{args.out.name}: a figure is written as .pdf, .svg or .png")
+    if args.sweep:
+        return run_sweep(args, parser)
+    from irviewer.core.ann.spec import parse_ann_spec
+
     files = len(args.descriptors) or (2 if args.demo and not args.ranking else 0)
-    n_methods = files * (1 + len(args.rerank)) + len(args.ranking)
+    settings = sum(len(parse_ann_spec(s).settings()) for s in args.ann)
+    n_methods = files * (1 + len(args.rerank) + settings) + len(args.ranking)
     if n_methods > 2 or (not args.demo and n_methods == 0):
         also = ", each -d once more per --rerank" if args.rerank else ""
         raise InputError(f"a figure shows one or two methods (-d / --ranking{also}), not "
@@ -101,6 +113,41 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     export_figure(layout, args.out)
     print(f"wrote {args.out} ({layout.width:.0f} × {layout.height:.0f} pt, "
           f"{describe_selection(queries, evaluations)})")
+    return 0
+
+
+def run_sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Draw ``--sweep``: one descriptor file searched by every setting of one swept --ann
+    SPEC, mAP against search time per query; return the exit code."""
+    from dataclasses import replace
+
+    from irviewer.core.ann.spec import parse_ann_spec
+    from irviewer.opening.opener import open_now
+    from irviewer.reports.ann_report import sweep_record
+
+    if len(args.ann) != 1 or not parse_ann_spec(args.ann[0]).is_sweep:
+        raise InputError("--sweep draws one --ann SPEC with a comma list of values, e.g. "
+                         "--ann IVF256,Flat:nprobe=1,2,4,8")
+    at_most_one(args, ("protocol",), "protocol", "a figure shows one protocol")
+    problem = dataset_problem(args, methods=False)
+    if problem:
+        parser.error(problem)
+    request = request_from_args(args, demo_methods=1)
+    if len(request.descriptors) != 1:
+        raise InputError("--sweep searches one descriptor file (-d F)")
+    opened = open_now(replace(request, rankings=()))
+    protocol = args.protocol[0] if args.protocol else opened.protocols[0]
+    searched = [m for m in opened.methods.values() if m.ann is not None]
+    record = sweep_record([(m.name, m.ann, opened.evaluation(m.name, protocol, args.ap,
+                                                             args.self_match))
+                           for m in searched if m.ann is not None])
+    _ensure_gui()
+    from irviewer.gui.sweep_painter import export_sweep
+
+    title = f"{opened.first.name} + {parse_ann_spec(args.ann[0]).index}"
+    export_sweep(record, args.out, title)
+    print(f"wrote {args.out} ({len(record['settings'])} settings of {args.ann[0]}, "
+          f"{protocol})")
     return 0
 
 

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox, QSplitter, 
 from irviewer.core.errors import window_text
 from irviewer.core.evaluation import Evaluation
 from irviewer.gui import menus
+from irviewer.gui.ann import AnnUI
 from irviewer.gui.collections import Collections
 from irviewer.gui.compare import CompareMode
 from irviewer.gui.corrections import CorrectionsUI
@@ -76,6 +77,7 @@ class MainWindow(QMainWindow):
         self.scores = ScoresUI(self, self.inspector, self.plots)
         self.rerank = RerankUI(self, self.inspector, self.opening, self.compare_mode,
                                self.menus)
+        self.ann = AnnUI(self, self.inspector, self.opening, self.compare_mode, self.menus)
         self.figures = FigureExporter(self, self.inspector, self.compare_mode, self.menus)
         self.presentation = Presentation(self, self.settings, self.inspector, self.menus)
         self.photo_search = PhotoSearch(self, self.inspector, self.presentation, self.menus)
@@ -114,7 +116,7 @@ class MainWindow(QMainWindow):
         self.opening.message.connect(self.show_message)
         self.opening.session_dropped.connect(lambda path, sync: self.open_session(path, sync))
         for feature in (self.corrections, self.review, self.figures, self.presentation,
-                        self.photo_search, self.rerank):
+                        self.photo_search, self.rerank, self.ann):
             feature.message.connect(self.show_message)
         self.presentation.query_shown.connect(self.photo_search.photo_left)
         self.presentation.photo_requested.connect(self.photo_search.choose)
@@ -270,6 +272,7 @@ class MainWindow(QMainWindow):
         self.compare_mode.wait()
         self.scores.wait()
         self.figures.wait()
+        self.ann.wait()
         self.photo_search.wait()
         self.collections.indexer.wait()  # a cancelled indexing writes nothing
         self.cache.close()  # late thumbnails must not reach widgets being destroyed

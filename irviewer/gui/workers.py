@@ -243,6 +243,19 @@ class Reranker(Worker):
                    "other programs, or re-rank by a chain without k-reciprocal", sync=sync)
 
 
+class AnnSearcher(Worker):
+    """Searches one method's queries with an approximate index or a vector engine
+    (:mod:`irviewer.opening.ann`); ``done(list[Method])``, the new methods."""
+
+    def search(self, job: Iterator[Any], what: str, sync: bool = False) -> None:
+        """Start ``job`` (:func:`irviewer.opening.ann.iter_ann` or ``iter_engine_job``,
+        made on the calling thread); ``what`` names the search in the out-of-memory
+        sentence; makes any earlier request stale."""
+        self.start(lambda: job,
+                   f"not enough memory to search {what}; close other programs, or choose "
+                   "an index that compresses the vectors (PQ)", sync=sync)
+
+
 class Auditor(Worker):
     """Audits a dataset's labels under every method; ``done(AuditResult)``."""
 

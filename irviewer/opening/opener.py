@@ -22,6 +22,7 @@ from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from irviewer.core.ann.spec import WHERE as ANN_WHERE
 from irviewer.core.chance import chance_level
 from irviewer.core.dataset import Dataset
 from irviewer.core.descriptors import (
@@ -47,6 +48,8 @@ from irviewer.formats.descriptor_files import descriptor_names, read_descriptors
 from irviewer.formats.hpatches_tasks import NAME as TASKS
 from irviewer.formats.hpatches_tasks import iter_rank_tasks
 from irviewer.formats.registry import read_dataset
+from irviewer.opening.approximate import iter_ann_methods, iter_engine_search
+from irviewer.opening.method import Method, Step, as_steps
 from irviewer.opening.request import (
     DescriptorFile,
     MethodSource,
@@ -56,41 +59,6 @@ from irviewer.opening.request import (
     reranked_name,
     with_default_method,
 )
-
-
-@dataclass(frozen=True)
-class Method:
-    """One ranking of the dataset, with what a report needs to identify it.
-
-    ``kind`` is ``"descriptors"`` or ``"ranking"``; ``sha256`` the hash of the file's bytes;
-    ``dim`` the descriptor dimension (None for a ranking); ``notes`` sentences about this
-    method for the user, each naming its file (a ranking's skipped lists; rows matched by
-    position and, where the result is at chance level, that they are probably in another
-    order), as :class:`~irviewer.core.errors.Sentence` where they name an option.
-    ``matched_by_position`` is True when descriptor rows without names were matched to the
-    dataset by their order; :attr:`position_note` is then the sentence that says so (the
-    window's banner). ``rerank`` is the re-ranking chain of a method "F + SPEC" (None for
-    a plain one). ``evaluations`` maps each scored protocol to its evaluation under the
-    protocol's own conventions: a view of :class:`Opened`'s one cache.
-    """
-
-    name: str
-    path: Path
-    kind: str
-    ranking: Ranking
-    notes: tuple[str, ...] = ()
-    sha256: str = ""
-    dim: int | None = None
-    matched_by_position: bool = False
-    rerank: Chain | None = None
-    evaluations: Mapping[str, Evaluation] = field(default_factory=dict, compare=False,
-                                                  repr=False)
-
-    @property
-    def position_note(self) -> str | None:
-        """Return the sentence saying that rows were matched by position (None when they
-        were matched by name)."""
-        return self.notes[0] if self.matched_by_position else None
 
 
 class MethodEvaluations(Mapping[str, Evaluation]):
@@ -188,6 +156,19 @@ class Opened:
         order = [n for n in self.request.method_names() if n in found]
         self.methods = {n: found[n] for n in (*order, *(n for n in found if n not in order))}
 
+    def add_methods(self, after: str, methods: Sequence[Method]) -> None:
+        """Add ``methods`` (approximate searches of method ``after``) right after ``after``
+        and the methods already derived from it."""
+        names = list(self.methods)
+        at = names.index(after) + 1
+        while at < len(names) and names[at].startswith(f"{after} + "):
+            at += 1
+        added = {m.name: replace(m, evaluations=MethodEvaluations(self, m.name))
+                 for m in methods}
+        order = [*names[:at], *added, *names[at:]]
+        found = {**self.methods, **added}
+        self.methods = {n: found[n] for n in order}
+
     def cached(self) -> dict[EvaluationKey, Evaluation]:
         """Return a copy of the cache: (method, protocol, AP rule, self-match rule) ->
         evaluation."""
@@ -205,15 +186,6 @@ class Opened:
         self.dataset = dataset
         self._evaluations.clear()
         self._evaluations.update(updated)
-
-
-@dataclass(frozen=True)
-class Step:
-    """Progress of :func:`iter_open`: a stage name and done of total (0 of 0: no count)."""
-
-    stage: str
-    done: int = 0
-    total: int = 0
 
 
 #: What :func:`iter_open` and its helpers are: progress steps, then a returned result.
@@ -248,6 +220,16 @@ def iter_open(request: OpenRequest) -> Opening:
         label = f" ({name}, {i + 1} of {n_methods})" if n_methods > 1 else ""
         own = tuple(chains[spec] for j, spec in pairs if j == i)
         found = yield from iter_methods(source, name, label, dataset, request, own)
+        if (request.ann or (request.engine and i == 0)) and isinstance(source, DescriptorFile):
+            plain = next((m for m in found if m.rerank is None), None)
+            if plain is None or dataset.format == TASKS:
+                raise InputError(f"{source.path.name}: {ANN_WHERE} searches one gallery "
+                                 "with the descriptor file's plain (exact) method")
+            found += yield from iter_ann_methods(plain, dataset, request.k, request.ann, label)
+            if request.engine and i == 0:
+                found.append((yield from iter_engine_search(
+                    plain, dataset, request.k, request.engine, request.collection,
+                    request.engine_names, label)))
         for method in found:
             yield Step(f"scoring{label}")
             mine = []
@@ -317,13 +299,8 @@ def iter_reranking(chain: Chain, aligned: AlignedDescriptors, dataset: Dataset, 
     """Return the ranking of ``aligned`` re-ranked by ``chain``
     (:func:`irviewer.core.rerank.iter_rerank`, ``plain`` the cosine ranking when made),
     yielding each of its stages as a :class:`Step` named ``prefix + stage + suffix``."""
-    steps = iter_rerank(chain, aligned, dataset, k, plain)
-    while True:
-        try:
-            stage, done, total = next(steps)
-        except StopIteration as finished:
-            return finished.value
-        yield Step(f"{prefix}{stage}{suffix}", done, total)
+    return (yield from as_steps(iter_rerank(chain, aligned, dataset, k, plain), prefix,
+                                suffix))
 
 
 def open_ground_truth(request: OpenRequest) -> tuple[Dataset, LoadedCorrections | None]:

@@ -135,6 +135,28 @@ def _table() -> dict[str, Option]:
                "the method 'F + SPEC' after F (docs/rerank.md defines each method). "
                + spec_help(), metavar="SPEC",
                type=str, default=[], repeatable=True, request="rerank"),
+        Option("ann", ("--ann",), "also each descriptor file F searched by an approximate "
+               "index, as the method 'F + SPEC' after F: a FAISS index factory string built "
+               "from F's gallery rows (IVF256,Flat, IVF1024,PQ32, HNSW32, OPQ16,IVF256,PQ16) "
+               "or a FAISS index file built over F's gallery rows in F's order; search "
+               "parameters after a colon (:nprobe=8, :efSearch=64), a comma list of values "
+               "sweeps them (:nprobe=1,2,4,8). Inner product on L2-normalised vectors; "
+               "compared with F's exact ranking (recall@k, ΔAP; docs/ann.md). Needs "
+               "irviewer[ann]", metavar="SPEC", type=str, default=[], repeatable=True,
+               request="ann"),
+        Option("engine", ("--engine",), "a vector engine holding the gallery: a Milvus "
+               "Lite file (gallery.db) or a Milvus server or cluster (http://host:19530); "
+               "the first descriptor file's queries are searched in --collection there, as "
+               "the method 'F + milvus:NAME', compared with F's exact ranking where F holds "
+               "the gallery too. A token is read from the environment variable "
+               "IRVIEWER_MILVUS_TOKEN. Needs irviewer[milvus]; docs/ann.md", metavar="URI",
+               type=str, default=None, request="engine"),
+        Option("collection", ("--collection",), "the engine's collection holding the gallery "
+               "(with --engine)", metavar="NAME", type=str, default=None,
+               request="collection"),
+        Option("engine_names", ("--engine-names",), "the collection's field holding the "
+               "gallery's image names (default: its primary key)", metavar="FIELD", type=str,
+               default=None, request="engine_names"),
         Option("depth", ("--depth",), "how many results per query the stored result lists "
                "keep; the ranks of positives are exact at any depth (default "
                f"{DEFAULT_DEPTH})", metavar="N", type=int, default=DEFAULT_DEPTH, request="k"),

@@ -60,9 +60,14 @@ class OpenRequest:
     gives, after its plain method, one more method "F + SPEC" per SPEC. ``reranked`` holds
     (position in ``descriptors``, SPEC) pairs: that file alone re-ranked by SPEC (the
     window's File ▸ Add a re-ranked method, a session's re-ranked methods), after the
-    methods ``rerank`` gives it. ``keep_plain`` False leaves the plain methods of the
-    descriptor files out (``irviewer eval --rerank`` scores the re-ranked ranking instead of
-    the plain one)."""
+    methods ``rerank`` gives it. ``ann`` holds approximate-search SPECs
+    (:mod:`irviewer.core.ann.spec`): every descriptor file F gives, after its methods above,
+    one method "F + SETTING" per setting of each SPEC. ``engine`` (a Milvus URI) and
+    ``collection`` name a vector engine's collection holding the gallery (image names in
+    its primary key, or in the field ``engine_names``): the first descriptor file's queries
+    searched there give the method "F + milvus:COLLECTION". ``keep_plain`` False leaves the
+    plain methods of the descriptor files out (``irviewer eval --rerank`` scores the
+    re-ranked ranking instead of the plain one)."""
 
     dataset: Path
     descriptors: tuple[Path, ...] = ()
@@ -76,6 +81,10 @@ class OpenRequest:
     corrections: Path | None = None
     rerank: tuple[str, ...] = ()
     reranked: tuple[tuple[int, str], ...] = ()
+    ann: tuple[str, ...] = ()
+    engine: str | None = None
+    collection: str | None = None
+    engine_names: str | None = None
     keep_plain: bool = True
 
     def sources(self) -> tuple[Path, ...]:

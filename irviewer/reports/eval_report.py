@@ -48,6 +48,9 @@ def method_record(method: Method) -> dict:
     chain = getattr(method, "rerank", None)
     if chain is not None:
         record["rerank"] = chain.record()
+    run = getattr(method, "ann", None)
+    if run is not None:
+        record["ann"] = run.record()
     return record
 
 
@@ -145,6 +148,7 @@ def build_report(dataset: Dataset, methods: Sequence[ScoredMethod],
         **({"ranking": source["ranking"]} if "ranking" in source else {}),
         **({"corrections": source["corrections"]} if "corrections" in source else {}),
         **({"rerank": source["rerank"]} if "rerank" in source else {}),
+        **({"ann": source["ann"]} if "ann" in source else {}),
         "methods": [{"name": m.name, **m.source} for m in methods],
         "evaluations": out_evals,
     }
@@ -205,6 +209,11 @@ def format_table(report: dict) -> str:
         if several:
             lines.append(f"method {i + 1}     {m['name']}")
         lines += _method_lines(m)
+    if report.get("ann") is not None:
+        a = report["ann"]
+        lines.append(f"approximate  {a['setting']} ({a['source']}, {a['index']}; inner product "
+                     f"on L2-normalised vectors): the top {a['depth']} of each query scored as "
+                     "a result list (a positive not returned was never retrieved)")
     corr = report.get("corrections")
     if corr is not None:
         lines.append(f"corrections  {corr['path']} (sha256 {corr['sha256'][:12]}): "
@@ -213,7 +222,7 @@ def format_table(report: dict) -> str:
     lines += [f"note         {n}" for n in d["notes"]]
     if several:
         lines += _methods_table(report["evaluations"], [m["name"] for m in methods])
-        return "\n".join(lines)
+        return "\n".join(lines + _sweep_lines(report))
     for ev in report["evaluations"]:
         lines += _protocol_lines(ev)
         s, said = ev["summary"], ev["conventions"]
@@ -223,7 +232,16 @@ def format_table(report: dict) -> str:
         lines += _tie_line(s)
         lines += _conventions_lines(ev)
         lines += _query_lines(ev)
-    return "\n".join(lines)
+    return "\n".join(lines + _sweep_lines(report))
+
+
+def _sweep_lines(report: dict) -> list[str]:
+    """Return the table of an approximate index's parameter sweep (nothing without one)."""
+    if "sweep" not in report:
+        return []
+    from irviewer.reports.ann_report import format_sweep
+
+    return list(format_sweep(report["sweep"]))
 
 
 def _conventions_lines(ev: dict) -> list[str]:
@@ -310,6 +328,10 @@ def _query_lines(ev: dict) -> list[str]:
     s = ev["summary"]
     lines = [f"  queries: {s['n_evaluated']} evaluated, {s['n_skipped']} skipped "
              "(no positive left)"]
+    if "ann" in ev:
+        from irviewer.reports.ann_report import format_ann
+
+        lines += format_ann(ev["ann"])
     for entry in ev["queries"]:
         if "skipped" in entry:
             lines.append(f"    skipped {entry['name']}: {entry['skipped']}")

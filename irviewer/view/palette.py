@@ -52,6 +52,9 @@ BANNER_BACKGROUND = "#FFF3CD"
 BANNER_TEXT = "#5C4400"
 PHOTO_BAR_BACKGROUND = "#E8F1F8"
 
+#: Grid lines of a painted figure (the approximate-search sweep's).
+FIGURE_GRID = "#d0d0d0"
+
 # -- dark surfaces: the side-by-side view and the presentation ------------------------------
 VIEWER_BACKGROUND = "#2b2b2b"
 VIEWER_TEXT = "#dddddd"

@@ -20,6 +20,7 @@ from irviewer.gui.compare.scatter import APScatter
 from irviewer.gui.compare.strips import CompareStrips
 from irviewer.gui.widgets.thumbnails import ThumbnailCache
 from irviewer.gui.workers import Worker
+from irviewer.opening.ann import method_source
 from irviewer.opening.opener import Opened
 from irviewer.view.compare_view import (
     PairedStatistics,
@@ -71,10 +72,10 @@ class Tabs(Protocol):
 def related(opened: Opened, shown: str, reranked: bool | None = None) -> list[str]:
     """Return the other methods of ``shown``'s descriptor file, in the Method list's order:
     its plain method and its re-ranked ones (``reranked`` True: only re-ranked ones)."""
-    key = opened.request.method_key(shown)
+    key = method_source(opened, shown)
     out = []
     for name in opened.methods:
-        other = opened.request.method_key(name)
+        other = method_source(opened, name)
         if name != shown and key is not None and other is not None and other[0] == key[0] \
                 and (reranked is None or (other[1] is not None) == reranked):
             out.append(name)
@@ -154,7 +155,8 @@ class CompareMode(QObject):
         the shown method is compared with its first re-ranked version, before ↔ after."""
         self._offer()
         opened = self.shown.opened
-        if opened is not None and opened.request.rerank and self.compared() is None:
+        if opened is not None and (opened.request.rerank or opened.request.ann
+                                   or opened.request.engine) and self.compared() is None:
             after = next(iter(related(opened, self.shown.choice()[0], reranked=True)), None)
             if after is not None:
                 self.box.blockSignals(True)

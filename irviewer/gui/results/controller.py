@@ -142,6 +142,15 @@ class Inspector(QObject):
         self.bar.set_methods(list(self.opened.methods))
         self.methods_changed.emit()
 
+    def add_methods(self, after: str, methods: list[Method]) -> None:
+        """Add ``methods`` (approximate searches of method ``after``) to the open data
+        (:meth:`Opened.add_methods`) and offer them; the method shown stays; then
+        ``methods_changed()``."""
+        assert self.opened is not None
+        self.opened.add_methods(after, methods)
+        self.bar.set_methods(list(self.opened.methods))
+        self.methods_changed.emit()
+
     def method(self) -> str:
         """Return the name of the method shown."""
         return self.bar.method()

@@ -1,0 +1,236 @@
+"""Searching a descriptor file's queries with a FAISS index, every setting of a SPEC, as
+generators that yield (stage, done, total) progress and return the result lists scored.
+
+The vectors are the descriptor file's, aligned once: the queries are its query rows
+(L2-normalised), the gallery its gallery rows. An index file must hold those rows in the
+file's order (its id i is the file's gallery row i); an index built from a factory string
+is built from the dataset's gallery rows in dataset order (its id is the gallery index).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Generator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from irviewer.core.ann.faiss_index import (
+    BuiltIndex,
+    iter_build_factory,
+    iter_search,
+    read_index_file,
+    set_parameters,
+    warm_up,
+)
+from irviewer.core.ann.milvus_engine import ENGINE_WHERE
+from irviewer.core.ann.results import AnnRun, score_lists
+from irviewer.core.ann.spec import WHERE, AnnSetting, AnnSpec, parse_ann_spec
+from irviewer.core.dataset import Dataset
+from irviewer.core.descriptors import AlignedDescriptors
+from irviewer.core.errors import InputError, either
+from irviewer.core.ranking import Ranking, ranking_from_lists
+
+#: How a message names the engine's names field.
+NAMES_WHERE = either("--engine-names FIELD", "the names field", key="engine_names")
+
+#: How a message names the engine's collection.
+COLLECTION_WHERE = either("--collection NAME", "the collection", key="collection")
+
+#: Progress of a search: (stage, done, total); 0 of 0 is a stage without a count.
+Progress = tuple[str, int, int]
+
+
+@dataclass(frozen=True)
+class Searched:
+    """One setting's result: the method's name, its lists as a truncated ranking, and the
+    run (times, recalls, the exact lists it is compared with)."""
+
+    name: str
+    ranking: Ranking
+    run: AnnRun
+
+
+def ann_name(method: str, setting: AnnSetting) -> str:
+    """Return the name of ``method`` searched by ``setting`` ("F + IVF256,Flat:nprobe=8";
+    an index file by its file name)."""
+    return f"{method} + {setting_label(setting)}"
+
+
+def setting_label(setting: AnnSetting) -> str:
+    """Return a setting as method names and tables show it: an index file by its file
+    name, then the parameters."""
+    if not setting.is_file:
+        return setting.text
+    base = Path(setting.index).name
+    return f"{base}:{setting.params_text}" if setting.params else base
+
+
+def exact_lists(dataset: Dataset, exact: Ranking) -> Ranking:
+    """Return the exact ranking's top K scored by the rule for result lists (a positive
+    beyond the depth never retrieved): what an approximate search of the same depth is
+    compared with, so that an exhaustive index loses nothing at any depth."""
+    return ranking_from_lists(dataset, exact.top_indices, exact.top_scores,
+                              f"exact top {exact.k}")
+
+
+def file_rows(aligned: AlignedDescriptors) -> int:
+    """Return how many gallery rows the descriptor file has (an index file must hold as
+    many)."""
+    return len(aligned.gallery_names) or int(aligned.gallery.shape[0])
+
+
+def rows_to_gallery(aligned: AlignedDescriptors, n_gallery: int) -> np.ndarray:
+    """Return, per gallery row of the descriptor file, its dataset gallery index (-1 for a
+    row the dataset does not hold)."""
+    out = np.full(file_rows(aligned), -1, dtype=np.int64)
+    if aligned.gallery_rows is None:
+        out[:n_gallery] = np.arange(n_gallery)
+    else:
+        out[aligned.gallery_rows] = np.arange(n_gallery)
+    return out
+
+
+def iter_ann_search(method: str, aligned: AlignedDescriptors, exact: Ranking,
+                    dataset: Dataset, depth: int, specs: Sequence[str],
+                    label: str = "") -> Generator[Progress, None, list[Searched]]:
+    """Return every setting of every SPEC in ``specs`` (:mod:`irviewer.core.ann.spec`)
+    searched over the descriptor file's vectors ``aligned`` (method ``method``, whose exact
+    ranking is ``exact``), yielding progress; each index is built (or read) once for all its
+    settings."""
+    out: list[Searched] = []
+    for text in specs:
+        spec = parse_ann_spec(text)
+        out += yield from _iter_spec(method, aligned, exact, dataset, depth, spec, label)
+    return out
+
+
+def _iter_spec(method: str, aligned: AlignedDescriptors, exact: Ranking, dataset: Dataset,
+               depth: int, spec: AnnSpec,
+               label: str) -> Generator[Progress, None, list[Searched]]:
+    n_g = dataset.n_gallery
+    id_map: np.ndarray | None = None
+    if spec.is_file:
+        yield (f"reading the index {Path(spec.index).name}{label}", 0, 0)
+        sizes = (file_rows(aligned),) + ((n_g,) if aligned.gallery_rows is None else ())
+        built = read_index_file(Path(spec.index), Path(spec.index).name, int(aligned.dim),
+                                sizes, method)
+        id_map = rows_to_gallery(aligned, n_g)
+        source = "FAISS index file"
+    else:
+        built = yield from _labelled(
+            iter_build_factory(spec.index, aligned.gallery, aligned.gallery_rows, n_g), label)
+        source = "FAISS index factory"
+    return (yield from iter_settings(method, aligned, exact, dataset, depth, built,
+                                     spec.settings(), id_map, source, label))
+
+
+def iter_settings(method: str, aligned: AlignedDescriptors, exact: Ranking, dataset: Dataset,
+                  depth: int, built: BuiltIndex, settings: Sequence[AnnSetting],
+                  id_map: np.ndarray | None = None, source: str = "FAISS index factory",
+                  label: str = "") -> Generator[Progress, None, list[Searched]]:
+    """Return every setting in ``settings`` searched on the index ``built`` (already built
+    or read; ``id_map`` maps its ids to gallery indices, None when they are), yielding
+    progress: each one's lists scored and compared with the exact ranking ``exact``."""
+    compared = exact_lists(dataset, exact)
+    warm_up(built, aligned.queries)
+    out = []
+    for setting in settings:
+        set_parameters(built, setting, setting_label(setting))
+        out.append((yield from _iter_setting(method, aligned, exact, compared, dataset,
+                                             depth, built, setting, id_map, source, label)))
+    return out
+
+
+def _iter_setting(method: str, aligned: AlignedDescriptors, exact: Ranking,
+                  compared: Ranking, dataset: Dataset, depth: int, built: BuiltIndex,
+                  setting: AnnSetting, id_map: np.ndarray | None, source: str,
+                  label: str) -> Generator[Progress, None, Searched]:
+    # Entries that cannot count (rows outside the dataset, images removed for every query)
+    # are asked for on top of the depth, so that each list still holds ``depth`` results.
+    extra = int(dataset.global_ignored.size) + (
+        int(np.count_nonzero(id_map[:built.index.ntotal] < 0)) if id_map is not None else 0)
+    ids, sims, spent = yield from iter_search(
+        built, aligned.queries, depth + extra, f"searching {setting_label(setting)}{label}")
+    if id_map is not None:
+        beyond = ids >= len(id_map)
+        if beyond.any():
+            raise InputError(f"{WHERE} {setting_label(setting)}: the index returns id "
+                             f"{int(ids[beyond][0])}, beyond the descriptor file's "
+                             f"{len(id_map):,} gallery rows")
+        ids = np.where(ids >= 0, id_map[np.maximum(ids, 0)], -1)
+    name = ann_name(method, setting)
+    yield (f"scoring {setting_label(setting)}{label}", 0, 0)
+    ranking, recall = score_lists(dataset, ids, sims, depth, name, aligned, exact)
+    run = AnnRun(setting.text, source, built.facts.kind, built.build_s, spent,
+                 dataset.n_queries, depth, recall, compared)
+    return Searched(name, ranking, run)
+
+
+def engine_name(method: str, collection: str) -> str:
+    """Return the name of ``method``'s queries searched in a Milvus collection
+    ("F + milvus:COLLECTION")."""
+    return f"{method} + milvus:{collection}"
+
+
+def iter_engine(method: str, aligned: AlignedDescriptors, exact: Ranking | None,
+                dataset: Dataset, depth: int, uri: str, collection: str | None,
+                names_field: str | None = None,
+                label: str = "") -> Generator[Progress, None, Searched]:
+    """Return the descriptor file's queries (``aligned``) searched in the Milvus collection
+    ``collection`` at ``uri`` (:mod:`irviewer.core.ann.milvus_engine`), yielding progress:
+    the returned image names matched to the dataset's gallery by name, scored as result
+    lists and, when the exact ranking ``exact`` was computed beside it, compared with it.
+    InputError (one sentence) when none of the returned names is a gallery image."""
+    from irviewer.core.ann.milvus_engine import connect, describe, is_local, iter_engine_search
+    from irviewer.core.descriptors import name_key, name_keys
+
+    if not collection:
+        raise InputError(f"{ENGINE_WHERE} {uri}: name the collection holding the gallery "
+                         f"({COLLECTION_WHERE})")
+    yield (f"connecting to {uri}{label}", 0, 0)
+    start = time.perf_counter()
+    client = connect(uri)
+    found = describe(client, uri, collection, names_field, int(aligned.dim))
+    build_s = time.perf_counter() - start
+    asked = depth + int(dataset.global_ignored.size)
+    names, sims, spent = yield from iter_engine_search(
+        client, found, aligned.queries, asked, f"searching milvus:{collection}{label}")
+    index = {k: g for g, k in enumerate(name_keys(dataset.gallery))}
+    ids = np.full(sims.shape, -1, dtype=np.int64)
+    unknown = 0
+    for q, row in enumerate(names):
+        for j, n in enumerate(row):
+            g = index.get(name_key(n), -1)
+            ids[q, j] = g
+            unknown += g < 0
+    listed = sum(len(r) for r in names)
+    if listed and unknown == listed:
+        raise InputError(f"{ENGINE_WHERE} {collection}: none of the {found.names_field} values "
+                         f"the engine returns is a gallery image of the dataset (e.g. "
+                         f"{names[0][0]!r}); name the field holding image names with "
+                         f"{NAMES_WHERE}")
+    name = engine_name(method, collection)
+    yield (f"scoring milvus:{collection}{label}", 0, 0)
+    ranking, recall = score_lists(dataset, ids, sims, depth, name, aligned, exact)
+    run = AnnRun(f"milvus:{collection}", "Milvus Lite" if is_local(uri) else "Milvus",
+                 f"{found.index_type} {found.metric}".strip(), build_s, spent,
+                 dataset.n_queries, depth, recall,
+                 None if exact is None else exact_lists(dataset, exact))
+    return Searched(name, ranking, run)
+
+
+def _labelled(steps: Generator[Progress, None, BuiltIndex],
+              label: str) -> Generator[Progress, None, BuiltIndex]:
+    while True:
+        try:
+            stage, done, total = next(steps)
+        except StopIteration as finished:
+            return finished.value
+        yield (f"{stage}{label}", done, total)
+
+
+__all__ = ["COLLECTION_WHERE", "NAMES_WHERE", "Progress", "Searched", "ann_name", "engine_name",
+           "exact_lists", "file_rows", "iter_ann_search", "iter_engine", "iter_settings",
+           "rows_to_gallery", "setting_label"]

@@ -1,0 +1,49 @@
+"""Approximate searches as methods of the open data, Qt-free: a descriptor file's exact
+method searched by a FAISS index (:func:`iter_ann_methods`, one method per setting) or in a
+vector engine's collection (:func:`iter_engine_search`), each a :class:`Method` "F + ..."
+made from the exact one, with the search's run (times, recalls, the exact lists it is
+compared with). :func:`irviewer.opening.opener.iter_open` calls them for ``--ann`` and
+``--engine``; :mod:`irviewer.opening.ann` for the window.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Sequence
+from dataclasses import replace
+
+from irviewer.core.ann.search import Searched, iter_ann_search, iter_engine
+from irviewer.core.dataset import Dataset
+from irviewer.opening.method import Method, Step, as_steps
+
+
+def iter_ann_methods(plain: Method, dataset: Dataset, depth: int, specs: Sequence[str],
+                     label: str = "") -> Generator[Step, None, list[Method]]:
+    """Return the methods "F + SETTING" of every setting of every SPEC in ``specs`` over
+    the exact method ``plain``'s vectors (:func:`irviewer.core.ann.search.iter_ann_search`),
+    yielding progress."""
+    aligned = plain.ranking.descriptors
+    assert aligned is not None
+    return derived(plain, (yield from as_steps(iter_ann_search(
+        plain.name, aligned, plain.ranking, dataset, depth, specs, label))))
+
+
+def iter_engine_search(plain: Method, dataset: Dataset, depth: int, uri: str,
+                       collection: str | None, names_field: str | None = None,
+                       label: str = "") -> Generator[Step, None, Method]:
+    """Return the method "F + milvus:COLLECTION": ``plain``'s queries searched in
+    ``collection`` at ``uri`` (:func:`irviewer.core.ann.search.iter_engine`), yielding
+    progress."""
+    aligned = plain.ranking.descriptors
+    assert aligned is not None
+    return derived(plain, [(yield from as_steps(iter_engine(
+        plain.name, aligned, plain.ranking, dataset, depth, uri, collection, names_field,
+        label)))])[0]
+
+
+def derived(plain: Method, searched: Sequence[Searched]) -> list[Method]:
+    """Return the methods of approximate searches of ``plain``'s vectors."""
+    return [replace(plain, name=s.name, ranking=s.ranking, notes=(), ann=s.run,
+                    evaluations={}) for s in searched]
+
+
+__all__ = ["derived", "iter_ann_methods", "iter_engine_search"]

@@ -1,0 +1,130 @@
+"""Approximate search in the window: --ann on the command line opens F and "F + SETTING"
+compared exact ↔ approximate; File ▸ Add an approximate index method's dialog checks the
+SPEC, the search runs off the GUI thread and adds a method per setting, compared with the
+exact one, a sweep opens its figure; a bad index file or engine is one sentence in a box."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtWidgets import QDialogButtonBox
+
+from irviewer.cli.viewer import build_viewer_parser
+from irviewer.gui.ann.dialogs import AnnDialog
+from irviewer.gui.main_window import MainWindow
+from irviewer.opening.options import request_from_args
+from irviewer.opening.request import OpenRequest, demo_paths
+
+pytest.importorskip("faiss")
+MANIFEST, STRONG = demo_paths()
+
+
+@pytest.fixture(autouse=True)
+def statistics_library():
+    """scipy.stats imported: small comparisons are computed at once."""
+    import scipy.stats  # noqa: F401
+
+
+@pytest.fixture
+def window(qtbot):
+    w = MainWindow(top_k=20)
+    qtbot.addWidget(w)
+    w.show()
+    return w
+
+
+def offered(w: MainWindow) -> list[str]:
+    box = w.bar.method_box
+    return [box.itemText(i) for i in range(box.count())]
+
+
+def test_the_command_line_opens_exact_and_approximate_compared(window):
+    args = build_viewer_parser().parse_args([str(MANIFEST), "-d", str(STRONG),
+                                             "--ann", "IVF4,Flat:nprobe=1"])
+    window.open_request(request_from_args(args), sync=True)
+    ivf = "strong.npz + IVF4,Flat:nprobe=1"
+    assert offered(window) == ["strong.npz", ivf]
+    assert window.bar.method() == "strong.npz"
+    assert window.compare_mode.compared() == ivf  # exact ↔ approximate at once
+    assert window.compare_mode.strips.isVisible()
+
+
+def test_adding_a_sweep_adds_a_method_per_setting_and_its_figure(window, qtbot):
+    window.open_request(OpenRequest(MANIFEST, (STRONG,)), sync=True)
+    ui = window.ann
+    assert ui.action.isEnabled()
+    ui.ask = lambda opened: ("strong.npz", "IVF4,Flat:nprobe=1,4")
+    ui.choose()
+    qtbot.waitUntil(lambda: len(offered(window)) == 3, timeout=60_000)
+    one, four = "strong.npz + IVF4,Flat:nprobe=1", "strong.npz + IVF4,Flat:nprobe=4"
+    assert offered(window) == ["strong.npz", one, four]
+    assert window.compare_mode.compared() == one
+    ev = window.opened.evaluation(one, "instance")
+    exact = window.opened.evaluation("strong.npz", "instance")
+    assert ev.summary["mAP"] < exact.summary["mAP"]  # one list of four probed loses
+    assert window.opened.evaluation(four, "instance").summary["mAP"] == pytest.approx(
+        exact.summary["mAP"])  # every list probed: exhaustive
+    sweep = ui.sweep
+    assert sweep is not None and sweep.isVisible()
+    settings = [s["setting"] for s in sweep.figure.record["settings"]]
+    assert settings == ["IVF4,Flat:nprobe=1", "IVF4,Flat:nprobe=4"]
+    image = sweep.figure.grab().toImage()
+    assert image.width() > 300 and not image.isNull()
+    sweep.close()
+
+
+def test_the_dialog_checks_the_spec(window, qtbot):
+    window.open_request(OpenRequest(MANIFEST, (STRONG,)), sync=True)
+    dialog = AnnDialog(window, window.opened, "strong.npz")
+    qtbot.addWidget(dialog)
+    ok = dialog.buttons.button(QDialogButtonBox.StandardButton.Ok)
+    assert ok.isEnabled() and dialog.plan is not None
+    assert "4 settings" in dialog.note.text()
+    dialog.spec.setText("IVF4,Flat:nprobe=x")
+    assert not ok.isEnabled() and dialog.plan is None
+    assert dialog.note.text() == "approximate index IVF4,Flat:nprobe=x: nprobe=x is not a number"
+
+
+def test_a_bad_index_file_is_one_sentence_in_a_box(window, tmp_path):
+    window.open_request(OpenRequest(MANIFEST, (STRONG,)), sync=True)
+    import faiss
+
+    whole = tmp_path / "whole.faiss"
+    index = faiss.IndexFlatIP(4096)
+    index.add(np.ones((154, 4096), dtype=np.float32))
+    faiss.write_index(index, str(whole))
+    bad = tmp_path / "broken.faiss"
+    bad.write_bytes(whole.read_bytes()[:100_000])  # truncated
+    window.ann.start("strong.npz", str(bad), sync=True)
+    assert window.ann.last_error is not None
+    assert window.ann.last_error.startswith("approximate index broken.faiss: FAISS cannot "
+                                            "read this index file")
+    assert "\n" not in window.ann.last_error
+    assert offered(window) == ["strong.npz"]
+
+
+def test_an_unreachable_engine_is_one_sentence_in_a_box(window):
+    pytest.importorskip("pymilvus")
+    window.open_request(OpenRequest(MANIFEST, (STRONG,)), sync=True)
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    window.ann.start_engine("strong.npz", f"http://127.0.0.1:{port}", "gallery", sync=True)
+    assert window.ann.last_error is not None
+    assert window.ann.last_error.startswith(
+        f"vector engine http://127.0.0.1:{port}: the engine cannot be reached")
+
+
+def test_a_session_saved_while_an_approximate_method_is_shown_reopens(window, qtbot,
+                                                                      tmp_path):
+    # Sessions keep the exact methods; an approximate one is searched again on request.
+    window.open_request(OpenRequest(MANIFEST, (STRONG,)), sync=True)
+    window.ann.start("strong.npz", "IVF4,Flat:nprobe=1", sync=True)
+    window.bar.method_box.setCurrentText("strong.npz + IVF4,Flat:nprobe=1")
+    assert window.save_session_as(tmp_path / "work.irv")
+    again = MainWindow(top_k=20)
+    qtbot.addWidget(again)
+    again.open_session(tmp_path / "work.irv", sync=True)
+    assert offered(again) == ["strong.npz"]
