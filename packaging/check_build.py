@@ -12,7 +12,10 @@ offscreen Qt platform):
    (wrong) result frames;
 2. indexes a folder of photos (``irviewer index``, with its worker processes: the same
    program started again) into a collection;
-3. answers a photo of one of them (``irviewer search COLLECTION PHOTO``): that one first;
+3. answers two photos (``irviewer search COLLECTION PHOTO... --json``): another view of a
+   painting of the collection, which must be named with its verification's inliers
+   (OpenCV bundled and working), and a view of a painting it does not hold, which must be
+   answered "not in this collection";
 4. opens the collection and renders it (``irviewer COLLECTION --screenshot``).
 
 Prints each step, the app's size and the time each step took; exit 1 when one fails.
@@ -21,6 +24,7 @@ Prints each step, the app's size and the time each step took; exit 1 when one fa
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -52,6 +56,10 @@ _BUILD = _load_build()
 build, folder_size = _BUILD.build, _BUILD.folder_size
 
 GREEN, ORANGE = np.array([0, 158, 115]), np.array([213, 94, 0])
+#: The paintings of the collection the built app indexes (one demo view each).
+HELD = ("bruegel_the-harvesters", "leonardo_mona-lisa", "van-gogh_the-starry-night",
+        "hokusai_great-wave-off-kanagawa", "vermeer_girl-with-a-pearl-earring",
+        "turner_wreck-of-a-transport-ship")
 
 
 def run(program: Path, *args: str, timeout: float = 300) -> tuple[float, str]:
@@ -104,20 +112,26 @@ def main() -> int:
         seconds, _ = run(program, "--screenshot", str(shots / "demo.png"))
         print(f"1. starts on the demo: {check_png(shots / 'demo.png', frames=True)} "
               f"({seconds:.1f} s)")
-        from tests.collection_photos import flat_folder
-
-        flat_folder(work / "photos", 6)
+        views = ROOT / "resources" / "demo" / "images"  # the demo's public-domain views
+        (work / "photos").mkdir()
+        for name in HELD:
+            shutil.copy(views / f"{name}_g1.jpg", work / "photos" / f"{name}.jpg")
         seconds, out = run(program, "index", str(work / "photos"), "--out",
                            str(work / "coll"))
         print(f"2. indexes 6 photos with worker processes: {out.splitlines()[0]} "
               f"({seconds:.1f} s)")
-        shutil.copy(work / "photos" / "art03.jpg", work / "visitor.jpg")
-        seconds, out = run(program, "search", str(work / "coll"), str(work / "visitor.jpg"),
-                           "--top", "1")
-        first = next(line for line in out.splitlines() if line.strip().startswith("1 "))
-        if "art03" not in first:
-            raise SystemExit(f"FAILED: the photo of art03 found {first.strip()}")
-        print(f"3. answers a photo: {first.strip()} ({seconds:.1f} s)")
+        seconds, out = run(program, "search", str(work / "coll"),
+                           str(views / "leonardo_mona-lisa_g2.jpg"),
+                           str(views / "rembrandt_storm-on-the-sea-of-galilee_g1.jpg"),
+                           "--top", "1", "--json", str(work / "answers.json"))
+        named, other = json.loads((work / "answers.json").read_text("utf-8"))["results"]
+        if named["answer"] != "leonardo_mona-lisa" or not named["matches"][0]["inliers"]:
+            raise SystemExit(f"FAILED: another view of the Mona Lisa was answered "
+                             f"{named['sentence']}")
+        if other["answer"] is not None:
+            raise SystemExit(f"FAILED: a painting not held was answered {other['sentence']}")
+        print(f"3. answers photos: {named['sentence']} ({named['evidence']}); "
+              f"{other['sentence'][:60]}… ({seconds:.1f} s)")
         seconds, _ = run(program, str(work / "coll"), "--screenshot",
                          str(shots / "collection.png"))
         print(f"4. opens the collection: {check_png(shots / 'collection.png', frames=False)} "

@@ -42,6 +42,7 @@ def test_index_prints_progress_skips_and_a_summary(tmp_path, capsys):
     assert "irviewer: skipped broken.png: " in err
     assert err.count("broken.png") == 1
     assert out.startswith("indexed 3 artworks, 3 photos, 1 photo skipped in ")
+    assert out.splitlines()[1].startswith("answers: an artwork is named when at least ")
     assert f"search it: irviewer search {tmp_path / 'coll'} PHOTO" in out
 
 

@@ -53,7 +53,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Index the photos with a progress bar on stderr; return the exit code."""
     from irviewer.cli.progress import ProgressBar
     from irviewer.opening.describing import PROCESSES, SERIAL, THREADS
-    from irviewer.opening.indexing import IndexRequest, iter_index
+    from irviewer.opening.indexing import IndexRequest, answers_line, iter_index
 
     if args.workers is not None and args.workers < 1:
         parser.error(f"--workers must be at least 1, not {args.workers}")
@@ -76,6 +76,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     for line in indexed.lines:
         print(f"note: {line}", file=sys.stderr)
     print(indexed.summary())
+    if indexed.record.calibration is not None:
+        print(answers_line(indexed.record.calibration))
     print(next_commands(indexed.collection))
     return 0
 

@@ -7,16 +7,19 @@ import json
 import sys
 from pathlib import Path
 
+from irviewer.core.acceptance import DEFAULT_STRICTNESS, SHORTLIST, STRICTNESS
 from irviewer.core.errors import InputError
 from irviewer.io.atomic import atomic_write_text
 from irviewer.opening.options import READER, add_options, at_most_one, read_options
 
 NAME = "search"
 INTERMIXED = True  # DATASET -d F PHOTO ...: the photos come after the options
-HELP = "find the gallery images most like new photos (which painting is this?)"
+HELP = "say which artwork each photo shows, or that it is not in the collection"
 DESCRIPTION = ("Describe each photo with the extractor that made the descriptor file (its "
                "'extractor' member, or --extractor NAME), rank the gallery by cosine "
-               "similarity and print the top K with instance label and title.")
+               "similarity, verify the best matches geometrically (local features and a "
+               "homography), and say which artwork the photo shows — or that it is not in "
+               "the collection — with the top K matches and their evidence.")
 EPILOG = """examples:
   irviewer search --demo my_photo.jpg
   irviewer search set.csv -d vectors.npz --extractor my-net --top 10 --json out.json a.jpg b.jpg
@@ -37,7 +40,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "descriptor file names)")
     p.add_argument("--top", type=int, default=5, metavar="K",
                    help="number of matches per photo (default 5)")
-    p.add_argument("--json", type=Path, metavar="OUT", help="write the matches as JSON")
+    p.add_argument("--strictness", choices=STRICTNESS, default=DEFAULT_STRICTNESS,
+                   help="how much evidence names an artwork: stricter names fewer (and "
+                   "fewer wrongly), looser more (default: %(default)s; docs/search.md)")
+    p.add_argument("--json", type=Path, metavar="OUT",
+                   help="write the answers and matches as JSON")
     add_options(p, *READER, one_per_flag=True)  # the photos follow the options
 
 
@@ -71,6 +78,7 @@ def run_search(dataset: Path, descriptors: Path | None, photos: list[Path],
                args: argparse.Namespace) -> int:
     """Search every photo, print the matches, write the JSON; return the exit code."""
     from irviewer import __version__
+    from irviewer.opening.answer import answer_json
     from irviewer.opening.photo_search import open_searcher
 
     searcher = open_searcher(dataset, descriptors, extractor=args.extractor,
@@ -79,26 +87,31 @@ def run_search(dataset: Path, descriptors: Path | None, photos: list[Path],
     print(f"search: {ds.label()} ({ds.n_gallery:,} gallery images) with {method.path.name} "
           f"(extractor {searcher.extractor.name}, {searcher.extractor.dim:,}-d); "
           f"top {args.top} by cosine similarity (the photo whole and its centre, each "
-          "the better of as taken and with the light's colour divided out)")
+          "the better of as taken and with the light's colour divided out); the first "
+          f"{SHORTLIST} verified by local features and a homography, an artwork named "
+          f"with at least {searcher.verifier.calibration.threshold(args.strictness)} "
+          f"inliers ({args.strictness}; "
+          + ("calibrated on the collection)" if searcher.verifier.calibration.calibrated
+             else "not calibrated on this gallery: the default rule)"))
     results: list[dict[str, object]] = []
     failed = 0
     for photo in photos:
         try:
-            matches = searcher.search(photo, args.top)
+            answer = searcher.answer(photo, args.top, args.strictness)
         except InputError as e:
             print(f"irviewer: error: {e}", file=sys.stderr)
             failed += 1
-            results.append({"photo": str(photo), "error": str(e), "matches": []})
+            results.append({"photo": str(photo), "error": str(e), "answer": None,
+                            "matches": []})
             continue
-        print(f"\n{photo}")
-        for m in matches:
+        print(f"\n{photo}: {answer.sentence()}\n    {answer.evidence()}")
+        for m in answer.matches:
             details = " · ".join(f"{label} {value}" for label, value in m.details)
-            print(f"  {m.rank:3d}  {m.score:7.4f}  {m.instance or '-'}  {m.title or '-'}  "
-                  + (f"[{details}]  " if details else "") + f"({m.item})")
-        results.append({"photo": str(photo), "matches": [
-            {"rank": m.rank, "item": m.item, "instance": m.instance, "title": m.title,
-             "score": m.score, **({"details": dict(m.details)} if m.details else {})}
-            for m in matches]})
+            inliers = "       -" if m.inliers is None else f"{m.inliers:8d}"
+            print(f"  {m.rank:3d}  {m.score:7.4f} {inliers}  {m.instance or '-'}  "
+                  f"{m.title or '-'}  " + (f"[{details}]  " if details else "")
+                  + f"({m.item})")
+        results.append(answer_json(answer))
     if args.json is not None:
         report = {"irviewer_version": __version__, "dataset": str(ds.path or ds.name),
                   "descriptors": {"path": str(method.path), "sha256": method.sha256},

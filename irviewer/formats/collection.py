@@ -13,10 +13,14 @@ The folder holds:
   (:func:`~irviewer.formats.descriptor_files.write_descriptor_file`);
 * that file, e.g. ``vocabulary.npz`` (the demo extractor's vocabulary learnt from the
   collection's photos);
+* ``local_features.npz`` — every photo's keypoints and SIFT descriptors, what a visitor's
+  photo is verified against (:mod:`irviewer.formats.local_feature_file`);
 * ``collection.json`` — how it was made (:class:`CollectionRecord`): the photo folder
   (relative to the collection, and where it was), the extractor, dates, counts, irviewer's
   version, the photos skipped and why, and per photo the size and modification time by
-  which a re-run knows what changed.
+  which a re-run knows what changed; and the calibration of its acceptance rule
+  (:class:`irviewer.core.acceptance.Calibration`: when a visitor's photo is named as one
+  of its artworks).
 
 Read as a dataset (:func:`read_collection`, format ``collection``), every photo is a query
 and a gallery image at once: a photo's positives are the other photos of its artwork, its
@@ -33,6 +37,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from irviewer.core.acceptance import Calibration
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError, either
 from irviewer.formats.base import Reader, ReadOptions, read_text
@@ -76,7 +81,9 @@ class CollectionRecord:
     where it was when indexed (absolute). ``extractor_state`` is the file of what the
     extractor learnt (None when it learns nothing); ``learned_from`` how many photos it
     learnt from. ``titles`` is the titles file given (relative to the collection; None
-    without one). Dates are ISO 8601 in UTC.
+    without one). Dates are ISO 8601 in UTC. ``local_features`` is the file of the
+    photos' local features (None: a collection indexed before verification, whose photos
+    are described again on the next run), ``calibration`` its acceptance rule's.
     """
 
     photos_folder: str
@@ -97,10 +104,13 @@ class CollectionRecord:
     elapsed_s: float = 0.0
     layout_version: int = LAYOUT_VERSION
     notes: tuple[str, ...] = field(default=())
+    local_features: str | None = None
+    calibration: Calibration | None = None
 
     def to_json(self) -> str:
         """Return the record as the text of collection.json (counts first, photos last)."""
-        data = asdict(self)
+        data = asdict(replace(self, calibration=None))
+        data["calibration"] = None if self.calibration is None else self.calibration.to_dict()
         photos, skipped = data.pop("photos"), data.pop("skipped")
         data["counts"] = {"artworks": self.artworks, "photos": len(self.photos),
                           "skipped": len(self.skipped), "described": self.described,
@@ -119,6 +129,9 @@ class CollectionRecord:
             photos = tuple(IndexedPhoto(**p) for p in data.pop("photos"))
             skipped = tuple(SkippedPhoto(**s) for s in data.pop("skipped"))
             data["notes"] = tuple(data.get("notes", ()))
+            calibration = data.pop("calibration", None)
+            data["calibration"] = None if calibration is None else \
+                Calibration.from_dict(calibration)
             return cls(**data, artworks=int(counts["artworks"]), photos=photos,
                        skipped=skipped, described=int(counts["described"]),
                        reused=int(counts["reused"]))

@@ -121,7 +121,6 @@ class MainWindow(QMainWindow):
         self.presentation.query_shown.connect(self.photo_search.photo_left)
         self.presentation.photo_requested.connect(self.photo_search.choose)
         self.presentation.photo_dropped.connect(self.photo_search.search)
-        self.presentation.instance_chosen.connect(self.photo_search.set_instance)
         self.photo_search.photo_shown.connect(lambda on: plots.setEnabled(not on))
 
     # -- what is shown (the inspector's) -------------------------------------------------

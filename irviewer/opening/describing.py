@@ -32,7 +32,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from irviewer.core.errors import InputError
+from irviewer.core.local_features import LocalFeatures
 from irviewer.extract.base import Extractor, Learner, describe, input_side
+from irviewer.extract.local_features import REFERENCE_SIDE, local_features, single_threaded
 from irviewer.extract.registry import get_extractor
 from irviewer.formats.image_files import read_rgb
 
@@ -94,10 +96,21 @@ def made(spec: ExtractorSpec) -> Extractor:
         return found
 
 
-def open_photo(path: Path, extractor: Extractor) -> Image.Image:
-    """Return the photo at ``path`` decoded as RGB (reduced to the extractor's
-    ``input_side`` when it has one); InputError with one sentence for an empty, missing,
-    broken, non-image or decompression-bomb file."""
+@dataclass(frozen=True)
+class Described:
+    """A photo described for a collection: its ``vector`` (the extractor's) and its
+    ``features`` (keypoints and descriptors for verification,
+    :func:`irviewer.extract.local_features.local_features`)."""
+
+    vector: np.ndarray
+    features: LocalFeatures
+
+
+def open_photo(path: Path, extractor: Extractor | None, side: int | None = None
+               ) -> Image.Image:
+    """Return the photo at ``path`` decoded as RGB (reduced to ``side``, else to the
+    extractor's ``input_side`` when it has one); InputError with one sentence for an
+    empty, missing, broken, non-image or decompression-bomb file."""
     path = Path(path)
     try:
         if path.stat().st_size == 0:
@@ -106,7 +119,7 @@ def open_photo(path: Path, extractor: Extractor) -> Image.Image:
         raise InputError(f"{path.name}: the photo was removed while indexing") from None
     except OSError as e:
         raise InputError(f"{path.name}: cannot be read ({e.strerror})") from None
-    return read_rgb(path, input_side(extractor))[0]
+    return read_rgb(path, side or (input_side(extractor) if extractor else None))[0]
 
 
 def describe_photo(extractor: Extractor, path: Path) -> np.ndarray | str:
@@ -117,6 +130,24 @@ def describe_photo(extractor: Extractor, path: Path) -> np.ndarray | str:
     except InputError as e:
         return str(e)
     except Exception as e:  # an extractor's own failure on one photo: skip it, say why
+        return f"{Path(path).name}: the extractor failed on it ({type(e).__name__}: {e})"
+
+
+def describe_with_features(extractor: Extractor, path: Path) -> Described | str:
+    """Return the photo's descriptor and local features (one decoding, at the larger of
+    the extractor's ``input_side`` and the features' side; the extractor is given the photo
+    reduced to its own side), or the sentence saying why it cannot be described."""
+    own = input_side(extractor)
+    try:
+        image = open_photo(path, extractor, max(own, REFERENCE_SIDE) if own else None)
+        small = image
+        if own is not None and max(image.size) > own:
+            small = image.copy()
+            small.thumbnail((own, own))
+        return Described(describe(extractor, small, Path(path).name), local_features(image))
+    except InputError as e:
+        return str(e)
+    except Exception as e:
         return f"{Path(path).name}: the extractor failed on it ({type(e).__name__}: {e})"
 
 
@@ -137,6 +168,25 @@ def sample_photo(extractor: Extractor, path: Path, count: int,
 def _describe_chunk(spec: ExtractorSpec, paths: Sequence[str]) -> list[np.ndarray | str]:
     extractor = made(spec)
     return [describe_photo(extractor, Path(p)) for p in paths]
+
+
+def _one_thread_per_worker() -> None:
+    """In a worker process, make OpenCV single-threaded: there is one worker per core
+    already (the calling process keeps its threads)."""
+    if multiprocessing.parent_process() is not None:
+        single_threaded()
+
+
+def _features_chunk(spec: ExtractorSpec, paths: Sequence[str]) -> list[Described | str]:
+    _one_thread_per_worker()
+    extractor = made(spec)
+    return [describe_with_features(extractor, Path(p)) for p in paths]
+
+
+def _call_chunk(spec: ExtractorSpec, jobs: Sequence[tuple[Callable[..., Any], tuple[Any, ...]]]
+                ) -> list[Any]:
+    _one_thread_per_worker()
+    return [work(*args) for work, args in jobs]
 
 
 def _sample_chunk(spec: ExtractorSpec, jobs: Sequence[tuple[str, int, int]]
@@ -184,15 +234,27 @@ class Pool:
         jobs = [str(p) for p in paths]
         yield from self._run(_describe_chunk, spec, jobs)
 
+    def describe_with_features(self, spec: ExtractorSpec, paths: Sequence[Path]
+                               ) -> Iterator[tuple[int, Described | str]]:
+        """Yield (position in ``paths``, :class:`Described` or sentence) as photos are
+        done."""
+        jobs = [str(p) for p in paths]
+        yield from self._run(_features_chunk, spec, jobs)
+
+    def call(self, work: Callable[..., Any], arguments: Sequence[tuple[Any, ...]]
+             ) -> Iterator[tuple[int, Any]]:
+        """Yield (position in ``arguments``, ``work(*its arguments)``) as calls are done;
+        ``work`` is a module-level function (sent to a worker process by name)."""
+        yield from self._run(_call_chunk, ExtractorSpec(""), [(work, a) for a in arguments])
+
     def sample(self, spec: ExtractorSpec, paths: Sequence[Path], count: int,
                seeds: Sequence[int]) -> Iterator[tuple[int, np.ndarray | str]]:
         """Yield (position in ``paths``, learning sample or sentence) as photos are done."""
         jobs = [(str(p), count, s) for p, s in zip(paths, seeds, strict=True)]
         yield from self._run(_sample_chunk, spec, jobs)
 
-    def _run(self, work: Callable[[ExtractorSpec, Any], list[np.ndarray | str]],
-             spec: ExtractorSpec, jobs: Sequence[Any]
-             ) -> Iterator[tuple[int, np.ndarray | str]]:
+    def _run(self, work: Callable[[ExtractorSpec, Any], list[Any]],
+             spec: ExtractorSpec, jobs: Sequence[Any]) -> Iterator[tuple[int, Any]]:
         chunks = [(i, jobs[i:i + CHUNK]) for i in range(0, len(jobs), CHUNK)]
         if self.mode == SERIAL:
             for start, chunk in chunks:
@@ -200,7 +262,7 @@ class Pool:
                     yield start + j, result
             return
         executor = self._start()
-        pending: dict[Future[list[np.ndarray | str]], int] = {}
+        pending: dict[Future[list[Any]], int] = {}
         queue = iter(chunks)
         try:
             while True:

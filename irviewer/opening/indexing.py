@@ -20,6 +20,11 @@ collection as it was. What a collection holds is :mod:`irviewer.formats.collecti
   learnt from are fewer than both :data:`LEARN_PHOTOS` and half the collection (a
   collection that grew from a handful of photos), when it learns again and describes
   every photo again.
+* Every photo's local features (keypoints and descriptors,
+  :mod:`irviewer.extract.local_features`) are stored beside its vector, from the same
+  decoding, within the budget stated there; then the acceptance rule is calibrated on the
+  collection's own photos (:mod:`irviewer.opening.calibration`) — again only when photos
+  were described or removed.
 * A photo that cannot be described (broken, empty, a decompression bomb, not an image, a
   blank picture) is skipped with one sentence and counted; only a run that indexes no photo
   at all is an error.
@@ -39,9 +44,12 @@ from pathlib import Path
 import numpy as np
 
 from irviewer import __version__
+from irviewer.core.acceptance import DEFAULT_STRICTNESS, Calibration
 from irviewer.core.errors import InputError, counted
+from irviewer.core.local_features import FeatureTable, LocalFeatures
 from irviewer.core.progress import result_of
 from irviewer.extract.base import Extractor, Learner
+from irviewer.extract.local_features import REFERENCE_SIDE
 from irviewer.extract.registry import get_extractor, load_extractor
 from irviewer.formats.artwork_titles import ArtworkTitles, read_titles, titles_summary
 from irviewer.formats.collection import (
@@ -55,8 +63,14 @@ from irviewer.formats.collection import (
     write_record,
 )
 from irviewer.formats.descriptor_files import write_descriptor_file, write_npz
+from irviewer.formats.local_feature_file import (
+    LOCAL_FEATURES,
+    read_local_features,
+    write_local_features,
+)
 from irviewer.formats.photo_folder import Photo, PhotoFolder, list_photo_folder
 from irviewer.io.atomic import atomic_open
+from irviewer.opening.calibration import calibrate
 from irviewer.opening.describing import PROCESSES, ExtractorSpec, Pool
 
 #: The extractor a new collection is described with unless another is named.
@@ -131,6 +145,7 @@ class _Previous:
     record: CollectionRecord | None = None
     vectors: dict[str, np.ndarray] = field(default_factory=dict)
     note: str | None = None
+    features: FeatureTable | None = None
 
 
 def iter_index(request: IndexRequest) -> Indexing:
@@ -163,29 +178,82 @@ def iter_index(request: IndexRequest) -> Indexing:
         todo = [p for p in folder.photos if p.name not in keep and p.relative not in skipped]
         spec = ExtractorSpec.of(extractor)
         vectors: dict[str, np.ndarray] = {}
+        features: dict[str, LocalFeatures] = {}
         paths = [photos_dir / p.relative for p in todo]
         yield IndexStep("describing the photos", 0, len(todo))
-        for done, (i, result) in enumerate(pool.describe(spec, paths), start=1):
+        for done, (i, result) in enumerate(pool.describe_with_features(spec, paths), start=1):
             photo = todo[i]
             if isinstance(result, str):
                 skipped[photo.relative] = result
             else:
-                vectors[photo.name] = result
+                vectors[photo.name], features[photo.name] = result.vector, result.features
             yield IndexStep("describing the photos", done, len(todo),
                             result if isinstance(result, str) else None)
-    indexed = [p for p in folder.photos if p.name in keep or p.name in vectors]
-    if not indexed:
-        example = next(iter(skipped.values()), "")
-        raise InputError(f"{photos_dir}: none of its {counted(len(folder.photos), 'photo')} "
-                         f"could be indexed (e.g. {example}); nothing was written")
+        indexed = [p for p in folder.photos if p.name in keep or p.name in vectors]
+        if not indexed:
+            example = next(iter(skipped.values()), "")
+            raise InputError(f"{photos_dir}: none of its "
+                             f"{counted(len(folder.photos), 'photo')} could be indexed "
+                             f"(e.g. {example}); nothing was written")
+        vectors = {**keep, **vectors}
+        table = _feature_table(indexed, features, previous.features)
+        calibration = previous.record.calibration if previous.record is not None and \
+            not features and len(indexed) == len(previous.record.photos) else None
+        if calibration is None:
+            calibration = yield from _calibrate(pool, photos_dir, indexed, vectors, table)
     yield IndexStep("writing the collection")
     if titles is not None:
         lines += _titles_lines(titles, folder, indexed)
-    record = _write(out, folder, indexed, {**keep, **vectors}, extractor, previous.record,
-                    titles_path, skipped, len(vectors), len(indexed) - len(vectors),
+    record = _write(out, folder, indexed, vectors, extractor, previous.record,
+                    titles_path, skipped, len(features), len(indexed) - len(features),
                     learned_from=learned_from if isinstance(extractor, Learner) else 0,
-                    elapsed=time.perf_counter() - start, titles=titles)
+                    elapsed=time.perf_counter() - start, titles=titles, table=table,
+                    calibration=calibration)
     return Indexed(out, record, tuple(lines))
+
+
+def answers_line(calibration: Calibration) -> str:
+    """Return the line that says when a visitor's photo is named as one of the collection's
+    artworks (the calibrated rule at the default strictness, and what it keeps of the
+    collection's own changed photos)."""
+    t = calibration.threshold()
+    kept = calibration.kept()
+    share = "" if kept is None else (f"; {kept:.0%} of the collection's own photos, changed "
+                                     "as a visitor's phone changes them, reach it")
+    rule = "calibrated on its photos" if calibration.calibrated else \
+        "the default rule: too few artworks to calibrate"
+    return (f"answers: an artwork is named when at least {t} matched points of a visitor's "
+            f"photo agree with its photo ({DEFAULT_STRICTNESS}, {rule}{share})")
+
+
+def _feature_table(indexed: list[Photo], features: dict[str, LocalFeatures],
+                   previous: FeatureTable | None) -> FeatureTable:
+    """Return the local features of the ``indexed`` photos, in their order: the new ones,
+    else the previous run's."""
+    rows = []
+    for p in indexed:
+        found = features.get(p.name) or (previous.get(p.name) if previous else None)
+        assert found is not None  # a kept vector is kept only with its features
+        rows.append((p.name, found))
+    return FeatureTable.of(rows, REFERENCE_SIDE)
+
+
+def _calibrate(pool: Pool, photos_dir: Path, indexed: list[Photo],
+               vectors: dict[str, np.ndarray], table: FeatureTable
+               ) -> Generator[IndexStep, None, Calibration]:
+    """Return the collection's calibration (:func:`irviewer.opening.calibration.calibrate`),
+    yielding progress."""
+    steps = calibrate(pool, [p.name for p in indexed],
+                      [photos_dir / p.relative for p in indexed],
+                      [p.artwork for p in indexed],
+                      np.stack([vectors[p.name] for p in indexed]), table)
+    while True:
+        try:
+            done, total = next(steps)
+        except StopIteration as stop:
+            result: Calibration = stop.value
+            return result
+        yield IndexStep("calibrating the answers on the collection's photos", done, total)
 
 
 def _check_out(out: Path, photos: Path) -> None:
@@ -224,7 +292,14 @@ def _previous(out: Path) -> _Previous:
     if len(names) != len(features):
         return _Previous(note=f"{out.name}: its descriptor file is damaged; every photo is "
                               "described again")
-    return _Previous(record, dict(zip(names, features, strict=True)))
+    try:
+        table = read_local_features(out / (record.local_features or LOCAL_FEATURES))
+    except InputError:  # made before verification, or damaged: photos described again
+        table = None
+    vectors = dict(zip(names, features, strict=True))
+    if table is None or table.side != REFERENCE_SIDE:
+        vectors = {}
+    return _Previous(record, vectors, features=table)
 
 
 def _recorded_titles(out: Path, record: CollectionRecord | None) -> Path | None:
@@ -256,7 +331,8 @@ def _extractor_to_use(installed: Extractor, out: Path, previous: _Previous, fold
     recorded = {p.name: (p.file, p.size, p.mtime_ns) for p in record.photos}
     keep = {p.name: previous.vectors[p.name] for p in folder.photos
             if recorded.get(p.name) == (p.relative, p.size, p.mtime_ns)
-            and p.name in previous.vectors}
+            and p.name in previous.vectors
+            and previous.features is not None and p.name in previous.features}
     if any(len(v) != extractor.dim for v in keep.values()):
         return extractor, {}, False
     return extractor, keep, False
@@ -321,9 +397,10 @@ def _columns(titles: ArtworkTitles | None) -> tuple[list[str], list[int]]:
 def _write(out: Path, folder: PhotoFolder, indexed: list[Photo], vectors: dict[str, np.ndarray],
            extractor: Extractor, previous: CollectionRecord | None, titles_path: Path | None,
            skipped: dict[str, str], described: int, reused: int, learned_from: int,
-           elapsed: float, titles: ArtworkTitles | None) -> CollectionRecord:
-    """Write the collection (descriptors, what was learnt, manifest, then the record last,
-    each atomically) and return its record."""
+           elapsed: float, titles: ArtworkTitles | None, table: FeatureTable,
+           calibration: Calibration) -> CollectionRecord:
+    """Write the collection (descriptors, what was learnt, local features, manifest, then
+    the record last, each atomically) and return its record."""
     out.mkdir(parents=True, exist_ok=True)
     state_name = None
     if isinstance(extractor, Learner):
@@ -331,6 +408,7 @@ def _write(out: Path, folder: PhotoFolder, indexed: list[Photo], vectors: dict[s
         write_npz(out / state_name, extractor.state())
     write_descriptor_file(out / DESCRIPTORS, np.stack([vectors[p.name] for p in indexed]),
                           [p.name for p in indexed], extractor.name, state_name)
+    write_local_features(out / LOCAL_FEATURES, table)
     columns, sources = _columns(titles)
     rows = titles.match([p.artwork for p in indexed])[0] if titles is not None else {}
     with atomic_open(out / MANIFEST, newline="") as stream:
@@ -354,10 +432,11 @@ def _write(out: Path, folder: PhotoFolder, indexed: list[Photo], vectors: dict[s
         photos=tuple(IndexedPhoto(p.relative, p.artwork, p.name, p.size, p.mtime_ns)
                      for p in indexed),
         skipped=tuple(SkippedPhoto(f, r) for f, r in sorted(skipped.items())),
-        described=described, reused=reused, elapsed_s=round(elapsed, 2))
+        described=described, reused=reused, elapsed_s=round(elapsed, 2),
+        local_features=LOCAL_FEATURES, calibration=calibration)
     write_record(out, record)
     for old in out.glob("*.npz"):  # what an extractor used before learnt: no longer named
-        if old.name not in (DESCRIPTORS, state_name):
+        if old.name not in (DESCRIPTORS, LOCAL_FEATURES, state_name):
             old.unlink()
     return record
 

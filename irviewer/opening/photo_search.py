@@ -15,43 +15,31 @@ command line.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 from PIL import Image
 
+from irviewer.core.acceptance import DEFAULT_STRICTNESS, SHORTLIST
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError, either
 from irviewer.core.ranking import top_of_row
 from irviewer.extract.base import Extractor, describe, input_side
 from irviewer.extract.illuminant import grey_edge_balanced
+from irviewer.extract.local_features import PHOTO_KEYPOINTS, PHOTO_SIDE, local_features
 from irviewer.extract.registry import installed_names, load_extractor
 from irviewer.formats.base import ReadOptions
 from irviewer.formats.descriptor_files import descriptor_extractor, descriptor_extractor_state
 from irviewer.formats.image_files import read_rgb
+from irviewer.opening.answer import Answer, Verifier
+from irviewer.opening.matches import Match
 from irviewer.opening.opener import Method, Opened, open_now
 from irviewer.opening.request import OpenRequest, demo_paths
 
 Photo = Path | str | Image.Image
 #: The share of each side of a photo that its centre keeps (:meth:`Searcher.describe_views`).
 CENTRE = 0.7
-
-
-@dataclass(frozen=True)
-class Match:
-    """One gallery image found for a photo: its 1-based ``rank``, gallery index, image name
-    (``item``), instance label ("" when the dataset has none), display title ("" when the
-    dataset has none), cosine ``score``, and the image's details (the manifest's other
-    columns: (label, value) pairs; empty when it has none)."""
-
-    rank: int
-    gallery_index: int
-    item: str
-    instance: str
-    title: str
-    score: float
-    details: tuple[tuple[str, str], ...] = ()
 
 
 def method_extractor(method: Method) -> str | None:
@@ -75,6 +63,10 @@ class Searcher:
     dataset: Dataset
     method: Method
     extractor: Extractor
+    verifier: Verifier = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "verifier", Verifier.of(self.dataset))
 
     @classmethod
     def from_opened(cls, opened: Opened, method: str | None = None,
@@ -129,7 +121,8 @@ class Searcher:
             read_rgb(photo, input_side(self.extractor))[0]
         return describe(self.extractor, image, photo_label(photo))
 
-    def describe_views(self, photo: Photo) -> list[list[np.ndarray]]:
+    def describe_views(self, photo: Photo, label: str | None = None
+                       ) -> list[list[np.ndarray]]:
         """Return the photo's descriptors, in two groups: the whole photo and its centre
         (the middle :data:`CENTRE` of each side, where a visitor puts the artwork, without
         the wall around it), each as taken and with the colour of the light divided out
@@ -142,7 +135,7 @@ class Searcher:
                 image.thumbnail((side, side))
         else:
             image = read_rgb(photo, side)[0]
-        label = photo_label(photo)
+        label = label or photo_label(photo)
         w, h = image.size
         mw, mh = round(w * (1 - CENTRE) / 2), round(h * (1 - CENTRE) / 2)
         centre = image.crop((mw, mh, w - mw, h - mh))
@@ -189,6 +182,27 @@ class Searcher:
         if k < 1:
             raise InputError(f"the number of matches must be at least 1, not {k}")
         return self.rank(self.describe_views(photo), k)
+
+    def answer(self, photo: Photo, k: int = 5, strictness: str = DEFAULT_STRICTNESS
+               ) -> Answer:
+        """Return the :class:`~irviewer.opening.answer.Answer` for ``photo``: the artwork
+        it shows, verified geometrically against its best matches, or None ("not in this
+        collection"), with its ``k`` best matches (see :meth:`search`). The photo is
+        decoded once, at :data:`~irviewer.extract.local_features.PHOTO_SIDE` px for its
+        local features (and reduced from that for the descriptor). InputError as
+        :meth:`search`, and for an unknown ``strictness``. Safe from a worker thread."""
+        if k < 1:
+            raise InputError(f"the number of matches must be at least 1, not {k}")
+        side = max(PHOTO_SIDE, input_side(self.extractor) or PHOTO_SIDE)
+        if isinstance(photo, Image.Image):
+            image = photo.convert("RGB")
+            if max(image.size) > side:
+                image.thumbnail((side, side))
+        else:
+            image = read_rgb(photo, side)[0]
+        matches = self.rank(self.describe_views(image, photo_label(photo)), max(k, SHORTLIST))
+        features = local_features(image, PHOTO_SIDE, PHOTO_KEYPOINTS)
+        return self.verifier.answer(photo_label(photo), features, matches, k, strictness)
 
 
 def open_searcher(dataset: Path, descriptors: Path | None = None, extractor: str | None = None,

@@ -6,7 +6,9 @@ so a tile shows the same thing in both places; the presentation only leaves thin
 
 A photo has no ground truth: its matches are :data:`~irviewer.view.result_list.UNJUDGED`
 until the user says which painting it shows; then a match is relevant when its instance
-label is that painting's (the instance sets' rule, CLICIDE: same instance label).
+label is that painting's (the instance sets' rule, CLICIDE: same instance label). What the
+photo *is* is irviewer's answer (:class:`irviewer.opening.answer.Answer`): a statement on
+the slide ("This is …" or "Not in this collection", the matches then headed "closest").
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError
 from irviewer.core.evaluation import NEGATIVE, POSITIVE, Evaluation
+from irviewer.opening.answer import Answer
 from irviewer.opening.opener import Opened
 from irviewer.opening.photo_search import method_extractor
 from irviewer.view.result_list import (
@@ -80,6 +83,8 @@ class Slide:
         captions: one caption per tile.
         judged: False when the tiles carry no relevance (a photo nobody has identified):
             then no relevance frame is drawn whatever the R key says.
+        matches_heading: what the matches are headed with ("" for the usual heading):
+            a photo answered "not in this collection" shows its closest artworks.
     """
 
     query: int | None
@@ -90,6 +95,7 @@ class Slide:
     tiles: tuple[ResultTile, ...]
     captions: tuple[Caption, ...]
     judged: bool
+    matches_heading: str = ""
 
 
 def plain(rich: str) -> str:
@@ -118,14 +124,16 @@ def _slide(header: QueryHeader, result: ResultList, judged: bool) -> Slide:
 
 
 def photo_result(dataset: Dataset, photo: Path, matches: list | tuple,
-                 instance: str | None = None) -> tuple[QueryHeader, ResultList]:
+                 instance: str | None = None, answer: Answer | None = None
+                 ) -> tuple[QueryHeader, ResultList]:
     """Return the header and result list of a visitor's ``photo`` searched against the
-    gallery (``matches`` best first: :class:`irviewer.opening.photo_search.Match`).
+    gallery (``matches`` best first: :class:`irviewer.opening.matches.Match`).
 
     Without ``instance`` nobody has said which painting the photo shows: every match is
-    UNJUDGED and the header says so. With it, a match is relevant when its instance label
-    is ``instance`` and not relevant otherwise (no AP: the gallery is not searched
-    exhaustively for the other views)."""
+    UNJUDGED, and the header says irviewer's ``answer`` (what it rests on beside it) when
+    there is one. With it, a match is relevant when its instance label is ``instance`` and
+    not relevant otherwise (no AP: the gallery is not searched exhaustively for the other
+    views)."""
     tiles = []
     for m in matches:
         code = UNJUDGED if instance is None else (
@@ -134,9 +142,10 @@ def photo_result(dataset: Dataset, photo: Path, matches: list | tuple,
                                 dataset.image_paths.get(m.item), int(m.rank), int(m.rank),
                                 float(m.score), code, code,
                                 details=dataset.details_line(m.item)))
-    if instance is None:
-        title, words = "Your photo", ("No ground truth: the matches are not coloured until "
-                                      "you say which painting the photo shows")
+    if instance is None and answer is not None:
+        title, words = answer.sentence(), answer.evidence()
+    elif instance is None:
+        title, words = "Your photo", "No ground truth: the matches are not coloured"
     else:
         shown = instance_titles(dataset).get(instance, instance)
         title = f"Your photo of {shown}"
@@ -150,16 +159,35 @@ def photo_result(dataset: Dataset, photo: Path, matches: list | tuple,
 
 
 def photo_slide(dataset: Dataset, photo: Path, matches: list | tuple,
-                instance: str | None = None) -> Slide:
+                instance: str | None = None, answer: Answer | None = None) -> Slide:
     """Return the slide of a visitor's photo (see :func:`photo_result`); its caption is the
-    painting the user named, or "Your photo"."""
+    painting the user named, else irviewer's answer as a statement (:func:`answer_caption`),
+    else "Your photo"."""
     header, result = photo_result(dataset, photo, matches, instance)
     slide = _slide(header, result, judged=instance is not None)
-    named = (caption(instance_titles(dataset).get(instance, instance), instance)
-             if instance is not None else Caption("Your photo", "", header.name))
+    heading = ""
+    if instance is not None:
+        named = caption(instance_titles(dataset).get(instance, instance), instance)
+    elif answer is not None:
+        named = answer_caption(answer, header.name)
+        heading = "" if answer.named is not None else "NOT IN THIS COLLECTION · THE CLOSEST"
+    else:
+        named = Caption("Your photo", "", header.name)
     return Slide(None, named, slide.query_path, None,
                  slide.metrics if instance is not None else "", slide.tiles, slide.captions,
-                 slide.judged)
+                 slide.judged, heading)
+
+
+def answer_caption(answer: Answer, name: str) -> Caption:
+    """Return the caption that says ``answer`` under a visitor's photo: "This is WORK" over
+    its artist, or "Not in this collection" over "Closest: A; B; C" (the works alone: the
+    matches beside it name their artists)."""
+    if answer.named is not None:
+        named = caption(answer.named.title, answer.named.item)
+        return Caption(f"This is {named.title}", named.artist, name)
+    closest = [caption(title, title).title for title in answer.closest()]
+    return Caption("Not in this collection",
+                   f"Closest: {'; '.join(closest)}" if closest else "", name)
 
 
 def instance_titles(dataset: Dataset) -> dict[str, str]:

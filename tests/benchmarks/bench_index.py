@@ -5,6 +5,7 @@ Run from the repository root (a script, not a test; it needs the shared sample p
 
     python tests/benchmarks/bench_index.py [--per-kind N] [--seed S] [--large N]
                                            [--parts abc] [--json OUT] [--keep DIR]
+                                           [--shared DIR]
 
 (a) **The 39-photo collection**: the 22 public-domain paintings of
     ``../shared/demo-paintings`` (one reference photo each) and 17 photos of other objects
@@ -117,11 +118,12 @@ def tree_rss(pid: int) -> int:
     return total
 
 
-def collection_photos(folder: Path) -> list[Path]:
-    """Copy the 22 paintings and 17 other photos into ``folder`` (one photo per artwork);
-    return the source paintings."""
-    paintings = sorted(PAINTINGS.glob("*.jpg"))
-    others = sorted(p for p in OTHERS.iterdir() if p.suffix in (".png", ".jpg"))[:N_OTHERS]
+def collection_photos(folder: Path, shared: Path = SHARED) -> list[Path]:
+    """Copy the 22 paintings and 17 other photos of ``shared`` into ``folder`` (one photo
+    per artwork); return the source paintings."""
+    paintings = sorted((shared / PAINTINGS.relative_to(SHARED)).glob("*.jpg"))
+    others = sorted(p for p in (shared / OTHERS.relative_to(SHARED)).iterdir()
+                    if p.suffix in (".png", ".jpg"))[:N_OTHERS]
     folder.mkdir(parents=True)
     for p in (*paintings, *others):
         shutil.copy(p, folder / p.name)
@@ -230,17 +232,21 @@ def main() -> int:
                         help="also search as taken only and with the demo's vocabulary")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--keep", type=Path, help="keep the visitor photos in this folder")
+    parser.add_argument("--shared", type=Path, default=SHARED,
+                        help="the shared folder (demo-paintings, samples)")
     args = parser.parse_args()
-    if not PAINTINGS.is_dir() or not OTHERS.is_dir():
-        print(f"bench_index.py: skipped: needs {PAINTINGS} and {OTHERS} (the shared sample "
-              "photos)", file=sys.stderr)
+    paintings_dir = args.shared / PAINTINGS.relative_to(SHARED)
+    others_dir = args.shared / OTHERS.relative_to(SHARED)
+    if not paintings_dir.is_dir() or not others_dir.is_dir():
+        print(f"bench_index.py: skipped: needs {paintings_dir} and {others_dir} (the shared "
+              "sample photos; --shared DIR)", file=sys.stderr)
         return 0
     print(f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f} at the start "
           "(shared: figures move with the load)")
     report: dict = {"targets": TARGETS}
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        paintings = collection_photos(work / "photos")
+        paintings = collection_photos(work / "photos", args.shared)
         collection = work / "collection"
         if "a" in args.parts or "b" in args.parts:
             runs = []

@@ -74,7 +74,8 @@ def test_a_flat_folder_becomes_a_collection_of_one_photo_per_artwork(tmp_path):
     ids = flat_folder(tmp_path / "photos", 4)
     done = index(tmp_path / "photos", tmp_path / "coll")
     coll = tmp_path / "coll"
-    assert sorted(os.listdir(coll)) == ["collection.csv", "collection.json", "descriptors.npz"]
+    assert sorted(os.listdir(coll)) == ["collection.csv", "collection.json", "descriptors.npz",
+                                        "local_features.npz"]
     lines = (coll / "collection.csv").read_text().splitlines()
     assert lines[0] == "image,instance,role,name,title"
     assert lines[1] == "../photos/art00.jpg,art00,both,art00,art00"

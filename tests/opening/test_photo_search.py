@@ -130,7 +130,9 @@ def test_the_command_prints_the_top_k_and_writes_the_json(toy, capsys):
     assert rc == 0
     text = capsys.readouterr().out
     assert "extractor mean-colour, 3-d" in text
-    assert f"    1   {cosines([200, 40, 0])['red1']:.4f}  red  Red One — A  (red1)" in text
+    assert f"    1   {cosines([200, 40, 0])['red1']:.4f}        0  red  Red One — A  (red1)" \
+        in text  # rank, score, inliers (a flat photo has no keypoint to match)
+    assert f"{toy / 'photo.png'}: Not in this collection. Closest: Red One — A\n" in text
     assert "(twin)" not in text  # --top 2
     report = json.loads(out.read_text(encoding="utf-8"))
     assert report["irviewer_version"] == __version__
@@ -140,9 +142,12 @@ def test_the_command_prints_the_top_k_and_writes_the_json(toy, capsys):
     assert report["extractor"] == "mean-colour"
     (result,) = report["results"]
     assert result["photo"] == str(toy / "photo.png")
+    assert result["answer"] is None
+    assert result["rule"] == {"strictness": "normal", "min_inliers": 12, "calibrated": False}
     assert result["matches"][1] == {"rank": 2, "item": "red2", "instance": "red",
                                     "title": "Red Two — A",
-                                    "score": pytest.approx(cosines([200, 40, 0])["red2"])}
+                                    "score": pytest.approx(cosines([200, 40, 0])["red2"]),
+                                    "inliers": 0}
 
 
 def test_bad_photos_get_one_sentence_each_and_the_others_are_still_searched(

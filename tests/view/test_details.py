@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from irviewer.opening.matches import Match
 from irviewer.opening.opener import open_now
-from irviewer.opening.photo_search import Match
 from irviewer.opening.request import OpenRequest
 from irviewer.view.presentation import caption, photo_result, photo_slide, query_slide
 from irviewer.view.result_list import query_header, result_list

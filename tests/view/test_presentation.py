@@ -11,11 +11,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from irviewer.core.evaluation import NEGATIVE, POSITIVE
+from irviewer.opening.answer import Answer
+from irviewer.opening.matches import Match
 from irviewer.opening.opener import open_now
-from irviewer.opening.photo_search import Match
 from irviewer.opening.request import demo_request
 from irviewer.view.presentation import (
     Caption,
+    answer_caption,
     caption,
     instance_titles,
     neighbour,
@@ -86,6 +88,29 @@ def test_a_photos_matches_are_unjudged_until_the_painting_is_named(demo):
     named = photo_slide(ds, Path("visit.jpg"), matches, instance=label)
     assert named.judged and named.query_caption.title == caption(
         instance_titles(ds)[label], label).title
+
+
+def test_a_photo_s_slide_and_header_say_irviewer_s_answer(demo):
+    ds = demo.dataset
+    mona = Match(1, 0, "images/m_d1", "leonardo_mona-lisa",
+                 "Mona Lisa, c. 1503–19 — Leonardo da Vinci", 0.4, inliers=40)
+    wave = Match(2, 1, "images/w_g1", "hokusai_great-wave",
+                 "The Great Wave — Katsushika Hokusai", 0.3, inliers=3)
+    named = Answer("visit.jpg", "leonardo_mona-lisa", mona, (mona, wave), 12, "normal", True)
+    slide = photo_slide(ds, Path("visit.jpg"), [mona, wave], answer=named)
+    assert slide.query_caption == Caption("This is Mona Lisa, c. 1503–19",
+                                          "Leonardo da Vinci", "visit.jpg")
+    assert slide.matches_heading == "" and not slide.judged
+    header, _ = photo_result(ds, Path("visit.jpg"), [mona, wave], answer=named)
+    assert header.title == "This is Mona Lisa, c. 1503–19 — Leonardo da Vinci"
+    assert header.metrics == named.evidence()
+    none = Answer("visit.jpg", None, None, (wave, mona), 12, "normal", True)
+    slide = photo_slide(ds, Path("visit.jpg"), [wave, mona], answer=none)
+    assert slide.query_caption == Caption("Not in this collection",
+                                          "Closest: The Great Wave; Mona Lisa, c. 1503–19",
+                                          "visit.jpg")
+    assert slide.matches_heading == "NOT IN THIS COLLECTION · THE CLOSEST"
+    assert answer_caption(none, "p.jpg").title == "Not in this collection"
 
 
 def test_the_picker_lists_each_painting_once_by_title(demo):

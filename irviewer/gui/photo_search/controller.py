@@ -1,15 +1,18 @@
 """Search with a photo: "here is my photo, which painting is it?". A photo
 dropped on the window (or chosen with File ▸ Search with a photo…, or O in presentation
-mode) is described by the shown method's extractor in a worker thread
-(:class:`irviewer.opening.photo_search.Searcher`), and shown as a temporary query with its
-matches — in the inspector's results area, or as a slide in presentation mode. The matches carry no
-relevance until the user says which painting the photo shows (the "This is…" picker).
+mode) is described by the shown method's extractor and verified against its best matches
+in a worker thread (:meth:`irviewer.opening.photo_search.Searcher.answer`), and shown as a
+temporary query with irviewer's answer ("This is …" or "Not in this collection") and its
+matches — in the inspector's results area, or as a slide in presentation mode. The bar's
+strictness box asks for more or less evidence before an artwork is named. The matches carry
+no relevance until the user says which painting the photo shows (the bar's picker).
 A photo that cannot be used, or a method that cannot search, is one sentence in a dialog.
 It shows the photo through the inspector and presentation mode (their methods below); the
 window places its bar above the results and dims the plots while ``photo_shown(True)``."""
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 from typing import Protocol
 
@@ -26,8 +29,9 @@ from irviewer.core.image_names import IMAGE_SUFFIXES
 from irviewer.gui.menus import Menus
 from irviewer.gui.photo_search.bar import PhotoBar
 from irviewer.gui.workers import Worker
+from irviewer.opening.answer import Answer
 from irviewer.opening.opener import Opened
-from irviewer.opening.photo_search import Match, Searcher
+from irviewer.opening.photo_search import Searcher
 from irviewer.opening.request import classify_paths
 from irviewer.view.presentation import (
     Slide,
@@ -62,17 +66,32 @@ class Slides(Protocol):
     def view(self) -> QWidget: ...
     @property
     def active(self) -> bool: ...
-    def show_photo(self, slide: Slide, instances: dict[str, str],
-                   instance: str | None) -> None: ...
+    def show_photo(self, slide: Slide) -> None: ...
 
 
 def search_photo(opened: Opened, method: str, searcher: Searcher | None, photo: Path,
-                 k: int) -> tuple[Searcher, list[Match]]:
-    """Describe one photo and rank the gallery (in a worker: the extractor never runs on
-    the GUI thread); return the searcher, built here when not cached (it loads the
-    extractor's vocabulary), and the ``k`` best matches."""
+                 k: int, strictness: str) -> tuple[Searcher, Answer]:
+    """Describe one photo, rank the gallery and verify the best matches (in a worker: the
+    extractor never runs on the GUI thread); return the searcher, built here when not
+    cached (it loads the extractor's vocabulary and the gallery's local features), and the
+    answer with the ``k`` best matches."""
     searcher = searcher or Searcher.from_opened(opened, method)
-    return searcher, searcher.search(photo, k)
+    return searcher, searcher.answer(photo, k, strictness)
+
+
+def answer_words(photo: Path, answer: Answer | None) -> str:
+    """Return the bar's rich text: the photo's name and irviewer's answer, the title in
+    italics ("This is <i>The Starry Night</i> — Vincent van Gogh")."""
+    name = html.escape(photo.name)
+    if answer is None:
+        return f"<b>Your photo</b> {name}"
+    if answer.named is not None:
+        work, sep, artist = (answer.named.title or answer.artwork or "").rpartition(" — ")
+        title = f"<i>{html.escape(work)}</i> — {html.escape(artist)}" if sep and work \
+            else f"<i>{html.escape(artist)}</i>"
+        return f"<b>Your photo</b> {name}: <b>This is {title}</b>"
+    return (f"<b>Your photo</b> {name}: <b>Not in this collection.</b> Closest: "
+            f"{html.escape('; '.join(answer.closest()))}")
 
 
 class PhotoSearch(QObject):
@@ -95,12 +114,13 @@ class PhotoSearch(QObject):
         self._searchers: dict[tuple[int, str], Searcher] = {}
         self.photo: Path | None = None
         self._pending = Path()
-        self.matches: list[Match] = []
+        self.answer: Answer | None = None
         self.instance: str | None = None
         self.last_error: str | None = None
         self.bar = PhotoBar()
         self.bar.instance_chosen.connect(self.set_instance)
         self.bar.back.connect(self.close_photo)
+        self.bar.strictness_chosen.connect(lambda _s: self.search_again())
         action = QAction("Search with a &photo…", parent)
         action.setShortcut("Ctrl+P")
         action.triggered.connect(self.choose)
@@ -144,8 +164,9 @@ class PhotoSearch(QObject):
         self._pending = photo = Path(photo)
         k = max(self.presentation.top_n, w.depth)
         opened, searcher = w.opened, self._searchers.get((id(w.opened), method))
+        strictness = self.strictness()
         self.message.emit(f"Searching {photo.name} with {method}…")
-        self.worker.run(lambda: search_photo(opened, method, searcher, photo, k),
+        self.worker.run(lambda: search_photo(opened, method, searcher, photo, k, strictness),
                         f"{photo.name}: not enough memory to describe this photo; try a "
                         "smaller one", sync=sync)
 
@@ -154,14 +175,32 @@ class PhotoSearch(QObject):
         self.worker.wait()
 
     # -- answering ---------------------------------------------------------------------------
-    def _done(self, result: tuple[Searcher, list[Match]]) -> None:
+    def strictness(self) -> str:
+        """Return the strictness chosen in the bar."""
+        return self.bar.chosen_strictness()
+
+    def set_strictness(self, strictness: str, sync: bool = False) -> None:
+        """Choose ``strictness`` and answer the photo shown again with it."""
+        self.bar.choose_strictness(strictness)
+        self.search_again(sync)
+
+    def search_again(self, sync: bool = False) -> None:
+        """Answer the photo shown again (the strictness changed)."""
+        if self.photo is not None:
+            self.search(self.photo, sync)
+
+    @property
+    def matches(self) -> tuple:
+        """Return the shown photo's matches, best first (none before an answer)."""
+        return () if self.answer is None else self.answer.matches
+
+    def _done(self, result: tuple[Searcher, Answer]) -> None:
         if self.shown.opened is None:
             return
-        searcher, matches = result
+        searcher, answer = result
         self._searchers = {(id(self.shown.opened), self.shown.method()): searcher}
-        self.photo, self.matches, self.instance = self._pending, matches, None
-        self.message.emit(f"{self.photo.name}: best match {matches[0].title or matches[0].item}"
-                          if matches else f"{self.photo.name}: no match")
+        self.photo, self.answer, self.instance = self._pending, answer, None
+        self.message.emit(f"{self.photo.name}: {answer.sentence()}")
         self.show()
 
     def _failed(self, message: str) -> None:
@@ -182,13 +221,12 @@ class PhotoSearch(QObject):
         instances = instance_titles(ds)
         if self.presentation.active:
             top = self.matches[: self.presentation.top_n]
-            self.presentation.show_photo(photo_slide(ds, self.photo, top, self.instance),
-                                         instances, self.instance)
-        header, result = photo_result(ds, self.photo, self.matches[: w.depth], self.instance)
+            self.presentation.show_photo(photo_slide(ds, self.photo, top, None, self.answer))
+        header, result = photo_result(ds, self.photo, self.matches[: w.depth], self.instance,
+                                      self.answer)
         w.show_photo(header, result)
-        self.bar.show_photo(f"<b>Your photo</b> {self.photo.name}: its "
-                            f"{len(result.tiles)} best matches in the gallery", instances,
-                            self.instance)
+        self.bar.show_photo(answer_words(self.photo, self.answer), instances, self.instance,
+                            "" if self.answer is None else self.answer.evidence())
         self.photo_shown.emit(True)  # the plots are the last query's, not the photo's
 
     def photo_left(self, *_args: object) -> None:

@@ -2,7 +2,7 @@
 moves in the query list's order and filter (←/→, Page Up/Down, the slideshow), shows a
 visitor's photo, and returns to the inspector on the query last shown. The slide itself is
 :class:`~irviewer.gui.presentation.slide.PresentationView`; what the slide asks for a photo
-(O, a drop, "This is…") it passes on as its own signals."""
+(O, a drop) it passes on as its own signals."""
 
 from __future__ import annotations
 
@@ -38,13 +38,12 @@ class Presentation(QObject):
     filter, returns to the inspector on the query (or the photo) last shown.
 
     Signals: ``query_shown(q)`` when a dataset query's slide replaces whatever was shown;
-    ``photo_requested()``, ``photo_dropped(path)`` and ``instance_chosen(label)`` from the
-    slide (a visitor's photo); ``message(text)`` for the status line."""
+    ``photo_requested()`` and ``photo_dropped(path)`` from the slide (a visitor's photo);
+    ``message(text)`` for the status line."""
 
     query_shown = Signal(int)
     photo_requested = Signal()
     photo_dropped = Signal(object)
-    instance_chosen = Signal(object)
     message = Signal(str)
 
     def __init__(self, parent: QWidget, settings: QSettings, shown: Shown,
@@ -57,8 +56,7 @@ class Presentation(QObject):
         self.view.leave.connect(self.leave)
         self.view.photo_requested.connect(self.photo_requested)
         self.view.photo_dropped.connect(self.photo_dropped)
-        self.view.instance_chosen.connect(self.instance_chosen)
-        self.photo_slide: tuple[Slide, dict[str, str], str | None] | None = None
+        self.photo_slide: Slide | None = None
         self._enter_on_data = False
         self._install_menu(menus)
 
@@ -137,11 +135,11 @@ class Presentation(QObject):
         self.view.show_slide(query_slide(w.evaluation, q, self.top_n), position)
         self.query_shown.emit(q)
 
-    def show_photo(self, slide: Slide, instances: dict[str, str],
-                   instance: str | None) -> None:
-        """Show a visitor's photo and its matches (entering presentation mode if needed)."""
-        self.photo_slide = (slide, instances, instance)
-        self.view.show_slide(slide, "", instances, instance)
+    def show_photo(self, slide: Slide) -> None:
+        """Show a visitor's photo, irviewer's answer and the matches (entering
+        presentation mode if needed)."""
+        self.photo_slide = slide
+        self.view.show_slide(slide, "")
         if not self.active:
             self.view.showFullScreen()
         self.view.setFocus()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QPoint, QRect, QRectF, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QRect, QRectF, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QColor,
     QDragEnterEvent,
@@ -25,10 +25,9 @@ from PySide6.QtGui import (
     QPainter,
     QPaintEvent,
     QPen,
-    QResizeEvent,
     QShowEvent,
 )
-from PySide6.QtWidgets import QComboBox, QWidget
+from PySide6.QtWidgets import QWidget
 
 from irviewer.gui.theme import RELEVANCE
 from irviewer.gui.widgets.thumbnails import BROKEN, ThumbnailCache
@@ -71,14 +70,13 @@ def presentation_settings(settings: QSettings) -> tuple[int, int]:
 
 class PresentationView(QWidget):
     """The full-screen slide. Signals: ``step(int)`` (±1: next / previous query),
-    ``leave()`` (Esc), ``photo_requested()`` (O), ``photo_dropped(path)`` and
-    ``instance_chosen(label or None)`` from the "This is…" picker of a photo slide."""
+    ``leave()`` (Esc), ``photo_requested()`` (O) and ``photo_dropped(path)``. A photo's
+    slide says irviewer's answer under the photo, as a statement (its caption)."""
 
     step = Signal(int)
     leave = Signal()
     photo_requested = Signal()
     photo_dropped = Signal(object)
-    instance_chosen = Signal(object)
 
     def __init__(self, parent: QWidget | None = None, interval_s: int = DEFAULT_INTERVAL_S
                  ) -> None:
@@ -100,13 +98,6 @@ class PresentationView(QWidget):
         self.timer = QTimer(self)
         self.timer.setInterval(1000 * interval_s)
         self.timer.timeout.connect(lambda: self.step.emit(1))
-        self.picker = QComboBox(self)
-        self.picker.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
-        self.picker.setStyleSheet(
-            f"QComboBox {{ background: {palette.SLIDE_CONTROL}; color: {TEXT}; "
-            f"border: 1px solid {FAINT}; padding: 6px 12px; font-size: 16px; }}")
-        self.picker.activated.connect(self._picked)
-        self.picker.setVisible(False)
         # The pointer hides when it rests (nobody wants an arrow over the Mona Lisa) and
         # comes back when the mouse moves.
         self.setMouseTracking(True)
@@ -116,26 +107,9 @@ class PresentationView(QWidget):
         self.rest.timeout.connect(lambda: self.setCursor(Qt.CursorShape.BlankCursor))
 
     # -- what is shown ---------------------------------------------------------------------
-    def show_slide(self, slide: Slide, position: str = "",
-                   instances: dict[str, str] | None = None,
-                   instance: str | None = None) -> None:
-        """Paint ``slide``; a photo slide (``slide.query`` None) shows the "This is…"
-        picker over ``instances`` (label -> title) with ``instance`` chosen."""
+    def show_slide(self, slide: Slide, position: str = "") -> None:
+        """Paint ``slide`` (a query's, or a visitor's photo's with irviewer's answer)."""
         self.slide, self.position = slide, position
-        photo = slide.query is None
-        self.picker.setVisible(photo and bool(instances))
-        if photo and instances:
-            self.picker.clear()
-            self.picker.addItem("This is…  (which painting is it?)", None)
-            for label, title in instances.items():
-                self.picker.addItem(title if title == label else f"{title}", label)
-            at = self.picker.findData(instance) if instance is not None else 0
-            self.picker.setCurrentIndex(max(0, at))
-            metrics = self.picker.fontMetrics()  # the list shows every title whole
-            widest = max(metrics.horizontalAdvance(self.picker.itemText(i))
-                         for i in range(self.picker.count()))
-            self.picker.view().setMinimumWidth(widest + 48)
-        self._place_picker()
         self.update()
 
     def load_now(self) -> None:
@@ -166,19 +140,9 @@ class PresentationView(QWidget):
         """Return the slideshow's seconds per slide."""
         return self.timer.interval() / 1000
 
-    def _picked(self, index: int) -> None:
-        self.instance_chosen.emit(self.picker.itemData(index))
-        self.setFocus()
-
     def _left_width(self) -> int:
-        """Return the width of the query's column (its image, caption and picker)."""
+        """Return the width of the query's column (its image and caption)."""
         return round((self.width() - 3 * self._margin()) * 0.42)
-
-    def _place_picker(self) -> None:
-        # As wide as the query's column (at most 520 px), never wider: a long title is
-        # elided in the box (the list shows it whole), not drawn over the matches.
-        self.picker.setFixedWidth(min(520, self._left_width()))
-        self.update()  # the painter puts it under the caption
 
     # -- keys and drops --------------------------------------------------------------------
     def event(self, event: QEvent) -> bool:
@@ -232,10 +196,6 @@ class PresentationView(QWidget):
         self.rest.start()
         super().mouseMoveEvent(event)
 
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
-        self._place_picker()
-        super().resizeEvent(event)
-
     # -- painting --------------------------------------------------------------------------
     def _margin(self) -> int:
         return max(20, round(self.height() * 0.045))
@@ -269,18 +229,12 @@ class PresentationView(QWidget):
         p.drawText(QRect(m, m, left_w, label_h), int(Qt.AlignmentFlag.AlignLeft),
                    "YOUR PHOTO" if slide.query is None else "THE QUERY")
         caption_h = round(h * 0.15) + (round(h * 0.03) if self.show_metrics else 0)
-        if slide.query is None and self.picker.isVisible():
-            caption_h += self.picker.height() + round(h * 0.02)
         image_box = QRect(m, m + label_h, left_w, h - 2 * m - label_h - caption_h - footer)
         drawn = self._image(p, "query:" + str(slide.query_path), slide.query_path, image_box,
                             centre=False)
         top = drawn.bottom() + round(h * 0.025)
         top = self._caption(p, slide.query_caption, QRect(m, top, left_w, caption_h),
                             0.036, 0.024)
-        if self.picker.isVisible():  # "This is…" right under "Your photo"
-            at = QPoint(m, top + round(h * 0.015))
-            if self.picker.pos() != at:
-                self.picker.move(at)
         if self.show_metrics and slide.metrics:
             p.setFont(self._font(0.019))
             p.setPen(QColor(DIM))
@@ -293,7 +247,8 @@ class PresentationView(QWidget):
         p.setPen(QColor(DIM))
         p.drawText(QRect(right.left(), m, right.width(), label_h),
                    int(Qt.AlignmentFlag.AlignLeft),
-                   "WHAT THE SYSTEM FINDS" if slide.tiles else "NO MATCHES")
+                   slide.matches_heading or ("WHAT THE SYSTEM FINDS" if slide.tiles
+                                             else "NO MATCHES"))
         self._matches(p, slide, right.adjusted(0, label_h, 0, 0))
         # The footer: the keys, the slideshow, the position (with the numbers).
         p.setFont(self._font(0.014))

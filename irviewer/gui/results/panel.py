@@ -49,6 +49,7 @@ class ResultsPanel(QWidget):
         self.query_title.setWordWrap(True)
         self.query_metrics = QLabel("")
         self.query_metrics.setTextFormat(Qt.TextFormat.RichText)
+        self.query_metrics.setWordWrap(True)  # a photo's answer says what it rests on
         self.hidden_note = QLabel(f'<span style="color:{palette.ALERT_TEXT}">Hidden by the '
                                   "filter: this query is not in the list on the left</span>")
         self.hidden_note.setVisible(False)

@@ -13,7 +13,7 @@ import pytest
 from PIL import Image, ImageEnhance
 from PySide6.QtCore import QEvent, QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QColor, QDropEvent, QMouseEvent
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication, QComboBox, QMessageBox
 
 from irviewer.cli import main
 from irviewer.cli.viewer import build_viewer_parser
@@ -23,6 +23,7 @@ from irviewer.gui.presentation.slide import PresentationView
 from irviewer.gui.results.query_model import TITLE
 from irviewer.opening.request import demo_paths, demo_request
 from irviewer.view.result_list import UNJUDGED
+from tests.collection_photos import artwork_image
 
 GREEN = QColor("#009E73")
 
@@ -233,26 +234,44 @@ def test_a_dropped_photo_is_searched_and_its_painting_comes_first(window, qtbot,
     assert window.results.grid.tiles[0].relevance != UNJUDGED
 
 
-def test_a_photo_in_presentation_mode_is_a_slide(window, qtbot, visitor_photo):
+def test_a_photo_in_presentation_mode_is_a_slide_that_says_what_it_is(window, qtbot,
+                                                                       visitor_photo):
     view = enter(window, qtbot)
     view.photo_dropped.emit(visitor_photo)  # what a drop on the slide sends
     qtbot.waitUntil(lambda: view.slide.query is None, timeout=20000)
-    assert not view.slide.judged and view.picker.isVisible()
+    assert view.slide.query_caption.title == "This is Mona Lisa, c. 1503–19"
+    assert view.slide.query_caption.artist == "Leonardo da Vinci"
+    assert not view.findChildren(QComboBox)  # a statement, not a question
+    assert not view.slide.judged and view.slide.matches_heading == ""
     assert view.slide.tiles[0].name.startswith("images/leonardo_mona-lisa")
     view.load_now()
     assert colour_count(view, GREEN) == 0  # no frames without ground truth
-    view.picker.setCurrentIndex(view.picker.findData("leonardo_mona-lisa"))
-    view.picker.activated.emit(view.picker.currentIndex())
-    assert view.slide.judged and colour_count(view, GREEN) > 200
     qtbot.keyClick(view, Qt.Key.Key_Escape)  # the inspector shows the photo too
     assert window.photo_search.bar.isVisible()
-    assert window.results.grid.tiles[0].relevance == POSITIVE
+    assert "This is <i>Mona Lisa, c. 1503–19</i> — Leonardo da Vinci" in \
+        window.photo_search.bar.label.text()
     window.presentation.view.showFullScreen()
     qtbot.keyClick(view, Qt.Key.Key_Right)  # back to the queries, in both places
-    assert view.slide.query is not None and not view.picker.isVisible()
+    assert view.slide.query is not None
     assert not window.photo_search.bar.isVisible()
     qtbot.keyClick(view, Qt.Key.Key_Escape)
     assert window.results.grid.tiles[0].relevance != UNJUDGED
+
+
+def test_a_photo_of_something_else_is_not_in_this_collection(window, qtbot, tmp_path):
+    path = tmp_path / "friend.jpg"
+    artwork_image(7, (480, 360)).save(path, quality=90)  # nothing the demo holds
+    view = enter(window, qtbot)
+    view.photo_dropped.emit(path)
+    qtbot.waitUntil(lambda: view.slide.query is None, timeout=20000)
+    assert view.slide.query_caption.title == "Not in this collection"
+    assert view.slide.query_caption.artist.startswith("Closest: ")
+    assert view.slide.matches_heading == "NOT IN THIS COLLECTION · THE CLOSEST"
+    qtbot.keyClick(view, Qt.Key.Key_Escape)
+    text = window.photo_search.bar.label.text()
+    assert "Not in this collection." in text and "Closest:" in text
+    assert "Not in this collection." in window.results.query_title.text()
+    assert "the most is" in window.results.query_metrics.text()  # the evidence, whole
 
 
 def dialogs(qapp) -> list[QMessageBox]:
@@ -320,16 +339,14 @@ def test_the_pointer_hides_when_it_rests_and_comes_back_when_moved(window, qtbot
     assert view.cursor().shape() != Qt.CursorShape.BlankCursor
 
 
-def test_the_picker_stays_in_the_photos_column_on_a_small_screen(window, qtbot,
-                                                                 visitor_photo):
-    # The query's column is 42 % of the slide; the matches start after it. A long title
-    # made the "This is…" box as wide as the title, over the fifth match at 800 px.
-    view = enter(window, qtbot)
-    view.photo_dropped.emit(visitor_photo)
-    qtbot.waitUntil(lambda: view.slide.query is None, timeout=20000)
-    view.showNormal()
-    view.resize(800, 800)
-    view.show_slide(view.slide, view.position, {"x": "A very long title of a painting " * 4})
-    view.grab()
-    assert view.picker.isVisible() and view.picker.geometry().right() < view.width() * 0.5
-    assert view.picker.view().minimumWidth() > view.picker.width()  # the list shows it whole
+
+
+def test_the_bar_s_strictness_answers_the_photo_again(window, qtbot, visitor_photo):
+    search = window.photo_search
+    search.search(visitor_photo, sync=True)
+    qtbot.waitUntil(lambda: search.answer is not None, timeout=20000)
+    assert search.answer.strictness == "normal" and search.answer.threshold == 12
+    search.set_strictness("stricter", sync=True)
+    qtbot.waitUntil(lambda: search.answer.strictness == "stricter", timeout=20000)
+    assert search.answer.threshold == 16 and search.strictness() == "stricter"
+    assert search.bar.label.toolTip() == search.answer.evidence()

@@ -1,0 +1,133 @@
+"""Calibrating a collection's acceptance rule on its own photos, at index time
+(:class:`irviewer.core.acceptance.Calibration` says what the rule is).
+
+Up to :data:`CALIBRATION_PHOTOS` photos spread over the collection each give
+:data:`VIEWS_PER_PHOTO` **changed views** (:func:`visitor_view`: a part of the picture,
+seen from the side, under other light, out of focus, noisy, compressed: what a visitor's
+phone does to it, made here with the collection's seed, never with a test's photos). Each
+view is verified (:func:`irviewer.extract.local_features.inliers`) against its own photo
+(a positive) and against the :data:`~irviewer.core.acceptance.SHORTLIST` photos of other
+artworks most like its photo by the collection's descriptors (the most inliers among them
+is a negative: what a photo of an artwork the collection does not hold can reach by
+chance). The views are made and described by the indexing workers; verifying them is a
+few milliseconds each.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Generator, Sequence
+from pathlib import Path
+
+import numpy as np
+from PIL import Image, ImageFilter
+
+from irviewer.core.acceptance import SHORTLIST, Calibration
+from irviewer.core.errors import InputError
+from irviewer.core.local_features import FeatureTable, LocalFeatures
+from irviewer.extract.local_features import (
+    PHOTO_KEYPOINTS,
+    PHOTO_SIDE,
+    inliers,
+    local_features,
+    rootsift,
+)
+from irviewer.formats.image_files import read_rgb
+from irviewer.opening.describing import Pool
+
+#: Photos of a collection its rule is calibrated on, at most (spread evenly over it).
+CALIBRATION_PHOTOS = 24
+#: Changed views made of each of them.
+VIEWS_PER_PHOTO = 2
+#: Seed of the changes (a collection is calibrated the same way every time).
+CALIBRATION_SEED = 20261126
+#: Wall colour around a picture seen from the side.
+_WALL = (150, 145, 135)
+
+
+def visitor_view(image: Image.Image, rng: np.random.Generator) -> Image.Image:
+    """Return ``image`` changed as a visitor's phone photo changes a picture, at
+    :data:`~irviewer.extract.local_features.PHOTO_SIDE` px: a part of 55-100 % of each
+    side; seen from 0-40° to the side (the far side shorter, the width foreshortened);
+    exposure x0.5-1.3 with a colour cast of up to 20 %; a blur of up to 1.5 px; sensor
+    noise; JPEG at quality 50-90."""
+    rgb = image.convert("RGB")
+    w, h = rgb.size
+    fw, fh = rng.uniform(0.55, 1.0, 2)
+    cw, ch = max(8, round(w * fw)), max(8, round(h * fh))
+    x0, y0 = int(rng.integers(0, w - cw + 1)), int(rng.integers(0, h - ch + 1))
+    part = rgb.crop((x0, y0, x0 + cw, y0 + ch))
+    angle = np.radians(rng.uniform(0, 40))
+    shrink = 0.5 * np.sin(angle) * ch / 2  # the far side: its source edge taller
+    tilt = rng.uniform(-0.04, 0.04) * ch
+    far_left = rng.random() < 0.5
+    near, far = (0.0, 0.0), (-shrink + tilt, shrink + tilt)
+    (ul, ll), (ur, lr) = (far, near) if far_left else (near, far)
+    out_w = max(8, round(cw * np.cos(angle)))
+    seen = part.transform((out_w, ch), Image.Transform.QUAD,
+                          (0, ul, 0, ch + ll, cw, ch + lr, cw, ur),
+                          Image.Resampling.BICUBIC, fillcolor=_WALL)
+    seen.thumbnail((PHOTO_SIDE, PHOTO_SIDE), Image.Resampling.LANCZOS)
+    cast = 1 + rng.uniform(-0.2, 0.2, 3)
+    pixels = np.asarray(seen, np.float32) * rng.uniform(0.5, 1.3) * cast
+    pixels += rng.normal(0, rng.uniform(0, 4), pixels.shape[:2])[..., None]
+    changed = Image.fromarray(pixels.clip(0, 255).astype(np.uint8)).filter(
+        ImageFilter.GaussianBlur(rng.uniform(0, 1.5)))
+    buffer = io.BytesIO()
+    changed.save(buffer, "JPEG", quality=int(rng.integers(50, 91)))
+    buffer.seek(0)
+    with Image.open(buffer) as im:
+        return im.convert("RGB")
+
+
+def view_features(path: str, seed: int) -> LocalFeatures | str:
+    """Return the local features of a :func:`visitor_view` of the photo at ``path`` made
+    with ``seed``, or the sentence saying why the photo cannot be used (run by a worker)."""
+    try:
+        image = read_rgb(Path(path), 3 * PHOTO_SIDE // 2)[0]
+        view = visitor_view(image, np.random.default_rng([CALIBRATION_SEED, seed]))
+        return local_features(view, PHOTO_SIDE, PHOTO_KEYPOINTS)
+    except InputError as e:
+        return str(e)
+
+
+def calibration_sample(count: int) -> list[int]:
+    """Return the positions (sorted, distinct) of at most :data:`CALIBRATION_PHOTOS`
+    photos spread evenly over ``count``."""
+    n = min(CALIBRATION_PHOTOS, count)
+    return sorted({round(i * (count - 1) / max(1, n - 1)) for i in range(n)})
+
+
+def calibrate(pool: Pool, names: Sequence[str], paths: Sequence[Path],
+              artworks: Sequence[str], vectors: np.ndarray, table: FeatureTable
+              ) -> Generator[tuple[int, int], None, Calibration]:
+    """Return the collection's :class:`Calibration` (see the module docstring), yielding
+    (views done, views in all). ``names``, ``paths``, ``artworks`` and the rows of
+    ``vectors`` are the collection's photos, in one order; ``table`` their local
+    features."""
+    rows = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    labels = np.asarray(list(artworks))
+    jobs = [(i, v) for i in calibration_sample(len(names)) for v in range(VIEWS_PER_PHOTO)]
+    positives: list[int] = []
+    negatives: list[int] = []
+    yield 0, len(jobs)
+    arguments = [(str(paths[i]), i * VIEWS_PER_PHOTO + v) for i, v in jobs]
+    for done, (j, view) in enumerate(pool.call(view_features, arguments), start=1):
+        yield done, len(jobs)
+        if isinstance(view, str) or not len(view):
+            continue
+        i = jobs[j][0]
+        own = table.get(names[i])
+        if own is None:
+            continue
+        query = rootsift(view.descriptors)
+        positives.append(inliers(view, own, query))
+        scores = rows @ rows[i]
+        others = np.flatnonzero(labels != labels[i])
+        if not len(others):
+            continue
+        shortlist = others[np.argsort(-scores[others], kind="stable")[:SHORTLIST]]
+        found = [table.get(names[g]) for g in shortlist]
+        negatives.append(max(inliers(view, f, query) for f in found if f is not None)
+                         if any(f is not None for f in found) else 0)
+    return Calibration(tuple(positives), tuple(negatives))
