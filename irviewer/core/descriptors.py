@@ -346,18 +346,15 @@ def align(descriptors: Descriptors, dataset: Dataset) -> AlignedDescriptors:
     :data:`LAZY_CHECK_ROWS` rows, which ranking checks chunk by chunk), and query and
     gallery tables of different dimension.
     """
-    where = descriptors.path.name
-    tables = descriptors.tables
     keyed = _checked_keys(descriptors)
-    gallery_table = tables[-1]
+    gallery_table = descriptors.tables[-1]
     dim = int(gallery_table.vectors.shape[1])
-    rows = _gallery_rows(where, gallery_table, keyed[-1], dataset)
-    in_order = rows is None
+    rows = _gallery_rows(descriptors.path.name, gallery_table, keyed[-1], dataset)
     queries = _query_vectors(descriptors, keyed, dataset)
 
     n_g = dataset.n_gallery
     gallery = gallery_table.vectors
-    if in_order and len(gallery) > n_g:  # gallery rows first, then query-only rows: a view
+    if rows is None and len(gallery) > n_g:  # gallery rows first, then query-only rows: a view
         gallery = gallery[:n_g]
     g_norms = None
     if not (isinstance(gallery_table.vectors, np.memmap) and n_g > LAZY_CHECK_ROWS):
@@ -372,11 +369,9 @@ def align(descriptors: Descriptors, dataset: Dataset) -> AlignedDescriptors:
 
 
 def align_queries(descriptors: Descriptors, dataset: Dataset) -> AlignedDescriptors:
-    """Return the descriptors of ``dataset``'s queries alone, matched by name as
-    :func:`align` matches them, for a file that holds the queries but not the gallery (the
-    gallery lives in a vector engine): ``gallery`` is empty (0 rows). Raises InputError
-    with :func:`align`'s sentences for repeated names, queries without a descriptor, query
-    rows with NaN/inf values or all zeros, and tables of different dimension."""
+    """Return the descriptors of ``dataset``'s queries alone, matched as :func:`align` does,
+    for a file holding the queries but not the gallery (it lives in a vector engine):
+    ``gallery`` has 0 rows. InputError with :func:`align`'s sentences for bad query rows."""
     keyed = _checked_keys(descriptors)
     queries = _query_vectors(descriptors, keyed, dataset)
     dim = int(queries.shape[1])
@@ -388,13 +383,11 @@ def align_queries(descriptors: Descriptors, dataset: Dataset) -> AlignedDescript
 def holds_gallery(names: Sequence[str], dataset: Dataset) -> bool:
     """Return True when ``names`` (a descriptor file's gallery names) name every gallery
     image of ``dataset`` (compared by :func:`name_key`)."""
-    have = set(name_keys(names))
-    return all(k in have for k in name_keys(dataset.gallery))
+    return set(name_keys(dataset.gallery)) <= set(name_keys(names))
 
 
 def _checked_keys(descriptors: Descriptors) -> list[list[str]]:
-    """Return each table's :func:`name_key` list; InputError when the file holds no
-    vectors, a table repeats a name, or the tables differ in dimension."""
+    """Return each table's :func:`name_key`s; InputError for no vectors, repeats, dims."""
     where = descriptors.path.name
     tables = descriptors.tables
     if not tables:
@@ -420,7 +413,6 @@ def _query_vectors(descriptors: Descriptors, keyed: list[list[str]],
     """Return the float32 vector of each dataset query in query order (not normalised):
     the row named after the query id, else the row of its image, the query table first;
     InputError for queries without a descriptor and for NaN/inf or all-zero rows."""
-    where = descriptors.path.name
     tables = descriptors.tables
     dim = int(tables[-1].vectors.shape[1])
     indexes: list[dict[str, int] | None] = [None] * len(tables)
@@ -443,10 +435,10 @@ def _query_vectors(descriptors: Descriptors, keyed: list[list[str]],
         else:
             q_rows.append(found)
     if missing:
-        raise InputError(f"{where}: {counted(len(missing), 'query', 'queries')} "
+        raise InputError(f"{descriptors.path.name}: "
+                         f"{counted(len(missing), 'query', 'queries')} "
                          f"{'has' if len(missing) == 1 else 'have'} no descriptor (neither by "
                          f"query id nor by image name), e.g. {examples(missing)}")
-
     queries = np.empty((len(q_rows), dim), dtype=np.float32)
     for t, table in enumerate(tables):
         sel = np.array([i for i, (tt, _) in enumerate(q_rows) if tt == t], dtype=np.int64)
