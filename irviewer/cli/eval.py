@@ -25,6 +25,7 @@ from irviewer.opening.options import (
     window_corrections_note,
 )
 from irviewer.reports.eval_report import (
+    ScoredMethod,
     build_report,
     corrections_record,
     format_table,
@@ -54,10 +55,12 @@ def add_arguments(ev: argparse.ArgumentParser) -> None:
         "demo": "evaluate the built-in museum demo (with its strong descriptors unless -d or "
         "--ranking names another method)",
         "descriptors": "the descriptor file: .npz, .npy, .fvecs, .mat or .h5, or an "
-        "hpatches-benchmark descriptors/<name> folder of <sequence>/<type>.csv (eval "
-        "scores one method; irviewer compare scores several)",
+        "hpatches-benchmark descriptors/<name> folder of <sequence>/<type>.csv; several "
+        "-d (and --ranking) score several methods, one row each (irviewer compare tests "
+        "their differences)",
         "ranking": "precomputed result lists instead of descriptors: a TREC run (qid Q0 "
-        "docid rank score tag), an .npz with indices (and scores) or an HPatches .results",
+        "docid rank score tag), an .npz with indices (and scores) or an HPatches .results; "
+        "scored after the -d methods",
         "protocol": "protocol to use instead of the dataset's default(s)",
         "depth": "how many results per query are kept (the lists --export-trec and "
         "--write-results write); the ranks of positives are exact at any depth",
@@ -74,6 +77,12 @@ def add_arguments(ev: argparse.ArgumentParser) -> None:
     })
     refuse_old_name(ev, "--top-k", "--depth N")
     ev.add_argument("--json", type=Path, metavar="OUT", help="write results as JSON")
+    ev.add_argument("--conventions", action="store_true",
+                    help="also score the ranking under every convention irviewer knows "
+                    "(finite-sum, trapezoid, all-point and 11-point interpolated AP, AP over "
+                    "the positives within the list, the query's own image kept or removed, "
+                    "true P@k and revisitop's mP@k), each with its source, the protocol's "
+                    "own marked; in the JSON as all_conventions")
     ev.add_argument("--scores", action="store_true",
                     help="also count the score of every (query, gallery image) pair the "
                     "protocol does not ignore: the positive and negative pairs' histograms "
@@ -99,7 +108,6 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     problem = dataset_problem(args)
     if problem:
         parser.error(problem)
-    at_most_one(args, METHODS, "method", "irviewer compare scores several side by side")
     at_most_one(args, ("protocol",), "protocol")
     at_most_one(args, ("rerank",), "re-ranking SPEC", "irviewer compare takes several")
     at_most_one(args, ("ann",), "approximate-index SPEC",
@@ -124,28 +132,43 @@ def run_eval(args: argparse.Namespace) -> int:
     if note:
         print(f"note: {note}", file=sys.stderr)
     dataset = opened.dataset
+    # An approximate search (--ann) scores the searched method (its first setting), whose
+    # report adds the index's recall against the exact one; otherwise every method given.
     searched = [m for m in opened.methods.values() if m.ann is not None]
-    method = searched[0] if searched else opened.first
-    evaluations = [opened.evaluation(method.name, p, args.ap, args.self_match)
-                   for p in opened.protocols]
     if dataset.format == COLLECTION and not artworks_with_views(dataset):
         print(nothing_to_score(dataset))  # a curator's collection, not an error: exit 0
         return 0
-    source = method_record(method)
-    notes = (*dataset.notes, *method.notes)
+    methods = searched[:1] if searched else list(opened.methods.values())
+    if len(methods) > 1:
+        for flag, given in (("--write-results", args.write_results),
+                            ("--export-trec", args.export_trec),
+                            ("--export-csv", args.export_csv)):
+            if given is not None:
+                raise InputError(f"{flag} writes one method's results; {len(methods)} "
+                                 "methods were given (give one -d or --ranking)")
+    scored = []
+    notes: tuple[str, ...] = tuple(dataset.notes)
+    for m in methods:
+        source = method_record(m)
+        if opened.corrections is not None:
+            source |= corrections_record(opened.corrections)
+        scored.append(ScoredMethod(m.name, source, [
+            opened.evaluation(m.name, p, args.ap, args.self_match) for p in opened.protocols]))
+        notes += m.notes
     if opened.corrections is not None:
-        source |= corrections_record(opened.corrections)
         notes += opened.corrections.notes()
-    report = build_report(dataset, source, evaluations, notes=notes)
+    report = build_report(dataset, scored, notes=notes, every_convention=args.conventions)
     if searched:
-        add_ann(report, opened, searched, evaluations, args)
+        add_ann(report, opened, searched, list(scored[0].evaluations), args)
     if args.scores:
         from irviewer.core.score_distribution import pair_scores
         from irviewer.reports.score_report import scores_record
 
-        for entry, ev in zip(report["evaluations"], evaluations, strict=True):
+        every = [ev for m in scored for ev in m.evaluations]  # the report's entries' order
+        for entry, ev in zip(report["evaluations"], every, strict=True):
             entry["scores"] = scores_record(pair_scores(ev))
     print(format_table(report))
+    method, evaluations = methods[0], scored[0].evaluations
     if args.write_results is not None:
         if dataset.format != "hpatches":
             raise InputError("--write-results writes HPatches .results files; this dataset "

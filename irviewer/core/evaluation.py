@@ -15,15 +15,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 import numpy as np
 
 from irviewer.core import metrics
+from irviewer.core.ap_rules import average_precision
 from irviewer.core.convention_names import REMOVE
 from irviewer.core.dataset import Dataset, Query
 from irviewer.core.errors import InputError
 from irviewer.core.protocols import Protocol, check_applicable
 from irviewer.core.ranking import Ranking
+from irviewer.core.ties import (
+    AP_EPSILON,
+    TieBounds,
+    bounded_keys,
+    protocol_expected_ap,
+    tie_groups,
+)
 
 #: Relevance codes of a gallery item for one query, as the viewer colours them.
 NEGATIVE, POSITIVE, IGNORED = 0, 1, 2
@@ -199,6 +208,45 @@ class Evaluation:
     def _global_mask(self) -> np.ndarray:
         return self.dataset.ignored_mask
 
+    @cached_property
+    def ties(self) -> TieBounds:
+        """Return how far tied scores move this evaluation's numbers (computed on first use,
+        from the ranks and tie windows the ranking stored; see :mod:`irviewer.core.ties`)."""
+        return tie_bounds(self)
+
+
+def tie_bounds(ev: Evaluation) -> TieBounds:
+    """Return ``ev``'s :class:`~irviewer.core.ties.TieBounds`: its metrics on the best and
+    worst order of every tie group, and AP's expected value over all of them."""
+    dataset, ranking, protocol = ev.dataset, ev.ranking, ev.protocol
+    m = marked_items(dataset, ranking, protocol)
+    live = m.raw >= 0
+    above, through = ranking.tie_windows(m.stored[live], m.query[live], m.gallery[live])
+    groups = tie_groups(m.query[live], m.raw[live], m.code[live] == POSITIVE, above, through)
+    n_q = dataset.n_queries
+    n = ev.positives.n_positives
+    owner = groups.query[groups.group_of]
+    offsets = np.zeros(n_q + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum(np.bincount(owner, minlength=n_q))
+    per_query: dict[str, np.ndarray] = {}
+    keys = bounded_keys(list(ev.per_query))
+    if protocol.cmc == "cuhk03":  # sampled per draw, not a function of the ranks alone
+        keys = [k for k in keys if not k.startswith("CMC@")]
+    for order in ("best", "worst"):
+        ranks = PositiveRanks(groups.order_ranks(order), offsets, n)
+        values = _per_query(_truncate(ranks, protocol), protocol)
+        for key in keys:
+            per_query[f"{key}_{order}"] = values[key]
+    per_query["AP_expected"] = protocol_expected_ap(
+        groups, n, np.diff(ev.positives.offsets), protocol.ap, protocol.ap_positives,
+        protocol.list_depth)
+    ok = n > 0
+    summary = {f"m{k}" if not k.startswith("CMC@") else k:
+               float(np.mean(v[ok])) if ok.any() else float("nan")
+               for k, v in per_query.items()}
+    tied = ok & (per_query["AP_best"] - per_query["AP_worst"] > AP_EPSILON)
+    return TieBounds(per_query, summary, tied)
+
 
 def _check_same_layout(old: Dataset, new: Dataset) -> None:
     """InputError unless ``new`` has ``old``'s gallery and queries, in the same order."""
@@ -232,7 +280,7 @@ def evaluate(dataset: Dataset, ranking: Ranking, protocol: Protocol) -> Evaluati
     if ranking.n_queries != dataset.n_queries:
         raise InputError(f"{ranking.source}: the ranking has {ranking.n_queries} queries "
                          f"but {dataset.label()} has {dataset.n_queries}")
-    positives = _truncate(protocol_ranks(dataset, ranking, protocol), protocol)
+    positives = scored_ranks(dataset, ranking, protocol)
     per_query = _per_query(positives, protocol)
     if protocol.cmc == "cuhk03":
         cmc = _cuhk03_cmc(dataset, ranking, protocol, range(dataset.n_queries))
@@ -242,17 +290,30 @@ def evaluate(dataset: Dataset, ranking: Ranking, protocol: Protocol) -> Evaluati
                       _summary(per_query, positives, protocol))
 
 
-def protocol_ranks(dataset: Dataset, ranking: Ranking, protocol: Protocol) -> PositiveRanks:
-    """Return every query's positive ranks after the protocol's removals, vectorised.
+def scored_ranks(dataset: Dataset, ranking: Ranking, protocol: Protocol) -> PositiveRanks:
+    """Return the positive ranks the metrics score: :func:`protocol_ranks` within the
+    protocol's list depth."""
+    return _truncate(protocol_ranks(dataset, ranking, protocol), protocol)
 
-    Equivalent to :func:`query_roles` plus ranking look-ups query by query (a test checks
-    this), but without a Python loop over ranks, so thousands of queries cost milliseconds.
-    Each (query, image) gets one role, ignored winning over positive; the roles are marked
-    on the ranking's own items of interest (sorted by query and image, like every group
-    table), and an image it did not store (a ground truth changed since it was ranked) is
-    ranked from the query's score row. One sort by (query, rank) then counts, for each
-    positive, the ignored images ranked above it in its query.
-    """
+
+@dataclass(frozen=True)
+class Marked:
+    """The (query, gallery image) pairs a protocol marks positive or ignored, one role each
+    (ignored wins): ``query``, ``gallery``, ``raw`` rank in the ranking before removals (-1
+    when not ranked), ``code`` (POSITIVE or IGNORED), and ``stored`` the pair's index among
+    the ranking's items of interest (-1 for an image it did not store, ranked from the
+    query's score row)."""
+
+    query: np.ndarray
+    gallery: np.ndarray
+    raw: np.ndarray
+    code: np.ndarray
+    stored: np.ndarray
+
+
+def marked_items(dataset: Dataset, ranking: Ranking, protocol: Protocol) -> Marked:
+    """Return the pairs ``protocol`` marks on ``dataset`` with their raw ranks (see
+    :class:`Marked` and :func:`protocol_ranks`)."""
     n_q, n_g = dataset.n_queries, dataset.n_gallery
     global_mask = dataset.ignored_mask
     item_q = np.repeat(np.arange(n_q, dtype=np.int64), np.diff(ranking.item_offsets))
@@ -277,10 +338,26 @@ def protocol_ranks(dataset: Dataset, ranking: Ranking, protocol: Protocol) -> Po
         selves = np.array([q.self_index for q in dataset.queries], dtype=np.int64)
         has = np.flatnonzero(selves >= 0)
         mark(has, selves[has], IGNORED)
-    marked = role != NEGATIVE
-    qs, raw, codes = item_q[marked], ranking.item_ranks[marked], role[marked]
-    if missing:
-        qs, raw, codes = _with_unstored(ranking, n_g, missing, qs, raw, codes)
+    where = np.flatnonzero(role != NEGATIVE)
+    found = Marked(item_q[where], ranking.item_indices[where], ranking.item_ranks[where],
+                   role[where], where)
+    return _with_unstored(ranking, n_g, missing, found) if missing else found
+
+
+def protocol_ranks(dataset: Dataset, ranking: Ranking, protocol: Protocol) -> PositiveRanks:
+    """Return every query's positive ranks after the protocol's removals, vectorised.
+
+    Equivalent to :func:`query_roles` plus ranking look-ups query by query (a test checks
+    this), but without a Python loop over ranks, so thousands of queries cost milliseconds.
+    Each (query, image) gets one role, ignored winning over positive; the roles are marked
+    on the ranking's own items of interest (sorted by query and image, like every group
+    table), and an image it did not store (a ground truth changed since it was ranked) is
+    ranked from the query's score row (:func:`marked_items`). One sort by (query, rank)
+    then counts, for each positive, the ignored images ranked above it in its query.
+    """
+    n_q, n_g = dataset.n_queries, dataset.n_gallery
+    m = marked_items(dataset, ranking, protocol)
+    qs, raw, codes = m.query, m.raw, m.code
     is_pos = codes == POSITIVE
     n_positives = np.bincount(qs[is_pos], minlength=n_q).astype(np.int64)
     live = raw >= 0  # ranked (not beyond a truncated list)
@@ -300,10 +377,9 @@ def protocol_ranks(dataset: Dataset, ranking: Ranking, protocol: Protocol) -> Po
 
 
 def _with_unstored(ranking: Ranking, n_g: int, missing: list[tuple[np.ndarray, int]],
-                   qs: np.ndarray, raw: np.ndarray,
-                   codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return (queries, ranks, roles) with the images the ranking did not store added:
-    each (query, image) once, ignored winning, ranked from the query's score row."""
+                   found: Marked) -> Marked:
+    """Return ``found`` with the images the ranking did not store added: each (query,
+    image) once, ignored winning, ranked from the query's score row."""
     keys = np.concatenate([k for k, _ in missing])
     tags = np.concatenate([np.full(len(k), c != IGNORED, dtype=np.int64) for k, c in missing])
     tagged = np.sort((keys << 1) | tags)
@@ -315,8 +391,9 @@ def _with_unstored(ranking: Ranking, n_g: int, missing: list[tuple[np.ndarray, i
                                                                                   strict=True)],
                     dtype=np.int64)
     mcodes = np.where(tagged & 1, POSITIVE, IGNORED).astype(np.int8)
-    return (np.concatenate([qs, mq]), np.concatenate([raw, mraw]),
-            np.concatenate([codes, mcodes]))
+    return Marked(np.concatenate([found.query, mq]), np.concatenate([found.gallery, mg]),
+                  np.concatenate([found.raw, mraw]), np.concatenate([found.code, mcodes]),
+                  np.concatenate([found.stored, np.full(len(mq), -1, dtype=np.int64)]))
 
 
 # -- internals ---------------------------------------------------------------------------
@@ -349,16 +426,9 @@ def _truncate(p: PositiveRanks, protocol: Protocol) -> PositiveRanks:
 def _per_query(p: PositiveRanks, protocol: Protocol) -> dict[str, np.ndarray]:
     n = p.n_positives
     batch = metrics.ragged(p.ranks, p.offsets, n)  # checked once for every metric
-    if protocol.ap_positives == "retrieved":
-        # VLFeat vl_pr: precision summed at the listed positives over their number; a query
-        # with positives but none listed scores 0 (hpatches-benchmark retrieval_eval.m).
-        listed = np.diff(p.offsets)
-        ap = replace(batch, n_positives=np.maximum(listed, 1)).average_precision(protocol.ap)
-        ap = np.where(listed > 0, ap, 0.0)
-        ap[n == 0] = np.nan
-    else:
-        ap = batch.average_precision(protocol.ap)
-    out: dict[str, np.ndarray] = {"AP": ap}
+    # ap_positives "retrieved": VLFeat vl_pr as hpatches-benchmark retrieval_eval.m calls it.
+    out: dict[str, np.ndarray] = {"AP": average_precision(batch, protocol.ap,
+                                                          protocol.ap_positives)}
     for k in protocol.ks:
         out[f"P@{k}"] = batch.precision_at_k(k)
     if protocol.revisitop_pk:

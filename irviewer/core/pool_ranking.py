@@ -25,6 +25,8 @@ import numpy as np
 
 from irviewer.core.errors import InputError
 from irviewer.core.ranking import Ranking
+from irviewer.core.tie_windows import windows_in_row
+from irviewer.core.ties import TIE_TOLERANCE
 
 BLOCK = 256
 
@@ -71,6 +73,8 @@ def iter_rank_in_pools(queries: np.ndarray, vectors: np.ndarray, own: np.ndarray
     item_indices = np.concatenate(items).astype(np.int64) if n_q else np.zeros(0, np.int64)
     item_ranks = np.empty(len(item_indices), dtype=np.int64)
     item_scores = np.empty(len(item_indices), dtype=np.float32)
+    item_above = np.empty(len(item_indices), dtype=np.int64)
+    item_through = np.empty(len(item_indices), dtype=np.int64)
     for start in range(0, n_q, BLOCK):
         stop = min(start + BLOCK, n_q)
         q = queries[start:stop]
@@ -97,9 +101,12 @@ def iter_rank_in_pools(queries: np.ndarray, vectors: np.ndarray, own: np.ndarray
                                  f"query {qi}")
             item_ranks[a:z] = rank_of[b, col]
             item_scores[a:z] = scores[b, col]
+            item_above[a:z], item_through[a:z] = windows_in_row(
+                scores[b].astype(np.float32), item_scores[a:z], TIE_TOLERANCE)
         yield stop, n_q, None
     ranking = Ranking(top_indices=top_i, top_scores=top_s, item_offsets=item_offsets,
                       item_indices=item_indices, item_ranks=item_ranks,
                       item_scores=item_scores, n_ranked=n_cand, truncated=False,
-                      source=source)
+                      source=source, item_tie_above=item_above,
+                      item_tie_through=item_through)
     yield n_q, n_q, ranking

@@ -8,6 +8,7 @@ import json
 import math
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -63,40 +64,81 @@ def corrections_record(loaded: LoadedCorrections) -> dict:
                             "n_applied": len(loaded.log)}}
 
 
-def build_report(dataset: Dataset, source: dict, evaluations: Sequence[Evaluation],
-                 notes: Sequence[str] | None = None) -> dict:
+@dataclass(frozen=True)
+class ScoredMethod:
+    """One method of an eval report: its name, how the report identifies it
+    (:func:`method_record`, with ``corrections`` when a corrections file was applied) and
+    its evaluations, one per protocol."""
+
+    name: str
+    source: dict
+    evaluations: Sequence[Evaluation]
+
+
+def build_report(dataset: Dataset, methods: Sequence[ScoredMethod],
+                 notes: Sequence[str] | None = None, every_convention: bool = False) -> dict:
     """Return the ``irviewer eval --json`` document (a stable schema other tools read).
 
-    ``source`` is ``{"descriptors": {...}}`` or, for a precomputed ranking,
-    ``{"ranking": {...}}`` (then ``descriptors`` is null), as :func:`method_record` gives,
-    with ``"corrections": {path, sha256, n_applied}`` when a corrections file was applied;
-    ``notes`` are the sentences reported under ``dataset.notes`` (default: the dataset's).
+    One entry of ``evaluations`` per (method, protocol), methods in the order given and
+    protocols in report order within each; each entry names its ``method``. The top-level
+    ``descriptors`` (null for a precomputed ranking), ``ranking``, ``rerank`` and
+    ``corrections`` identify the *first* method, as they did when eval scored one method
+    only, so a reader of one-method reports reads the first method of any report
+    unchanged; ``methods`` lists every method's name and identity in order. ``notes`` are
+    the sentences reported under ``dataset.notes`` (default: the dataset's).
+
+    With ``every_convention`` each entry has ``all_conventions``, the rows of
+    :func:`irviewer.core.conventions.all_conventions` (key, metric, convention, source,
+    value, protocol_own), and each query entry its value under each row's key.
     """
+    from irviewer.core.conventions import all_conventions
     from irviewer.core.evaluation import SKIP_REASON
     from irviewer.core.protocols import conventions
+    from irviewer.core.ties import tie_conventions
 
     out_evals = []
     names = [q.name for q in dataset.queries]
-    for ev in evaluations:
-        skipped = (np.asarray(ev.positives.n_positives) == 0).tolist()
-        columns = {key: _json_column(key, values, skipped)
-                   for key, values in ev.per_query.items()}
-        queries = []
-        for i, name in enumerate(names):
-            entry: dict[str, object] = {"name": name}
-            for key, column in columns.items():
-                entry[key] = column[i]
-            if skipped[i]:
-                entry["skipped"] = SKIP_REASON
-            queries.append(entry)
-        out_evals.append({
-            "protocol": ev.protocol.describe(),
-            "summary": {k: json_number(v) for k, v in ev.summary.items()},
-            "conventions": conventions(ev.protocol, ev.summary),
-            "queries": queries,
-            "removed_queries": [{"name": s.name, "reason": s.reason}
-                                for s in dataset.skipped_queries],
-        })
+    for method in methods:
+        for ev in method.evaluations:
+            skipped = (np.asarray(ev.positives.n_positives) == 0).tolist()
+            columns = {key: _json_column(key, values, skipped)
+                       for key, values in ev.per_query.items()}
+            ties = ev.ties
+            tie_columns = {key: _json_column(key, values, skipped)
+                           for key, values in ties.per_query.items()}
+            tied = ties.tied.tolist()
+            rows = all_conventions(ev) if every_convention else []
+            row_columns = {row.key: _json_column(row.key, row.values, skipped)
+                           for row in rows}
+            queries = []
+            for i, name in enumerate(names):
+                entry: dict[str, object] = {"name": name}
+                for key, column in columns.items():
+                    entry[key] = column[i]
+                for key, column in tie_columns.items():
+                    entry[key] = column[i]
+                entry["tied"] = tied[i]
+                if rows:
+                    entry["all_conventions"] = {k: c[i] for k, c in row_columns.items()}
+                if skipped[i]:
+                    entry["skipped"] = SKIP_REASON
+                queries.append(entry)
+            extra: dict[str, object] = ({"all_conventions": [row.record() for row in rows]}
+                                        if rows else {})
+            out_evals.append({
+                "method": method.name,
+                "protocol": ev.protocol.describe(),
+                "summary": {**{k: json_number(v) for k, v in ev.summary.items()},
+                            **{k: json_number(v) for k, v in ties.summary.items()},
+                            "n_tied": ties.n_tied},
+                "conventions": {**conventions(ev.protocol, ev.summary),
+                                **tie_conventions(list(ties.summary))},
+                **extra,
+                "queries": queries,
+                "removed_queries": [{"name": s.name, "reason": s.reason}
+                                    for s in dataset.skipped_queries],
+            })
+    source = methods[0].source if methods else {"descriptors": None}
     return {
         "irviewer_version": __version__,
         "dataset": {"path": str(dataset.path), "format": dataset.format,
@@ -107,6 +149,7 @@ def build_report(dataset: Dataset, source: dict, evaluations: Sequence[Evaluatio
         **({"corrections": source["corrections"]} if "corrections" in source else {}),
         **({"rerank": source["rerank"]} if "rerank" in source else {}),
         **({"ann": source["ann"]} if "ann" in source else {}),
+        "methods": [{"name": m.name, **m.source} for m in methods],
         "evaluations": out_evals,
     }
 
@@ -151,30 +194,21 @@ def report_json(report: dict) -> str:
 
 
 def format_table(report: dict) -> str:
-    """Return the human-readable table ``irviewer eval`` prints (values in percent)."""
-    from irviewer.core.protocols import TIES, removals
-
-    d, desc = report["dataset"], report["descriptors"]
+    """Return the human-readable table ``irviewer eval`` prints (values in percent): one
+    method's metrics one per line with their conventions, or, for several methods, one
+    row per method and one column per metric under each protocol."""
+    d = report["dataset"]
+    methods = report.get("methods") or [{"name": "", **{k: report[k] for k in
+                                                        ("descriptors", "ranking", "rerank")
+                                                        if report.get(k) is not None}}]
     lines = [f"irviewer {report['irviewer_version']}",
              f"dataset      {d['path']} ({d['format']}): {d['n_queries']} queries, "
              f"{d['n_gallery']} gallery images"]
-    if desc is not None:
-        lines += [f"descriptors  {desc['path']} (dim {desc['dim']}, sha256 "
-                  f"{desc['sha256'][:12]})",
-                  f"ranking      cosine similarity of L2-normalised float32 vectors; "
-                  f"ties: {TIES}"]
-    else:
-        r = report["ranking"]
-        lines.append(f"ranking      precomputed lists {r['path']} (depth {r['depth']}, sha256 "
-                     f"{r['sha256'][:12]}); {r['rule']}")
-    rerank = report.get("rerank")
-    if rerank is not None:
-        lines.append(f"re-ranking   {rerank['chain']} (of the ranking above; the "
-                     "protocol's removals come after it)")
-        for step in rerank["steps"]:
-            said = "; ".join(f"{k}={v['value']} ({v['source']})"
-                             for k, v in step["params"].items())
-            lines.append(f"             {step['method']}: {step['paper']}; {said}")
+    several = len(methods) > 1
+    for i, m in enumerate(methods):
+        if several:
+            lines.append(f"method {i + 1}     {m['name']}")
+        lines += _method_lines(m)
     if report.get("ann") is not None:
         a = report["ann"]
         lines.append(f"approximate  {a['setting']} ({a['source']}, {a['index']}; inner product "
@@ -186,49 +220,175 @@ def format_table(report: dict) -> str:
                      f"{corr['n_applied']} applied; these numbers score the corrected ground "
                      "truth, not the published one")
     lines += [f"note         {n}" for n in d["notes"]]
+    if several:
+        lines += _methods_table(report["evaluations"], [m["name"] for m in methods])
+        return "\n".join(lines + _sweep_lines(report))
     for ev in report["evaluations"]:
-        p, s, said = ev["protocol"], ev["summary"], ev["conventions"]
-        lines += ["", f"protocol {p['name']}: positive = {', '.join(p['positive'])}; "
-                  f"removed = {removals(p['ignored'], p['self_match'])}",
-                  f"  source: {p['source']}",
-                  f"  {'metric':<18}{'value %':>9}  convention"]
-        for key, value in s.items():
-            if key in ("n_evaluated", "n_skipped"):
-                continue
-            shown = "    n/a" if value is None else f"{100 * value:9.2f}"
-            lines.append(f"  {key:<18}{shown}  {said.get(key, '')}")
-        lines.append(f"  queries: {s['n_evaluated']} evaluated, {s['n_skipped']} skipped "
-                     "(no positive left)")
-        if "ann" in ev:
-            from irviewer.reports.ann_report import format_ann
+        lines += _protocol_lines(ev)
+        s, said = ev["summary"], ev["conventions"]
+        lines.append(f"  {'metric':<18}{'value %':>9}  convention")
+        for key in _shown_keys(s):
+            lines.append(f"  {key:<18}{_percent(s[key])}  {said.get(key, '')}")
+        lines += _tie_line(s)
+        lines += _conventions_lines(ev)
+        lines += _query_lines(ev)
+    return "\n".join(lines + _sweep_lines(report))
 
-            lines += format_ann(ev["ann"])
-        for entry in ev["queries"]:
-            if "skipped" in entry:
-                lines.append(f"    skipped {entry['name']}: {entry['skipped']}")
-        if "scores" in ev:
-            from irviewer.reports.score_report import score_lines
 
-            lines += score_lines(ev["scores"])
-        if ev["removed_queries"]:
-            lines.append(f"  removed by the reader: {len(ev['removed_queries'])} queries")
-            lines += [f"    {r['name']}: {r['reason']}" for r in ev["removed_queries"][:10]]
-            if len(ev["removed_queries"]) > 10:
-                lines.append(f"    ... and {len(ev['removed_queries']) - 10} more")
-    if "sweep" in report:
-        from irviewer.reports.ann_report import format_sweep
+def _sweep_lines(report: dict) -> list[str]:
+    """Return the table of an approximate index's parameter sweep (nothing without one)."""
+    if "sweep" not in report:
+        return []
+    from irviewer.reports.ann_report import format_sweep
 
-        lines += format_sweep(report["sweep"])
-    return "\n".join(lines)
+    return list(format_sweep(report["sweep"]))
+
+
+def _conventions_lines(ev: dict) -> list[str]:
+    """Return the table of every convention (``eval --conventions``), the protocol's own
+    rows marked with *; nothing when the report has none."""
+    rows = ev.get("all_conventions")
+    if not rows:
+        return []
+    width = max(len(f"{r['metric']}  {r['convention']}") for r in rows)
+    lines = ["  every convention on this ranking (* the protocol's own):"]
+    for r in rows:
+        label = f"{r['metric']}  {r['convention']}"
+        mark = "*" if r["protocol_own"] else " "
+        lines.append(f"    {label:<{width}}{_percent(r['value'])} {mark}  {r['source']}")
+    return lines
+
+
+#: Summary keys that count queries rather than measure them.
+COUNTS = ("n_evaluated", "n_skipped", "n_tied")
+#: Summary keys of the tie bounds, said in one line (:func:`_tie_line`), not one each.
+TIE_SUFFIXES = ("_best", "_worst", "_expected")
+
+
+def _shown_keys(summary: dict) -> list[str]:
+    """Return the summary keys the table shows one per line or column."""
+    return [k for k in summary if k not in COUNTS and not k.endswith(TIE_SUFFIXES)]
+
+
+def _tie_line(summary: dict, indent: str = "  ") -> list[str]:
+    """Return the line saying how far the order of tied scores moves the mAP (nothing
+    when it does not move it)."""
+    best, worst = summary.get("mAP_best"), summary.get("mAP_worst")
+    if best is None or worst is None or best - worst <= 1e-12:
+        return []
+    expected = summary.get("mAP_expected")
+    said = "" if expected is None else f", {100 * expected:.2f} expected over all orders"
+    n = summary.get("n_tied", 0)
+    return [f"{indent}ties: mAP {100 * worst:.2f} to {100 * best:.2f} by the order of tied "
+            f"scores (positives last / first{said}); {n} quer{'y' if n == 1 else 'ies'}' AP "
+            "depends on it"]
+
+
+def _percent(value: float | None) -> str:
+    return "      n/a" if value is None else f"{100 * value:9.2f}"
+
+
+def _method_lines(m: dict) -> list[str]:
+    """Return the lines that identify one method (its file, or its ranking file, and a
+    re-ranking chain)."""
+    from irviewer.core.protocols import TIES
+
+    desc = m.get("descriptors")
+    if desc is not None:
+        lines = [f"descriptors  {desc['path']} (dim {desc['dim']}, sha256 "
+                 f"{desc['sha256'][:12]})",
+                 f"ranking      cosine similarity of L2-normalised float32 vectors; "
+                 f"ties: {TIES}"]
+    else:
+        r = m["ranking"]
+        lines = [f"ranking      precomputed lists {r['path']} (depth {r['depth']}, sha256 "
+                 f"{r['sha256'][:12]}); {r['rule']}"]
+    rerank = m.get("rerank")
+    if rerank is not None:
+        lines.append(f"re-ranking   {rerank['chain']} (of the ranking above; the "
+                     "protocol's removals come after it)")
+        for step in rerank["steps"]:
+            said = "; ".join(f"{k}={v['value']} ({v['source']})"
+                             for k, v in step["params"].items())
+            lines.append(f"             {step['method']}: {step['paper']}; {said}")
+    return lines
+
+
+def _protocol_lines(ev: dict) -> list[str]:
+    from irviewer.core.protocols import removals
+
+    p = ev["protocol"]
+    return ["", f"protocol {p['name']}: positive = {', '.join(p['positive'])}; "
+            f"removed = {removals(p['ignored'], p['self_match'])}",
+            f"  source: {p['source']}"]
+
+
+def _query_lines(ev: dict) -> list[str]:
+    """Return the lines on the queries evaluated, skipped and removed by the reader."""
+    s = ev["summary"]
+    lines = [f"  queries: {s['n_evaluated']} evaluated, {s['n_skipped']} skipped "
+             "(no positive left)"]
+    if "ann" in ev:
+        from irviewer.reports.ann_report import format_ann
+
+        lines += format_ann(ev["ann"])
+    for entry in ev["queries"]:
+        if "skipped" in entry:
+            lines.append(f"    skipped {entry['name']}: {entry['skipped']}")
+    if "scores" in ev:
+        from irviewer.reports.score_report import score_lines
+
+        lines += score_lines(ev["scores"])
+    if ev["removed_queries"]:
+        lines.append(f"  removed by the reader: {len(ev['removed_queries'])} queries")
+        lines += [f"    {r['name']}: {r['reason']}" for r in ev["removed_queries"][:10]]
+        if len(ev["removed_queries"]) > 10:
+            lines.append(f"    ... and {len(ev['removed_queries']) - 10} more")
+    return lines
+
+
+def _methods_table(evaluations: list[dict], names: list[str]) -> list[str]:
+    """Return, per protocol, one row per method (in ``names``' order) and one column per
+    summary metric (values in percent), then each metric's convention."""
+    lines: list[str] = []
+    protocols = list(dict.fromkeys(ev["protocol"]["name"] for ev in evaluations))
+    width = max(len("method"), *(len(n) for n in names))
+    for protocol in protocols:
+        rows = [ev for ev in evaluations if ev["protocol"]["name"] == protocol]
+        first = rows[0]
+        keys = _shown_keys(first["summary"])
+        lines += _protocol_lines(first)
+        lines.append(f"  {'method':<{width}}" + "".join(f"{k:>{max(9, len(k) + 1)}}"
+                                                       for k in keys) + "  queries")
+        for ev in rows:
+            s = ev["summary"]
+            cells = "".join(f"{_percent(s.get(k)).strip():>{max(9, len(k) + 1)}}"
+                            for k in keys)
+            lines.append(f"  {ev['method']:<{width}}{cells}  {s['n_evaluated']} evaluated")
+            lines += _tie_line(s, f"  {'':<{width}}")
+        lines.append("  values in %; conventions:")
+        lines += [f"    {k}: {first['conventions'][k]}" for k in keys
+                  if first["conventions"].get(k)]
+        for ev in rows:
+            said = _conventions_lines(ev)
+            if said:
+                lines += [f"  {ev['method']}:", *said[1:]] if len(rows) > 1 else said
+        lines += _query_lines(first)[1:]
+    return lines
 
 
 def write_per_query_csv(path: Path, report: dict) -> None:
-    """Write one row per (protocol, query) with every per-query value (empty = skipped)."""
+    """Write one row per (protocol, query) with every per-query value (empty = skipped);
+    for a report of several methods, one row per (method, protocol, query)."""
     rows: list[dict[str, object]] = []
     keys: list[str] = ["protocol", "name"]
+    several = len(report.get("methods", ())) > 1
+    if several:
+        keys.insert(0, "method")
     for ev in report["evaluations"]:
         for q in ev["queries"]:
-            row = {"protocol": ev["protocol"]["name"], **q}
+            row = {**({"method": ev["method"]} if several else {}),
+                   "protocol": ev["protocol"]["name"], **q}
             rows.append(row)
             keys += [k for k in row if k not in keys]
     with atomic_open(path, newline="") as stream:

@@ -20,6 +20,7 @@ from irviewer.core.convention_names import REMOVE
 from irviewer.core.dataset import Dataset
 from irviewer.core.evaluation import IGNORED, NEGATIVE, POSITIVE, Evaluation, query_roles
 from irviewer.core.protocols import Protocol
+from irviewer.view.ties_view import ap_tie_range
 
 #: Badge kinds: the core's relevance codes, plus one display state for an ignored item whose
 #: ignoring group has a badge of its own (re-identification's same person, same camera).
@@ -284,8 +285,8 @@ def query_header(evaluation: Evaluation, q: int) -> QueryHeader:
     pq = evaluation.per_query
     ap, p1 = float(pq["AP"][q]), float(pq["P@1"][q])
     metrics = ("skipped: no positive left" if math.isnan(ap) else
-               f"AP <b>{100 * ap:.1f}</b> &nbsp; P@1 <b>{100 * p1:.0f}</b> &nbsp; "
-               f"{int(pq['n_positives'][q])} positives")
+               f"AP <b>{100 * ap:.1f}</b>{ap_tie_range(evaluation, q)} &nbsp; "
+               f"P@1 <b>{100 * p1:.0f}</b> &nbsp; {int(pq['n_positives'][q])} positives")
     title = str(query.meta.get("title") or "")
     return QueryHeader(int(q), query.name, title, query.image, ds.image_paths.get(query.image),
                        query.box, metrics, ds.details_line(query.image))

@@ -14,6 +14,7 @@ from irviewer.core.convention_names import AP_LABELS, SELF_MATCH_LABELS
 from irviewer.core.evaluation import Evaluation
 from irviewer.core.protocols import Protocol
 from irviewer.formats.collection import NAME as COLLECTION
+from irviewer.view.ties_view import tie_summary
 
 #: Why a collection of one photo per artwork has nothing to score, and what it shows instead.
 ONE_PHOTO_EACH = ("every artwork has one photo, so each is shown with the artworks most like "
@@ -45,6 +46,7 @@ class Summary:
     protocol: str
     conventions: str
     nothing: str = ""
+    ties: str = ""
 
     def html(self) -> str:
         """Return the bar as rich text; the headline metric is larger. When no query could
@@ -57,8 +59,10 @@ class Summary:
             text = f"<b>{key}</b> {100 * value:.2f}"
             parts.append(f'<span style="font-size:large">{text}</span>' if key == self.headline
                          else text)
-        return (" &nbsp; ".join(parts) + f" &nbsp;·&nbsp; {self.n_evaluated:,} evaluated, "
-                f"{self.n_skipped:,} skipped &nbsp;·&nbsp; {self.protocol}: {self.conventions}")
+        ties = f" &nbsp;·&nbsp; {self.ties}" if self.ties else ""
+        return (" &nbsp; ".join(parts) + f"{ties} &nbsp;·&nbsp; {self.n_evaluated:,} "
+                f"evaluated, {self.n_skipped:,} skipped &nbsp;·&nbsp; {self.protocol}: "
+                f"{self.conventions}")
 
 
 def summary(evaluation: Evaluation) -> Summary:
@@ -70,4 +74,4 @@ def summary(evaluation: Evaluation) -> Summary:
                f"no query has a positive left ({skipped:,} skipped)")
     return Summary(metrics, p.headline, int(s["n_evaluated"]), skipped, p.name,
                    f"{AP_LABELS[p.ap]}, {SELF_MATCH_LABELS[p.self_match]}, ties keep gallery order",
-                   nothing)
+                   nothing, tie_summary(evaluation) if int(s["n_evaluated"]) else "")

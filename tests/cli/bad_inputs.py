@@ -107,7 +107,8 @@ WITH_A_METHOD = {
 #: Each command's own bad inputs (argv after the command name).
 OWN_CASES = {
     "eval": {
-        "two methods": ["{r}/set.csv", "-d", "{r}/A.npz", "{r}/B.npz"],
+        "one method's files from two methods": ["{r}/set.csv", "-d", "{r}/A.npz", "{r}/B.npz",
+                                                "--export-trec", "{r}/x"],
         "unknown protocol": ["{r}/set.csv", "-d", "{r}/A.npz", "--protocol", "nosuch"],
         "a protocol the dataset cannot use": ["{r}/set.csv", "-d", "{r}/A.npz", "--protocol",
                                               "oxford"],

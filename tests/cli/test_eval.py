@@ -186,8 +186,9 @@ def test_each_number_names_its_convention_in_the_table_and_in_the_json(case, cap
     assert set(said) == {k for k in ev["summary"] if not k.startswith("n_")} | {
         "ties", "self_match"}
     for key, sentence in said.items():
-        if key in ev["summary"]:
+        if key in ev["summary"] and not key.endswith(("_best", "_worst", "_expected")):
             assert re.search(rf"  {re.escape(key)} +[\d.]+  {re.escape(sentence)}\n", table)
+    assert said["mAP_best"].startswith("tied scores ordered positives first")
     # the self-match rule: in the JSON its sentence, in the table the removed clause
     assert said["self_match"].startswith("a query's own image, where it is in the gallery, is "
                                          "removed")

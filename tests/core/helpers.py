@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from irviewer.core.dataset import Dataset, build_query
@@ -50,3 +52,14 @@ def brute_force_order(scores: np.ndarray, ignored: np.ndarray | None = None) -> 
     if ignored is not None and len(ignored):
         order = order[~np.isin(order, ignored)]
     return order
+
+
+def binary_descriptors(source: Path, out: Path, first: int = 0, dims: int = 12) -> None:
+    """Write the .npz ``source``'s ``features`` cut to the signs (about each dimension's
+    median) of dimensions first .. first + dims - 1, to ``out``: few distinct cosines, so
+    scores tie by the hundreds (the tie bounds' test sets and screenshots)."""
+    with np.load(source) as f:
+        arrays = {k: f[k] for k in f.files}
+    v = arrays["features"][:, first:first + dims]
+    arrays["features"] = np.where(v >= np.median(v, axis=0), 1.0, -1.0).astype(np.float32)
+    np.savez(out, **arrays)

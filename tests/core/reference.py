@@ -56,3 +56,32 @@ def inp(relevant: list[bool], n_positives: int) -> float:
 def cmc(relevant: list[bool], k: int) -> float:
     """Market-1501 CMC: 1 when a positive is among the first k."""
     return 1.0 if any(relevant[:k]) else 0.0
+
+
+def ap_voc_all_points(relevant: list[bool], n_positives: int) -> float:
+    """PASCAL VOC devkit from 2010 (VOCap): precision and recall at every rank, precision
+    made monotone from the right, summed over the recall steps."""
+    hits, rec, prec = 0, [], []
+    for i, rel in enumerate(relevant, start=1):
+        hits += rel
+        rec.append(hits / n_positives)
+        prec.append(hits / i)
+    mrec, mpre = [0.0, *rec, 1.0], [0.0, *prec, 0.0]
+    for i in range(len(mpre) - 2, -1, -1):
+        mpre[i] = max(mpre[i], mpre[i + 1])
+    return sum((mrec[i] - mrec[i - 1]) * mpre[i] for i in range(1, len(mrec))
+               if mrec[i] != mrec[i - 1])
+
+
+def ap_voc_11_points(relevant: list[bool], n_positives: int) -> float:
+    """PASCAL VOC 2007 devkit: the mean over recall levels 0, 0.1, ..., 1 of the best
+    precision at a recall reaching the level (levels written as tenths, 3/10 reaches 0.3)."""
+    hits, points = 0, []
+    for i, rel in enumerate(relevant, start=1):
+        hits += rel
+        points.append((hits, i))
+    total = 0.0
+    for tenth in range(11):
+        reached = [h / i for h, i in points if 10 * h >= tenth * n_positives]
+        total += max(reached) if reached else 0.0
+    return total / 11

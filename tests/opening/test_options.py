@@ -4,6 +4,7 @@ them the same way, a repeatable option extends, and the arguments become one Ope
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 import numpy as np
@@ -175,15 +176,14 @@ def toy(tmp_path):
     return tmp_path
 
 
-@pytest.mark.parametrize("form", [["-d", "{A}", "-d", "{B}"], ["-d", "{A}", "{B}"],
-                                  ["-d", "{A}", "--ranking", "{B}"]])
-def test_eval_given_two_methods_says_so_instead_of_scoring_the_last(toy, form, capsys):
+@pytest.mark.parametrize("form", [["-d", "{A}", "-d", "{B}"], ["-d", "{A}", "{B}"]])
+def test_eval_given_two_methods_either_way_scores_both_in_order(toy, form, capsys):
+    out = toy / "r.json"
     argv = ["eval", str(toy / "set.csv"),
-            *(w.format(A=toy / "A.npz", B=toy / "B.npz") for w in form)]
-    assert main(argv) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "give one method (-d / --ranking); 2 given" in err
-    assert "irviewer compare" in err
+            *(w.format(A=toy / "A.npz", B=toy / "B.npz") for w in form), "--json", str(out)]
+    assert main(argv) == 0, capsys.readouterr().err
+    report = json.loads(out.read_text())
+    assert [e["method"] for e in report["evaluations"]] == ["A.npz", "B.npz"]
 
 
 def test_compare_given_two_methods_either_way_compares_them(toy, capsys):

@@ -12,7 +12,7 @@ from irviewer.core.dataset import Dataset, build_query
 from irviewer.core.evaluation import SKIP_REASON, evaluate
 from irviewer.core.protocols import get_protocol
 from irviewer.core.ranking import rank
-from irviewer.reports.eval_report import build_report, report_json
+from irviewer.reports.eval_report import ScoredMethod, build_report, report_json
 from tests.core.helpers import aligned
 
 
@@ -23,7 +23,7 @@ def per_entry_queries(dataset, ev) -> list[dict]:  # type: ignore[no-untyped-def
     for i, q in enumerate(dataset.queries):
         entry: dict[str, object] = {"name": q.name}
         skipped = ev.positives.n_positives[i] == 0
-        for key, values in ev.per_query.items():
+        for key, values in {**ev.per_query, **ev.ties.per_query}.items():
             value = values[i]
             if key == "first_positive_rank":
                 entry[key] = None if value < 0 else int(value) + 1
@@ -33,6 +33,7 @@ def per_entry_queries(dataset, ev) -> list[dict]:  # type: ignore[no-untyped-def
                 entry[key] = None
             else:
                 entry[key] = float(value) if isinstance(value, np.floating) else int(value)
+        entry["tied"] = bool(ev.ties.tied[i])
         if skipped:
             entry["skipped"] = SKIP_REASON
         out.append(entry)
@@ -56,8 +57,8 @@ def scored() -> tuple[Dataset, list]:
 
 def test_columns_equal_the_per_entry_build_and_the_text_parses_back_equal():
     ds, evs = scored()
-    report = build_report(ds, {"descriptors": {"path": "d.npz", "dim": 8, "sha256": "0"}},
-                          evs)
+    report = build_report(ds, [ScoredMethod("d.npz", {"descriptors": {
+        "path": "d.npz", "dim": 8, "sha256": "0"}}, evs)])
     for ev, out in zip(evs, report["evaluations"], strict=True):
         assert out["queries"] == per_entry_queries(ds, ev)
     assert report["evaluations"][0]["queries"][6]["skipped"] == SKIP_REASON
@@ -68,7 +69,7 @@ def test_columns_equal_the_per_entry_build_and_the_text_parses_back_equal():
 
 def test_one_line_per_query_inside_the_indented_document():
     ds, evs = scored()
-    report = build_report(ds, {"descriptors": None}, evs)
+    report = build_report(ds, [ScoredMethod("d", {"descriptors": None}, evs)])
     lines = report_json(report).splitlines()
     first = next(i for i, line in enumerate(lines) if line.strip() == '"queries": [')
     indent = len(lines[first]) - len(lines[first].lstrip())

@@ -11,7 +11,12 @@ from irviewer.core.errors import InputError
 from irviewer.core.evaluation import NEGATIVE, POSITIVE
 from irviewer.opening.opener import open_now
 from irviewer.opening.request import OpenRequest
-from irviewer.reports.eval_report import build_report, format_table, method_record
+from irviewer.reports.eval_report import (
+    ScoredMethod,
+    build_report,
+    format_table,
+    method_record,
+)
 from irviewer.view.figure import (
     Geometry,
     find_query,
@@ -169,7 +174,8 @@ def test_the_caption_and_the_table_never_say_nothing_is_removed_while_removing(f
                              or (p.self_match == "remove" and ds.has_self_images))
         assert said.startswith("nothing") == (not removes_something), said
         assert said.count("own image") <= 1 and "is removed" not in said
-        table = format_table(build_report(ds, method_record(opened.first), [ev]))
+        table = format_table(build_report(ds, [ScoredMethod(
+            opened.first.name, method_record(opened.first), [ev])]))
         line = next(t for t in table.splitlines() if t.startswith(f"protocol {p.name}:"))
         assert "nothing" not in line or p.self_match == "keep", line
         assert line.count("own image") == 1, line

@@ -6,11 +6,14 @@ end (see :mod:`irviewer.core.ranking`)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
 from irviewer.core.descriptors import AlignedDescriptors
 from irviewer.core.ranking.top_k import Candidates
+from irviewer.core.tie_windows import window_edges, windows_in_row
+from irviewer.core.ties import TIE_TOLERANCE
 
 #: Scores closer than this to an item's estimated score are resolved exactly (multi-chunk only).
 BAND = 1e-5
@@ -45,10 +48,17 @@ class CountState:
     """
 
     def __init__(self, offsets: np.ndarray, items: np.ndarray, item_query: np.ndarray,
-                 multi: bool) -> None:
+                 multi: bool, tolerance: float = TIE_TOLERANCE) -> None:
         self.offsets, self.items, self.item_query, self.multi = offsets, items, item_query, multi
+        self.tolerance = tolerance
         n = len(items)
         self.above = np.zeros(n, dtype=np.int64)
+        # Tie windows (irviewer.core.tie_windows): the scores at or above each item's upper
+        # edge and above its lower edge, counted in the item's own chunk; ``elsewhere`` the
+        # scores above the band of the other chunks (multi-chunk), added at the end.
+        self.win_above = np.zeros(n, dtype=np.int64)
+        self.win_through = np.zeros(n, dtype=np.int64)
+        self.elsewhere = np.zeros(n, dtype=np.int64)
         self.exact = np.full(n, np.nan, dtype=np.float32)
         self.estimate_val = np.zeros(n, dtype=np.float32)
         # The scores inside items' bands, kept chunk by chunk: (item of each score, the
@@ -97,7 +107,7 @@ class CountState:
         inside = (items >= start) & (items < stop)
         self.exact[ia:ib][inside] = scores[rows[inside], items[inside] - start]
         _, _, _, _, lo, _ = self._bounds(qa, qb, start, stop)
-        np.minimum.at(out, rows, lo)
+        np.minimum.at(out, rows, window_edges(lo, self.tolerance)[1])  # the tie window too
         return out
 
     def count_in_sorted(self, ordered: np.ndarray, scores: np.ndarray, qa: int, qb: int,
@@ -115,12 +125,21 @@ class CountState:
         bounds = self.offsets[qa:qb + 1] - ia
         right = np.empty(ib - ia, dtype=np.int64)
         left = np.empty(ib - ia, dtype=np.int64) if self.multi else right
+        upper, lower = window_edges(hi, self.tolerance)
+        win_above = np.empty(ib - ia, dtype=np.int64)
+        win_through = np.empty(ib - ia, dtype=np.int64)
         for r in np.flatnonzero(np.diff(bounds)):
             a, b = bounds[r], bounds[r + 1]
             right[a:b] = np.searchsorted(ordered[r], hi[a:b], side="right")
+            win_above[a:b] = np.searchsorted(ordered[r], upper[a:b], side="left")
+            win_through[a:b] = np.searchsorted(ordered[r], lower[a:b], side="right")
             if self.multi:
                 left[a:b] = np.searchsorted(ordered[r], lo[a:b], side="left")
-        above = scores.shape[1] - right
+        n = scores.shape[1]
+        self.win_above[ia:ib][inside] += n - win_above[inside]
+        self.win_through[ia:ib][inside] += n - win_through[inside]
+        above = n - right
+        self.elsewhere[ia:ib][~inside] += above[~inside]
         # An item's own score is at right - 1; an equal score just before it is a tie.
         tied = np.flatnonzero(inside & (right >= 2)
                               & (ordered[rows, np.maximum(right - 2, 0)] == hi))
@@ -149,6 +168,11 @@ class CountState:
         cols = np.where(inside, items - start, 0)
         before = found.position(rows, hi, cols)
         self.above[ia:ib] += before
+        upper, lower = window_edges(hi[inside], self.tolerance)
+        self.win_above[ia:ib][inside] += found.at_least(rows[inside], upper)
+        self.win_through[ia:ib][inside] += found.at_least(
+            rows[inside], np.nextafter(lower, np.float32(np.inf)))
+        self.elsewhere[ia:ib][~inside] += before[~inside]
         if self.multi:
             after = found.at_least(rows, lo)
             kept = np.flatnonzero(~inside & (after > before))
@@ -166,29 +190,51 @@ class CountState:
         self.band.append((np.repeat(item, length), flat[at],
                           np.repeat(np.asarray(earlier, dtype=bool), length)))
 
-    def finish(self, full_row: Callable[[int], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-        """Return (ranks, scores) of all items: counts above plus the exactly resolved band.
+    def finish(self, full_row: Callable[[int], np.ndarray]) -> Counted:
+        """Return the ranks, scores and tie windows of all items: counts above plus the
+        exactly resolved band.
 
         A band score counts when it is above the item's exact score, or equal to it in a
-        chunk before the item. An item whose exact score fell outside its band (the
-        estimate missed) has its whole query counted again from its score row.
+        chunk before the item; for the tie window, when it is at or above the window's upper
+        edge, or above its lower edge. An item whose exact score fell outside its band (the
+        estimate missed), or whose tie window reaches beyond it, has its whole query counted
+        again from its score row.
         """
         ranks = self.above.copy()
         exact = self.exact
+        above, through = self.win_above.copy(), self.win_through.copy()
         if not self.multi:
-            return ranks, exact
+            return Counted(ranks, exact, above, through)
         lo = self.estimate_val - np.float32(BAND)
         hi = self.estimate_val + np.float32(BAND)
-        missed = ~((lo <= exact) & (exact <= hi))
+        upper, lower = window_edges(exact, self.tolerance)
+        missed = ~((lo <= exact) & (exact <= hi) & (lo <= lower) & (upper <= hi))
+        above += self.elsewhere
+        through += self.elsewhere
         if self.band:
             item, values, earlier = (np.concatenate(part) for part in zip(*self.band,
                                                                           strict=True))
             score = exact[item]
             counted = (values > score) | (earlier & (values == score))
             ranks += np.bincount(item[counted], minlength=len(ranks))
+            above += np.bincount(item[values >= upper[item]], minlength=len(ranks))
+            through += np.bincount(item[values > lower[item]], minlength=len(ranks))
         for q in np.unique(self.item_query[missed]):
             a, b = self.offsets[q], self.offsets[q + 1]
             row = full_row(int(q))
             ranks[a:b] = ranks_in_row(row, self.items[a:b])
             exact[a:b] = row[self.items[a:b]]
-        return ranks, exact
+            above[a:b], through[a:b] = windows_in_row(row, exact[a:b], self.tolerance)
+        return Counted(ranks, exact, above, through)
+
+
+@dataclass(frozen=True)
+class Counted:
+    """What :meth:`CountState.finish` found for every item of interest: ``ranks``,
+    ``scores`` and the tie windows ``above`` / ``through``
+    (:mod:`irviewer.core.tie_windows`)."""
+
+    ranks: np.ndarray
+    scores: np.ndarray
+    above: np.ndarray
+    through: np.ndarray

@@ -8,6 +8,7 @@ import numpy as np
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError
 from irviewer.core.ranking.stored import Ranking, items_of_interest
+from irviewer.core.tie_windows import windows_in_list
 
 
 def ranking_from_lists(dataset: Dataset, indices: np.ndarray, scores: np.ndarray | None,
@@ -52,6 +53,7 @@ def ranking_from_lists(dataset: Dataset, indices: np.ndarray, scores: np.ndarray
     offsets, items = items_of_interest(dataset)
     ranks = np.full(len(items), -1, dtype=np.int64)
     item_scores = np.full(len(items), np.nan, dtype=np.float32)
+    above, through = ranks.copy(), ranks.copy()
     position = np.full(n_g, -1, dtype=np.int64)
     for q in range(n_q):
         listed = idx[q] >= 0
@@ -60,7 +62,10 @@ def ranking_from_lists(dataset: Dataset, indices: np.ndarray, scores: np.ndarray
         ranks[a:b] = position[items[a:b]]
         found = ranks[a:b] >= 0
         item_scores[a:b][found] = val[q, ranks[a:b][found]]
+        # Ties as written: equal scores of the list (a list without scores has none).
+        above[a:b][found], through[a:b][found] = windows_in_list(val[q], ranks[a:b][found], 0.0)
         position[idx[q, listed]] = -1
     return Ranking(top_indices=idx, top_scores=val, item_offsets=offsets, item_indices=items,
                    item_ranks=ranks, item_scores=item_scores,
-                   n_ranked=int(n_g - ignored.sum()), truncated=True, source=source)
+                   n_ranked=int(n_g - ignored.sum()), truncated=True, source=source,
+                   item_tie_above=above, item_tie_through=through, tie_tolerance=0.0)

@@ -111,10 +111,12 @@ def iter_rank(aligned: AlignedDescriptors, dataset: Dataset, k: int = DEFAULT_DE
             run_parts(fold, row_parts(qb - qa, scores.size, PARALLEL_SCORES))
             done += 1
             yield Progress(done, total)
-    item_ranks, item_scores = state.finish(lambda q: row_from(aligned, inv_norms, ignored, q))
+    counted = state.finish(lambda q: row_from(aligned, inv_norms, ignored, q))
     top_idx[~np.isfinite(top_val)] = -1
     ranking = Ranking(top_indices=top_idx, top_scores=top_val, item_offsets=offsets,
-                      item_indices=items, item_ranks=item_ranks, item_scores=item_scores,
+                      item_indices=items, item_ranks=counted.ranks,
+                      item_scores=counted.scores, item_tie_above=counted.above,
+                      item_tie_through=counted.through,
                       n_ranked=n_active, descriptors=aligned, gallery_inv_norms=inv_norms,
                       ignored_mask=ignored if len(dataset.global_ignored) else None)
     yield Progress(total, total, ranking)
@@ -175,10 +177,12 @@ def iter_rank_rows(dataset: Dataset, score_rows: Callable[[int, int], np.ndarray
         rows[:, removed] = -np.inf
         return rows
 
-    item_ranks, item_scores = state.finish(whole_row)
+    counted = state.finish(whole_row)
     top_idx[~np.isfinite(top_val)] = -1
     ranking = Ranking(top_indices=top_idx, top_scores=top_val, item_offsets=offsets,
-                      item_indices=items, item_ranks=item_ranks, item_scores=item_scores,
+                      item_indices=items, item_ranks=counted.ranks,
+                      item_scores=counted.scores, item_tie_above=counted.above,
+                      item_tie_through=counted.through,
                       n_ranked=n_active, source=source,
                       ignored_mask=ignored if len(removed) else None, rerank=rerank,
                       row_scores=whole_row, block_scores=whole_rows)

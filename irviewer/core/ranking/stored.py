@@ -15,6 +15,8 @@ from irviewer.core.descriptors import AlignedDescriptors, normalise_rows
 from irviewer.core.errors import InputError, either
 from irviewer.core.ranking.counting import ranks_in_row
 from irviewer.core.ranking.gallery import row_from, score_rows_of, scores_of
+from irviewer.core.tie_windows import windows_in_list, windows_in_row
+from irviewer.core.ties import TIE_TOLERANCE
 
 #: How many results per query a ranking stores unless told otherwise (``--depth``).
 DEFAULT_DEPTH = 200
@@ -55,6 +57,11 @@ class Ranking:
             None for a plain cosine ranking or one read from a file.
         row_scores: query -> its whole score row, for a ranking whose scores are not the
             cosines of ``descriptors`` (k-reciprocal distances, negated).
+        item_tie_above, item_tie_through: each item's tie window
+            (:mod:`irviewer.core.tie_windows`): the ranked items whose score lies above the
+            window, and above its lower edge; None when the ranking did not count them
+            (then no tie is known).
+        tie_tolerance: scores closer than this are tied (0: equal as written).
         block_scores: (qa, qb) -> the whole score rows of queries qa..qb, the same rows
             as ``row_scores`` made a block at a time (None: row by row).
     """
@@ -74,6 +81,9 @@ class Ranking:
     rerank: str | None = None
     row_scores: Callable[[int], np.ndarray] | None = field(default=None, compare=False,
                                                            repr=False)
+    item_tie_above: np.ndarray | None = None
+    item_tie_through: np.ndarray | None = None
+    tie_tolerance: float = TIE_TOLERANCE
     block_scores: Callable[[int, int], np.ndarray] | None = field(default=None, compare=False,
                                                                   repr=False)
 
@@ -151,6 +161,35 @@ class Ranking:
         ignored = (self.ignored_mask if self.ignored_mask is not None
                    else np.zeros(len(self.gallery_inv_norms), dtype=bool))
         return scores_of(self.descriptors, self.gallery_inv_norms, ignored, qv)
+
+    def tie_windows(self, stored: np.ndarray, queries: np.ndarray,
+                    gallery: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Return the tie windows (above, through; :mod:`irviewer.core.tie_windows`) of
+        ranked (query, gallery image) pairs: ``stored`` is each pair's index among the
+        items of interest, -1 for an image the ranking did not store, whose window comes
+        from the query's score row (or, for a ranking read from a file, its list)."""
+        stored = np.asarray(stored, dtype=np.int64)
+        have = stored >= 0
+        ranks = self.item_ranks[np.maximum(stored, 0)]
+        above, through = ranks.copy(), ranks + 1
+        if self.item_tie_above is not None and self.item_tie_through is not None:
+            above[have] = self.item_tie_above[stored[have]]
+            through[have] = self.item_tie_through[stored[have]]
+        rows: dict[int, np.ndarray] = {}  # one score row per query, however many pairs
+        for i in np.flatnonzero(~have):
+            q, g = int(queries[i]), int(gallery[i])
+            if self.truncated or not self.has_score_rows:
+                listed = self.top_indices[q]
+                at = np.flatnonzero(listed == g)
+                if not len(at):
+                    above[i], through[i] = -1, -1
+                    continue
+                a, t = windows_in_list(self.top_scores[q], at, self.tie_tolerance)
+            else:
+                row = rows[q] if q in rows else rows.setdefault(q, self.score_row(q))
+                a, t = windows_in_row(row, row[[g]], self.tie_tolerance)
+            above[i], through[i] = int(a[0]), int(t[0])
+        return above, through
 
     def rank_items(self, q: int, gallery_indices: np.ndarray) -> np.ndarray:
         """Return the exact 0-based ranks of ``gallery_indices`` for query ``q``.

@@ -31,6 +31,7 @@ from irviewer.view.compare_view import (
     rank_marks,
 )
 from irviewer.view.result_list import result_list
+from irviewer.view.ties_view import compare_tie_clause, delta_tie_tooltip, within_tie_range
 
 NONE = "none"
 #: Up to this many paired queries the statistics are computed at once (revisited Oxford's
@@ -54,6 +55,8 @@ class Shown(Protocol):
     def select(self, q: int) -> None: ...
     def set_compared(self, name: str, other_ap: np.ndarray | None,
                      delta: np.ndarray | None) -> None: ...
+    def set_compared_ties(self, explained: np.ndarray | None,
+                          tips: dict[int, str] | None = None) -> None: ...
     def add_beside_method(self, label: str, widget: QWidget) -> None: ...
     def add_summary_line(self, widget: QWidget) -> None: ...
     def add_beside_results(self, widget: QWidget) -> None: ...
@@ -101,6 +104,7 @@ class CompareMode(QObject):
         self.line.setWordWrap(True)
         self.line.setVisible(False)
         shown.add_summary_line(self.line)
+        self.tie_clause = ""  # what the order of tied scores could make of the differences
         self.scatter = APScatter()
         self.scatter_tab = plots.add_tab(self.scatter, "AP vs AP")
         self.scatter.query_clicked.connect(shown.select)
@@ -200,6 +204,7 @@ class CompareMode(QObject):
         self.comparison, self.statistics = c, None
         other_ap, delta = paired_columns(c, w.evaluation.dataset)
         w.set_compared(other, other_ap, delta)
+        self._mark_ties(w.evaluation, self.other)
         paired = np.flatnonzero(~np.isnan(delta))
         self.scatter.set_points(paired, w.evaluation.per_query["AP"][paired], other_ap[paired],
                                 method, other)
@@ -250,12 +255,26 @@ class CompareMode(QObject):
             self.statistics = statistics
             self._show_line()
 
+    def _mark_ties(self, shown: Evaluation, other: Evaluation) -> None:
+        """Mark the differences the order of tied scores alone could make (grey ΔAP, a
+        clause in the summary line)."""
+        explained = within_tie_range(shown, other, shown.dataset)
+        where = {q.name: i for i, q in enumerate(other.dataset.queries)}
+        tips = {int(q): delta_tie_tooltip(shown, other, int(q),
+                                          where[shown.dataset.queries[q].name])
+                for q in np.flatnonzero(explained)}
+        self.shown.set_compared_ties(explained, tips)
+        assert self.comparison is not None
+        self.tie_clause = compare_tie_clause(explained, self.comparison.n,
+                                             self.comparison.mean_delta, shown, other)
+
     def _not_computed(self, message: str) -> None:
         self.line.setText(f"{self.line.text()} (the paired statistics: {message})")
 
     def _show_line(self) -> None:
         assert self.comparison is not None
-        self.line.setText(compare_summary_html(self.comparison, self.statistics))
+        clause = f" &nbsp;·&nbsp; {self.tie_clause}" if self.tie_clause else ""
+        self.line.setText(compare_summary_html(self.comparison, self.statistics) + clause)
 
     def _off(self) -> None:
         self.comparison = self.other = self.statistics = None

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
 from irviewer.core.curves import ap_histogram, cmc_curve, mean_precision_at, query_precision_at
 from irviewer.core.evaluation import Evaluation
+from irviewer.gui.plots.conventions_table import ConventionsTable
 from irviewer.gui.plots.overview import Overview
 from irviewer.gui.plots.pr_plot import PR_LEGEND, PRPlot
 from irviewer.view.mean_pr import MeanPR
@@ -40,6 +41,9 @@ class PlotsPanel(QSplitter):
             lambda lo, hi: self.ap_range_requested.emit((lo, hi)))
         self.overview.histogram.range_cleared.connect(
             lambda: self.ap_range_requested.emit(None))
+        self.conventions = ConventionsTable()
+        self.conventions_tab = self.overview.addTab(self.conventions, "Conventions")
+        self.overview.currentChanged.connect(self._tab_changed)
         self.addWidget(pr)
         self.addWidget(self.overview)
         self.setSizes([440, 360])
@@ -53,6 +57,13 @@ class PlotsPanel(QSplitter):
         ks, precision = mean_precision_at(evaluation, CURVE_DEPTH)
         self.overview.set_dataset_curves(edges, counts, ks, precision,
                                          *cmc_curve(evaluation, CURVE_DEPTH))
+        self.conventions.show_evaluation(evaluation)
+        self._tab_changed(self.overview.currentIndex())
+
+    def _tab_changed(self, index: int) -> None:
+        """Fill the conventions tab when it is the one shown (computed only then)."""
+        if index == self.conventions_tab:
+            self.conventions.refresh()
 
     def show_query(self, evaluation: Evaluation, q: int) -> None:
         """Show query ``q``'s PR curve, its AP bin and its P@k curve."""

@@ -205,6 +205,12 @@ class Inspector(QObject):
         """Compare mode: the list's columns of the compared method (None: none)."""
         self.queries.set_compared(name, other_ap, delta)
 
+    def set_compared_ties(self, explained: np.ndarray | None,
+                          tips: dict[int, str] | None = None) -> None:
+        """Compare mode: mark the ΔAPs (per query position) that the order of tied scores
+        alone could make, with their hover sentences (None: none)."""
+        self.queries.set_compared_ties(explained, tips)
+
     def show_photo(self, header: QueryHeader, result: ResultList) -> None:
         """Show a visitor's photo and its matches where a query's results are. No dataset
         query is shown meanwhile (nothing — a correction, the keys 1–4, a re-score — acts

@@ -29,6 +29,7 @@ from irviewer.gui.results.query_model import (
     QueryFilter,
     QueryTableModel,
 )
+from irviewer.view.ties_view import TIE_MARK
 
 #: The compared method's AP column is at least this wide (px), wider when its name needs.
 OTHER_AP_WIDTH = 90
@@ -72,14 +73,16 @@ class QueryListPanel(QWidget):
         metrics = self.table.fontMetrics()
         for column in range(1, TITLE):
             text = str(self.model.headerData(column, Qt.Orientation.Horizontal))
+            widest = f"{TIE_MARK} 100.0" if column == 1 else "100.0"  # AP: a tie mark too
             width = max(metrics.horizontalAdvance(text) + 24,
-                        metrics.horizontalAdvance("100.0") + 12)
+                        metrics.horizontalAdvance(widest) + 12)
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Fixed)
             header.resizeSection(column, width)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(TITLE, QHeaderView.ResizeMode.Stretch)
         self.table.setColumnHidden(TITLE, True)
-        for column, width in zip(COMPARE_COLUMNS, (OTHER_AP_WIDTH, 56), strict=True):
+        delta_width = max(56, metrics.horizontalAdvance(f"{TIE_MARK} +100.0") + 12)
+        for column, width in zip(COMPARE_COLUMNS, (OTHER_AP_WIDTH, delta_width), strict=True):
             # compare mode shows them; a fixed width, as measuring 20,000 rows takes seconds
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Fixed)
             self.table.setColumnWidth(column, width)
@@ -180,6 +183,11 @@ class QueryListPanel(QWidget):
         self.table.setColumnHidden(TITLE, on or not self.model.has_titles)
         for box in (self.better, self.worse):
             box.setEnabled(on)
+
+    def set_compared_ties(self, explained: np.ndarray | None,
+                          tips: dict[int, str] | None = None) -> None:
+        """Compare mode: mark the ΔAPs the order of tied scores alone could make."""
+        self.model.set_compared_ties(explained, tips)
 
     def listed_queries(self, limit: int | None = None) -> list[int]:
         """Return the query positions the table lists, in its order (its sort and filters;

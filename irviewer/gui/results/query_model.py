@@ -22,6 +22,7 @@ from irviewer.core.evaluation import Evaluation
 from irviewer.view import palette
 from irviewer.view.compare_view import compared_header
 from irviewer.view.result_list import titles
+from irviewer.view.ties_view import TIE_MARK, ap_tie_tooltip, tied_queries
 
 COLUMNS = ("Query", "AP", "P@1", "Pos.", "1st", "Title", "AP ⇄", "ΔAP")
 HEADER_TIPS = ("The query's name", "Average precision (%) under the protocol's convention",
@@ -58,6 +59,10 @@ class QueryTableModel(QAbstractTableModel):
         self._sorted_by: tuple[int, Qt.SortOrder] | None = None
         self._names_array: np.ndarray | None = None
         self._order_list: list[int] | None = None
+        self._evaluation: Evaluation | None = None
+        self._tied: np.ndarray = np.zeros(0, dtype=bool)  # AP depends on the ties' order
+        self._delta_tied: np.ndarray = np.zeros(0, dtype=bool)  # ΔAP within the tie range
+        self._delta_tips: dict[int, str] = {}
 
     def set_evaluation(self, evaluation: Evaluation) -> None:
         """Show ``evaluation``'s per-query values. The same queries re-scored (another
@@ -74,6 +79,10 @@ class QueryTableModel(QAbstractTableModel):
         first = pq["first_positive_rank"].astype(float)
         first[first < 0] = np.nan
         values = np.column_stack([pq["AP"], pq["P@1"], pq["n_positives"], first + 1])
+        self._evaluation = evaluation
+        self._tied = tied_queries(evaluation)
+        self._delta_tied = np.zeros(len(names), dtype=bool)
+        self._delta_tips = {}
         if names == self._names and len(names):
             self._values = values
             self._compare = np.full((len(names), 2), np.nan)
@@ -111,6 +120,8 @@ class QueryTableModel(QAbstractTableModel):
         first[first < 0] = np.nan
         self._values[q] = np.column_stack([pq["AP"][q], pq["P@1"][q], pq["n_positives"][q],
                                            first + 1])
+        self._evaluation = evaluation
+        self._tied = tied_queries(evaluation)
         if self._sorted_by is not None and 0 < self._sorted_by[0] < TITLE:
             self.sort(*self._sorted_by)
             return True
@@ -122,11 +133,25 @@ class QueryTableModel(QAbstractTableModel):
             self.dataChanged.emit(self.index(row, 1), self.index(row, len(COLUMNS) - 1))
         return False
 
+    def set_compared_ties(self, explained: np.ndarray | None,
+                          tips: dict[int, str] | None = None) -> None:
+        """Mark the ΔAPs (per query position) that the order of tied scores alone could make:
+        grey, with :data:`TIE_MARK`, ``tips`` their hover sentences (None: none marked)."""
+        n = len(self._names)
+        self._delta_tied = (np.zeros(n, dtype=bool) if explained is None
+                            else np.asarray(explained, dtype=bool))
+        self._delta_tips = dict(tips or {})
+        if n:
+            self.dataChanged.emit(self.index(0, DELTA), self.index(n - 1, DELTA))
+
     def set_compared(self, name: str, other_ap: np.ndarray | None,
                      delta: np.ndarray | None) -> None:
         """Show the compared method's AP and ΔAP per query position (None: compare mode off;
         the two columns then read "—"). Rows re-sort when sorted by those columns."""
         n = len(self._names)
+        if other_ap is None:
+            self._delta_tied = np.zeros(n, dtype=bool)
+            self._delta_tips = {}
         self.compared_with = name
         self._compare = (np.full((n, 2), np.nan) if other_ap is None or delta is None
                          else np.column_stack([other_ap, delta]))
@@ -220,14 +245,21 @@ class QueryTableModel(QAbstractTableModel):
         value = float(self.column_values(col)[row])
         if role == SORT_ROLE:
             return -1.0 if math.isnan(value) else value
+        tie_marked = (col == 1 and self._tied[row]) or (col == DELTA and self._delta_tied[row])
         if role == Qt.ItemDataRole.DisplayRole:
             if math.isnan(value):
                 return "—"
+            mark = f"{TIE_MARK} " if tie_marked else ""
             if col == DELTA:
-                return f"{100 * value:+.1f}"
-            return f"{100 * value:.1f}" if col in (1, 2, OTHER_AP) else f"{int(value)}"
+                return f"{mark}{100 * value:+.1f}"
+            return (f"{mark}{100 * value:.1f}" if col in (1, 2, OTHER_AP)
+                    else f"{int(value)}")
+        if role == Qt.ItemDataRole.ToolTipRole and tie_marked:
+            if col == DELTA:
+                return self._delta_tips.get(row)
+            return ap_tie_tooltip(self._evaluation, row) if self._evaluation else None
         if role == Qt.ItemDataRole.ForegroundRole and col == DELTA and value != 0:
-            return QColor(GAIN if value > 0 else LOSS)
+            return QColor(palette.TIE if tie_marked else GAIN if value > 0 else LOSS)
         if role == Qt.ItemDataRole.TextAlignmentRole and col > 0:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None

@@ -1,0 +1,103 @@
+"""Average precision under every rule irviewer knows, per query, over a ragged batch.
+
+The rules differ in how the precision-recall curve is integrated and in what AP is divided
+by; each is named after the public evaluators that use it:
+
+- ``finite``: the mean over the positives of the precision at each one's rank (trec_eval
+  ``map``; torchreid / fast-reid ``eval_market1501``);
+- ``trapezoid``: the curve integrated by trapezoids from the precision just before each
+  positive to the precision at it (VGG ``compute_ap.cpp`` for Oxford5k/Paris6k; revisitop
+  and cirtorch ``compute_ap``; the Market-1501 MATLAB ``compute_AP.m``);
+- ``interpolated``: all-point interpolated AP, each positive's precision replaced by the
+  best precision at or after it (PASCAL VOC devkit from 2010, ``VOCap``: the curve made
+  monotone from the right, summed over the recall steps);
+- ``11point``: the mean over the recall levels 0, 0.1, ..., 1 of the best precision at a
+  recall at least the level, 0 where none (PASCAL VOC 2007 devkit; TREC's 11-point average;
+  VLFeat ``vl_pr`` ``ap_interp_11``). A recall within
+  :data:`~irviewer.core.metrics.RECALL_TOLERANCE` below a level reaches it, so 3/10 reaches
+  0.3 (the Python ports of the devkit compare with ``np.arange(0, 1.1, 0.1)``, whose 0.3 is
+  0.30000000000000004, and there 3/10 does not).
+
+The denominator is ``all`` positives of the query (a positive never retrieved adds 0), or
+only those ``retrieved`` within the scored list (VLFeat ``vl_pr`` as hpatches-benchmark
+calls it on the top 50: a positive never listed is not counted; a query with positives but
+none listed scores 0).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from irviewer.core.convention_names import AP_RULES
+from irviewer.core.metrics import RECALL_TOLERANCE, Ragged
+
+#: Every AP integration rule, in the order the side-by-side table lists them: the two a
+#: protocol can use (``--ap``), then the two interpolated ones.
+ALL_AP_RULES = (*AP_RULES, "interpolated", "11point")
+
+#: The recall levels of the 11-point rule.
+ELEVEN_LEVELS = np.linspace(0.0, 1.0, 11)
+
+
+def average_precision(batch: Ragged, rule: str, denominator: str = "all") -> np.ndarray:
+    """Return AP per query under ``rule`` (one of :data:`ALL_AP_RULES`) divided by
+    ``denominator`` (``all`` or ``retrieved``; see the module); nan where the query has no
+    positive."""
+    n = batch.n_positives
+    if denominator == "retrieved":
+        listed = np.diff(batch.offsets)
+        ap = average_precision(replace(batch, n_positives=np.maximum(listed, 1)), rule)
+        ap = np.where(listed > 0, ap, 0.0)
+        ap[n == 0] = np.nan
+        return ap
+    if rule in AP_RULES:
+        return batch.average_precision(rule)
+    best = best_precision_from(batch)
+    if rule == "interpolated":
+        total = np.bincount(batch.query_of, weights=best, minlength=len(n))
+        out = total / np.maximum(n, 1)
+    elif rule == "11point":
+        out = interpolated_at_levels(batch, best, ELEVEN_LEVELS).mean(axis=1)
+    else:
+        raise ValueError(f"unknown AP rule {rule!r}")
+    out = np.asarray(out, dtype=np.float64)
+    out[n == 0] = np.nan
+    return out
+
+
+def best_precision_from(batch: Ragged) -> np.ndarray:
+    """Return, for every retrieved positive, the best precision at it or at any later
+    positive of its query (the interpolated precision at its recall): the precisions'
+    running maximum from the right within each query, computed exactly on their sort
+    order."""
+    precision = (batch.position + 1) / (batch.ranks + 1)
+    if not len(precision):
+        return precision
+    # Replace each precision by its place in the sorted distinct values (exact integers),
+    # offset per query so that a reversed running maximum never crosses a query.
+    values, code = np.unique(precision, return_inverse=True)
+    q = batch.query_of
+    span = len(values) + 1
+    keyed = code + (q.max() - q) * span  # later queries get smaller offsets
+    best = np.maximum.accumulate(keyed[::-1])[::-1] - (q.max() - q) * span
+    return values[best]
+
+
+def interpolated_at_levels(batch: Ragged, best: np.ndarray,
+                           levels: np.ndarray) -> np.ndarray:
+    """Return (n_queries, len(levels)) interpolated precision: at each level, the best
+    precision at a recall ``(j + 1) / n`` that reaches the level (within
+    :data:`~irviewer.core.metrics.RECALL_TOLERANCE`), 0 where none does; ``best`` is
+    :func:`best_precision_from`."""
+    n = np.maximum(batch.n_positives, 1)[:, None].astype(np.float64)
+    counts = np.diff(batch.offsets)[:, None]
+    need = levels[None, :] - RECALL_TOLERANCE
+    j = np.clip(np.ceil(need * n) - 1, 0, None).astype(np.int64)
+    j = np.where((j > 0) & (j / n >= need), j - 1, j)  # one float step down
+    j = np.where((j + 1) / n < need, j + 1, j)  # or up, as the comparison says
+    reached = j < counts
+    at = batch.offsets[:-1, None] + np.minimum(j, np.maximum(counts - 1, 0))
+    padded = np.append(best, 0.0)
+    return np.where(reached, padded[np.minimum(at, len(best))], 0.0)

@@ -1,0 +1,118 @@
+"""One ranking's numbers under every convention irviewer knows, side by side.
+
+Implementations of "mAP" disagree by several points on the same ranking, because each
+benchmark integrates the precision-recall curve its own way, divides by its own count, and
+keeps or removes the query's own image. :func:`all_conventions` scores an evaluation's
+ranking under each of them, from the positive ranks it already has (no ranking again):
+the AP rules of :mod:`irviewer.core.ap_rules` under the protocol's denominator and
+self-match rule, AP with the other denominator, AP with the query's own image kept or
+removed the other way, and true P@k beside revisitop's mP@k. Each row names its source;
+the row that is the protocol's own rule is marked, and its values are the evaluation's
+(a row equals what ``irviewer eval --ap RULE`` gives alone).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from irviewer.core import metrics
+from irviewer.core.ap_rules import ALL_AP_RULES, average_precision
+from irviewer.core.convention_names import KEEP, REMOVE
+from irviewer.core.evaluation import Evaluation, PositiveRanks, scored_ranks
+
+#: Each AP rule's name in the table and the public evaluators that use it.
+RULE_NAMES = dict(zip(ALL_AP_RULES, ("finite-sum", "trapezoid rule",
+                                     "all-point interpolated", "11-point interpolated"),
+                      strict=True))
+RULE_SOURCES = dict(zip(ALL_AP_RULES, (
+    "trec_eval map; torchreid and fast-reid eval_market1501; VLFeat vl_pr info.ap",
+    "Oxford compute_ap.cpp (Oxford5k, Paris6k); revisitop and cirtorch compute_ap; "
+    "Market-1501 compute_AP.m; Holidays eval_holidays",
+    "PASCAL VOC devkit 2010 and later (VOCap)",
+    "PASCAL VOC 2007 devkit; TREC 11-point average; VLFeat vl_pr ap_interp_11",
+), strict=True))
+DENOMINATOR_NAMES = {"all": "over all positives",
+                     "retrieved": "over the positives within the list"}
+DENOMINATOR_SOURCES = {
+    "all": "trec_eval (num_rel from the qrels), revisitop, torchreid",
+    "retrieved": "hpatches-benchmark retrieval_eval.m with VLFeat vl_pr (positives beyond "
+                 "the scored list not counted)",
+}
+SELF_MATCH_NAMES = {KEEP: "the query's own image kept", REMOVE: "the query's own image removed"}
+SELF_MATCH_SOURCES = {KEEP: "Oxford5k / Paris6k compute_ap (the query is in its own good list)",
+                      REMOVE: "instance sets, Holidays, HPatches, re-id"}
+PK_SOURCES = {"true": "trec_eval P.k: positives in the first k over k",
+              "revisitop": "revisitop compute_map: over min(k, rank of the last positive)"}
+
+
+@dataclass(frozen=True)
+class ConventionRow:
+    """One convention's values: ``key`` (stable, e.g. ``AP trapezoid``), ``metric``
+    (``AP`` or ``P@k``), ``name`` of the convention, ``source`` (the evaluators that use
+    it), ``values`` per query (nan for a query left out), ``mean`` over the queries with a
+    positive, ``own`` True for the protocol's own rule."""
+
+    key: str
+    metric: str
+    name: str
+    source: str
+    values: np.ndarray
+    mean: float
+    own: bool
+
+    def record(self) -> dict[str, object]:
+        """Return the row as the JSON ``all_conventions`` entry (without the per-query
+        values, which the caller writes beside the query names)."""
+        return {"key": self.key, "metric": self.metric, "convention": self.name,
+                "source": self.source, "value": None if np.isnan(self.mean) else self.mean,
+                "protocol_own": self.own}
+
+
+def _mean(values: np.ndarray, n_positives: np.ndarray) -> float:
+    ok = n_positives > 0
+    return float(np.mean(values[ok])) if ok.any() else float("nan")
+
+
+def _row(key: str, metric: str, name: str, source: str, values: np.ndarray,
+         p: PositiveRanks, own: bool) -> ConventionRow:
+    return ConventionRow(key, metric, name, source, values, _mean(values, p.n_positives), own)
+
+
+def all_conventions(ev: Evaluation) -> list[ConventionRow]:
+    """Return the rows of ``ev``'s ranking under every convention (see the module), AP rows
+    first, the protocol's own rule among them marked."""
+    protocol = ev.protocol
+    p = ev.positives
+    batch = metrics.ragged(p.ranks, p.offsets, p.n_positives)
+    den = protocol.ap_positives
+    rows = []
+    for rule in ALL_AP_RULES:
+        own = rule == protocol.ap
+        values = (np.asarray(ev.per_query["AP"], dtype=np.float64) if own
+                  else average_precision(batch, rule, den))
+        rows.append(_row(f"AP {rule}", "AP", f"{RULE_NAMES[rule]}, {DENOMINATOR_NAMES[den]}",
+                         RULE_SOURCES[rule], values, p, own))
+    other = "retrieved" if den == "all" else "all"
+    finite = ALL_AP_RULES[0]
+    rows.append(_row(f"AP {finite} {other}", "AP",
+                     f"{RULE_NAMES[finite]}, {DENOMINATOR_NAMES[other]}",
+                     DENOMINATOR_SOURCES[other], average_precision(batch, finite, other),
+                     p, False))
+    flip = KEEP if protocol.self_match == REMOVE else REMOVE
+    flipped = scored_ranks(ev.dataset, ev.ranking, protocol.override(self_match=flip))
+    fb = metrics.ragged(flipped.ranks, flipped.offsets, flipped.n_positives)
+    none = "" if ev.dataset.has_self_images else " (no query's own image is in the gallery)"
+    rows.append(_row(f"AP {protocol.ap} self-match {flip}", "AP",
+                     f"{RULE_NAMES[protocol.ap]}, {SELF_MATCH_NAMES[flip]}{none}",
+                     SELF_MATCH_SOURCES[flip], average_precision(fb, protocol.ap, den),
+                     flipped, False))
+    for k in protocol.ks:
+        revisitop_own = protocol.family == "revisited"
+        rows.append(_row(f"P@{k} true", f"P@{k}", "true P@k", PK_SOURCES["true"],
+                         batch.precision_at_k(k), p, not revisitop_own))
+        rows.append(_row(f"P@{k} revisitop", f"P@{k}", "revisitop mP@k",
+                         PK_SOURCES["revisitop"], batch.precision_at_k_revisitop(k), p,
+                         revisitop_own))
+    return rows

@@ -1,0 +1,92 @@
+"""Every AP rule against a naive walk down the ranked list written from the evaluators'
+definitions (tests/core/reference.py), on random queries and in a batch."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from irviewer.core import metrics
+from irviewer.core.ap_rules import ALL_AP_RULES, average_precision
+from tests.core.reference import ap_finite, ap_trapezoid, ap_voc_11_points, ap_voc_all_points
+
+FEW = settings(max_examples=150, deadline=None)
+REFERENCE = {"finite": ap_finite, "trapezoid": ap_trapezoid,
+             "interpolated": ap_voc_all_points, "11point": ap_voc_11_points}
+
+
+@st.composite
+def batch(draw):
+    """A few queries: sorted positive ranks plus positives never retrieved."""
+    queries = []
+    for _ in range(draw(st.integers(1, 6))):
+        ranks = sorted(draw(st.sets(st.integers(0, 40), max_size=10)))
+        queries.append((ranks, len(ranks) + draw(st.integers(0, 3))))
+    return queries
+
+
+def flags(ranks: list[int], depth: int = 45) -> list[bool]:
+    out = [False] * depth
+    for r in ranks:
+        out[r] = True
+    return out
+
+
+def ragged(queries):
+    ranks = np.array([r for q, _ in queries for r in q], dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum([len(q) for q, _ in queries])])
+    return metrics.ragged(ranks, offsets, np.array([n for _, n in queries]))
+
+
+@FEW
+@given(batch(), st.sampled_from(ALL_AP_RULES))
+def test_each_rule_equals_its_evaluator_walked_by_hand(queries, rule):
+    got = average_precision(ragged(queries), rule)
+    for value, (ranks, n) in zip(got, queries, strict=True):
+        if n == 0:
+            assert np.isnan(value)
+        else:
+            assert value == pytest.approx(REFERENCE[rule](flags(ranks), n), abs=1e-12)
+
+
+@FEW
+@given(batch(), st.sampled_from(ALL_AP_RULES))
+def test_within_the_list_divides_by_the_positives_listed(queries, rule):
+    got = average_precision(ragged(queries), rule, "retrieved")
+    for value, (ranks, n) in zip(got, queries, strict=True):
+        if n == 0:
+            assert np.isnan(value)
+        elif not ranks:
+            assert value == 0.0
+        else:
+            assert value == pytest.approx(REFERENCE[rule](flags(ranks), len(ranks)),
+                                          abs=1e-12)
+
+
+@FEW
+@given(batch())
+def test_interpolation_never_lowers_ap_and_11_points_agree_with_the_curve_function(queries):
+    b = ragged(queries)
+    finite = average_precision(b, "finite")
+    interpolated = average_precision(b, "interpolated")
+    eleven = average_precision(b, "11point")
+    for q, (ranks, n) in enumerate(queries):
+        if n == 0:
+            continue
+        assert interpolated[q] >= finite[q] - 1e-12
+        rec, prec = metrics.pr_points(np.array(ranks, dtype=np.int64), n)
+        curve = metrics.interpolated_precision(rec, prec, np.linspace(0, 1, 11))
+        assert eleven[q] == pytest.approx(curve.mean(), abs=1e-12)
+
+
+def test_hand_computed_case():
+    # Positives at ranks 1 and 2 of 3 (0-based), 3 positives in all (one never retrieved).
+    # Precisions 1/2, 2/3: finite (1/2 + 2/3)/3; interpolated (2/3 + 2/3)/3;
+    # 11-point: levels 0..0.3 reach 2/3 (recall 1/3 reaches up to 0.333, 2/3 up to 0.667),
+    # levels 0.4..0.6 reach 2/3, levels 0.7..1 none: 7 x 2/3 / 11.
+    b = metrics.ragged(np.array([1, 2]), np.array([0, 2]), np.array([3]))
+    assert average_precision(b, "finite")[0] == pytest.approx((1 / 2 + 2 / 3) / 3)
+    assert average_precision(b, "interpolated")[0] == pytest.approx(4 / 9)
+    assert average_precision(b, "11point")[0] == pytest.approx(7 * (2 / 3) / 11)
