@@ -35,8 +35,10 @@ class MethodBar(QWidget):
         for box, choices in ((self.ap_box, AP_CHOICES), (self.self_box, SELF_CHOICES)):
             for text, value in choices:
                 box.addItem(text, value)
-        self.ap_box.setToolTip("AP convention: finite-sum (trec_eval, re-id) or trapezoid "
-                               "(Oxford/Paris and revisited compute_ap)")
+        self.ap_box.setToolTip("AP convention: finite-sum (trec_eval, re-id), trapezoid "
+                               "(Oxford/Paris and revisited compute_ap), all-point "
+                               "interpolated (PASCAL VOC 2010+) or 11-point interpolated "
+                               "(PASCAL VOC 2007)")
         self.self_box.setToolTip("Whether the query's own image stays in its ranking")
         for box in (self.method_box, self.protocol_box, self.ap_box, self.self_box):
             box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
