@@ -346,6 +346,48 @@ def align(descriptors: Descriptors, dataset: Dataset) -> AlignedDescriptors:
     :data:`LAZY_CHECK_ROWS` rows, which ranking checks chunk by chunk), and query and
     gallery tables of different dimension.
     """
+    keyed = _checked_keys(descriptors)
+    gallery_table = descriptors.tables[-1]
+    dim = int(gallery_table.vectors.shape[1])
+    rows = _gallery_rows(descriptors.path.name, gallery_table, keyed[-1], dataset)
+    queries = _query_vectors(descriptors, keyed, dataset)
+
+    n_g = dataset.n_gallery
+    gallery = gallery_table.vectors
+    if rows is None and len(gallery) > n_g:  # gallery rows first, then query-only rows: a view
+        gallery = gallery[:n_g]
+    g_norms = None
+    if not (isinstance(gallery_table.vectors, np.memmap) and n_g > LAZY_CHECK_ROWS):
+        g_norms = row_norms(gallery, rows)
+        row_ids = np.arange(n_g, dtype=np.int64) if rows is None else rows
+        message = bad_rows_message(descriptors.path, g_norms, row_ids, gallery_table.names)
+        if message:
+            raise InputError(message)
+    return AlignedDescriptors(queries=normalise_rows(queries), gallery=gallery,
+                              gallery_rows=rows, dim=dim, path=descriptors.path,
+                              gallery_names=tuple(gallery_table.names), gallery_norms=g_norms)
+
+
+def align_queries(descriptors: Descriptors, dataset: Dataset) -> AlignedDescriptors:
+    """Return the descriptors of ``dataset``'s queries alone, matched as :func:`align` does,
+    for a file holding the queries but not the gallery (it lives in a vector engine):
+    ``gallery`` has 0 rows. InputError with :func:`align`'s sentences for bad query rows."""
+    keyed = _checked_keys(descriptors)
+    queries = _query_vectors(descriptors, keyed, dataset)
+    dim = int(queries.shape[1])
+    return AlignedDescriptors(queries=normalise_rows(queries),
+                              gallery=np.empty((0, dim), dtype=np.float32), gallery_rows=None,
+                              dim=dim, path=descriptors.path)
+
+
+def holds_gallery(names: Sequence[str], dataset: Dataset) -> bool:
+    """Return True when ``names`` (a descriptor file's gallery names) name every gallery
+    image of ``dataset`` (compared by :func:`name_key`)."""
+    return set(name_keys(dataset.gallery)) <= set(name_keys(names))
+
+
+def _checked_keys(descriptors: Descriptors) -> list[list[str]]:
+    """Return each table's :func:`name_key`s; InputError for no vectors, repeats, dims."""
     where = descriptors.path.name
     tables = descriptors.tables
     if not tables:
@@ -357,17 +399,22 @@ def align(descriptors: Descriptors, dataset: Dataset) -> AlignedDescriptors:
             raise InputError(f"{where}: {counted(len(dups), 'name')} "
                              f"{'appears' if len(dups) == 1 else 'appear'} more than once, "
                              f"e.g. {examples(dups)}")
-    gallery_table = tables[-1]
-    dim = int(gallery_table.vectors.shape[1])
+    dim = int(tables[-1].vectors.shape[1])
     if len(tables) > 1:
         q_dim = int(tables[0].vectors.shape[1])
         if q_dim != dim:
             raise InputError(f"{where}: the query vectors have {q_dim} dimensions but the "
                              f"gallery vectors have {dim}")
+    return keyed
 
-    rows = _gallery_rows(where, gallery_table, keyed[-1], dataset)
-    in_order = rows is None
 
+def _query_vectors(descriptors: Descriptors, keyed: list[list[str]],
+                   dataset: Dataset) -> np.ndarray:
+    """Return the float32 vector of each dataset query in query order (not normalised):
+    the row named after the query id, else the row of its image, the query table first;
+    InputError for queries without a descriptor and for NaN/inf or all-zero rows."""
+    tables = descriptors.tables
+    dim = int(tables[-1].vectors.shape[1])
     indexes: list[dict[str, int] | None] = [None] * len(tables)
 
     def find(key: str) -> tuple[int, int] | None:
@@ -388,10 +435,10 @@ def align(descriptors: Descriptors, dataset: Dataset) -> AlignedDescriptors:
         else:
             q_rows.append(found)
     if missing:
-        raise InputError(f"{where}: {counted(len(missing), 'query', 'queries')} "
+        raise InputError(f"{descriptors.path.name}: "
+                         f"{counted(len(missing), 'query', 'queries')} "
                          f"{'has' if len(missing) == 1 else 'have'} no descriptor (neither by "
                          f"query id nor by image name), e.g. {examples(missing)}")
-
     queries = np.empty((len(q_rows), dim), dtype=np.float32)
     for t, table in enumerate(tables):
         sel = np.array([i for i, (tt, _) in enumerate(q_rows) if tt == t], dtype=np.int64)
@@ -399,21 +446,7 @@ def align(descriptors: Descriptors, dataset: Dataset) -> AlignedDescriptors:
             src = np.array([q_rows[i][1] for i in sel], dtype=np.int64)
             queries[sel] = np.asarray(table.vectors[src], dtype=np.float32)
     _check_query_rows(descriptors, dataset, q_rows, queries)
-
-    n_g = dataset.n_gallery
-    gallery = gallery_table.vectors
-    if in_order and len(gallery) > n_g:  # gallery rows first, then query-only rows: a view
-        gallery = gallery[:n_g]
-    g_norms = None
-    if not (isinstance(gallery_table.vectors, np.memmap) and n_g > LAZY_CHECK_ROWS):
-        g_norms = row_norms(gallery, rows)
-        row_ids = np.arange(n_g, dtype=np.int64) if rows is None else rows
-        message = bad_rows_message(descriptors.path, g_norms, row_ids, gallery_table.names)
-        if message:
-            raise InputError(message)
-    return AlignedDescriptors(queries=normalise_rows(queries), gallery=gallery,
-                              gallery_rows=rows, dim=dim, path=descriptors.path,
-                              gallery_names=tuple(gallery_table.names), gallery_norms=g_norms)
+    return queries
 
 
 def _gallery_rows(where: str, table: DescriptorTable, keys: list[str],

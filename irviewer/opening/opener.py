@@ -22,6 +22,7 @@ from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from irviewer.core.ann.search import iter_engine
 from irviewer.core.ann.spec import WHERE as ANN_WHERE
 from irviewer.core.chance import chance_level
 from irviewer.core.dataset import Dataset
@@ -29,7 +30,9 @@ from irviewer.core.descriptors import (
     AlignedDescriptors,
     Descriptors,
     align,
+    align_queries,
     file_sha256,
+    holds_gallery,
     prefetch_sha256,
 )
 from irviewer.core.errors import InputError, Sentence
@@ -219,8 +222,15 @@ def iter_open(request: OpenRequest) -> Opening:
     for i, (name, source) in enumerate(zip(names, sources, strict=True)):
         label = f" ({name}, {i + 1} of {n_methods})" if n_methods > 1 else ""
         own = tuple(chains[spec] for j, spec in pairs if j == i)
-        found = yield from iter_methods(source, name, label, dataset, request, own)
-        if (request.ann or (request.engine and i == 0)) and isinstance(source, DescriptorFile):
+        only = i == 0 and isinstance(source, DescriptorFile) and _queries_only(
+            source, dataset, request, own)
+        if only:
+            assert isinstance(source, DescriptorFile)
+            found = [(yield from _iter_engine_only(source, name, label, dataset, request))]
+        else:
+            found = yield from iter_methods(source, name, label, dataset, request, own)
+        if (request.ann or (request.engine and i == 0)) and isinstance(source, DescriptorFile) \
+                and not only:
             plain = next((m for m in found if m.rerank is None), None)
             if plain is None or dataset.format == TASKS:
                 raise InputError(f"{source.path.name}: {ANN_WHERE} searches one gallery "
@@ -242,6 +252,34 @@ def iter_open(request: OpenRequest) -> Opening:
                 method = replace(method, notes=(*method.notes, *chance_notes(method, mine)))
             methods[method.name] = method
     return Opened(dataset, methods, request, scored, corrections)
+
+
+def _queries_only(source: DescriptorFile, dataset: Dataset, request: OpenRequest,
+                  chains: tuple[Chain, ...]) -> bool:
+    """Return True when ``source`` is searched in a vector engine and names gallery images
+    but not every one of ``dataset``'s: it holds the queries, the gallery lives in the
+    engine. False (today's path, and its sentence for missing gallery images) without an
+    engine, for HPatches task lists, and when the file is also re-ranked or searched by a
+    FAISS index, which need its gallery rows."""
+    if not request.engine or chains or request.ann or dataset.format == TASKS:
+        return False
+    names = descriptor_names(source.path)
+    return names is not None and not holds_gallery(names, dataset)
+
+
+def _iter_engine_only(source: DescriptorFile, name: str, label: str, dataset: Dataset,
+                      request: OpenRequest) -> Generator[Step, None, Method]:
+    """Return the method "F + milvus:COLLECTION" of a descriptor file holding the queries
+    only, yielding progress: its queries searched in the engine
+    (:func:`irviewer.core.ann.search.iter_engine`), no exact ranking beside them."""
+    descriptors = yield from _iter_read_descriptors(source, label, dataset, request)
+    aligned = align_queries(descriptors, dataset)
+    assert request.engine is not None
+    searched = yield from as_steps(iter_engine(name, aligned, None, dataset, request.k,
+                                               request.engine, request.collection,
+                                               request.engine_names, label))
+    return replace(_descriptor_method(source, name, descriptors, searched.ranking),
+                   name=searched.name, ann=searched.run)
 
 
 def rerank_chains(request: OpenRequest) -> dict[str, Chain]:

@@ -23,6 +23,10 @@ if TYPE_CHECKING:
 SHOWN_RECALL = "recall@10"
 #: Queries a table names as broken, at most.
 LISTED_BROKEN = 5
+#: What the reports say of a search with no exact ranking beside it (the descriptor file
+#: holds the queries only; the gallery lives in the engine).
+NO_EXACT = ("no exact ranking to compare with: the descriptor file holds the queries only, "
+            "the gallery lives in the engine, so recall and ΔAP are not computed")
 
 
 def exact_evaluation(run: AnnRun, approx: Evaluation) -> Evaluation:
@@ -45,6 +49,10 @@ def ann_member(run: AnnRun, approx: Evaluation) -> dict:
     out = run.record()
     out["shown_rule"] = RULES[0]
     if run.exact_lists is None:
+        for k in RECALL_KS:
+            out[f"recall@{k}"] = out[f"recall@{k}(tie-aware)"] = None
+        out["mAP_exact"] = None
+        out["exact"] = NO_EXACT
         return out
     exact = exact_evaluation(run, approx)
     cmp = compare_with_exact(exact, approx)
@@ -146,6 +154,8 @@ def format_ann(member: dict) -> list[str]:
              "brackets): " + ", ".join(
                  f"@{k} {_pct(member.get(f'recall@{k}'))} "
                  f"[{_pct(member.get(f'recall@{k}(tie-aware)'))}]" for k in RECALL_KS)]
+    if "exact" in member:
+        return [*lines, f"  {member['exact']}"]
     if "queries" not in member:
         return lines
     lines.append(f"  mAP {_pct(member['mAP'])} % against the exact top {member['depth']}'s "
@@ -167,5 +177,5 @@ def _pct(x: float | None) -> str:
     return "n/a" if x is None else f"{100 * float(x):.2f}"
 
 
-__all__ = ["SHOWN_RECALL", "SweepRow", "ann_member", "exact_evaluation",
+__all__ = ["NO_EXACT", "SHOWN_RECALL", "SweepRow", "ann_member", "exact_evaluation",
            "format_ann", "format_sweep", "sweep_record", "sweep_rows"]

@@ -175,3 +175,50 @@ def test_without_the_client_one_sentence_names_the_extra(data, monkeypatch, caps
     assert capsys.readouterr().err.strip() == (
         "irviewer: error: --engine: a vector engine needs the Milvus client, which is not "
         "installed: install irviewer[milvus] (pip install 'irviewer[milvus]')")
+
+
+@pytest.fixture(scope="module")
+def queries_only(data):
+    """A descriptor file holding only the queries' vectors (the gallery is in the engine)."""
+    root, _manifest, _npz, _db, names, rows, n_gallery = data
+    path = root / "queries.npz"
+    np.savez(path, names=np.array(names[n_gallery:]), features=rows[n_gallery:])
+    return path
+
+
+def test_a_queries_only_file_ranks_in_the_engine_as_the_exact_multiply(data, queries_only,
+                                                                      tmp_path, capsys):
+    _root, manifest, npz, db, *_ = data
+    engine = _report([str(manifest), "-d", str(queries_only), "--engine", db, "--collection",
+                      "gallery"], tmp_path / "engine.json")
+    printed = capsys.readouterr().out
+    exact = _report([str(manifest), "-d", str(npz)], tmp_path / "exact.json")
+    np.testing.assert_allclose(_ap(engine), _ap(exact), atol=1e-12)
+    member = engine["evaluations"][0]["ann"]
+    assert member["setting"] == "milvus:gallery" and member["index"] == "FLAT IP"
+    for k in (1, 10, 100):
+        assert member[f"recall@{k}"] is None and member[f"recall@{k}(tie-aware)"] is None
+    assert member["mAP_exact"] is None and "queries" not in member
+    assert member["exact"].startswith("no exact ranking to compare with")
+    assert "no exact ranking to compare with" in printed
+
+
+def test_a_queries_only_file_opens_the_engine_method_alone(data, queries_only):
+    from irviewer.opening.opener import open_now
+    from irviewer.opening.request import OpenRequest
+
+    _root, manifest, *_ = data
+    opened = open_now(OpenRequest(str(manifest), descriptors=(str(queries_only),),
+                                  engine=data[3], collection="gallery"))
+    assert list(opened.methods) == ["queries.npz + milvus:gallery"]
+    method = opened.first
+    assert method.ann is not None and method.ann.exact_lists is None and not method.ann.recall
+
+
+def test_a_queries_only_file_without_an_engine_keeps_the_gallery_sentence(data, queries_only,
+                                                                          capsys):
+    _root, manifest, *_ = data
+    assert main(["eval", str(manifest), "-d", str(queries_only)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("irviewer: error: queries.npz: 90 gallery images have no "
+                          "descriptor, e.g. i00_g0, i00_g1, i00_g2, ..."), err

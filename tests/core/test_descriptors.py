@@ -18,9 +18,11 @@ from irviewer.core.descriptors import (
     Descriptors,
     DescriptorTable,
     align,
+    align_queries,
     bad_rows_message,
     check_gallery_rows,
     file_sha256,
+    holds_gallery,
     name_key,
     name_keys,
     normalise_rows,
@@ -350,3 +352,28 @@ def test_bad_inputs_give_one_exact_sentence(label, make, message):
     with pytest.raises(InputError) as caught:
         align(d, ds)
     assert str(caught.value) == message
+
+
+QUERY_CASES = ("one query missing", "queries missing", "repeated name",
+               "zero query row", "NaN query row used through its image",
+               "zero row in the query table", "different dimensions")
+
+
+@pytest.mark.parametrize(("label", "make", "message"),
+                         [b for b in BAD if b[0] in QUERY_CASES], ids=QUERY_CASES)
+def test_queries_alone_give_the_same_sentences(label, make, message):
+    d, ds = make()
+    with pytest.raises(InputError) as caught:
+        align_queries(d, ds)
+    assert str(caught.value) == message
+
+
+def test_queries_alone_need_no_gallery_row():
+    rows = vectors(5)
+    ds = make_dataset()
+    full = align(descriptors(table([*GALLERY, "q1"], rows)), ds)
+    alone = align_queries(descriptors(table(["q1", "b"], rows[[4, 1]])), ds)
+    np.testing.assert_array_equal(alone.queries, full.queries)
+    assert alone.gallery.shape == (0, 4) and alone.dim == 4
+    assert holds_gallery(["x/a.jpg", "b", "c", "d", "q1"], ds)
+    assert not holds_gallery(["q1", "a"], ds)
