@@ -12,7 +12,7 @@ from irviewer.core.conventions import all_conventions
 from irviewer.core.evaluation import IGNORED, NEGATIVE, POSITIVE
 from irviewer.gui.main_window import MainWindow
 from irviewer.gui.widgets.thumbnails import BROKEN, decode
-from irviewer.opening.request import demo_paths
+from irviewer.opening.request import OpenRequest, demo_paths
 
 
 @pytest.fixture
@@ -317,3 +317,14 @@ def test_the_ap_box_offers_every_rule_of_the_conventions_table(window):
         assert f"mAP</b> {100 * rows[f'AP {rule}'].mean:.2f}" in window.bar.summary.text()
         x, y = ev.ap_curve(window.current)
         assert np.trapezoid(y, x) == pytest.approx(ev.per_query["AP"][window.current])
+
+
+def test_the_viewer_s_ap_rule_is_the_one_the_window_opens_with(qtbot):
+    """``irviewer --ap 11point``: the window opens with that rule chosen and scored."""
+    w = MainWindow(top_k=20)
+    qtbot.addWidget(w)
+    dataset, *methods = demo_paths()
+    w.open_request(OpenRequest(dataset, tuple(methods), ap="11point"), sync=True)
+    assert w.bar.ap_box.currentData() == "11point"
+    assert w.evaluation.protocol.ap == "11point"
+    assert "11-point interpolated AP" in w.bar.summary.text()

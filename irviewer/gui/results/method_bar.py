@@ -83,12 +83,16 @@ class MethodBar(QWidget):
         """Return the name of the method shown ("" before data is open)."""
         return self.method_box.currentText()
 
-    def set_choices(self, methods: list[str], protocols: list[str]) -> None:
-        """Offer ``methods`` and ``protocols`` (the first of each chosen); emits nothing."""
+    def set_choices(self, methods: list[str], protocols: list[str],
+                    ap: str | None = None) -> None:
+        """Offer ``methods`` and ``protocols`` (the first of each chosen) and choose the AP
+        rule ``ap`` (None leaves the AP box as it is); emits nothing."""
         self._filling = True
         for box, items in ((self.method_box, methods), (self.protocol_box, protocols)):
             box.clear()
             box.addItems(items)
+        if ap is not None:
+            self.ap_box.setCurrentIndex(max(0, self.ap_box.findData(ap)))
         self.method_box.setEnabled(len(methods) > 1)
         self._filling = False
 
