@@ -273,10 +273,10 @@ def modules_spelling(words: set[str]) -> list[str]:
 
 
 def test_the_convention_names_are_spelled_in_one_module():
-    """The AP rules (finite, trapezoid) and the self-match rules (keep, remove) are named in
-    core/convention_names.py; every other module imports them."""
+    """The AP rules (finite, trapezoid, interpolated, 11point) and the self-match rules
+    (keep, remove) are named in core/convention_names.py; every other module imports them."""
     owner = ["irviewer/core/convention_names.py"]
-    assert modules_spelling({"finite", "trapezoid"}) == owner
+    assert modules_spelling({"finite", "trapezoid", "interpolated", "11point"}) == owner
     assert modules_spelling({"keep", "remove"}) == owner
 
 

@@ -30,12 +30,13 @@ from dataclasses import replace
 
 import numpy as np
 
-from irviewer.core.convention_names import AP_RULES
+from irviewer.core import metrics
+from irviewer.core.convention_names import AP_RULES, ELEVEN_POINT, INTERPOLATED, SUM_AP_RULES
 from irviewer.core.metrics import RECALL_TOLERANCE, Ragged
 
-#: Every AP integration rule, in the order the side-by-side table lists them: the two a
-#: protocol can use (``--ap``), then the two interpolated ones.
-ALL_AP_RULES = (*AP_RULES, "interpolated", "11point")
+#: Every AP integration rule, in the order the side-by-side table lists them (each one a
+#: protocol can use by ``--ap``).
+ALL_AP_RULES = AP_RULES
 
 #: The recall levels of the 11-point rule.
 ELEVEN_LEVELS = np.linspace(0.0, 1.0, 11)
@@ -52,13 +53,13 @@ def average_precision(batch: Ragged, rule: str, denominator: str = "all") -> np.
         ap = np.where(listed > 0, ap, 0.0)
         ap[n == 0] = np.nan
         return ap
-    if rule in AP_RULES:
+    if rule in SUM_AP_RULES:
         return batch.average_precision(rule)
     best = best_precision_from(batch)
-    if rule == "interpolated":
+    if rule == INTERPOLATED:
         total = np.bincount(batch.query_of, weights=best, minlength=len(n))
         out = total / np.maximum(n, 1)
-    elif rule == "11point":
+    elif rule == ELEVEN_POINT:
         out = interpolated_at_levels(batch, best, ELEVEN_LEVELS).mean(axis=1)
     else:
         raise ValueError(f"unknown AP rule {rule!r}")
@@ -101,3 +102,30 @@ def interpolated_at_levels(batch: Ragged, best: np.ndarray,
     at = batch.offsets[:-1, None] + np.minimum(j, np.maximum(counts - 1, 0))
     padded = np.append(best, 0.0)
     return np.where(reached, padded[np.minimum(at, len(best))], 0.0)
+
+
+def ap_polyline(positive_ranks: np.ndarray, n_positives: int,
+                rule: str) -> tuple[np.ndarray, np.ndarray]:
+    """Return (recall, precision) vertices whose trapezoid area is one query's AP under
+    ``rule``: :func:`irviewer.core.metrics.ap_polyline` for the summed rules; for
+    ``interpolated`` a flat step at each positive's interpolated precision over its recall
+    step; for ``11point`` eleven flat steps of width 1/11 side by side over [0, 1], one per
+    recall level 0, 0.1, ..., 1, at that level's interpolated precision. Both empty when
+    nothing was retrieved or ``n_positives == 0``."""
+    if rule in SUM_AP_RULES:
+        return metrics.ap_polyline(positive_ranks, n_positives, rule)
+    r = np.asarray(positive_ranks, dtype=np.int64)
+    if n_positives == 0 or not len(r):
+        return np.zeros(0), np.zeros(0)
+    batch = metrics.ragged(r, np.array([0, len(r)]), np.array([n_positives]))
+    best = best_precision_from(batch)
+    if rule == INTERPOLATED:
+        j = np.arange(len(r), dtype=np.float64)
+        x = np.column_stack([j / n_positives, (j + 1) / n_positives]).ravel()
+        return x, np.repeat(best, 2)
+    if rule == ELEVEN_POINT:
+        at = interpolated_at_levels(batch, best, ELEVEN_LEVELS)[0]
+        i = np.arange(len(ELEVEN_LEVELS), dtype=np.float64)
+        x = np.column_stack([i, i + 1]).ravel() / len(ELEVEN_LEVELS)
+        return x, np.repeat(at, 2)
+    raise ValueError(f"unknown AP rule {rule!r}")

@@ -1,6 +1,8 @@
 """The names of the two conventions a protocol can change by name, and their labels: how AP is
 integrated (``finite``: the mean of P@rank over the positives, trec_eval and torchreid;
-``trapezoid``: Oxford ``compute_ap.cpp``, revisitop, cirtorch) and what happens to the query's
+``trapezoid``: Oxford ``compute_ap.cpp``, revisitop, cirtorch; ``interpolated``: all-point
+interpolated, PASCAL VOC devkit 2010 and later; ``11point``: 11-point interpolated, PASCAL
+VOC 2007 devkit) and what happens to the query's
 own gallery image (``keep`` it where the ground truth puts it, or ``remove`` it from the
 ranking). Every other module (the protocols, the metrics, the options, the session file, the
 window) imports these; ``docs/metrics.md`` gives each with its source."""
@@ -9,13 +11,18 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
-APRule = Literal["finite", "trapezoid"]
+APRule = Literal["finite", "trapezoid", "interpolated", "11point"]
 SelfMatch = Literal["keep", "remove"]
 
 FINITE: Final = "finite"
 TRAPEZOID: Final = "trapezoid"
-#: Every AP rule, in the order the options and messages list them.
-AP_RULES: tuple[APRule, ...] = (FINITE, TRAPEZOID)
+INTERPOLATED: Final = "interpolated"
+ELEVEN_POINT: Final = "11point"
+#: The AP rules that sum one term per retrieved positive (their expected value over tie
+#: orders has a closed form).
+SUM_AP_RULES: tuple[APRule, ...] = (FINITE, TRAPEZOID)
+#: Every AP rule, in the order the options, messages and the conventions table list them.
+AP_RULES: tuple[APRule, ...] = (*SUM_AP_RULES, INTERPOLATED, ELEVEN_POINT)
 
 KEEP: Final = "keep"
 REMOVE: Final = "remove"
@@ -23,10 +30,12 @@ REMOVE: Final = "remove"
 SELF_MATCH_RULES: tuple[SelfMatch, ...] = (KEEP, REMOVE)
 
 #: What the summary and the window's method bar call each rule.
-AP_LABELS: dict[str, str] = {FINITE: "finite-sum AP", TRAPEZOID: "trapezoid AP"}
+AP_LABELS: dict[str, str] = {FINITE: "finite-sum AP", TRAPEZOID: "trapezoid AP",
+                             INTERPOLATED: "all-point interpolated AP",
+                             ELEVEN_POINT: "11-point interpolated AP"}
 SELF_MATCH_LABELS: dict[str, str] = {REMOVE: "own image removed", KEEP: "own image kept"}
 
 
 def one_of(names: tuple[str, ...]) -> str:
-    """Return ``names`` as the end of a sentence: ``"finite or trapezoid"``."""
-    return " or ".join(names)
+    """Return ``names`` as the end of a sentence: ``"finite, trapezoid or 11point"``."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"

@@ -20,7 +20,7 @@ from functools import cached_property
 import numpy as np
 
 from irviewer.core import metrics
-from irviewer.core.ap_rules import average_precision
+from irviewer.core.ap_rules import ap_polyline, average_precision
 from irviewer.core.convention_names import REMOVE
 from irviewer.core.dataset import Dataset, Query
 from irviewer.core.errors import InputError
@@ -125,7 +125,7 @@ class Evaluation:
     def ap_curve(self, q: int) -> tuple[np.ndarray, np.ndarray]:
         """Return the polyline whose area is query ``q``'s AP under the protocol's rule."""
         p = self.positives
-        return metrics.ap_polyline(p.of(q), int(p.n_positives[q]), self.protocol.ap)
+        return ap_polyline(p.of(q), int(p.n_positives[q]), self.protocol.ap)
 
     def mean_pr(self, levels: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Return (recall levels, mean interpolated precision) over the evaluated queries."""

@@ -43,14 +43,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irviewer.core.convention_names import AP_RULES, FINITE, TRAPEZOID, one_of
+from irviewer.core.convention_names import FINITE, SUM_AP_RULES, TRAPEZOID, one_of
 from irviewer.core.errors import InputError, counted
 
 #: Recall values within this distance below a recall level count as reaching it, so that
 #: 3/10 reaches the level 0.3 even though ``np.linspace(0, 1, 11)[3]`` is 0.30000000000000004.
 RECALL_TOLERANCE = 1e-12
 
-_RULE_HINT = f"use {one_of(AP_RULES)}"
+_RULE_HINT = f"use {one_of(SUM_AP_RULES)}"
 
 
 # -- validation -------------------------------------------------------------------------
@@ -108,7 +108,7 @@ def _check_ks(ks: Sequence[int] | np.ndarray) -> np.ndarray:
 
 
 def _check_rule(rule: str) -> str:
-    if rule not in AP_RULES:
+    if rule not in SUM_AP_RULES:
         raise InputError(f"unknown AP rule {rule!r}: {_RULE_HINT}")
     return rule
 

@@ -17,7 +17,9 @@ from typing import Any, Literal
 
 from irviewer.core.convention_names import (
     AP_RULES,
+    ELEVEN_POINT,
     FINITE,
+    INTERPOLATED,
     KEEP,
     REMOVE,
     SELF_MATCH_RULES,
@@ -35,6 +37,8 @@ TIES = "stable: equal scores keep gallery order"
 AP_SOURCES = {
     FINITE: "finite-sum AP, mean of P@rank over positives (trec_eval, torchreid)",
     TRAPEZOID: "trapezoid AP (Oxford compute_ap.cpp, revisitop, cirtorch)",
+    INTERPOLATED: "all-point interpolated AP (PASCAL VOC devkit 2010 and later, VOCap)",
+    ELEVEN_POINT: "11-point interpolated AP (PASCAL VOC 2007 devkit, TREC 11-point average)",
 }
 
 

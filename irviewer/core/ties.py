@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irviewer.core.convention_names import AP_RULES, TRAPEZOID
+from irviewer.core.convention_names import SUM_AP_RULES, TRAPEZOID
 
 #: Scores closer than this are tied (cosine rankings); a ranking file's ties are exact.
 TIE_TOLERANCE = 1e-6
@@ -274,7 +274,7 @@ def protocol_expected_ap(groups: TieGroups, n_positives: np.ndarray, listed: np.
     is no closed form: an interpolated rule, or, dividing by the positives listed, a tie
     group cut by the list's end (the count itself then depends on the order)."""
     n = np.asarray(n_positives)
-    if rule not in AP_RULES:
+    if rule not in SUM_AP_RULES:
         return np.full(len(n), np.nan)
     if denominator == "all":
         return expected_ap(groups, n, rule, depth)

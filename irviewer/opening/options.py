@@ -30,6 +30,7 @@ from typing import Any
 
 from irviewer.core.convention_names import AP_RULES, SELF_MATCH_RULES
 from irviewer.core.errors import InputError, command_line_text
+from irviewer.core.protocols import AP_SOURCES
 from irviewer.core.ranking import DEFAULT_DEPTH
 from irviewer.core.rerank.spec import help_text as spec_help
 from irviewer.formats.base import (
@@ -122,7 +123,8 @@ def _table() -> dict[str, Option]:
         Option("protocol", ("--protocol",), "protocol to use instead of the dataset's "
                "default(s)", metavar="NAME", default=[], repeatable=True, request="protocol",
                request_one=True, label="Protocol"),
-        Option("ap", ("--ap",), "AP integration rule (default: the protocol's)",
+        Option("ap", ("--ap",), "AP integration rule (default: the protocol's): "
+               + "; ".join(f"{rule}: {AP_SOURCES[rule]}" for rule in AP_RULES),
                choices=AP_RULES, request="ap"),
         Option("self_match", ("--self-match",), "keep the query's own image in the ranking "
                "or remove it (default: the protocol's)", choices=SELF_MATCH_RULES,

@@ -264,7 +264,8 @@ def test_the_viewer_takes_every_reader_option_eval_takes_and_builds_the_request(
     viewer = build_viewer_parser()
     viewer_flags = {s for a in viewer._actions for s in a.option_strings}
     reader_flags = {"--format", "--images", "--row-names", "--instance-rule", "--distractors",
-                    "--ignore-label", "--ignore-labels", "--keep-orphans", "--protocol"}
+                    "--ignore-label", "--ignore-labels", "--keep-orphans", "--protocol",
+                    "--ap"}
     assert reader_flags <= {s for a in ev._actions for s in a.option_strings}
     assert reader_flags <= viewer_flags
     labels = tmp_path / "ignore.txt"
@@ -273,10 +274,11 @@ def test_the_viewer_takes_every_reader_option_eval_takes_and_builds_the_request(
                               "--distractors", "d.txt", "--ignore-label", "3",
                               "--ignore-labels", str(labels), "--keep-orphans",
                               "--instance-rule", "dash", "--format", "oxford",
-                              "--protocol", "oxford", "--images", "jpg"])
+                              "--protocol", "oxford", "--images", "jpg", "--ap", "11point"])
     request = request_from_args(args)
     o = request.options
     assert request.format == "oxford" and request.protocol == "oxford"
+    assert request.ap == "11point"
     assert request.descriptors == (Path("x.fvecs"),)
     assert o.row_names == Path("rows.txt") and o.distractors == Path("d.txt")
     assert o.ignore_labels == ("3", "0", "7") and o.drop_orphans is False

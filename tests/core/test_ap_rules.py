@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from irviewer.core import metrics
-from irviewer.core.ap_rules import ALL_AP_RULES, average_precision
+from irviewer.core.ap_rules import ALL_AP_RULES, ap_polyline, average_precision
 from tests.core.reference import ap_finite, ap_trapezoid, ap_voc_11_points, ap_voc_all_points
 
 FEW = settings(max_examples=150, deadline=None)
@@ -90,3 +90,28 @@ def test_hand_computed_case():
     assert average_precision(b, "finite")[0] == pytest.approx((1 / 2 + 2 / 3) / 3)
     assert average_precision(b, "interpolated")[0] == pytest.approx(4 / 9)
     assert average_precision(b, "11point")[0] == pytest.approx(7 * (2 / 3) / 11)
+
+
+@FEW
+@given(batch(), st.sampled_from(ALL_AP_RULES))
+def test_the_drawn_curve_s_area_is_the_ap(queries, rule):
+    """The polyline the window fills has the trapezoid area of the query's AP."""
+    for ranks, n in queries:
+        x, y = ap_polyline(np.array(ranks, dtype=np.int64), n, rule)
+        ap = average_precision(ragged([(ranks, n)]), rule)[0]
+        if n == 0 or not ranks:
+            assert len(x) == len(y) == 0
+        else:
+            assert np.all(np.diff(x) >= -1e-15) and x[0] >= 0 and x[-1] <= 1 + 1e-12
+            assert np.trapezoid(y, x) == pytest.approx(ap, abs=1e-12)
+
+
+def test_hand_computed_interpolated_curves():
+    # Positives at 0-based ranks 1 and 2, 3 positives: precisions 1/2, 2/3, interpolated to
+    # 2/3 and 2/3 over recall steps [0, 1/3] and [1/3, 2/3]; 11 points: 2/3 at levels 0..0.6.
+    x, y = ap_polyline(np.array([1, 2]), 3, "interpolated")
+    assert x.tolist() == pytest.approx([0, 1 / 3, 1 / 3, 2 / 3])
+    assert y.tolist() == pytest.approx([2 / 3] * 4)
+    x, y = ap_polyline(np.array([1, 2]), 3, "11point")
+    assert x.tolist() == pytest.approx([v for i in range(11) for v in (i / 11, (i + 1) / 11)])
+    assert y.tolist() == pytest.approx([2 / 3] * 14 + [0.0] * 8)

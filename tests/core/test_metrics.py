@@ -49,7 +49,7 @@ def test_average_precision_dispatches_by_rule():
         (1 + 1 + 3 / 4 + 4 / 7) / 4)
     assert m.average_precision(RANKS, N, "trapezoid") == pytest.approx(
         ((1 + 1) / 2 + (1 + 1) / 2 + (2 / 3 + 3 / 4) / 2 + (3 / 6 + 4 / 7) / 2) / 4)
-    assert m.AP_RULES == ("finite", "trapezoid")
+    assert m.SUM_AP_RULES == ("finite", "trapezoid")
 
 
 # -- precision at k ----------------------------------------------------------------------
@@ -192,7 +192,7 @@ def test_ap_polyline_area_is_the_ap():
     x, y = m.ap_polyline(RANKS, N, "trapezoid")
     np.testing.assert_allclose(x, [0, 1 / 4, 1 / 4, 2 / 4, 2 / 4, 3 / 4, 3 / 4, 1])
     np.testing.assert_allclose(y, [1, 1, 1, 1, 2 / 3, 3 / 4, 3 / 6, 4 / 7])
-    for rule in m.AP_RULES:
+    for rule in m.SUM_AP_RULES:
         for ranks, n in ((RANKS, N), ([0, 2], 4), ([1], 1), ([], 2)):
             x, y = m.ap_polyline(ranks, n, rule)
             area = float(np.sum((x[1:] - x[:-1]) * (y[1:] + y[:-1]) / 2)) if len(x) else 0.0
@@ -283,7 +283,7 @@ def test_batch_functions_equal_the_per_query_functions(seed):
     lists, n = random_queries(seed)
     r, o = ragged(lists)
     pairs = list(zip(lists, n.tolist(), strict=True))
-    for rule in m.AP_RULES:
+    for rule in m.SUM_AP_RULES:
         np.testing.assert_allclose(m.ragged(r, o, n).average_precision(rule),
                                    [m.average_precision(x, c, rule) for x, c in pairs])
     for k in (1, 3, 10, 40):

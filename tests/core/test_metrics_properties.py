@@ -58,13 +58,13 @@ def test_ap_is_a_fraction_and_trapezoid_never_exceeds_finite(q):
 def test_ap_is_one_exactly_when_all_positives_come_first(q):
     ranks, n = q
     all_first = len(ranks) == n and np.array_equal(ranks, np.arange(n))
-    for rule in m.AP_RULES:
+    for rule in m.SUM_AP_RULES:
         ap = m.average_precision(ranks, n, rule)
         assert (ap == 1.0) if all_first else (ap < 1.0)
 
 
 @FEW
-@given(st.integers(1, 12), st.sampled_from(m.AP_RULES))
+@given(st.integers(1, 12), st.sampled_from(m.SUM_AP_RULES))
 def test_ap_is_one_for_the_perfect_ranking(n, rule):
     assert m.average_precision(np.arange(n), n, rule) == 1.0
 
@@ -80,7 +80,7 @@ def test_moving_a_positive_to_an_earlier_free_rank_never_lowers_ap(q, data):
     moved = ranks.copy()
     moved[i] = data.draw(st.sampled_from(free))
     moved.sort()
-    for rule in m.AP_RULES:
+    for rule in m.SUM_AP_RULES:
         assert m.average_precision(moved, n, rule) >= m.average_precision(ranks, n, rule) - TOL
 
 
@@ -90,7 +90,7 @@ def test_finding_a_missing_positive_never_lowers_ap(q, rank):
     ranks, n = q
     assume(len(ranks) < n and rank not in ranks)
     found = np.sort(np.append(ranks, rank))
-    for rule in m.AP_RULES:
+    for rule in m.SUM_AP_RULES:
         assert m.average_precision(found, n, rule) >= m.average_precision(ranks, n, rule) - TOL
 
 
@@ -131,7 +131,7 @@ def test_batch_equals_per_query(queries, k):
     n = np.array([c for _, c in queries], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum([len(r) for r in lists])]).astype(np.int64)
     flat = np.concatenate(lists).astype(np.int64)
-    for rule in m.AP_RULES:
+    for rule in m.SUM_AP_RULES:
         np.testing.assert_allclose(m.ragged(flat, offsets, n).average_precision(rule),
                                    [m.average_precision(r, c, rule) for r, c in queries])
     np.testing.assert_array_equal(m.ragged(flat, offsets, n).precision_at_k(k),

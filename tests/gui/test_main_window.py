@@ -7,10 +7,12 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
+from irviewer.core.convention_names import AP_RULES
+from irviewer.core.conventions import all_conventions
 from irviewer.core.evaluation import IGNORED, NEGATIVE, POSITIVE
 from irviewer.gui.main_window import MainWindow
 from irviewer.gui.widgets.thumbnails import BROKEN, decode
-from irviewer.opening.request import demo_paths
+from irviewer.opening.request import OpenRequest, demo_paths
 
 
 @pytest.fixture
@@ -301,3 +303,28 @@ def test_help_names_every_menu_shortcut(window):
     missing = sorted(k for k in keys  # the help writes a minus sign for the key "-"
                      if k not in KEYS_HELP and k.replace("-", "−") not in KEYS_HELP)
     assert missing == []
+
+
+def test_the_ap_box_offers_every_rule_of_the_conventions_table(window):
+    """Each AP rule picked in the method bar re-scores with that rule: its mAP is the
+    conventions table's row of the rule, and the plotted AP area is the query's AP."""
+    rows = {r.key: r for r in all_conventions(window.evaluation)}
+    for rule in AP_RULES:
+        window.bar.ap_box.setCurrentIndex(window.bar.ap_box.findData(rule))
+        ev = window.evaluation
+        assert ev.protocol.ap == rule
+        assert ev.summary["mAP"] == pytest.approx(rows[f"AP {rule}"].mean, abs=1e-12)
+        assert f"mAP</b> {100 * rows[f'AP {rule}'].mean:.2f}" in window.bar.summary.text()
+        x, y = ev.ap_curve(window.current)
+        assert np.trapezoid(y, x) == pytest.approx(ev.per_query["AP"][window.current])
+
+
+def test_the_viewer_s_ap_rule_is_the_one_the_window_opens_with(qtbot):
+    """``irviewer --ap 11point``: the window opens with that rule chosen and scored."""
+    w = MainWindow(top_k=20)
+    qtbot.addWidget(w)
+    dataset, *methods = demo_paths()
+    w.open_request(OpenRequest(dataset, tuple(methods), ap="11point"), sync=True)
+    assert w.bar.ap_box.currentData() == "11point"
+    assert w.evaluation.protocol.ap == "11point"
+    assert "11-point interpolated AP" in w.bar.summary.text()

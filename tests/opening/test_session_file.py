@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from irviewer.core.convention_names import AP_RULES
 from irviewer.core.errors import InputError
 from irviewer.opening.session_file import (
     SessionFile,
@@ -348,7 +349,7 @@ def test_top_k_out_of_range(data, top_k):
 
 
 @pytest.mark.parametrize(("key", "value", "expected"), [
-    ("ap", "area", '"ap" is \'area\'; use finite or trapezoid'),
+    ("ap", "area", '"ap" is \'area\'; use finite, trapezoid, interpolated or 11point'),
     ("self_match", "drop", '"self_match" is \'drop\'; use keep or remove'),
     ("ap_range", [0.8, 0.2], '"ap_range" is [0.8, 0.2]'),
     ("ap_range", [0.0, 1.5], "0 <= low <= high <= 1"),
@@ -447,7 +448,7 @@ def sessions(draw) -> SessionFile:
         format=draw(st.none() | st.sampled_from(["csv", "oxford", "revisitop"])),
         options=options,
         protocol=draw(st.none() | unicode_text),
-        ap=draw(st.none() | st.sampled_from(["finite", "trapezoid"])),
+        ap=draw(st.none() | st.sampled_from(AP_RULES)),
         self_match=draw(st.none() | st.sampled_from(["keep", "remove"])),
         selected_query=draw(st.none() | unicode_text),
         top_k=draw(st.integers(10, 200)),

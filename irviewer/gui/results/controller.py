@@ -102,7 +102,7 @@ class Inspector(QObject):
         yet (:meth:`rescore` and :meth:`first_query` show it)."""
         self.opened = opened
         self.current = self.before_photo = None
-        self.bar.set_choices(list(opened.methods), list(opened.protocols))
+        self.bar.set_choices(list(opened.methods), list(opened.protocols), opened.request.ap)
 
     def rescore(self, changed: np.ndarray | None = None) -> None:
         """Show the evaluation of the chosen method, protocol and conventions (``changed``:

@@ -35,8 +35,10 @@ class MethodBar(QWidget):
         for box, choices in ((self.ap_box, AP_CHOICES), (self.self_box, SELF_CHOICES)):
             for text, value in choices:
                 box.addItem(text, value)
-        self.ap_box.setToolTip("AP convention: finite-sum (trec_eval, re-id) or trapezoid "
-                               "(Oxford/Paris and revisited compute_ap)")
+        self.ap_box.setToolTip("AP convention: finite-sum (trec_eval, re-id), trapezoid "
+                               "(Oxford/Paris and revisited compute_ap), all-point "
+                               "interpolated (PASCAL VOC 2010+) or 11-point interpolated "
+                               "(PASCAL VOC 2007)")
         self.self_box.setToolTip("Whether the query's own image stays in its ranking")
         for box in (self.method_box, self.protocol_box, self.ap_box, self.self_box):
             box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
@@ -81,12 +83,16 @@ class MethodBar(QWidget):
         """Return the name of the method shown ("" before data is open)."""
         return self.method_box.currentText()
 
-    def set_choices(self, methods: list[str], protocols: list[str]) -> None:
-        """Offer ``methods`` and ``protocols`` (the first of each chosen); emits nothing."""
+    def set_choices(self, methods: list[str], protocols: list[str],
+                    ap: str | None = None) -> None:
+        """Offer ``methods`` and ``protocols`` (the first of each chosen) and choose the AP
+        rule ``ap`` (None leaves the AP box as it is); emits nothing."""
         self._filling = True
         for box, items in ((self.method_box, methods), (self.protocol_box, protocols)):
             box.clear()
             box.addItems(items)
+        if ap is not None:
+            self.ap_box.setCurrentIndex(max(0, self.ap_box.findData(ap)))
         self.method_box.setEnabled(len(methods) > 1)
         self._filling = False
 
