@@ -232,7 +232,10 @@ def _feature_table(indexed: list[Photo], features: dict[str, LocalFeatures],
     else the previous run's."""
     rows = []
     for p in indexed:
-        found = features.get(p.name) or (previous.get(p.name) if previous else None)
+        # None, not falsiness: a blank photo's features are empty (len 0) yet present
+        found = features.get(p.name)
+        if found is None and previous is not None:
+            found = previous.get(p.name)
         assert found is not None  # a kept vector is kept only with its features
         rows.append((p.name, found))
     return FeatureTable.of(rows, REFERENCE_SIDE)

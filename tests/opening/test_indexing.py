@@ -367,3 +367,14 @@ def test_a_damaged_record_is_indexed_afresh_with_a_note(tmp_path):
     assert done.lines[0].startswith("coll: the collection could not be read")
     assert json.loads((tmp_path / "coll" / "collection.json").read_text())["counts"][
         "photos"] == 2
+
+
+def test_a_blank_photo_with_no_keypoint_is_indexed_with_empty_local_features(tmp_path):
+    # A photo in which SIFT finds no keypoint has features of length 0: present, not
+    # missing, so indexing must keep it (an empty table is falsy; None is what is missing).
+    flat_folder(tmp_path / "photos", 3)
+    Image.new("RGB", (400, 300), (128, 128, 128)).save(tmp_path / "photos" / "blank.jpg")
+    done = index(tmp_path / "photos", tmp_path / "coll")
+    record = read_record(tmp_path / "coll")
+    assert len(record.photos) == 4 and record.described == 4
+    assert done.summary().startswith("indexed 4 artworks, 4 photos in ")
