@@ -26,8 +26,10 @@ Run from the repository root (a script, not a test; it needs the shared sample p
 (c) **Throughput at scale**: ``--large`` (2,000) synthetic photos (crops, colour and light
     changes of the 39, 900-1,400 px JPEGs) indexed by ``irviewer index`` as a whole process
     with worker processes, then a quarter of them, and photos per second and the peak
-    resident memory of the whole process tree (the indexer and its workers) at both sizes:
-    flat memory means the larger run does not need more. Target: at least 20 photos/s at
+    resident memory of the whole process tree (the indexer and its workers) at both sizes
+    (flat memory means the larger run does not need more), and the kernel's share of their
+    processor time (page faults and other system calls: a few per cent when workers reuse
+    the memory a photo frees, :mod:`irviewer.io.allocator`). Target: at least 20 photos/s at
     2,000. Then the quarter again with threads instead of processes: the ratio says which
     to use (processes are the default).
 
@@ -41,6 +43,7 @@ import argparse
 import io
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -68,15 +71,17 @@ N_OTHERS = 17
 TARGETS = {"index_39_s": 30.0, "top1": 0.90, "top5": 0.97, "photos_per_s": 20.0}
 
 
-def irviewer_index(photos: Path, out: Path, *extra: str) -> tuple[float, int, str]:
+def irviewer_index(photos: Path, out: Path, *extra: str) -> tuple[float, int, str, float]:
     """Run ``irviewer index photos --out out`` as its own process; return (wall seconds,
     peak resident bytes of the process and its workers together, sampled every 0.1 s;
-    0 where /proc is not available), and its stdout."""
+    0 where /proc is not available), its stdout, and the kernel's share of the processor
+    time of the process and its workers (system / (user + system))."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "irviewer", "index", str(photos), "--out",
                              str(out), *extra], stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True, env=env)
+                            stderr=subprocess.PIPE, text=True, env=env)
     peak = [0]
 
     def sample() -> None:
@@ -86,12 +91,15 @@ def irviewer_index(photos: Path, out: Path, *extra: str) -> tuple[float, int, st
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
-    out_text, _ = proc.communicate()
+    out_text, err_text = proc.communicate()
     elapsed = time.perf_counter() - start
     sampler.join()
     if proc.returncode != 0:
-        raise SystemExit(f"irviewer index failed with exit code {proc.returncode}")
-    return elapsed, peak[0], out_text
+        said = err_text.strip().splitlines()[-1:] or ["(nothing on stderr)"]
+        raise SystemExit(f"irviewer index failed with exit code {proc.returncode}: {said[0]}")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    user, system = after.ru_utime - cpu.ru_utime, after.ru_stime - cpu.ru_stime
+    return elapsed, peak[0], out_text, system / max(user + system, 1e-9)
 
 
 def tree_rss(pid: int) -> int:
@@ -296,11 +304,12 @@ def main() -> int:
                                          ("processes", quarter, ()),
                                          ("threads", quarter, ("--threads",))):
                 out = work / f"c-{label}-{folder.name}"
-                elapsed, peak, _ = irviewer_index(folder, out, *extra)
+                elapsed, peak, _, kernel = irviewer_index(folder, out, *extra)
                 n = sum(1 for _ in folder.iterdir())
                 rows[(label, n)] = (n / elapsed, peak)
                 print(f"    {label:9s} {n:6,d} photos: {elapsed:7.1f} s  {n / elapsed:6.1f} "
-                      f"photos/s  peak memory {peak / 2**20:6.0f} MiB (all processes)")
+                      f"photos/s  peak memory {peak / 2**20:6.0f} MiB (all processes), "
+                      f"kernel {100 * kernel:4.1f} % of the processor time")
             big = rows[("processes", args.large)]
             small = rows[("processes", args.large // 4)]
             thr = rows[("threads", args.large // 4)]
