@@ -108,8 +108,8 @@ def calibrate(pool: Pool, names: Sequence[str], paths: Sequence[Path],
     rows = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
     labels = np.asarray(list(artworks))
     jobs = [(i, v) for i in calibration_sample(len(names)) for v in range(VIEWS_PER_PHOTO)]
-    positives: list[int] = []
-    negatives: list[int] = []
+    positives: dict[int, int] = {}  # by job, so the record does not depend on which worker
+    negatives: dict[int, int] = {}  # finished first
     yield 0, len(jobs)
     arguments = [(str(paths[i]), i * VIEWS_PER_PHOTO + v) for i, v in jobs]
     for done, (j, view) in enumerate(pool.call(view_features, arguments), start=1):
@@ -121,13 +121,14 @@ def calibrate(pool: Pool, names: Sequence[str], paths: Sequence[Path],
         if own is None:
             continue
         query = rootsift(view.descriptors)
-        positives.append(inliers(view, own, query))
+        positives[j] = inliers(view, own, query)
         scores = rows @ rows[i]
         others = np.flatnonzero(labels != labels[i])
         if not len(others):
             continue
         shortlist = others[np.argsort(-scores[others], kind="stable")[:SHORTLIST]]
         found = [table.get(names[g]) for g in shortlist]
-        negatives.append(max(inliers(view, f, query) for f in found if f is not None)
-                         if any(f is not None for f in found) else 0)
-    return Calibration(tuple(positives), tuple(negatives))
+        negatives[j] = (max(inliers(view, f, query) for f in found if f is not None)
+                        if any(f is not None for f in found) else 0)
+    return Calibration(tuple(positives[j] for j in sorted(positives)),
+                       tuple(negatives[j] for j in sorted(negatives)))

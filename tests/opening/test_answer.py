@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import shutil
 
+import numpy as np
 import pytest
 from PIL import Image
 
@@ -163,3 +164,36 @@ def test_the_answer_names_the_artwork_with_the_most_inliers_over_the_threshold()
     assert answer.closest() == ["A", "B", "C"]
     entry = answer_json(answer)
     assert entry["answer"] == "b" and entry["matches"][2]["inliers"] is None
+
+
+class _ReversedPool:
+    """A pool whose workers finish in the opposite order to the one they were given."""
+
+    def __init__(self, pool):
+        self.pool = pool
+
+    def call(self, work, arguments):
+        return reversed(list(self.pool.call(work, arguments)))
+
+
+def test_the_calibration_recorded_does_not_depend_on_which_worker_finished_first(collection):
+    from irviewer.opening.calibration import calibrate
+    from irviewer.opening.describing import Pool
+
+    table = read_local_features(collection / LOCAL_FEATURES)
+    names = list(HELD)
+    paths = [collection.parent / "photos" / f"{n}.jpg" for n in names]
+    vectors = np.stack([np.random.default_rng(i).normal(size=8) for i in range(len(names))])
+
+    def run(pool):
+        steps = calibrate(pool, names, paths, names, vectors, table)
+        while True:
+            try:
+                next(steps)
+            except StopIteration as stop:
+                return stop.value
+
+    with Pool(SERIAL) as pool:
+        in_order, reversed_order = run(pool), run(_ReversedPool(pool))
+    assert len(set(in_order.positives)) > 1  # an order to lose
+    assert in_order == reversed_order
