@@ -30,7 +30,13 @@ from irviewer.core.errors import InputError, counted, either, examples
 from irviewer.core.evaluation import IGNORED, NEGATIVE, POSITIVE, Evaluation
 from irviewer.core.paired import compare_evaluations
 from irviewer.core.protocols import conventions, removals
-from irviewer.view.result_list import ResultTile, result_list
+from irviewer.view.result_list import (
+    PLAIN,
+    UNJUDGED,
+    ResultTile,
+    has_ground_truth,
+    result_list,
+)
 
 #: Badge words, as the legend and the caption say them (the colours are the window's theme).
 BADGE_WORDS = {POSITIVE: "relevant", NEGATIVE: "not relevant", IGNORED: "ignored"}
@@ -207,8 +213,11 @@ def layout_figure(evaluations: list[tuple[str, Evaluation]], queries: list[int],
             title = str(query.meta.get("title") or "")
             ap = float(ev.per_query["AP"][q])
             label = labels.get(method, method)
-            ap_text = "skipped: no positive" if math.isnan(ap) else f"AP {100 * ap:.1f}"
-            header = f"{title or query.name} · {label} · {ap_text}"
+            if has_ground_truth(ev, q):
+                ap_text = "skipped: no positive" if math.isnan(ap) else f"AP {100 * ap:.1f}"
+                header = f"{title or query.name} · {label} · {ap_text}"
+            else:  # a curator's artwork with one photo: nothing was scored
+                header = f"{title or query.name} · {label} · more like this"
             query_rect = Rect(x0, y + g.header, g.tile, g.tile)
             cells = []
             for j, t in enumerate(rl.tiles):
@@ -224,10 +233,13 @@ def layout_figure(evaluations: list[tuple[str, Evaluation]], queries: list[int],
             y += row_height
         y += g.group_gap - g.row_gap if len(evaluations) > 1 else 0
     width = 2 * g.margin + g.tile + g.query_gap + max(widest, 1) * stride - g.gap
-    shown = {c.badge for r in rows for c in r.tiles} | {POSITIVE, NEGATIVE}
+    judged = any(has_ground_truth(ev, r.query) for _, ev in evaluations for r in rows)
+    shown = {c.badge for r in rows for c in r.tiles if c.badge not in (PLAIN, UNJUDGED)}
+    shown |= {POSITIVE, NEGATIVE} if judged else set()
     order = [POSITIVE, NEGATIVE, IGNORED, *sorted(shown - {POSITIVE, NEGATIVE, IGNORED})]
     legend = tuple((b, badge_words(b)) for b in order if b in shown)
-    caption = caption_lines(evaluations[0][1], top_k, show_ignored, width - 2 * g.margin, g)
+    caption = caption_lines(evaluations[0][1], top_k, show_ignored, width - 2 * g.margin, g,
+                            judged)
     caption_rect = Rect(g.margin, y, width - 2 * g.margin, len(caption) * g.caption_line)
     height = y + caption_rect.h + g.margin
     legend_rect = Rect(g.margin, g.margin, width - 2 * g.margin, g.caption_line)
@@ -247,10 +259,18 @@ def badge_words(badge: int) -> str:
 
 
 def caption_lines(ev: Evaluation, top_k: int, show_ignored: bool, width: float,
-                  g: Geometry) -> list[str]:
+                  g: Geometry, judged: bool = True) -> list[str]:
     """Return the caption, wrapped to ``width`` points: the dataset, the protocol and its
     source (what counts as positive), what is removed, the AP rule, the tie rule, and how
-    ranks and ignored items are shown."""
+    ranks and ignored items are shown. Not ``judged`` (a curator's collection whose
+    artworks have one photo each): the collection, what the rows show, and why nothing is
+    marked right or wrong."""
+    chars = g.width_chars or max(40, int(width / (g.small_font * 0.62)))
+    if not judged:
+        return _wrap(f"{ev.dataset.name}: each row is an artwork's photo and the {top_k} "
+                     "artworks whose photos look most like it, most similar first. Its "
+                     "artworks have one photo each, so nothing is marked right or wrong.",
+                     chars)
     p = ev.protocol
     said = conventions(p, ["mAP"])
     text = (f"{ev.dataset.name}, protocol {p.name}: {p.source}. Removed before ranks are "
@@ -261,7 +281,6 @@ def caption_lines(ev: Evaluation, top_k: int, show_ignored: bool, width: float,
                if show_ignored else "Ignored items are not shown. ")
             + "Frame colour and badge shape: ✓ relevant, ✗ not relevant, – ignored "
             "(Okabe–Ito colours).")
-    chars = g.width_chars or max(40, int(width / (g.small_font * 0.62)))
     return _wrap(text, chars)
 
 

@@ -179,3 +179,30 @@ def test_the_caption_and_the_table_never_say_nothing_is_removed_while_removing(f
         line = next(t for t in table.splitlines() if t.startswith(f"protocol {p.name}:"))
         assert "nothing" not in line or p.self_match == "keep", line
         assert line.count("own image") == 1, line
+
+
+def test_a_curators_one_photo_collection_has_no_relevance_legend_or_scores(tmp_path):
+    """A collection whose artworks have one photo each: the figure's tiles are plain, its
+    legend lists no ✓/✗, its headers give no AP and its caption says why; with one
+    artwork of two photos in the collection, that artwork's row is judged and the legend
+    is back."""
+    from irviewer.view.result_list import PLAIN
+    from tests.collection_photos import indexed
+
+    for folder, views, judged in (("one", None, False), ("two", {"a": 2, "b": 1, "c": 1}, True)):
+        opened = open_now(OpenRequest(indexed(tmp_path / folder, tmp_path / f"{folder}-c",
+                                              views, artworks=4)))
+        ev = opened.evaluation(opened.first.name, next(iter(opened.protocols)))
+        queries = list(range(ev.dataset.n_queries))
+        layout = layout_figure([(opened.first.name, ev)], queries, 3)
+        plain = [r for r in layout.rows if ev.per_query["n_positives"][r.query] == 0]
+        assert plain and all({c.badge for c in r.tiles} == {PLAIN} for r in plain)
+        assert all(r.header.endswith("more like this") and "AP" not in r.header
+                   for r in plain)
+        caption = " ".join(layout.caption)
+        if judged:
+            assert [b for b, _ in layout.legend] == [POSITIVE, NEGATIVE]
+            assert "✓ relevant" in caption
+        else:
+            assert layout.legend == ()
+            assert "nothing is marked right or wrong" in caption and "AP" not in caption
