@@ -11,12 +11,20 @@ artworks most like its photo by the collection's descriptors (the most inliers a
 is a negative: what a photo of an artwork the collection does not hold can reach by
 chance). The views are made and described by the indexing workers; verifying them is a
 few milliseconds each.
+
+A negative far above chance is not chance: the other artwork's photo shows the same
+picture (one artwork filed as two, or two copies of one print). Calibration names such
+**lookalikes** (:data:`LOOKALIKE_INLIERS` or more), since they make the rule stricter for
+the whole collection and a visitor's photo of either ambiguous; the indexer tells the
+curator (:func:`irviewer.opening.indexing.lookalike_lines`). Only the sampled photos are
+checked, so a lookalike outside the sample goes unnamed.
 """
 
 from __future__ import annotations
 
 import io
 from collections.abc import Generator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +49,10 @@ CALIBRATION_PHOTOS = 24
 VIEWS_PER_PHOTO = 2
 #: Seed of the changes (a collection is calibrated the same way every time).
 CALIBRATION_SEED = 20261126
+#: Inliers between a changed view and another artwork's photo from which the two are taken
+#: to show the same picture: twice the strictest rule's floor, and four times the most a
+#: photo of another painting reached by chance on the demo's paintings (7).
+LOOKALIKE_INLIERS = 30
 #: Wall colour around a picture seen from the side.
 _WALL = (150, 145, 135)
 
@@ -98,18 +110,39 @@ def calibration_sample(count: int) -> list[int]:
     return sorted({round(i * (count - 1) / max(1, n - 1)) for i in range(n)})
 
 
+@dataclass(frozen=True)
+class Lookalike:
+    """A changed view of the photo at position ``photo`` agreed on ``inliers`` points with
+    the photo at position ``other``, of another artwork (positions in the photos given to
+    :func:`calibrate`)."""
+
+    photo: int
+    other: int
+    inliers: int
+
+
+@dataclass(frozen=True)
+class Calibrated:
+    """What calibrating found: the collection's :class:`Calibration`, and its lookalikes
+    (each pair of photos once, the most inliers first)."""
+
+    calibration: Calibration
+    lookalikes: tuple[Lookalike, ...] = ()
+
+
 def calibrate(pool: Pool, names: Sequence[str], paths: Sequence[Path],
               artworks: Sequence[str], vectors: np.ndarray, table: FeatureTable
-              ) -> Generator[tuple[int, int], None, Calibration]:
-    """Return the collection's :class:`Calibration` (see the module docstring), yielding
-    (views done, views in all). ``names``, ``paths``, ``artworks`` and the rows of
-    ``vectors`` are the collection's photos, in one order; ``table`` their local
-    features."""
+              ) -> Generator[tuple[int, int], None, Calibrated]:
+    """Return the collection's :class:`Calibration` and lookalikes (see the module
+    docstring), yielding (views done, views in all). ``names``, ``paths``, ``artworks`` and
+    the rows of ``vectors`` are the collection's photos, in one order; ``table`` their
+    local features."""
     rows = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
     labels = np.asarray(list(artworks))
     jobs = [(i, v) for i in calibration_sample(len(names)) for v in range(VIEWS_PER_PHOTO)]
     positives: dict[int, int] = {}  # by job, so the record does not depend on which worker
     negatives: dict[int, int] = {}  # finished first
+    lookalikes: dict[frozenset[int], Lookalike] = {}
     yield 0, len(jobs)
     arguments = [(str(paths[i]), i * VIEWS_PER_PHOTO + v) for i, v in jobs]
     for done, (j, view) in enumerate(pool.call(view_features, arguments), start=1):
@@ -127,8 +160,14 @@ def calibrate(pool: Pool, names: Sequence[str], paths: Sequence[Path],
         if not len(others):
             continue
         shortlist = others[np.argsort(-scores[others], kind="stable")[:SHORTLIST]]
-        found = [table.get(names[g]) for g in shortlist]
-        negatives[j] = (max(inliers(view, f, query) for f in found if f is not None)
-                        if any(f is not None for f in found) else 0)
-    return Calibration(tuple(positives[j] for j in sorted(positives)),
-                       tuple(negatives[j] for j in sorted(negatives)))
+        counts = {int(g): inliers(view, f, query) for g in shortlist
+                  if (f := table.get(names[g])) is not None}
+        negatives[j] = max(counts.values(), default=0)
+        for g, n in counts.items():
+            pair = frozenset((i, g))
+            if n >= LOOKALIKE_INLIERS and n > getattr(lookalikes.get(pair), "inliers", -1):
+                lookalikes[pair] = Lookalike(i, g, n)
+    calibration = Calibration(tuple(positives[j] for j in sorted(positives)),
+                              tuple(negatives[j] for j in sorted(negatives)))
+    return Calibrated(calibration, tuple(sorted(lookalikes.values(),
+                                                key=lambda a: (-a.inliers, a.photo, a.other))))

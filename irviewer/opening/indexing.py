@@ -24,7 +24,8 @@ collection as it was. What a collection holds is :mod:`irviewer.formats.collecti
   :mod:`irviewer.extract.local_features`) are stored beside its vector, from the same
   decoding, within the budget stated there; then the acceptance rule is calibrated on the
   collection's own photos (:mod:`irviewer.opening.calibration`) — again only when photos
-  were described or removed.
+  were described or removed — and photos of different artworks that show one picture are
+  named (:func:`lookalike_lines`).
 * A photo that cannot be described (broken, empty, a decompression bomb, not an image, a
   blank picture) is skipped with one sentence and counted; only a run that indexes no photo
   at all is an error.
@@ -36,7 +37,7 @@ import csv
 import math
 import os
 import time
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -70,11 +71,13 @@ from irviewer.formats.local_feature_file import (
 )
 from irviewer.formats.photo_folder import Photo, PhotoFolder, list_photo_folder
 from irviewer.io.atomic import atomic_open
-from irviewer.opening.calibration import calibrate
+from irviewer.opening.calibration import Calibrated, calibrate
 from irviewer.opening.describing import PROCESSES, ExtractorSpec, Pool
 
 #: The extractor a new collection is described with unless another is named.
 DEFAULT_EXTRACTOR = "demo-vlad"
+#: Lookalike pairs named after indexing, at most (then how many more).
+LOOKALIKES_TOLD = 5
 #: Photos a learning extractor learns from, at most (spread evenly over the collection).
 LEARN_PHOTOS = 64
 #: Rows (local descriptors) it learns from in all, shared between those photos.
@@ -200,7 +203,9 @@ def iter_index(request: IndexRequest) -> Indexing:
         calibration = previous.record.calibration if previous.record is not None and \
             not features and len(indexed) == len(previous.record.photos) else None
         if calibration is None:
-            calibration = yield from _calibrate(pool, photos_dir, indexed, vectors, table)
+            calibrated = yield from _calibrate(pool, photos_dir, indexed, vectors, table)
+            calibration = calibrated.calibration
+            lines += lookalike_lines(calibrated, indexed)
     yield IndexStep("writing the collection")
     if titles is not None:
         lines += _titles_lines(titles, folder, indexed)
@@ -241,11 +246,32 @@ def _feature_table(indexed: list[Photo], features: dict[str, LocalFeatures],
     return FeatureTable.of(rows, REFERENCE_SIDE)
 
 
+def lookalike_lines(calibrated: Calibrated, photos: Sequence[Photo]) -> list[str]:
+    """Return the lines that tell a curator which photos of different artworks show the
+    same picture (:data:`~irviewer.opening.calibration.LOOKALIKE_INLIERS`; ``photos`` in
+    the order calibration was given them), at most :data:`LOOKALIKES_TOLD` and how many
+    more, then what it costs and what to do."""
+    found = calibrated.lookalikes
+    if not found:
+        return []
+    lines = [f"{photos[a.photo].relative} and {photos[a.other].relative} are filed as "
+             f"different artworks but look like one picture: {a.inliers} points agree"
+             for a in found[:LOOKALIKES_TOLD]]
+    if len(found) > LOOKALIKES_TOLD:
+        lines.append(f"... and {counted(len(found) - LOOKALIKES_TOLD, 'more pair')} like them")
+    kept = calibrated.calibration.kept()
+    share = "" if kept is None else f" (now {kept:.0%} of its own changed photos reach it)"
+    lines.append("such photos make the answers' rule stricter for the whole collection"
+                 f"{share} and a visitor's photo of either ambiguous: if they show one "
+                 "artwork, put them in one artwork's folder, or remove the extra photo")
+    return lines
+
+
 def _calibrate(pool: Pool, photos_dir: Path, indexed: list[Photo],
                vectors: dict[str, np.ndarray], table: FeatureTable
-               ) -> Generator[IndexStep, None, Calibration]:
-    """Return the collection's calibration (:func:`irviewer.opening.calibration.calibrate`),
-    yielding progress."""
+               ) -> Generator[IndexStep, None, Calibrated]:
+    """Return the collection's calibration and lookalikes
+    (:func:`irviewer.opening.calibration.calibrate`), yielding progress."""
     steps = calibrate(pool, [p.name for p in indexed],
                       [photos_dir / p.relative for p in indexed],
                       [p.artwork for p in indexed],
@@ -254,7 +280,7 @@ def _calibrate(pool: Pool, photos_dir: Path, indexed: list[Photo],
         try:
             done, total = next(steps)
         except StopIteration as stop:
-            result: Calibration = stop.value
+            result: Calibrated = stop.value
             return result
         yield IndexStep("calibrating the answers on the collection's photos", done, total)
 

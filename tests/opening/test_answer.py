@@ -16,6 +16,7 @@ from irviewer.cli import main
 from irviewer.core.acceptance import Calibration
 from irviewer.formats.collection import read_record, write_record
 from irviewer.formats.local_feature_file import LOCAL_FEATURES, read_local_features
+from irviewer.formats.photo_folder import Photo
 from irviewer.io.resources import resources_dir
 from irviewer.opening.answer import Answer, answer_json
 from irviewer.opening.describing import SERIAL
@@ -195,5 +196,39 @@ def test_the_calibration_recorded_does_not_depend_on_which_worker_finished_first
 
     with Pool(SERIAL) as pool:
         in_order, reversed_order = run(pool), run(_ReversedPool(pool))
-    assert len(set(in_order.positives)) > 1  # an order to lose
+    assert len(set(in_order.calibration.positives)) > 1  # an order to lose
     assert in_order == reversed_order
+
+
+def test_two_artworks_that_are_one_picture_are_named_with_what_to_do(tmp_path, collection):
+    from irviewer.opening.calibration import LOOKALIKE_INLIERS
+
+    photos = tmp_path / "photos"
+    shutil.copytree(collection.parent / "photos", photos)
+    shutil.copy(photos / "leonardo_mona-lisa.jpg", photos / "mona-lisa-again.jpg")
+    indexed = index_now(IndexRequest(photos, tmp_path / "coll", mode=SERIAL))
+    told = [line for line in indexed.lines if "look like one picture" in line]
+    assert len(told) == 1
+    assert told[0].startswith("leonardo_mona-lisa.jpg and mona-lisa-again.jpg are filed as "
+                              "different artworks but look like one picture: ")
+    assert int(told[0].split(": ")[1].split()[0]) >= LOOKALIKE_INLIERS
+    assert "put them in one artwork's folder" in indexed.lines[-1]
+    assert indexed.lines[-1].endswith("or remove the extra photo")
+
+
+def test_distinct_paintings_are_no_lookalikes_and_a_long_list_is_cut(collection):
+    from irviewer.opening.calibration import Calibrated, Lookalike
+    from irviewer.opening.indexing import LOOKALIKES_TOLD, lookalike_lines
+
+    assert not any("look like one picture" in line for line in index_now(IndexRequest(
+        collection.parent / "photos", collection, mode=SERIAL)).lines)
+    photos = [Photo(f"a{i}", f"a{i}.jpg", f"a{i}", 1, 1) for i in range(10)]
+    many = Calibrated(Calibration((40, 40), (5, 0)),
+                      tuple(Lookalike(i, i + 1, 90 - i) for i in range(9)))
+    lines = lookalike_lines(many, photos)
+    assert len(lines) == LOOKALIKES_TOLD + 2
+    assert lines[0] == ("a0.jpg and a1.jpg are filed as different artworks but look like one "
+                        "picture: 90 points agree")
+    assert lines[LOOKALIKES_TOLD] == "... and 4 more pairs like them"
+    assert "(now 100% of its own changed photos reach it)" in lines[-1]
+    assert lookalike_lines(Calibrated(Calibration((40,), (3,))), photos) == []

@@ -138,7 +138,7 @@ class CollectionDialog(QDialog):
         self.cancel_button = self.buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
         self.start_button.clicked.connect(self.start)
         self.cancel_button.clicked.connect(self.cancel)
-        layout = QVBoxLayout(self)
+        self._layout = layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(hint)
         layout.addWidget(self.progress)
@@ -230,20 +230,29 @@ class CollectionDialog(QDialog):
         self.status.setText(indexed.summary())
         if lines:
             self.skipped.setPlainText("\n".join(lines))
-            self._fit_lines(len(lines))
             self.skipped.setVisible(True)
+            self._fit_lines()
             self.start_button.setVisible(False)
             self.cancel_button.setText("Close")
         else:
             self.accept()
 
-    def _fit_lines(self, n: int) -> None:
-        """Make the box of skipped photos and notes tall enough for its ``n`` lines (at most
-        :data:`SHOWN_LINES`; more scroll), and the dialog tall enough for the box."""
-        spacing = self.skipped.fontMetrics().lineSpacing()
-        margins = 2 * (self.skipped.frameWidth() + round(self.skipped.document().documentMargin()))
-        self.skipped.setMinimumHeight(min(n, SHOWN_LINES) * spacing + margins + 4)
-        self.adjustSize()
+    def _fit_lines(self) -> None:
+        """Make the box of skipped photos and notes as tall as its lines wrapped at its
+        width (at most :data:`SHOWN_LINES` rows; more scroll), and the dialog tall enough
+        for the box."""
+        box = self.skipped
+        spacing = box.fontMetrics().lineSpacing()
+        margins = 2 * (box.frameWidth() + round(box.document().documentMargin()))
+        for _ in range(2):  # the dialog's new size may wrap the lines anew
+            self._layout.activate()  # the box's width as laid out now
+            shape, block, rows = box.document().documentLayout(), box.document().begin(), 0
+            while block.isValid():
+                shape.blockBoundingRect(block)  # lays the block out at the box's width
+                rows += max(1, block.layout().lineCount())
+                block = block.next()
+            box.setFixedHeight(min(rows, SHOWN_LINES) * spacing + margins + 4)
+            self.adjustSize()
 
     def _on_failed(self, message: str) -> None:
         self.progress.setVisible(False)

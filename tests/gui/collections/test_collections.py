@@ -107,6 +107,29 @@ def test_the_summary_box_shows_all_its_lines(window, qtbot, tmp_path):
     dialog.cancel()
 
 
+def test_long_lines_wrap_in_the_summary_box_and_all_their_rows_show(window, qtbot, tmp_path):
+    """Three skipped photos with long names: their sentences wrap to several rows each,
+    and every row is in view without scrolling, with no empty rows below."""
+    flat_folder(tmp_path / "photos", 2)
+    for i in range(3):
+        (tmp_path / "photos" / f"{i}-{'a very long name of a photo ' * 6}.jpg").write_bytes(b"")
+    dialog = window.collections.new_collection(tmp_path / "photos", tmp_path / "c")
+    qtbot.addWidget(dialog)
+    dialog.start(sync=True)
+    qtbot.waitUntil(lambda: window.opened is not None, timeout=60_000)
+    qtbot.waitUntil(lambda: dialog.skipped.isVisible())
+    box = dialog.skipped
+    shape, block, rows = box.document().documentLayout(), box.document().begin(), 0
+    while block.isValid():
+        shape.blockBoundingRect(block)
+        rows += block.layout().lineCount()
+        block = block.next()
+    assert rows > 3  # the sentences wrap
+    qtbot.waitUntil(lambda: box.verticalScrollBar().maximum() == 0)
+    assert box.height() < (rows + 2) * box.fontMetrics().lineSpacing() + 2 * box.frameWidth() + 12
+    dialog.cancel()
+
+
 def test_cancel_stops_indexing_and_writes_nothing(window, qtbot, tmp_path):
     flat_folder(tmp_path / "photos", 12)
     dialog = window.collections.new_collection(tmp_path / "photos", tmp_path / "coll")
