@@ -9,16 +9,18 @@ file, an unreachable engine) is one sentence in a message box."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
-from PySide6.QtCore import QObject, Qt, Signal, SignalInstance
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QMessageBox, QWidget
+from PySide6.QtWidgets import QWidget
 
-from irviewer.core.errors import InputError, window_text
+from irviewer.core.errors import InputError
+from irviewer.gui import method_job
 from irviewer.gui.ann.dialogs import AnnDialog, EngineDialog, SweepDialog
 from irviewer.gui.menus import Menus
-from irviewer.gui.workers import AnnSearcher, Worker
+from irviewer.gui.method_job import Comparing, Jobs, MethodJob
+from irviewer.gui.workers import AnnSearcher
 from irviewer.opening.ann import (
     AnnPlan,
     EnginePlan,
@@ -36,96 +38,54 @@ ENGINE_TIP = ("Rank by a vector engine's collection holding the gallery (Milvus)
               "with the exact ranking")
 
 
-class Shown(Protocol):
+class Shown(method_job.Shown, Protocol):
     """What the feature takes from the inspector."""
 
-    opened: Opened | None
-    evaluation_shown: SignalInstance
-    methods_changed: SignalInstance
-
-    def method(self) -> str: ...
-    def show_method(self, name: str) -> None: ...
     def add_methods(self, after: str, methods: list[Method]) -> None: ...
 
 
-class Jobs(Protocol):
-    """What it takes from the opening: its progress bar with Cancel, and whether it runs."""
-
-    busy: SignalInstance
-
-    def track(self, worker: Worker, cancelled: str) -> None: ...
-
-
-class Comparing(Protocol):
-    """What it takes from compare mode."""
-
-    def set_compared(self, name: str | None) -> None: ...
-
-
-class AnnUI(QObject):
+class AnnUI(MethodJob):
     """The actions, the dialogs and the worker; ``message(text)`` for the status bar.
     ``ask`` and ``ask_engine`` return the dialogs' answers or None (tests replace them);
     :attr:`sweep` is the last sweep's dialog."""
 
-    message = Signal(str)
-
     def __init__(self, parent: QWidget, shown: Shown, jobs: Jobs, compare: Comparing,
                  menus: Menus) -> None:
-        super().__init__(parent)
-        self.parent_widget, self.shown, self.compare = parent, shown, compare
-        self.worker = AnnSearcher(self)
+        worker = AnnSearcher()
+        super().__init__(parent, shown, jobs, compare, worker,
+                         ("Approximate search cancelled", "The approximate search failed",
+                          "search"))
+        self.worker: AnnSearcher = worker
+        self.shown = shown
         self.worker.done.connect(self._done)
-        self.worker.failed.connect(self._failed)
-        jobs.track(self.worker, "Approximate search cancelled")
         self.action = QAction("Add an &approximate index method…", parent)
         self.action.triggered.connect(lambda _=False: self.choose())
         self.engine_action = QAction("Add an &engine method…", parent)
         self.engine_action.triggered.connect(lambda _=False: self.choose_engine())
         for action in (self.action, self.engine_action):
             menus.add_file_action(action, with_opening=True)
-        self._busy = False
-        jobs.busy.connect(self._set_busy)
-        shown.evaluation_shown.connect(lambda *_: self.refresh())
-        shown.methods_changed.connect(self.refresh)
         self.job: tuple[Opened, AnnPlan | EnginePlan] | None = None
-        self.last_error: str | None = None
         self.sweep: SweepDialog | None = None
         self.ask = self._ask
         self.ask_engine = self._ask_engine
         self.refresh()
 
-    def refresh(self) -> None:
-        """Enable the actions when a method of the open data can be searched (and nothing
-        runs); their tooltips say why not otherwise."""
-        opened = self.shown.opened
-        why = "Open a dataset with a descriptor file first (Ctrl+O)" if opened is None else None
-        if opened is not None:
-            refusals = [ann_refusal(m, opened.dataset) for m in opened.methods.values()]
-            if all(refusals):
-                why = refusals[0]
-        if why is None and self._busy:
-            why = "Wait for the opening or search that runs (Esc stops it)"
-        for action, tip in ((self.action, TIP), (self.engine_action, ENGINE_TIP)):
-            action.setEnabled(why is None)
-            action.setToolTip(tip if why is None else f"{why}.")
+    def controls(self) -> Sequence[tuple[QAction | QWidget, str]]:
+        """Return the two actions with their tooltips."""
+        return ((self.action, TIP), (self.engine_action, ENGINE_TIP))
+
+    def refusal(self, opened: Opened) -> str | None:
+        """Return why no method of ``opened`` can be searched approximately, or None."""
+        refusals = [ann_refusal(m, opened.dataset) for m in opened.methods.values()]
+        return refusals[0] if all(refusals) else None
 
     def choose(self) -> None:
         """File ▸ Add an approximate index method…: the dialog, then the search."""
-        opened = self.shown.opened
-        if opened is None or not self.action.isEnabled():
-            return
-        answer = self.ask(opened)
-        if answer is not None:
-            self.start(*answer)
+        self.ask_and_start(self.action, self.ask, self.start)
 
     def choose_engine(self) -> None:
         """File ▸ Add an engine method…: the dialog, then the engine's search."""
-        opened = self.shown.opened
-        if opened is None or not self.engine_action.isEnabled():
-            return
-        answer = self.ask_engine(opened)
-        if answer is not None:
-            self.start_engine(*answer)
+        self.ask_and_start(self.engine_action, self.ask_engine, self.start_engine)
 
     def start(self, method: str, spec: str, sync: bool = False) -> None:
         """Search ``method`` of the open data by ``spec`` in the background (``sync`` for
@@ -155,10 +115,6 @@ class AnnUI(QObject):
         self.message.emit(f"Searching {method}'s queries in {collection} at {uri}…")
         self.worker.search(iter_engine_job(opened, plan), f"{collection} at {uri}", sync=sync)
 
-    def wait(self) -> None:
-        """Block until the search thread has ended (closing the window, tests)."""
-        self.worker.wait()
-
     def _ask(self, opened: Opened) -> tuple[str, str] | None:
         dialog = AnnDialog(self.parent_widget, opened, self.shown.method())
         if dialog.exec() and dialog.plan is not None:
@@ -168,10 +124,6 @@ class AnnUI(QObject):
     def _ask_engine(self, opened: Opened) -> tuple[str, str, str, str | None] | None:
         dialog = EngineDialog(self.parent_widget, opened, self.shown.method())
         return dialog.answer() if dialog.exec() else None
-
-    def _set_busy(self, busy: bool) -> None:
-        self._busy = busy
-        self.refresh()
 
     def _done(self, methods: list[Method]) -> None:
         assert self.job is not None
@@ -200,12 +152,3 @@ class AnnUI(QObject):
             methods[0].name
         self.sweep = SweepDialog(self.parent_widget, record, title)
         self.sweep.show()
-
-    def _failed(self, message: str) -> None:
-        self.job = None
-        self.last_error = window_text(message)
-        self.message.emit("The approximate search failed")
-        box = QMessageBox(QMessageBox.Icon.Warning, "irviewer", self.last_error,
-                          parent=self.parent_widget)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.open()

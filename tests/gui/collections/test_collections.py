@@ -92,16 +92,24 @@ def test_skipped_photos_are_listed_and_a_bad_folder_is_one_sentence(window, qtbo
     assert not dialog.isVisible()
 
 
-def test_the_summary_box_shows_all_its_lines(window, qtbot, tmp_path):
-    """Eight skipped photos: eight lines, all in view without scrolling."""
-    flat_folder(tmp_path / "photos", 2)
-    for i in range(8):
-        (tmp_path / "photos" / f"broken{i}.jpg").write_bytes(b"")
-    dialog = window.collections.new_collection(tmp_path / "photos", tmp_path / "c")
+def indexed_with_empty_photos(window, qtbot, folder, names):
+    """Return the indexing dialog once it has indexed two photos and the empty files
+    ``names`` in ``folder``, and shows its box of skipped photos."""
+    flat_folder(folder / "photos", 2)
+    for name in names:
+        (folder / "photos" / name).write_bytes(b"")
+    dialog = window.collections.new_collection(folder / "photos", folder / "c")
     qtbot.addWidget(dialog)
     dialog.start(sync=True)
     qtbot.waitUntil(lambda: window.opened is not None, timeout=60_000)
     qtbot.waitUntil(lambda: dialog.skipped.isVisible())
+    return dialog
+
+
+def test_the_summary_box_shows_all_its_lines(window, qtbot, tmp_path):
+    """Eight skipped photos: eight lines, all in view without scrolling."""
+    dialog = indexed_with_empty_photos(window, qtbot, tmp_path,
+                                       [f"broken{i}.jpg" for i in range(8)])
     assert dialog.skipped.toPlainText().count("\n") == 7
     qtbot.waitUntil(lambda: dialog.skipped.verticalScrollBar().maximum() == 0)
     dialog.cancel()
@@ -110,14 +118,8 @@ def test_the_summary_box_shows_all_its_lines(window, qtbot, tmp_path):
 def test_long_lines_wrap_in_the_summary_box_and_all_their_rows_show(window, qtbot, tmp_path):
     """Three skipped photos with long names: their sentences wrap to several rows each,
     and every row is in view without scrolling, with no empty rows below."""
-    flat_folder(tmp_path / "photos", 2)
-    for i in range(3):
-        (tmp_path / "photos" / f"{i}-{'a very long name of a photo ' * 6}.jpg").write_bytes(b"")
-    dialog = window.collections.new_collection(tmp_path / "photos", tmp_path / "c")
-    qtbot.addWidget(dialog)
-    dialog.start(sync=True)
-    qtbot.waitUntil(lambda: window.opened is not None, timeout=60_000)
-    qtbot.waitUntil(lambda: dialog.skipped.isVisible())
+    dialog = indexed_with_empty_photos(window, qtbot, tmp_path, [
+        f"{i}-{'a very long name of a photo ' * 6}.jpg" for i in range(3)])
     box = dialog.skipped
     shape, block, rows = box.document().documentLayout(), box.document().begin(), 0
     while block.isValid():
