@@ -24,6 +24,7 @@ from pathlib import Path
 
 from irviewer.core.ann.search import iter_engine
 from irviewer.core.ann.spec import WHERE as ANN_WHERE
+from irviewer.core.ann.spec import parse_ann_spec
 from irviewer.core.chance import chance_level
 from irviewer.core.dataset import Dataset
 from irviewer.core.descriptors import (
@@ -159,9 +160,21 @@ class Opened:
         order = [n for n in self.request.method_names() if n in found]
         self.methods = {n: found[n] for n in (*order, *(n for n in found if n not in order))}
 
-    def add_methods(self, after: str, methods: Sequence[Method]) -> None:
+    def add_methods(self, after: str, methods: Sequence[Method], spec: str | None = None
+                    ) -> None:
         """Add ``methods`` (approximate searches of method ``after``) right after ``after``
-        and the methods already derived from it."""
+        and the methods already derived from it. ``spec``: the approximate-search SPEC that
+        made them, recorded in :attr:`request` (``approximate``) when ``after`` is a
+        descriptor file's plain method, so that a session reopens them (an index file by
+        its absolute path); None (an engine's method) records nothing."""
+        key = self.request.method_key(after)
+        if spec is not None and key is not None and key[1] is None \
+                and key[0] < len(self.request.descriptors):
+            parsed = parse_ann_spec(spec)
+            if parsed.is_file:
+                parsed = replace(parsed, index=str(Path(parsed.index).resolve()))
+            self.request = replace(self.request, approximate=(
+                *self.request.approximate, (key[0], parsed.text)))
         names = list(self.methods)
         at = names.index(after) + 1
         while at < len(names) and names[at].startswith(f"{after} + "):
@@ -212,7 +225,7 @@ def iter_open(request: OpenRequest) -> Opening:
     for source in sources:  # each file's hash, for the report, on another core meanwhile
         prefetch_sha256(source.path)
     chains = rerank_chains(request)
-    pairs = request.reranked_pairs()
+    pairs, approximate = request.reranked_pairs(), request.approximate_pairs()
     yield Step("reading the dataset")
     dataset, corrections = open_ground_truth(request)
     names = method_names(request.sources())
@@ -229,13 +242,14 @@ def iter_open(request: OpenRequest) -> Opening:
             found = [(yield from _iter_engine_only(source, name, label, dataset, request))]
         else:
             found = yield from iter_methods(source, name, label, dataset, request, own)
-        if (request.ann or (request.engine and i == 0)) and isinstance(source, DescriptorFile) \
+        searches = tuple(spec for j, spec in approximate if j == i)
+        if (searches or (request.engine and i == 0)) and isinstance(source, DescriptorFile) \
                 and not only:
             plain = next((m for m in found if m.rerank is None), None)
             if plain is None or dataset.format == TASKS:
                 raise InputError(f"{source.path.name}: {ANN_WHERE} searches one gallery "
                                  "with the descriptor file's plain (exact) method")
-            found += yield from iter_ann_methods(plain, dataset, request.k, request.ann, label)
+            found += yield from iter_ann_methods(plain, dataset, request.k, searches, label)
             if request.engine and i == 0:
                 found.append((yield from iter_engine_search(
                     plain, dataset, request.k, request.engine, request.collection,
@@ -261,7 +275,8 @@ def _queries_only(source: DescriptorFile, dataset: Dataset, request: OpenRequest
     engine. False (today's path, and its sentence for missing gallery images) without an
     engine, for HPatches task lists, and when the file is also re-ranked or searched by a
     FAISS index, which need its gallery rows."""
-    if not request.engine or chains or request.ann or dataset.format == TASKS:
+    searched = any(j == 0 for j, _ in request.approximate_pairs())
+    if not request.engine or chains or searched or dataset.format == TASKS:
         return False
     names = descriptor_names(source.path)
     return names is not None and not holds_gallery(names, dataset)

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from irviewer.core.ann.spec import parse_ann_spec
+from irviewer.core.errors import InputError
 from irviewer.core.ranking import DEFAULT_DEPTH
 from irviewer.formats.base import ReadOptions
 from irviewer.formats.collection import descriptors_path as collection_descriptors
@@ -62,7 +64,9 @@ class OpenRequest:
     window's File ▸ Add a re-ranked method, a session's re-ranked methods), after the
     methods ``rerank`` gives it. ``ann`` holds approximate-search SPECs
     (:mod:`irviewer.core.ann.spec`): every descriptor file F gives, after its methods above,
-    one method "F + SETTING" per setting of each SPEC. ``engine`` (a Milvus URI) and
+    one method "F + SETTING" per setting of each SPEC; ``approximate`` holds (position in
+    ``descriptors``, SPEC) pairs, that file alone searched by SPEC (the window's File ▸ Add
+    an approximate index method, a session's approximate methods). ``engine`` (a Milvus URI) and
     ``collection`` name a vector engine's collection holding the gallery (image names in
     its primary key, or in the field ``engine_names``): the first descriptor file's queries
     searched there give the method "F + milvus:COLLECTION". ``keep_plain`` False leaves the
@@ -82,6 +86,7 @@ class OpenRequest:
     rerank: tuple[str, ...] = ()
     reranked: tuple[tuple[int, str], ...] = ()
     ann: tuple[str, ...] = ()
+    approximate: tuple[tuple[int, str], ...] = ()
     engine: str | None = None
     collection: str | None = None
     engine_names: str | None = None
@@ -101,52 +106,82 @@ class OpenRequest:
             out += [(i, s) for s in dict.fromkeys(specs)]
         return tuple(out)
 
+    def approximate_pairs(self) -> tuple[tuple[int, str], ...]:
+        """Return every approximate search as (position in ``descriptors``, SPEC), in the
+        order the methods open: per file, the ``ann`` SPECs, then its own ``approximate``
+        ones (a SPEC once per file)."""
+        out: list[tuple[int, str]] = []
+        for i in range(len(self.descriptors)):
+            specs = [*self.ann, *(s for j, s in self.approximate if j == i)]
+            out += [(i, s) for s in dict.fromkeys(specs)]
+        return tuple(out)
+
+    def derived(self) -> list[tuple[int, str, str]]:
+        """Return every method derived from a file's plain method, in opening order, as
+        (position in :meth:`sources`, what derives it: the re-ranking SPEC or the
+        approximate search's setting label, the method's name "F + WHAT"). An approximate
+        SPEC that does not parse derives nothing here (opening says why)."""
+        names = method_names(self.sources())
+        out = [(j, spec, reranked_name(names[j], spec)) for j, spec in self.reranked_pairs()]
+        for j, spec in self.approximate_pairs():
+            try:
+                settings = parse_ann_spec(spec).settings()
+            except InputError:
+                continue
+            out += [(j, s.label, reranked_name(names[j], s.label)) for s in settings]
+        return sorted(out, key=lambda d: d[0])  # stable: re-ranked, then approximate
+
     def with_methods(self, descriptors: Sequence[Path] = (),
                      rankings: Sequence[Path] = ()) -> OpenRequest:
         """Return this request with more method files: ``descriptors`` and ``rankings`` not
         already open are added after the open ones. Every other setting is kept (reader,
         protocol, conventions, corrections, depth), and so is every re-ranked method already
-        asked for, each now named by its own file (``reranked``): a re-ranking given for
-        every file (``rerank``) is not extended to the added files, which open plain."""
+        asked for, each now named by its own file (``reranked``), and every approximate
+        search (``approximate``): a re-ranking or search given for every file (``rerank``,
+        ``ann``) is not extended to the added files, which open plain."""
         known = set(self.sources())
         more_d = tuple(dict.fromkeys(p for p in descriptors if p not in known))
         more_r = tuple(dict.fromkeys(p for p in rankings if p not in known))
         return replace(self, descriptors=(*self.descriptors, *more_d),
                        rankings=(*self.rankings, *more_r), rerank=(),
-                       reranked=self.reranked_pairs())
+                       reranked=self.reranked_pairs(), ann=(),
+                       approximate=self.approximate_pairs())
 
     def method_names(self) -> list[str]:
         """Return the name of every method the request opens, in opening order: each
-        file's plain method (unless ``keep_plain`` is False), then its re-ranked ones."""
+        file's plain method (unless ``keep_plain`` is False and it is re-ranked), then its
+        re-ranked ones, then its approximate ones (an engine's method is not named here)."""
         names = method_names(self.sources())
-        pairs = self.reranked_pairs()
+        derived = self.derived()
         out = []
         for i, name in enumerate(names):
-            mine = [reranked_name(name, s) for j, s in pairs if j == i]
-            if self.keep_plain or not mine:
+            reranked = any(j == i for j, _ in self.reranked_pairs())
+            if self.keep_plain or not reranked:
                 out.append(name)
-            out += mine
+            out += [d for j, _, d in derived if j == i]
         return out
 
     def method_key(self, name: str | None) -> tuple[int, str | None] | None:
-        """Return (position in :meth:`sources`, SPEC or None for the plain method) of the
-        method called ``name``, or None when the request opens no such method."""
+        """Return (position in :meth:`sources`, what derives the method from the file's
+        plain one — a re-ranking SPEC or an approximate setting's label — or None for the
+        plain method) of the method called ``name``, or None when the request opens no such
+        method."""
         names = method_names(self.sources())
-        for j, spec in self.reranked_pairs():
-            if reranked_name(names[j], spec) == name:
-                return j, spec
+        for j, what, derived in self.derived():
+            if derived == name:
+                return j, what
         return (names.index(name), None) if name in names else None
 
     def method_named(self, index: int, spec: str | None = None) -> str | None:
-        """Return the name of source ``index``'s method (re-ranked by ``spec`` when given),
-        or None when the request opens no such method (the inverse of :meth:`method_key`)."""
+        """Return the name of source ``index``'s method (derived by ``spec``, a re-ranking
+        SPEC or an approximate setting's label, when given), or None when the request opens
+        no such method (the inverse of :meth:`method_key`)."""
         names = method_names(self.sources())
         if not 0 <= index < len(names):
             return None
         if spec is None:
             return names[index]
-        return reranked_name(names[index], spec) if (index, spec) in self.reranked_pairs() \
-            else None
+        return next((d for j, what, d in self.derived() if (j, what) == (index, spec)), None)
 
     def method_sources(self) -> tuple[MethodSource, ...]:
         """Return every method as a typed source, in :meth:`sources` order."""

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from irviewer.core.ann.spec import parse_ann_spec
 from irviewer.core.convention_names import AP_RULES, SELF_MATCH_RULES, one_of
 from irviewer.core.errors import InputError
 from irviewer.core.ranking import DEFAULT_DEPTH
@@ -64,9 +65,14 @@ class SessionFile:
             one the user chose), or None; it need not exist yet.
         reranked: the re-ranked methods, as (position in ``descriptors``, SPEC) pairs in
             the order they open (:meth:`OpenRequest.reranked_pairs`).
-        active_rerank: the SPEC of the method shown when it is a re-ranked one of
-            ``active_method``'s file (None: its plain method). An irviewer that does not
-            know these keys opens the plain methods and shows the plain one.
+        approximate: the approximate-search methods, as (position in ``descriptors``,
+            SPEC) pairs in the order they open (:meth:`OpenRequest.approximate_pairs`); an
+            index file by its absolute path. Reopening searches again (FAISS builds the
+            index anew, the same every time).
+        active_rerank: what derives the method shown from ``active_method``'s plain one:
+            a re-ranking SPEC or an approximate setting's label (None: the plain method).
+            An irviewer that does not know these keys opens the plain methods and shows the
+            plain one.
         compare_method, compare_rerank: the method compare mode compares the shown one with,
             as ``active_method`` and ``active_rerank`` name the shown one (None: compare
             mode off). An irviewer that does not know these keys opens without comparing.
@@ -95,6 +101,7 @@ class SessionFile:
     window: dict[str, str] = field(default_factory=dict)
     corrections: Path | None = None
     reranked: tuple[tuple[int, str], ...] = ()
+    approximate: tuple[tuple[int, str], ...] = ()
     active_rerank: str | None = None
     compare_method: int | None = None
     compare_rerank: str | None = None
@@ -105,8 +112,9 @@ class SessionFile:
             object.__setattr__(self, "corrections", Path(self.corrections))
         object.__setattr__(self, "descriptors", tuple(Path(p) for p in self.descriptors))
         object.__setattr__(self, "rankings", tuple(Path(p) for p in self.rankings))
-        object.__setattr__(self, "reranked", tuple((int(i), str(spec))
-                                                   for i, spec in self.reranked))
+        for key in ("reranked", "approximate"):
+            object.__setattr__(self, key, tuple((int(i), str(spec))
+                                                for i, spec in getattr(self, key)))
         if self.images is not None:
             object.__setattr__(self, "images", Path(self.images))
         if self.ap_range is not None:
@@ -149,6 +157,14 @@ def _check_values(s: SessionFile) -> str | None:
             parse_spec(spec)
         except InputError as e:
             return f"\"reranked\" holds a bad SPEC ({e})"
+    for i, spec in s.approximate:
+        if not 0 <= i < len(s.descriptors):
+            return (f"\"approximate\" names descriptor file {i} for {spec!r}; it must be "
+                    f"between 0 and {len(s.descriptors) - 1} (an index into \"descriptors\")")
+        try:
+            parse_ann_spec(spec)
+        except InputError as e:
+            return f"\"approximate\" holds a bad SPEC ({e})"
     if s.ap_range is not None:
         a, b = s.ap_range
         if not (0.0 <= a <= b <= 1.0):
@@ -217,6 +233,7 @@ def session_to_json(session: SessionFile, folder: Path) -> dict[str, Any]:
         "corrections": (None if session.corrections is None
                         else _store_path(session.corrections, folder)),
         "reranked": [{"descriptor": i, "spec": spec} for i, spec in session.reranked],
+        "approximate": [{"descriptor": i, "spec": spec} for i, spec in session.approximate],
         "active_rerank": session.active_rerank,
         "compare_method": session.compare_method,
         "compare_rerank": session.compare_rerank,
@@ -292,6 +309,18 @@ class _Reader:
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.wrong(key, "an integer")
         return value
+
+    def pairs(self, key: str) -> tuple[tuple[int, str], ...]:
+        """Return the list of {"descriptor": index, "spec": SPEC} objects at ``key``
+        (empty when absent) as (index, SPEC) pairs."""
+        raw = self.data.get(key, [])
+        if not isinstance(raw, list) or not all(
+                isinstance(x, dict) and isinstance(x.get("spec"), str)
+                and isinstance(x.get("descriptor"), int) and not isinstance(x["descriptor"], bool)
+                for x in raw):
+            raise self.fail(f"\"{key}\" must be a list of {{\"descriptor\": index, \"spec\": "
+                            "SPEC} objects; edit the session")
+        return tuple((x["descriptor"], x["spec"]) for x in raw)
 
     def optional_integer(self, key: str) -> int | None:
         value = self.data.get(key)
@@ -380,13 +409,7 @@ def load_session(path: Path) -> SessionFile:
     if not isinstance(window, dict) or not all(isinstance(v, str) for v in window.values()):
         raise r.fail("\"window\" must be an object of strings; delete it to reset the "
                      "window layout")
-    reranked_raw = data.get("reranked", [])
-    if not isinstance(reranked_raw, list) or not all(
-            isinstance(x, dict) and isinstance(x.get("spec"), str)
-            and isinstance(x.get("descriptor"), int) and not isinstance(x["descriptor"], bool)
-            for x in reranked_raw):
-        raise r.fail("\"reranked\" must be a list of {\"descriptor\": index, \"spec\": "
-                     "SPEC} objects; edit the session")
+    reranked_raw, approximate_raw = r.pairs("reranked"), r.pairs("approximate")
     fields: dict[str, Any] = dict(
         dataset=dataset,
         descriptors=descriptors,
@@ -408,7 +431,8 @@ def load_session(path: Path) -> SessionFile:
         window=dict(window),
         corrections=None if data.get("corrections") is None else a_path(
             "corrections", data["corrections"], "", check=False),
-        reranked=tuple((x["descriptor"], x["spec"]) for x in reranked_raw),
+        reranked=reranked_raw,
+        approximate=approximate_raw,
         active_rerank=r.string("active_rerank", None, nullable=True),
         compare_method=r.optional_integer("compare_method"),
         compare_rerank=r.string("compare_rerank", None, nullable=True),
@@ -451,7 +475,7 @@ def open_request(session: SessionFile, k: int = DEFAULT_DEPTH) -> OpenRequest:
     and its corrections file."""
     return OpenRequest(session.dataset, session.descriptors, session.rankings, session.format,
                        read_options(session), k, corrections=session.corrections,
-                       reranked=session.reranked)
+                       reranked=session.reranked, approximate=session.approximate)
 
 
 __all__ = [

@@ -59,6 +59,9 @@ def full_session(paths: dict[str, Path], **changes) -> SessionFile:
         failures_only=True,
         ap_range=(0.25, 0.75),
         window={"geometry": "AdnQywADAAA=", "splitter": "AAAA/wAAAAEAAAAD"},
+        reranked=((1, "aqe:n=3"),),
+        approximate=((0, "IVF4,Flat:nprobe=1,2"), (1, "HNSW32")),
+        active_rerank="aqe:n=3",
     )
     values.update(changes)
     return SessionFile(**values)
@@ -337,6 +340,9 @@ def test_neither_descriptors_nor_ranking(data):
     ("ap_range", [0.1], '"ap_range" must be null or a list of two numbers'),
     ("window", {"geometry": 5}, '"window" must be an object of strings'),
     ("version", "1", '"version" must be an integer, not a string'),
+    ("reranked", {"a": 1}, '"reranked" must be a list of {"descriptor": index'),
+    ("approximate", [{"descriptor": "0", "spec": "HNSW32"}],
+     '"approximate" must be a list of {"descriptor": index, "spec": SPEC} objects'),
 ])
 def test_wrong_type_names_key_and_type(data, key, value, expected):
     assert expected in message(write_json(data, **{key: value}))
@@ -357,6 +363,10 @@ def test_top_k_out_of_range(data, top_k):
     ("compare_method", 5, '"compare_method" is 5; it must be between 0 and 1'),
     ("compare_method", "strong", '"compare_method"'),
     ("tile_size", 0, '"tile_size" is 0'),
+    ("approximate", [{"descriptor": 2, "spec": "HNSW32"}],
+     '"approximate" names descriptor file 2 for \'HNSW32\'; it must be between 0 and 1'),
+    ("approximate", [{"descriptor": 0, "spec": "IVF4,Flat:nprobe=x"}],
+     '"approximate" holds a bad SPEC'),
 ])
 def test_bad_values(data, key, value, expected):
     text = message(write_json(data, **{key: value}))

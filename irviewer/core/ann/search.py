@@ -59,12 +59,8 @@ def ann_name(method: str, setting: AnnSetting) -> str:
 
 
 def setting_label(setting: AnnSetting) -> str:
-    """Return a setting as method names and tables show it: an index file by its file
-    name, then the parameters."""
-    if not setting.is_file:
-        return setting.text
-    base = Path(setting.index).name
-    return f"{base}:{setting.params_text}" if setting.params else base
+    """Return a setting as method names and tables show it (:attr:`AnnSetting.label`)."""
+    return setting.label
 
 
 def exact_lists(dataset: Dataset, exact: Ranking) -> Ranking:

@@ -56,6 +56,15 @@ class AnnSetting:
         """Return the parameters alone ("nprobe=8"; "" when none)."""
         return ",".join(f"{k}={_show(v)}" for k, v in self.params)
 
+    @property
+    def label(self) -> str:
+        """Return the setting as method names and tables show it: an index file by its file
+        name, then the parameters ("IVF256,Flat:nprobe=8", "gallery.faiss:nprobe=8")."""
+        if not self.is_file:
+            return self.text
+        base = Path(self.index).name
+        return f"{base}:{self.params_text}" if self.params else base
+
 
 @dataclass(frozen=True)
 class AnnSpec:

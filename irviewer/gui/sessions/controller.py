@@ -59,8 +59,8 @@ def legacy_folder() -> Path:
 def session_of(request: OpenRequest, methods: list[str], view: ViewState,
                geometry: str = "") -> SessionFile | None:
     """Return the session that reopens ``request`` with ``view`` (``methods``: the opened
-    methods' names in order; ``geometry``: the window's base64 geometry), its re-ranked
-    methods included; None when the request has no method file."""
+    methods' names in order; ``geometry``: the window's base64 geometry), its re-ranked and
+    approximate methods included; None when the request has no method file."""
     if not request.sources():
         return None
     window = {"geometry": geometry} if geometry else {}
@@ -74,7 +74,7 @@ def session_of(request: OpenRequest, methods: list[str], view: ViewState,
         dataset=request.dataset, descriptors=request.descriptors, rankings=request.rankings,
         active_method=key[0] if key is not None else 0,
         active_rerank=key[1] if key is not None else None,
-        reranked=request.reranked_pairs(),
+        reranked=request.reranked_pairs(), approximate=request.approximate_pairs(),
         images=request.options.images, format=request.format,
         options=options_json(request.options), protocol=view.protocol, ap=view.ap,
         self_match=view.self_match, selected_query=view.selected_query, top_k=view.top_k,

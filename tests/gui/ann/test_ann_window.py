@@ -5,6 +5,8 @@ exact one, a sweep opens its figure; a bad index file or engine is one sentence 
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from PySide6.QtWidgets import QDialogButtonBox
@@ -14,6 +16,7 @@ from irviewer.gui.ann.dialogs import AnnDialog
 from irviewer.gui.main_window import MainWindow
 from irviewer.opening.options import request_from_args
 from irviewer.opening.request import OpenRequest, demo_paths
+from irviewer.opening.session_file import load_session
 
 pytest.importorskip("faiss")
 MANIFEST, STRONG = demo_paths()
@@ -117,14 +120,32 @@ def test_an_unreachable_engine_is_one_sentence_in_a_box(window):
         f"vector engine http://127.0.0.1:{port}: the engine cannot be reached")
 
 
-def test_a_session_saved_while_an_approximate_method_is_shown_reopens(window, qtbot,
-                                                                      tmp_path):
-    # Sessions keep the exact methods; an approximate one is searched again on request.
+def test_a_session_keeps_approximate_methods_and_the_one_shown(window, qtbot, tmp_path):
+    """Saved while an approximate method is shown and compared with the exact one: the
+    session names the SPEC by its file, reopening searches again and shows the same
+    method, compared as before, with the same lists; a session of an older irviewer,
+    without "approximate", opens the exact method alone."""
     window.open_request(OpenRequest(MANIFEST, (STRONG,)), sync=True)
-    window.ann.start("strong.npz", "IVF4,Flat:nprobe=1", sync=True)
-    window.bar.method_box.setCurrentText("strong.npz + IVF4,Flat:nprobe=1")
+    window.ann.start("strong.npz", "IVF4,Flat:nprobe=1,2", sync=True)
+    one, two = "strong.npz + IVF4,Flat:nprobe=1", "strong.npz + IVF4,Flat:nprobe=2"
+    window.bar.method_box.setCurrentText(two)
+    window.compare_mode.box.setCurrentText("strong.npz")
     assert window.save_session_as(tmp_path / "work.irv")
+    saved = load_session(tmp_path / "work.irv")
+    assert saved.approximate == ((0, "IVF4,Flat:nprobe=1,2"),)
+    assert (saved.active_method, saved.active_rerank) == (0, "IVF4,Flat:nprobe=2")
     again = MainWindow(top_k=20)
     qtbot.addWidget(again)
     again.open_session(tmp_path / "work.irv", sync=True)
-    assert offered(again) == ["strong.npz"]
+    assert offered(again) == ["strong.npz", one, two]
+    assert again.bar.method() == two and again.compare_mode.compared() == "strong.npz"
+    for name in (one, two):
+        np.testing.assert_array_equal(again.opened.methods[name].ranking.top_indices,
+                                      window.opened.methods[name].ranking.top_indices)
+    old = json.loads((tmp_path / "work.irv").read_text())
+    del old["approximate"]
+    (tmp_path / "old.irv").write_text(json.dumps(old))
+    third = MainWindow(top_k=20)
+    qtbot.addWidget(third)
+    third.open_session(tmp_path / "old.irv", sync=True)
+    assert offered(third) == ["strong.npz"] and third.bar.method() == "strong.npz"

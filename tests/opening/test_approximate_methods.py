@@ -1,0 +1,86 @@
+"""Approximate methods in a request and a session: their names and keys both ways, one
+file's search opening as --ann does, and the window's additions recorded so that a session
+reopens them (an index file by its absolute path)."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from irviewer.opening.ann import iter_ann, plan_ann
+from irviewer.opening.opener import open_now
+from irviewer.opening.request import OpenRequest, demo_paths
+
+pytest.importorskip("faiss")
+MANIFEST, STRONG = demo_paths()
+WEAK = STRONG.parent / "weak.npz"
+
+
+def finish(steps):
+    while True:
+        try:
+            next(steps)
+        except StopIteration as stop:
+            return stop.value
+
+
+def test_names_and_keys_go_both_ways_with_reranked_and_approximate_methods():
+    request = OpenRequest(MANIFEST, (STRONG, WEAK), ann=("IVF4,Flat",),
+                          reranked=((1, "aqe"),),
+                          approximate=((1, "HNSW8:efSearch=4,8"), (0, "/data/g.faiss:nprobe=2")))
+    assert request.method_names() == [
+        "strong.npz", "strong.npz + IVF4,Flat", "strong.npz + g.faiss:nprobe=2",
+        "weak.npz", "weak.npz + aqe", "weak.npz + IVF4,Flat", "weak.npz + HNSW8:efSearch=4",
+        "weak.npz + HNSW8:efSearch=8"]
+    for name in request.method_names():
+        key = request.method_key(name)
+        assert key is not None and request.method_named(*key) == name
+    assert request.method_key("strong.npz + g.faiss:nprobe=2") == (0, "g.faiss:nprobe=2")
+    assert request.method_key("weak.npz + HNSW8:efSearch=16") is None
+    assert request.method_named(0, "HNSW8:efSearch=4") is None
+    assert request.approximate_pairs() == (
+        (0, "IVF4,Flat"), (0, "/data/g.faiss:nprobe=2"), (1, "IVF4,Flat"),
+        (1, "HNSW8:efSearch=4,8"))
+    more = request.with_methods((STRONG.parent / "other.npz",))
+    assert (more.ann, more.approximate) == ((), request.approximate_pairs())
+    assert more.method_names()[-1] == "other.npz"  # --ann is not extended to it
+
+
+def test_one_files_search_opens_as_ann_does_for_every_file():
+    request = OpenRequest(MANIFEST, (STRONG, WEAK), approximate=((1, "IVF4,Flat:nprobe=1"),))
+    opened = open_now(request)
+    assert list(opened.methods) == request.method_names() == [
+        "strong.npz", "weak.npz", "weak.npz + IVF4,Flat:nprobe=1"]
+    both = open_now(OpenRequest(MANIFEST, (WEAK,), ann=("IVF4,Flat:nprobe=1",)))
+    np.testing.assert_array_equal(
+        opened.methods["weak.npz + IVF4,Flat:nprobe=1"].ranking.top_indices,
+        both.methods["weak.npz + IVF4,Flat:nprobe=1"].ranking.top_indices)
+
+
+def test_the_windows_additions_are_recorded_for_sessions(tmp_path, monkeypatch):
+    import faiss
+
+    opened = open_now(OpenRequest(MANIFEST, (STRONG, WEAK), reranked=((0, "aqe"),)))
+    plan = plan_ann(opened, "weak.npz", "IVF4,Flat:nprobe=1,2")
+    opened.add_methods("weak.npz", finish(iter_ann(opened, plan)), plan.spec.text)
+    assert opened.request.approximate == ((1, "IVF4,Flat:nprobe=1,2"),)
+    assert list(opened.methods) == opened.request.method_names()
+    # an index file, named relative to the working folder, is recorded absolute; the
+    # method's name (its file name) is the same either way
+    gallery = opened.methods["strong.npz"].ranking.descriptors
+    assert gallery is not None
+    index = faiss.IndexFlatIP(gallery.dim)
+    index.add(np.ascontiguousarray(gallery.gallery, dtype=np.float32))
+    faiss.write_index(index, str(tmp_path / "g.faiss"))
+    monkeypatch.chdir(tmp_path)
+    plan = plan_ann(opened, "strong.npz", "g.faiss")
+    opened.add_methods("strong.npz", finish(iter_ann(opened, plan)), plan.spec.text)
+    assert opened.request.approximate[-1] == (0, os.path.join(str(tmp_path), "g.faiss"))
+    assert "strong.npz + g.faiss" in opened.request.method_names()
+    # an engine's method and a search of a re-ranked method are not recorded
+    before = opened.request
+    opened.add_methods("strong.npz + aqe", [], "IVF4,Flat")
+    opened.add_methods("strong.npz", [], None)
+    assert opened.request == before
