@@ -34,6 +34,23 @@ AP_LABELS: dict[str, str] = {FINITE: "finite-sum AP", TRAPEZOID: "trapezoid AP",
                              INTERPOLATED: "all-point interpolated AP",
                              ELEVEN_POINT: "11-point interpolated AP"}
 SELF_MATCH_LABELS: dict[str, str] = {REMOVE: "own image removed", KEEP: "own image kept"}
+#: How a rule is computed, where its label alone does not say it.
+AP_HOW: dict[str, str] = {FINITE: "mean of P@rank over positives"}
+#: The public evaluators that integrate AP by each rule (``docs/metrics.md`` quotes their
+#: code): the one place the sources are written, for the protocols' ``ap_definition``, the
+#: ``--ap`` help and the conventions table.
+AP_EVALUATORS: dict[str, str] = {
+    FINITE: "trec_eval map; torchreid and fast-reid eval_market1501; VLFeat vl_pr info.ap",
+    TRAPEZOID: "Oxford compute_ap.cpp (Oxford5k, Paris6k); revisitop and cirtorch "
+               "compute_ap; Market-1501 compute_AP.m; Holidays eval_holidays",
+    INTERPOLATED: "PASCAL VOC devkit 2010 and later (VOCap)",
+    ELEVEN_POINT: "PASCAL VOC 2007 devkit; TREC 11-point average; VLFeat vl_pr ap_interp_11",
+}
+#: Each rule as the outputs define it: label, how, and its evaluators ("finite-sum AP, mean
+#: of P@rank over positives, as in trec_eval map; ...").
+AP_DEFINITIONS: dict[str, str] = {
+    rule: ", ".join((AP_LABELS[rule], *filter(None, [AP_HOW.get(rule)]),
+                     f"as in {AP_EVALUATORS[rule]}")) for rule in AP_RULES}
 
 
 def one_of(names: tuple[str, ...]) -> str:

@@ -19,20 +19,12 @@ import numpy as np
 
 from irviewer.core import metrics
 from irviewer.core.ap_rules import ALL_AP_RULES, average_precision
-from irviewer.core.convention_names import KEEP, REMOVE
+from irviewer.core.convention_names import AP_EVALUATORS, AP_LABELS, KEEP, REMOVE
 from irviewer.core.evaluation import Evaluation, PositiveRanks, scored_ranks
 
-#: Each AP rule's name in the table and the public evaluators that use it.
-RULE_NAMES = dict(zip(ALL_AP_RULES, ("finite-sum", "trapezoid rule",
-                                     "all-point interpolated", "11-point interpolated"),
-                      strict=True))
-RULE_SOURCES = dict(zip(ALL_AP_RULES, (
-    "trec_eval map; torchreid and fast-reid eval_market1501; VLFeat vl_pr info.ap",
-    "Oxford compute_ap.cpp (Oxford5k, Paris6k); revisitop and cirtorch compute_ap; "
-    "Market-1501 compute_AP.m; Holidays eval_holidays",
-    "PASCAL VOC devkit 2010 and later (VOCap)",
-    "PASCAL VOC 2007 devkit; TREC 11-point average; VLFeat vl_pr ap_interp_11",
-), strict=True))
+#: Each AP rule's name in the table (its label without "AP"; its evaluators are
+#: :data:`~irviewer.core.convention_names.AP_EVALUATORS`).
+RULE_NAMES = {rule: AP_LABELS[rule].removesuffix(" AP") for rule in ALL_AP_RULES}
 DENOMINATOR_NAMES = {"all": "over all positives",
                      "retrieved": "over the positives within the list"}
 DENOMINATOR_SOURCES = {
@@ -93,7 +85,7 @@ def all_conventions(ev: Evaluation) -> list[ConventionRow]:
         values = (np.asarray(ev.per_query["AP"], dtype=np.float64) if own
                   else average_precision(batch, rule, den))
         rows.append(_row(f"AP {rule}", "AP", f"{RULE_NAMES[rule]}, {DENOMINATOR_NAMES[den]}",
-                         RULE_SOURCES[rule], values, p, own))
+                         AP_EVALUATORS[rule], values, p, own))
     other = "retrieved" if den == "all" else "all"
     finite = ALL_AP_RULES[0]
     rows.append(_row(f"AP {finite} {other}", "AP",

@@ -16,10 +16,9 @@ from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
 from irviewer.core.convention_names import (
+    AP_DEFINITIONS,
     AP_RULES,
-    ELEVEN_POINT,
     FINITE,
-    INTERPOLATED,
     KEEP,
     REMOVE,
     SELF_MATCH_RULES,
@@ -34,12 +33,6 @@ CMCRule = Literal["none", "market", "cuhk03"]
 
 TIES = "stable: equal scores keep gallery order"
 
-AP_SOURCES = {
-    FINITE: "finite-sum AP, mean of P@rank over positives (trec_eval, torchreid)",
-    TRAPEZOID: "trapezoid AP (Oxford compute_ap.cpp, revisitop, cirtorch)",
-    INTERPOLATED: "all-point interpolated AP (PASCAL VOC devkit 2010 and later, VOCap)",
-    ELEVEN_POINT: "11-point interpolated AP (PASCAL VOC 2007 devkit, TREC 11-point average)",
-}
 
 
 @dataclass(frozen=True)
@@ -128,7 +121,7 @@ class Protocol:
             "name": self.name,
             "family": self.family,
             "ap": self.ap,
-            "ap_definition": AP_SOURCES[self.ap],
+            "ap_definition": AP_DEFINITIONS[self.ap],
             "ties": TIES,
             "self_match": self.self_match,
             "positive": list(self.positive),
@@ -251,7 +244,7 @@ def _metric_convention(protocol: Protocol, key: str) -> str | None:
     if key in ("n_evaluated", "n_skipped"):
         return None
     if key == "mAP":
-        return AP_SOURCES[protocol.ap]
+        return AP_DEFINITIONS[protocol.ap]
     if key.endswith("(revisitop)"):
         return "revisitop: divided by min(k, rank of the last positive)"
     if key.startswith("mP@"):

@@ -28,9 +28,8 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-from irviewer.core.convention_names import AP_RULES, SELF_MATCH_RULES
+from irviewer.core.convention_names import AP_DEFINITIONS, AP_RULES, SELF_MATCH_RULES
 from irviewer.core.errors import InputError, command_line_text
-from irviewer.core.protocols import AP_SOURCES
 from irviewer.core.ranking import DEFAULT_DEPTH
 from irviewer.core.rerank.spec import help_text as spec_help
 from irviewer.formats.base import (
@@ -124,7 +123,7 @@ def _table() -> dict[str, Option]:
                "default(s)", metavar="NAME", default=[], repeatable=True, request="protocol",
                request_one=True, label="Protocol"),
         Option("ap", ("--ap",), "AP integration rule (default: the protocol's): "
-               + "; ".join(f"{rule}: {AP_SOURCES[rule]}" for rule in AP_RULES),
+               + "; ".join(f"{rule}: {AP_DEFINITIONS[rule]}" for rule in AP_RULES),
                choices=AP_RULES, request="ap"),
         Option("self_match", ("--self-match",), "keep the query's own image in the ranking "
                "or remove it (default: the protocol's)", choices=SELF_MATCH_RULES,

@@ -182,7 +182,8 @@ def test_each_number_names_its_convention_in_the_table_and_in_the_json(case, cap
     table = capsys.readouterr().out
     (ev,) = json.loads(out_json.read_text())["evaluations"]
     said = ev["conventions"]
-    assert said["mAP"] == "finite-sum AP, mean of P@rank over positives (trec_eval, torchreid)"
+    assert said["mAP"] == ("finite-sum AP, mean of P@rank over positives, as in trec_eval map; "
+                           "torchreid and fast-reid eval_market1501; VLFeat vl_pr info.ap")
     assert set(said) == {k for k in ev["summary"] if not k.startswith("n_")} | {
         "ties", "self_match"}
     for key, sentence in said.items():

@@ -14,7 +14,8 @@ def test_each_summary_key_gets_its_sentence_and_counts_get_none():
     said = conventions(get_protocol("revisited-medium"),
                        ["mAP", "mP@5", "mP@5(revisitop)", "n_evaluated", "n_skipped"])
     assert said == {
-        "mAP": "trapezoid AP (Oxford compute_ap.cpp, revisitop, cirtorch)",
+        "mAP": "trapezoid AP, as in Oxford compute_ap.cpp (Oxford5k, Paris6k); revisitop and "
+               "cirtorch compute_ap; Market-1501 compute_AP.m; Holidays eval_holidays",
         "mP@5": "true P@k: positives in the top k divided by k",
         "mP@5(revisitop)": "revisitop: divided by min(k, rank of the last positive)",
         "ties": TIES,
@@ -34,7 +35,8 @@ def test_reid_sentences_follow_the_protocol_fields():
     assert conventions(cuhk, ["CMC@5"])["CMC@5"] == ("CUHK03 single-gallery-shot, 7 repeats, "
                                                      "seed 3")
     assert conventions(get_protocol("oxford").override(ap="finite"), ["mAP"])["mAP"] == (
-        "finite-sum AP, mean of P@rank over positives (trec_eval, torchreid)")
+        "finite-sum AP, mean of P@rank over positives, as in trec_eval map; torchreid and "
+        "fast-reid eval_market1501; VLFeat vl_pr info.ap")
 
 
 @pytest.mark.parametrize(("ignored", "rule", "own", "said"), [
