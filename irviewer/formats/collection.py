@@ -33,10 +33,11 @@ from __future__ import annotations
 import json
 import os
 import shlex
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from irviewer import __version__
 from irviewer.core.acceptance import Calibration
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError, either
@@ -122,17 +123,29 @@ class CollectionRecord:
 
     @classmethod
     def from_json(cls, text: str, where: str) -> CollectionRecord:
-        """Return the record in ``text``; InputError naming ``where`` when it is not one."""
+        """Return the record in ``text``; InputError naming ``where`` when it is not one, or
+        when a newer irviewer wrote a layout this one does not know. Keys this irviewer does
+        not know (a later irviewer's additions to the same layout) are passed over, so an
+        older irviewer still opens the collection."""
         try:
             data: dict[str, Any] = json.loads(text)
+            version = int(data.get("layout_version", LAYOUT_VERSION))
+        except (ValueError, TypeError, AttributeError) as e:
+            raise InputError(f"{where}: not a collection record irviewer wrote ({e}); index "
+                             "the photos again to remake it") from None
+        if version > LAYOUT_VERSION:
+            raise InputError(f"{where}: made by a newer irviewer (collection layout {version}; "
+                             f"this irviewer {__version__} reads layout {LAYOUT_VERSION}): "
+                             "update irviewer, or index the photos again with this one")
+        try:
             counts = data.pop("counts")
-            photos = tuple(IndexedPhoto(**p) for p in data.pop("photos"))
-            skipped = tuple(SkippedPhoto(**s) for s in data.pop("skipped"))
+            photos = tuple(IndexedPhoto(**_known(IndexedPhoto, p)) for p in data.pop("photos"))
+            skipped = tuple(SkippedPhoto(**_known(SkippedPhoto, s)) for s in data.pop("skipped"))
             data["notes"] = tuple(data.get("notes", ()))
             calibration = data.pop("calibration", None)
             data["calibration"] = None if calibration is None else \
                 Calibration.from_dict(calibration)
-            return cls(**data, artworks=int(counts["artworks"]), photos=photos,
+            return cls(**_known(cls, data), artworks=int(counts["artworks"]), photos=photos,
                        skipped=skipped, described=int(counts["described"]),
                        reused=int(counts["reused"]))
         except (ValueError, TypeError, KeyError, AttributeError) as e:
@@ -142,6 +155,13 @@ class CollectionRecord:
     def photo_folder(self, collection: Path) -> Path:
         """Return the photo folder as the record places it from ``collection``."""
         return Path(os.path.normpath(Path(collection) / self.photos_folder))
+
+
+def _known(kind: type, data: dict[str, Any]) -> dict[str, Any]:
+    """Return the entries of ``data`` that are fields of the dataclass ``kind`` (a later
+    irviewer's additions left out)."""
+    names = {f.name for f in fields(kind)}
+    return {k: v for k, v in data.items() if k in names}
 
 
 def is_collection(path: Path) -> bool:

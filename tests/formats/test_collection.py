@@ -45,6 +45,24 @@ def test_a_damaged_record_is_one_sentence(tmp_path):
         read_record(tmp_path)
 
 
+def test_a_later_irviewers_additions_are_passed_over_and_a_newer_layout_is_named(tmp_path):
+    import json
+
+    write_record(tmp_path, record())
+    data = json.loads((tmp_path / "collection.json").read_text())
+    data["lookalikes"] = [["a", "b"]]  # a field this irviewer does not know
+    data["photos"][0]["phash"] = "f0f0"
+    data["skipped"][0]["when"] = "2027-01-01"
+    (tmp_path / "collection.json").write_text(json.dumps(data))
+    assert read_record(tmp_path) == record()
+    data["layout_version"] = 2
+    (tmp_path / "collection.json").write_text(json.dumps(data))
+    with pytest.raises(InputError, match=r"collection.json: made by a newer irviewer "
+                                         r"\(collection layout 2; this irviewer .* reads "
+                                         r"layout 1\): update irviewer, or index the photos"):
+        read_record(tmp_path)
+
+
 def test_a_collection_is_a_folder_with_its_record_and_manifest(tmp_path):
     assert not is_collection(tmp_path)
     write_record(tmp_path, record())
