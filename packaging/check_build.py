@@ -16,7 +16,10 @@ offscreen Qt platform):
    painting of the collection, which must be named with its verification's inliers
    (OpenCV bundled and working), and a view of a painting it does not hold, which must be
    answered "not in this collection";
-4. opens the collection and renders it (``irviewer COLLECTION --screenshot``).
+4. opens the collection and renders it (``irviewer COLLECTION --screenshot``);
+5. scores an approximate method (``irviewer eval --demo --ann IVF4,Flat:nprobe=1``: FAISS
+   bundled), and says in one line that a vector engine needs the Milvus client, which the
+   app leaves out (exit 2, no traceback).
 
 Prints each step, the app's size and the time each step took; exit 1 when one fails.
 """
@@ -136,6 +139,20 @@ def main() -> int:
                          str(shots / "collection.png"))
         print(f"4. opens the collection: {check_png(shots / 'collection.png', frames=False)} "
               f"({seconds:.1f} s)")
+        seconds, out = run(program, "eval", "--demo", "--ann", "IVF4,Flat:nprobe=1")
+        if "approximate search IVF4,Flat:nprobe=1" not in out or "recall (" not in out:
+            raise SystemExit(f"FAILED: the approximate method was not scored:\n{out}")
+        engine = subprocess.run(
+            [str(program), "eval", "--demo", "--engine", str(work / "g.db"), "--collection",
+             "paintings"], capture_output=True, text=True, timeout=120,
+            env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+        said = engine.stderr.strip().splitlines()
+        if engine.returncode != 2 or len(said) != 1 or "this desktop app does not include" \
+                not in said[0]:
+            raise SystemExit(f"FAILED: --engine in the app -> exit {engine.returncode}: "
+                             f"{engine.stderr}")
+        print(f"5. scores an approximate method (FAISS bundled, {seconds:.1f} s); a vector "
+              f"engine is one line: {said[0]}")
     print("the built app works")
     return 0
 

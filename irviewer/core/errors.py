@@ -22,6 +22,7 @@ takes every option; ``for_window()`` (or :func:`window_text` for any message) th
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Iterable
 
 # ⟦key?‖command line‖window⟧: key names the option (may be empty), "?" marks a clause
@@ -36,6 +37,17 @@ def either(command_line: str, window: str, key: str = "") -> str:
     in the window (see :func:`command_line_text` and :func:`window_text`); ``key`` names the
     option it speaks of (its key in ``irviewer.opening.options.OPTIONS``), if any."""
     return f"{_OPEN}{key}{_BAR}{command_line}{_BAR}{window}{_CLOSE}"
+
+
+def install_extra(extra: str) -> str:
+    """Return how to get the optional part ``extra`` of irviewer (``ann``, ``milvus``,
+    ``hdf5``), the end of a sentence: ``install irviewer[ann] (pip install 'irviewer[ann]')``;
+    in the desktop app (a PyInstaller build, ``sys.frozen``), which leaves some parts out,
+    that this app does not include it and irviewer installed with pip does."""
+    pip = f"pip install 'irviewer[{extra}]'"
+    if getattr(sys, "frozen", False):
+        return f"this desktop app does not include it; irviewer installed with pip does ({pip})"
+    return f"install irviewer[{extra}] ({pip})"
 
 
 def when(key: str, text: str, window: str | None = None) -> str:

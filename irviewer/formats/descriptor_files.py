@@ -56,7 +56,7 @@ from irviewer.core.descriptors import (
     file_sha256,
     name_key,
 )
-from irviewer.core.errors import InputError, counted
+from irviewer.core.errors import InputError, counted, install_extra
 from irviewer.formats.base import option
 from irviewer.io.npz import load_npz
 
@@ -386,15 +386,15 @@ def _keyed_tables(path: Path, get: Callable[[str], np.ndarray], keys: set[str],
 def _require(module: str, extra: str, what: str) -> ModuleType:
     """Return the imported optional ``module``; InputError naming the extra when missing.
 
-    ``what`` is the kind of file ("reading .h5 files needs h5py: pip install
-    'irviewer[hdf5]'").
+    ``what`` is the kind of file ("reading .h5 files needs h5py, which is not installed:
+    install irviewer[hdf5] (pip install 'irviewer[hdf5]')").
     """
     try:
         return importlib.import_module(module)
     except ImportError:
         package = module.split(".", 1)[0]
-        raise InputError(f"reading {what} files needs {package}: "
-                         f"pip install 'irviewer[{extra}]'") from None
+        raise InputError(f"reading {what} files needs {package}, which is not installed: "
+                         f"{install_extra(extra)}") from None
 
 
 # -- the readers --------------------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -257,17 +258,26 @@ def without(monkeypatch):
     return hide
 
 
-def test_missing_h5py_names_the_extra(tmp_path, without):
+def test_missing_h5py_names_the_extra(tmp_path, without, monkeypatch):
     (tmp_path / "d.h5").write_bytes(b"\x89HDF\r\n\x1a\n" + b"\0" * 100)
     (tmp_path / "d.mat").write_bytes(b"MATLAB 7.3 MAT-file" + b" " * 600)
     without("h5py")
     with pytest.raises(InputError) as caught:
         read(tmp_path / "d.h5")
-    assert str(caught.value) == "reading .h5 files needs h5py: pip install 'irviewer[hdf5]'"
+    assert str(caught.value) == ("reading .h5 files needs h5py, which is not installed: "
+                                 "install irviewer[hdf5] (pip install 'irviewer[hdf5]')")
     with pytest.raises(InputError) as caught:
         read(tmp_path / "d.mat")
-    assert str(caught.value) == ("reading MATLAB v7.3 .mat files needs h5py: "
-                                 "pip install 'irviewer[hdf5]'")
+    assert str(caught.value) == ("reading MATLAB v7.3 .mat files needs h5py, which is not "
+                                 "installed: install irviewer[hdf5] (pip install "
+                                 "'irviewer[hdf5]')")
+    # the desktop app leaves h5py out on purpose: its sentence says so
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    with pytest.raises(InputError) as caught:
+        read(tmp_path / "d.h5")
+    assert str(caught.value) == ("reading .h5 files needs h5py, which is not installed: this "
+                                 "desktop app does not include it; irviewer installed with "
+                                 "pip does (pip install 'irviewer[hdf5]')")
 
 
 # -- one exact sentence per bad file ------------------------------------------------------

@@ -29,11 +29,11 @@ import numpy as np
 
 from irviewer.core.ann.spec import WHERE, AnnSetting
 from irviewer.core.descriptors import normalise_rows
-from irviewer.core.errors import InputError
+from irviewer.core.errors import InputError, install_extra
 
 #: The sentence for a missing FAISS.
-NO_FAISS = (f"{WHERE}: approximate indexes need FAISS, which is not installed: install "
-            "irviewer[ann] (pip install 'irviewer[ann]')")
+NO_FAISS = (f"{WHERE}: approximate indexes need FAISS, which is not installed: "
+            f"{install_extra('ann')}")
 #: Seconds the child process may take to read an index file.
 PROBE_SECONDS = 50.0
 #: Gallery rows an index built from a factory string trains on at most (evenly spaced).

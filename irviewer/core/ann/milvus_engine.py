@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from irviewer.core.errors import InputError, either
+from irviewer.core.errors import InputError, either, install_extra
 
 #: How a message names the engine: the option on the command line, the field in the window.
 ENGINE_WHERE = either("--engine", "vector engine", key="engine")
@@ -30,7 +30,7 @@ ENGINE_WHERE = either("--engine", "vector engine", key="engine")
 TOKEN_VARIABLE = "IRVIEWER_MILVUS_TOKEN"
 #: The sentence for a missing client.
 NO_MILVUS = (f"{ENGINE_WHERE}: a vector engine needs the Milvus client, which is not "
-             "installed: install irviewer[milvus] (pip install 'irviewer[milvus]')")
+             f"installed: {install_extra('milvus')}")
 #: Queries asked of the engine per request (a step of progress, a point to cancel).
 BATCH = 64
 #: Seconds a connection or a request may take before the engine counts as unreachable.
