@@ -76,11 +76,15 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 def run_search(dataset: Path, descriptors: Path | None, photos: list[Path],
                args: argparse.Namespace) -> int:
-    """Search every photo, print the matches, write the JSON; return the exit code."""
+    """Search every photo, print the matches, write the JSON; return the exit code. The
+    process keeps the memory one photo frees for the next (a batch describes photo after
+    photo: :func:`irviewer.io.allocator.keep_freed_memory`; 12 photos 2.27 -> 2.05 s)."""
     from irviewer import __version__
+    from irviewer.io.allocator import keep_freed_memory
     from irviewer.opening.answer import answer_json
     from irviewer.opening.photo_search import open_searcher
 
+    keep_freed_memory()
     searcher = open_searcher(dataset, descriptors, extractor=args.extractor,
                              format=args.format, options=read_options(args))
     method, ds = searcher.method, searcher.dataset

@@ -130,12 +130,17 @@ def test_the_demo_answers_with_features_computed_on_demand():
     assert searcher.verifier.table is None and len(searcher.verifier._computed) == 10
 
 
-def test_search_json_gives_the_answer_beside_the_matches(collection, tmp_path, capsys):
+def test_search_json_gives_the_answer_beside_the_matches(collection, tmp_path, capsys,
+                                                         monkeypatch):
+    from irviewer.io import allocator
+
+    kept = []  # the batch keeps freed memory for the next photo (the test process does not)
+    monkeypatch.setattr(allocator, "keep_freed_memory", lambda: kept.append(True) or True)
     out = tmp_path / "a.json"
     rc = main(["search", str(collection), str(IMAGES / "leonardo_mona-lisa_g2.jpg"),
                str(IMAGES / "rembrandt_storm-on-the-sea-of-galilee_g1.jpg"), "--top", "2",
                "--strictness", "stricter", "--json", str(out)])
-    assert rc == 0
+    assert rc == 0 and kept == [True]
     text = capsys.readouterr().out
     assert "leonardo_mona-lisa_g2.jpg: This is Mona Lisa — Leonardo da Vinci\n" in text
     assert "rembrandt_storm-on-the-sea-of-galilee_g1.jpg: Not in this collection. " \
