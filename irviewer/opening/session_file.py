@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -149,22 +150,18 @@ def _check_values(s: SessionFile) -> str | None:
         return f"\"ap\" is {s.ap!r}; use {one_of(AP_RULES)} (or null)"
     if s.self_match is not None and s.self_match not in SELF_MATCH_RULES:
         return f"\"self_match\" is {s.self_match!r}; use {one_of(SELF_MATCH_RULES)} (or null)"
-    for i, spec in s.reranked:
-        if not 0 <= i < len(s.descriptors):
-            return (f"\"reranked\" names descriptor file {i} for {spec!r}; it must be between "
-                    f"0 and {len(s.descriptors) - 1} (an index into \"descriptors\")")
-        try:
-            parse_spec(spec)
-        except InputError as e:
-            return f"\"reranked\" holds a bad SPEC ({e})"
-    for i, spec in s.approximate:
-        if not 0 <= i < len(s.descriptors):
-            return (f"\"approximate\" names descriptor file {i} for {spec!r}; it must be "
-                    f"between 0 and {len(s.descriptors) - 1} (an index into \"descriptors\")")
-        try:
-            parse_ann_spec(spec)
-        except InputError as e:
-            return f"\"approximate\" holds a bad SPEC ({e})"
+    parsers: tuple[tuple[str, Callable[[str], object]], ...] = (
+        ("reranked", parse_spec), ("approximate", parse_ann_spec))
+    for key, parse in parsers:
+        for i, spec in getattr(s, key):
+            if not 0 <= i < len(s.descriptors):
+                return (f"\"{key}\" names descriptor file {i} for {spec!r}; it must be "
+                        f"between 0 and {len(s.descriptors) - 1} (an index into "
+                        "\"descriptors\")")
+            try:
+                parse(spec)
+            except InputError as e:
+                return f"\"{key}\" holds a bad SPEC ({e})"
     if s.ap_range is not None:
         a, b = s.ap_range
         if not (0.0 <= a <= b <= 1.0):

@@ -17,15 +17,10 @@ from irviewer.gui.main_window import MainWindow
 from irviewer.opening.options import request_from_args
 from irviewer.opening.request import OpenRequest, demo_paths
 from irviewer.opening.session_file import load_session
+from tests.gui.method_list import offered, statistics_library  # noqa: F401
 
 pytest.importorskip("faiss")
 MANIFEST, STRONG = demo_paths()
-
-
-@pytest.fixture(autouse=True)
-def statistics_library():
-    """scipy.stats imported: small comparisons are computed at once."""
-    import scipy.stats  # noqa: F401
 
 
 @pytest.fixture
@@ -34,11 +29,6 @@ def window(qtbot):
     qtbot.addWidget(w)
     w.show()
     return w
-
-
-def offered(w: MainWindow) -> list[str]:
-    box = w.bar.method_box
-    return [box.itemText(i) for i in range(box.count())]
 
 
 def test_the_command_line_opens_exact_and_approximate_compared(window):

@@ -21,16 +21,11 @@ from irviewer.gui.results.query_model import DELTA
 from irviewer.opening.options import request_from_args
 from irviewer.opening.request import OpenRequest, demo_paths, demo_request
 from irviewer.opening.session_file import load_session
+from tests.gui.method_list import offered, statistics_library  # noqa: F401
 
 MANIFEST, STRONG = demo_paths()
 SPEC = "k-reciprocal:k1=4"
 RERANKED = f"strong.npz + {SPEC}"
-
-
-@pytest.fixture(autouse=True)
-def statistics_library():
-    """scipy.stats imported: small comparisons are computed at once."""
-    import scipy.stats  # noqa: F401
 
 
 @pytest.fixture
@@ -39,11 +34,6 @@ def window(qtbot):
     qtbot.addWidget(w)
     w.show()
     return w
-
-
-def offered(w: MainWindow) -> list[str]:
-    box = w.bar.method_box
-    return [box.itemText(i) for i in range(box.count())]
 
 
 def test_adding_a_descriptor_file_keeps_the_reranked_methods(window):
