@@ -6,15 +6,18 @@ while anything runs, ``wait`` for closing, and a failure told in one message box
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from PySide6.QtCore import QObject, Qt, Signal, SignalInstance
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from irviewer.core.errors import window_text
+from irviewer.core.errors import InputError, window_text
 from irviewer.gui.workers import Worker
 from irviewer.opening.opener import Opened
+
+#: A feature's plan of work (a re-ranking, an approximate search).
+P = TypeVar("P")
 
 
 class Shown(Protocol):
@@ -98,6 +101,20 @@ class MethodJob(QObject):
         answer = ask(opened)
         if answer is not None:
             start(*answer)
+
+    def planned(self, make: Callable[[Opened], P]) -> tuple[Opened, P] | None:
+        """Return (the open data, the plan ``make`` checks for it) and remember it as the
+        running job, or None after telling the refusal (``make``'s InputError) in the
+        message box."""
+        opened = self._inspector.opened
+        assert opened is not None
+        try:
+            plan = make(opened)
+        except InputError as e:
+            self._failed(e.for_window())
+            return None
+        self.job = (opened, plan)
+        return opened, plan
 
     def wait(self) -> None:
         """Block until the worker's thread has ended (closing the window, tests)."""

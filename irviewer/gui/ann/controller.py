@@ -15,7 +15,6 @@ from typing import Protocol
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QWidget
 
-from irviewer.core.errors import InputError
 from irviewer.gui import method_job
 from irviewer.gui.ann.dialogs import AnnDialog, EngineDialog, SweepDialog
 from irviewer.gui.menus import Menus
@@ -91,30 +90,24 @@ class AnnUI(MethodJob):
     def start(self, method: str, spec: str, sync: bool = False) -> None:
         """Search ``method`` of the open data by ``spec`` in the background (``sync`` for
         tests); a refusal is a message box."""
-        opened = self.shown.opened
-        assert opened is not None
-        try:
-            plan = plan_ann(opened, method, spec)
-        except InputError as e:
-            self._failed(e.for_window())
+        found = self.planned(lambda opened: plan_ann(opened, method, spec))
+        if found is None:
             return
-        self.job = (opened, plan)
+        opened, plan = found
         self.message.emit(f"Searching {method} by {plan.spec.text}…")
         self.worker.search(iter_ann(opened, plan), f"{method} by {plan.spec.text}", sync=sync)
 
     def start_engine(self, method: str, uri: str, collection: str,
                      names_field: str | None = None, sync: bool = False) -> None:
         """Search ``method``'s queries in ``collection`` at ``uri`` in the background."""
-        opened = self.shown.opened
-        assert opened is not None
-        try:
-            plan = plan_engine(opened, method, uri, collection, names_field)
-        except InputError as e:
-            self._failed(e.for_window())
+        found = self.planned(
+            lambda opened: plan_engine(opened, method, uri, collection, names_field))
+        if found is None:
             return
-        self.job = (opened, plan)
+        opened, engine = found
         self.message.emit(f"Searching {method}'s queries in {collection} at {uri}…")
-        self.worker.search(iter_engine_job(opened, plan), f"{collection} at {uri}", sync=sync)
+        self.worker.search(iter_engine_job(opened, engine), f"{collection} at {uri}",
+                           sync=sync)
 
     def _ask(self, opened: Opened) -> tuple[str, str] | None:
         dialog = AnnDialog(self.parent_widget, opened, self.shown.method())

@@ -14,7 +14,6 @@ from typing import Protocol
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QToolButton, QWidget
 
-from irviewer.core.errors import InputError
 from irviewer.gui import method_job
 from irviewer.gui.menus import Menus
 from irviewer.gui.method_job import Comparing, Jobs, MethodJob
@@ -78,14 +77,10 @@ class RerankUI(MethodJob):
     def start(self, method: str, spec: str, sync: bool = False) -> None:
         """Re-rank ``method`` of the open data by ``spec`` in the background (``sync`` for
         tests); a refusal (bad SPEC, no vectors, over the budget) is a message box."""
-        opened = self.shown.opened
-        assert opened is not None
-        try:
-            plan = plan_reranking(opened, method, spec)
-        except InputError as e:
-            self._failed(e.for_window())
+        found = self.planned(lambda opened: plan_reranking(opened, method, spec))
+        if found is None:
             return
-        self.job = (opened, plan)
+        opened, plan = found
         self.message.emit(f"Re-ranking {method} by {plan.chain.text}…")
         self.worker.rerank(opened, plan, sync=sync)
 
