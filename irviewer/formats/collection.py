@@ -84,7 +84,9 @@ class CollectionRecord:
     learnt from. ``titles`` is the titles file given (relative to the collection; None
     without one). Dates are ISO 8601 in UTC. ``local_features`` is the file of the
     photos' local features (None: a collection indexed before verification, whose photos
-    are described again on the next run), ``calibration`` its acceptance rule's.
+    are described again on the next run), ``calibration`` its acceptance rule's, and
+    ``lookalikes`` the pairs of photos of different artworks that calibration found to show
+    one picture: (photo name, other photo name, inliers), the most inliers first.
     """
 
     photos_folder: str
@@ -107,6 +109,7 @@ class CollectionRecord:
     notes: tuple[str, ...] = field(default=())
     local_features: str | None = None
     calibration: Calibration | None = None
+    lookalikes: tuple[tuple[str, str, int], ...] = ()
 
     def to_json(self) -> str:
         """Return the record as the text of collection.json (counts first, photos last)."""
@@ -145,6 +148,8 @@ class CollectionRecord:
             calibration = data.pop("calibration", None)
             data["calibration"] = None if calibration is None else \
                 Calibration.from_dict(calibration)
+            data["lookalikes"] = tuple((str(a), str(b), int(n))
+                                       for a, b, n in data.get("lookalikes", ()))
             return cls(**_known(cls, data), artworks=int(counts["artworks"]), photos=photos,
                        skipped=skipped, described=int(counts["described"]),
                        reused=int(counts["reused"]))

@@ -25,7 +25,8 @@ collection as it was. What a collection holds is :mod:`irviewer.formats.collecti
   decoding, within the budget stated there; then the acceptance rule is calibrated on the
   collection's own photos (:mod:`irviewer.opening.calibration`) — again only when photos
   were described or removed — and photos of different artworks that show one picture are
-  named (:func:`lookalike_lines`).
+  named (:func:`lookalike_lines`), on every run until they are put together or removed
+  (the record keeps them).
 * A photo that cannot be described (broken, empty, a decompression bomb, not an image, a
   blank picture) is skipped with one sentence and counted; only a run that indexes no photo
   at all is an error.
@@ -202,10 +203,14 @@ def iter_index(request: IndexRequest) -> Indexing:
         table = _feature_table(indexed, features, previous.features)
         calibration = previous.record.calibration if previous.record is not None and \
             not features and len(indexed) == len(previous.record.photos) else None
-        if calibration is None:
+        if calibration is not None and previous.record is not None:
+            lookalikes = previous.record.lookalikes
+        else:
             calibrated = yield from _calibrate(pool, photos_dir, indexed, vectors, table)
             calibration = calibrated.calibration
-            lines += lookalike_lines(calibrated, indexed)
+            lookalikes = tuple((indexed[a.photo].name, indexed[a.other].name, a.inliers)
+                               for a in calibrated.lookalikes)
+        lines += lookalike_lines(lookalikes, indexed, calibration)
     yield IndexStep("writing the collection")
     if titles is not None:
         lines += _titles_lines(titles, folder, indexed)
@@ -213,7 +218,7 @@ def iter_index(request: IndexRequest) -> Indexing:
                     titles_path, skipped, len(features), len(indexed) - len(features),
                     learned_from=learned_from if isinstance(extractor, Learner) else 0,
                     elapsed=time.perf_counter() - start, titles=titles, table=table,
-                    calibration=calibration)
+                    calibration=calibration, lookalikes=lookalikes)
     return Indexed(out, record, tuple(lines))
 
 
@@ -246,20 +251,22 @@ def _feature_table(indexed: list[Photo], features: dict[str, LocalFeatures],
     return FeatureTable.of(rows, REFERENCE_SIDE)
 
 
-def lookalike_lines(calibrated: Calibrated, photos: Sequence[Photo]) -> list[str]:
+def lookalike_lines(lookalikes: Sequence[tuple[str, str, int]], photos: Sequence[Photo],
+                    calibration: Calibration) -> list[str]:
     """Return the lines that tell a curator which photos of different artworks show the
-    same picture (:data:`~irviewer.opening.calibration.LOOKALIKE_INLIERS`; ``photos`` in
-    the order calibration was given them), at most :data:`LOOKALIKES_TOLD` and how many
-    more, then what it costs and what to do."""
-    found = calibrated.lookalikes
+    same picture (``lookalikes``: (photo name, other photo name, inliers), as the record
+    keeps them; :data:`~irviewer.opening.calibration.LOOKALIKE_INLIERS`), at most
+    :data:`LOOKALIKES_TOLD` and how many more, then what they cost ``calibration`` and what
+    to do. Pairs naming a photo no longer in ``photos`` are left out."""
+    where = {p.name: p.relative for p in photos}
+    found = [(where[a], where[b], n) for a, b, n in lookalikes if a in where and b in where]
     if not found:
         return []
-    lines = [f"{photos[a.photo].relative} and {photos[a.other].relative} are filed as "
-             f"different artworks but look like one picture: {a.inliers} points agree"
-             for a in found[:LOOKALIKES_TOLD]]
+    lines = [f"{a} and {b} are filed as different artworks but look like one picture: "
+             f"{n} points agree" for a, b, n in found[:LOOKALIKES_TOLD]]
     if len(found) > LOOKALIKES_TOLD:
         lines.append(f"... and {counted(len(found) - LOOKALIKES_TOLD, 'more pair')} like them")
-    kept = calibrated.calibration.kept()
+    kept = calibration.kept()
     share = "" if kept is None else f" (now {kept:.0%} of its own changed photos reach it)"
     lines.append("such photos make the answers' rule stricter for the whole collection"
                  f"{share} and a visitor's photo of either ambiguous: if they show one "
@@ -427,7 +434,8 @@ def _write(out: Path, folder: PhotoFolder, indexed: list[Photo], vectors: dict[s
            extractor: Extractor, previous: CollectionRecord | None, titles_path: Path | None,
            skipped: dict[str, str], described: int, reused: int, learned_from: int,
            elapsed: float, titles: ArtworkTitles | None, table: FeatureTable,
-           calibration: Calibration) -> CollectionRecord:
+           calibration: Calibration, lookalikes: tuple[tuple[str, str, int], ...]
+           ) -> CollectionRecord:
     """Write the collection (descriptors, what was learnt, local features, manifest, then
     the record last, each atomically) and return its record."""
     out.mkdir(parents=True, exist_ok=True)
@@ -462,7 +470,7 @@ def _write(out: Path, folder: PhotoFolder, indexed: list[Photo], vectors: dict[s
                      for p in indexed),
         skipped=tuple(SkippedPhoto(f, r) for f, r in sorted(skipped.items())),
         described=described, reused=reused, elapsed_s=round(elapsed, 2),
-        local_features=LOCAL_FEATURES, calibration=calibration)
+        local_features=LOCAL_FEATURES, calibration=calibration, lookalikes=lookalikes)
     write_record(out, record)
     for old in out.glob("*.npz"):  # what an extractor used before learnt: no longer named
         if old.name not in (DESCRIPTORS, LOCAL_FEATURES, state_name):

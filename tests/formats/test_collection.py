@@ -50,7 +50,7 @@ def test_a_later_irviewers_additions_are_passed_over_and_a_newer_layout_is_named
 
     write_record(tmp_path, record())
     data = json.loads((tmp_path / "collection.json").read_text())
-    data["lookalikes"] = [["a", "b"]]  # a field this irviewer does not know
+    data["frames"] = [["a", "b"]]  # a field this irviewer does not know
     data["photos"][0]["phash"] = "f0f0"
     data["skipped"][0]["when"] = "2027-01-01"
     (tmp_path / "collection.json").write_text(json.dumps(data))
