@@ -211,15 +211,21 @@ class MainWindow(QMainWindow):
         self.review.dataset_opened(opened)
         self.compare_mode.data_opened()
         self.presentation.data_shown()
+        if opened.not_reopened:  # a session's method that could not be made again
+            self.tell("\n\n".join(opened.not_reopened))
 
-    def show_error(self, message: str) -> None:
-        """Show a reader's sentence in a dialog (non-blocking)."""
+    def tell(self, message: str) -> None:
+        """Show ``message`` in a dialog that does not block (the data stays open)."""
         self.last_error = message
-        self.sessions.failed()
-        self.statusBar().showMessage("Could not open the dataset")
         box = QMessageBox(QMessageBox.Icon.Warning, "irviewer", message, parent=self)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.open()
+
+    def show_error(self, message: str) -> None:
+        """Show a reader's sentence in a dialog (non-blocking)."""
+        self.sessions.failed()
+        self.statusBar().showMessage("Could not open the dataset")
+        self.tell(message)
 
     def show_message(self, message: str) -> None:
         """Show ``message`` in the status bar."""

@@ -97,6 +97,8 @@ class Opened:
     protocols scored (the request's, else the dataset's). ``corrections`` is the
     corrections file applied when opening (None when none was): its log's ``published``
     dataset is the ground truth as read, ``dataset`` starts as the corrected one.
+    ``not_reopened`` says, one sentence each, which methods the request recorded could not
+    be made again (an approximate method whose index file is gone); the request keeps them.
     """
 
     dataset: Dataset
@@ -104,6 +106,7 @@ class Opened:
     request: OpenRequest
     _evaluations: dict[EvaluationKey, Evaluation] = field(default_factory=dict, repr=False)
     corrections: LoadedCorrections | None = None
+    not_reopened: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         self.methods = {name: replace(m, evaluations=MethodEvaluations(self, name))
@@ -232,6 +235,7 @@ def iter_open(request: OpenRequest) -> Opening:
     n_methods = len(names)
     methods: dict[str, Method] = {}
     scored: dict[EvaluationKey, Evaluation] = {}
+    not_reopened: list[str] = []
     for i, (name, source) in enumerate(zip(names, sources, strict=True)):
         label = f" ({name}, {i + 1} of {n_methods})" if n_methods > 1 else ""
         own = tuple(chains[spec] for j, spec in pairs if j == i)
@@ -249,7 +253,19 @@ def iter_open(request: OpenRequest) -> Opening:
             if plain is None or dataset.format == TASKS:
                 raise InputError(f"{source.path.name}: {ANN_WHERE} searches one gallery "
                                  "with the descriptor file's plain (exact) method")
-            found += yield from iter_ann_methods(plain, dataset, request.k, searches, label)
+            strict = tuple(spec for spec in searches if spec in request.ann)
+            found += yield from iter_ann_methods(plain, dataset, request.k, strict, label)
+            for spec in searches:  # the window's or a session's: a failure is said
+                if spec in strict:
+                    continue
+                try:
+                    found += yield from iter_ann_methods(plain, dataset, request.k, (spec,),
+                                                         label)
+                except InputError as e:
+                    not_reopened.append(
+                        f"{name}: the approximate method {spec} was not searched again "
+                        f"({e.for_window()}); put its index file back, or add the method "
+                        "again (File \u25b8 Add an approximate index method\u2026)")
             if request.engine and i == 0:
                 found.append((yield from iter_engine_search(
                     plain, dataset, request.k, request.engine, request.collection,
@@ -265,7 +281,7 @@ def iter_open(request: OpenRequest) -> Opening:
             if method.matched_by_position:
                 method = replace(method, notes=(*method.notes, *chance_notes(method, mine)))
             methods[method.name] = method
-    return Opened(dataset, methods, request, scored, corrections)
+    return Opened(dataset, methods, request, scored, corrections, tuple(not_reopened))
 
 
 def _queries_only(source: DescriptorFile, dataset: Dataset, request: OpenRequest,

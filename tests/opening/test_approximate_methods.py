@@ -9,6 +9,7 @@ import os
 import numpy as np
 import pytest
 
+from irviewer.core.errors import InputError
 from irviewer.opening.ann import iter_ann, plan_ann
 from irviewer.opening.opener import open_now
 from irviewer.opening.request import OpenRequest, demo_paths
@@ -84,3 +85,24 @@ def test_the_windows_additions_are_recorded_for_sessions(tmp_path, monkeypatch):
     opened.add_methods("strong.npz + aqe", [], "IVF4,Flat")
     opened.add_methods("strong.npz", [], None)
     assert opened.request == before
+
+
+def test_a_recorded_search_that_fails_is_said_and_the_rest_opens(tmp_path):
+    """A session's approximate method whose index file is gone: the data opens with every
+    other method and a sentence saying what to do (``not_reopened``); the request keeps it
+    for when the file is back. The same SPEC given with --ann (``ann``) stops the opening
+    with its sentence."""
+    gone = str(tmp_path / "g.faiss")
+    request = OpenRequest(MANIFEST, (STRONG,),
+                          approximate=((0, f"{gone}:nprobe=2"), (0, "IVF4,Flat:nprobe=1")))
+    opened = open_now(request)
+    assert list(opened.methods) == ["strong.npz", "strong.npz + IVF4,Flat:nprobe=1"]
+    (note,) = opened.not_reopened
+    assert not opened.notes
+    assert note == (f"strong.npz: the approximate method {gone}:nprobe=2 was not searched "
+                    f"again (approximate index {gone}: no such index file); put its index "
+                    "file back, or add the method again (File ▸ Add an approximate index "
+                    "method…)")
+    assert opened.request.approximate == request.approximate
+    with pytest.raises(InputError, match="no such index file"):
+        open_now(OpenRequest(MANIFEST, (STRONG,), ann=(f"{gone}:nprobe=2",)))

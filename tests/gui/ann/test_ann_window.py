@@ -139,3 +139,26 @@ def test_a_session_keeps_approximate_methods_and_the_one_shown(window, qtbot, tm
     qtbot.addWidget(third)
     third.open_session(tmp_path / "old.irv", sync=True)
     assert offered(third) == ["strong.npz"] and third.bar.method() == "strong.npz"
+
+
+def test_a_session_whose_index_file_is_gone_opens_and_says_so(window, qtbot, tmp_path):
+    import faiss
+
+    window.open_request(OpenRequest(MANIFEST, (STRONG,)), sync=True)
+    gallery = window.opened.methods["strong.npz"].ranking.descriptors
+    index = faiss.IndexFlatIP(gallery.dim)
+    index.add(np.ascontiguousarray(gallery.gallery, dtype=np.float32))
+    faiss.write_index(index, str(tmp_path / "g.faiss"))
+    window.ann.start("strong.npz", str(tmp_path / "g.faiss"), sync=True)
+    assert offered(window) == ["strong.npz", "strong.npz + g.faiss"]
+    assert window.save_session_as(tmp_path / "work.irv")
+    (tmp_path / "g.faiss").unlink()
+    again = MainWindow(top_k=20)
+    qtbot.addWidget(again)
+    again.open_session(tmp_path / "work.irv", sync=True)
+    assert offered(again) == ["strong.npz"] and again.bar.method() == "strong.npz"
+    assert again.last_error is not None
+    assert again.last_error.startswith("strong.npz: the approximate method ")
+    assert "g.faiss: no such index file); put its index file back" in again.last_error
+    # what the window would save now still names it, for when the file is back
+    assert again.sessions.current().approximate == ((0, str(tmp_path / "g.faiss")),)
