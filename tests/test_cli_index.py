@@ -33,10 +33,15 @@ def index(*args: str) -> int:
     return main(["index", *args, "--workers", "1"])
 
 
-def test_index_prints_progress_skips_and_a_summary(tmp_path, capsys):
+def test_index_prints_progress_skips_and_a_summary(tmp_path, capsys, monkeypatch):
+    from irviewer.io import allocator
+
+    kept = []  # the indexing process keeps freed memory (with one worker it describes)
+    monkeypatch.setattr(allocator, "keep_freed_memory", lambda: kept.append(True) or True)
     flat_folder(tmp_path / "photos", 3)
     (tmp_path / "photos" / "broken.png").write_bytes(b"\x89PNG but no more")
     assert index(str(tmp_path / "photos"), "--out", str(tmp_path / "coll")) == 0
+    assert kept == [True]
     out, err = capsys.readouterr()
     assert "describing the photos  3/3 [########################]" in err
     assert "irviewer: skipped broken.png: " in err

@@ -50,11 +50,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    """Index the photos with a progress bar on stderr; return the exit code."""
+    """Index the photos with a progress bar on stderr; return the exit code. This process
+    keeps the memory a photo frees for the next, as the worker processes do
+    (:func:`irviewer.io.allocator.keep_freed_memory`): with ``--threads`` or one worker it
+    describes the photos itself."""
     from irviewer.cli.progress import ProgressBar
+    from irviewer.io.allocator import keep_freed_memory
     from irviewer.opening.describing import PROCESSES, SERIAL, THREADS
     from irviewer.opening.indexing import IndexRequest, answers_line, iter_index
 
+    keep_freed_memory()
     if args.workers is not None and args.workers < 1:
         parser.error(f"--workers must be at least 1, not {args.workers}")
     mode = SERIAL if args.workers == 1 else (THREADS if args.threads else PROCESSES)
