@@ -3,7 +3,8 @@ method searched by a FAISS index (:func:`iter_ann_methods`, one method per setti
 vector engine's collection (:func:`iter_engine_search`), each a :class:`Method` "F + ..."
 made from the exact one, with the search's run (times, recalls, the exact lists it is
 compared with). :func:`irviewer.opening.opener.iter_open` calls them for ``--ann`` and
-``--engine``; :mod:`irviewer.opening.ann` for the window.
+``--engine`` and for the searches a session recorded (:func:`iter_recorded`);
+:mod:`irviewer.opening.ann` for the window.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import replace
 
 from irviewer.core.ann.search import Searched, iter_ann_search, iter_engine
 from irviewer.core.dataset import Dataset
+from irviewer.core.errors import InputError
 from irviewer.opening.method import Method, Step, as_steps
 
 
@@ -40,10 +42,29 @@ def iter_engine_search(plain: Method, dataset: Dataset, depth: int, uri: str,
         label)))])[0]
 
 
+def iter_recorded(plain: Method, dataset: Dataset, depth: int, specs: Sequence[str],
+                  not_searched: list[str], label: str = ""
+                  ) -> Generator[Step, None, list[Method]]:
+    """Return the methods of the approximate searches a session or the window recorded
+    (``specs``), as :func:`iter_ann_methods` does, except that a SPEC that cannot be
+    searched again (its index file gone) adds its sentence, with what to do, to
+    ``not_searched`` instead of stopping the opening."""
+    found: list[Method] = []
+    for spec in specs:
+        try:
+            found += yield from iter_ann_methods(plain, dataset, depth, (spec,), label)
+        except InputError as e:
+            not_searched.append(
+                f"{plain.name}: the approximate method {spec} was not searched again "
+                f"({e.for_window()}); put its index file back, or add the method again "
+                "(File \u25b8 Add an approximate index method\u2026)")
+    return found
+
+
 def derived(plain: Method, searched: Sequence[Searched]) -> list[Method]:
     """Return the methods of approximate searches of ``plain``'s vectors."""
     return [replace(plain, name=s.name, ranking=s.ranking, notes=(), ann=s.run,
                     evaluations={}) for s in searched]
 
 
-__all__ = ["derived", "iter_ann_methods", "iter_engine_search"]
+__all__ = ["derived", "iter_ann_methods", "iter_engine_search", "iter_recorded"]

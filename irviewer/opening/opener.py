@@ -52,7 +52,7 @@ from irviewer.formats.descriptor_files import descriptor_names, read_descriptors
 from irviewer.formats.hpatches_tasks import NAME as TASKS
 from irviewer.formats.hpatches_tasks import iter_rank_tasks
 from irviewer.formats.registry import read_dataset
-from irviewer.opening.approximate import iter_ann_methods, iter_engine_search
+from irviewer.opening.approximate import iter_ann_methods, iter_engine_search, iter_recorded
 from irviewer.opening.method import Method, Step, as_steps
 from irviewer.opening.request import (
     DescriptorFile,
@@ -163,21 +163,26 @@ class Opened:
         order = [n for n in self.request.method_names() if n in found]
         self.methods = {n: found[n] for n in (*order, *(n for n in found if n not in order))}
 
-    def add_methods(self, after: str, methods: Sequence[Method], spec: str | None = None
-                    ) -> None:
+    def add_methods(self, after: str, methods: Sequence[Method], spec: str | None = None,
+                    engine: tuple[str, str, str | None] | None = None) -> None:
         """Add ``methods`` (approximate searches of method ``after``) right after ``after``
-        and the methods already derived from it. ``spec``: the approximate-search SPEC that
-        made them, recorded in :attr:`request` (``approximate``) when ``after`` is a
-        descriptor file's plain method, so that a session reopens them (an index file by
-        its absolute path); None (an engine's method) records nothing."""
+        and the methods already derived from it. What made them is recorded in
+        :attr:`request`, so that a session reopens them, when ``after`` is a descriptor
+        file's plain method: ``spec``, an approximate-search SPEC (``approximate``; an
+        index file by its absolute path), or ``engine``, (URI, collection, names field) of a
+        vector engine the first file's queries were searched in (``engine``; one engine a
+        request)."""
         key = self.request.method_key(after)
-        if spec is not None and key is not None and key[1] is None \
-                and key[0] < len(self.request.descriptors):
+        plain = key is not None and key[1] is None and key[0] < len(self.request.descriptors)
+        if plain and key is not None and spec is not None:
             parsed = parse_ann_spec(spec)
             if parsed.is_file:
                 parsed = replace(parsed, index=str(Path(parsed.index).resolve()))
             self.request = replace(self.request, approximate=(
                 *self.request.approximate, (key[0], parsed.text)))
+        if plain and key == (0, None) and engine is not None and self.request.engine is None:
+            self.request = replace(self.request, engine=engine[0], collection=engine[1],
+                                   engine_names=engine[2])
         names = list(self.methods)
         at = names.index(after) + 1
         while at < len(names) and names[at].startswith(f"{after} + "):
@@ -255,17 +260,9 @@ def iter_open(request: OpenRequest) -> Opening:
                                  "with the descriptor file's plain (exact) method")
             strict = tuple(spec for spec in searches if spec in request.ann)
             found += yield from iter_ann_methods(plain, dataset, request.k, strict, label)
-            for spec in searches:  # the window's or a session's: a failure is said
-                if spec in strict:
-                    continue
-                try:
-                    found += yield from iter_ann_methods(plain, dataset, request.k, (spec,),
-                                                         label)
-                except InputError as e:
-                    not_reopened.append(
-                        f"{name}: the approximate method {spec} was not searched again "
-                        f"({e.for_window()}); put its index file back, or add the method "
-                        "again (File \u25b8 Add an approximate index method\u2026)")
+            found += yield from iter_recorded(  # the window's or a session's: said if not
+                plain, dataset, request.k, [s for s in searches if s not in strict],
+                not_reopened, label)
             if request.engine and i == 0:
                 found.append((yield from iter_engine_search(
                     plain, dataset, request.k, request.engine, request.collection,

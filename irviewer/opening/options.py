@@ -151,13 +151,13 @@ def _table() -> dict[str, Option]:
                "the method 'F + milvus:NAME', compared with F's exact ranking where F holds "
                "the gallery too. A token is read from the environment variable "
                "IRVIEWER_MILVUS_TOKEN. Needs irviewer[milvus]; docs/ann.md", metavar="URI",
-               type=str, default=None, request="engine"),
+               type=str, default=None, request="engine", label="Vector engine"),
         Option("collection", ("--collection",), "the engine's collection holding the gallery "
                "(with --engine)", metavar="NAME", type=str, default=None,
-               request="collection"),
+               request="collection", label="Engine collection"),
         Option("engine_names", ("--engine-names",), "the collection's field holding the "
                "gallery's image names (default: its primary key)", metavar="FIELD", type=str,
-               default=None, request="engine_names"),
+               default=None, request="engine_names", label="Names field"),
         Option("depth", ("--depth",), "how many results per query the stored result lists "
                "keep; the ranks of positives are exact at any depth (default "
                f"{DEFAULT_DEPTH})", metavar="N", type=int, default=DEFAULT_DEPTH, request="k"),

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from irviewer.core.ann.spec import parse_ann_spec
+from irviewer.core.ann.spec import engine_label, parse_ann_spec
 from irviewer.core.errors import InputError
 from irviewer.core.ranking import DEFAULT_DEPTH
 from irviewer.formats.base import ReadOptions
@@ -118,9 +118,10 @@ class OpenRequest:
 
     def derived(self) -> list[tuple[int, str, str]]:
         """Return every method derived from a file's plain method, in opening order, as
-        (position in :meth:`sources`, what derives it: the re-ranking SPEC or the
-        approximate search's setting label, the method's name "F + WHAT"). An approximate
-        SPEC that does not parse derives nothing here (opening says why)."""
+        (position in :meth:`sources`, what derives it: the re-ranking SPEC, the approximate
+        search's setting label or the engine's "milvus:COLLECTION", the method's name
+        "F + WHAT"). An approximate SPEC that does not parse derives nothing here (opening
+        says why)."""
         names = method_names(self.sources())
         out = [(j, spec, reranked_name(names[j], spec)) for j, spec in self.reranked_pairs()]
         for j, spec in self.approximate_pairs():
@@ -129,7 +130,10 @@ class OpenRequest:
             except InputError:
                 continue
             out += [(j, s.label, reranked_name(names[j], s.label)) for s in settings]
-        return sorted(out, key=lambda d: d[0])  # stable: re-ranked, then approximate
+        if self.engine and self.collection and self.descriptors:
+            label = engine_label(self.collection)
+            out.append((0, label, reranked_name(names[0], label)))
+        return sorted(out, key=lambda d: d[0])  # stable: re-ranked, approximate, engine
 
     def with_methods(self, descriptors: Sequence[Path] = (),
                      rankings: Sequence[Path] = ()) -> OpenRequest:

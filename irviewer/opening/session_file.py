@@ -36,6 +36,7 @@ from irviewer.core.rerank import parse_spec
 from irviewer.formats.base import ReadOptions, read_text, reader_options
 from irviewer.io.atomic import atomic_open
 from irviewer.opening.request import RESULTS_SHOWN, TOP_K_RANGE, OpenRequest
+from irviewer.opening.session_fields import SessionFields, json_type
 from irviewer.opening.session_options import OPTION_TYPES, PATH_OPTIONS, is_kind
 
 SESSION_FORMAT = "irviewer-session"
@@ -70,6 +71,10 @@ class SessionFile:
             SPEC) pairs in the order they open (:meth:`OpenRequest.approximate_pairs`); an
             index file by its absolute path. Reopening searches again (FAISS builds the
             index anew, the same every time).
+        engine: the vector engine the first descriptor file's queries are searched in, as
+            ``(URI, collection, names field or None)``, or None: a Milvus Lite file by its
+            absolute path, a server by its address (its token stays in the environment).
+            Reopening asks the engine again.
         active_rerank: what derives the method shown from ``active_method``'s plain one:
             a re-ranking SPEC or an approximate setting's label (None: the plain method).
             An irviewer that does not know these keys opens the plain methods and shows the
@@ -103,6 +108,7 @@ class SessionFile:
     corrections: Path | None = None
     reranked: tuple[tuple[int, str], ...] = ()
     approximate: tuple[tuple[int, str], ...] = ()
+    engine: tuple[str, str, str | None] | None = None
     active_rerank: str | None = None
     compare_method: int | None = None
     compare_rerank: str | None = None
@@ -162,6 +168,9 @@ def _check_values(s: SessionFile) -> str | None:
                 parse(spec)
             except InputError as e:
                 return f"\"{key}\" holds a bad SPEC ({e})"
+    if s.engine is not None and (not s.engine[0] or not s.engine[1] or not s.descriptors):
+        return ("\"engine\" needs a URI, a collection and a descriptor file whose queries "
+                "it searches")
     if s.ap_range is not None:
         a, b = s.ap_range
         if not (0.0 <= a <= b <= 1.0):
@@ -231,6 +240,9 @@ def session_to_json(session: SessionFile, folder: Path) -> dict[str, Any]:
                         else _store_path(session.corrections, folder)),
         "reranked": [{"descriptor": i, "spec": spec} for i, spec in session.reranked],
         "approximate": [{"descriptor": i, "spec": spec} for i, spec in session.approximate],
+        "engine": None if session.engine is None else {
+            "uri": session.engine[0], "collection": session.engine[1],
+            "names": session.engine[2]},
         "active_rerank": session.active_rerank,
         "compare_method": session.compare_method,
         "compare_rerank": session.compare_rerank,
@@ -254,78 +266,6 @@ def save_session(path: Path, session: SessionFile) -> None:
 
 # --- load ----------------------------------------------------------------------------------
 
-_TYPE_NAMES = {str: "a string", bool: "true or false", int: "an integer", dict: "an object",
-               list: "a list", float: "a number", type(None): "null"}
-
-
-def _json_type(value: object) -> str:
-    """Return the JSON name of ``value``'s type ("a string", "a number", ...)."""
-    if isinstance(value, bool):
-        return "true/false"
-    if isinstance(value, (int, float)):
-        return "a number"
-    return _TYPE_NAMES.get(type(value), type(value).__name__)
-
-
-class _Reader:
-    """Typed access to the session's JSON object; every failure names the file and key."""
-
-    def __init__(self, path: Path, data: dict[str, Any]) -> None:
-        self.path, self.data = path, data
-
-    def fail(self, sentence: str) -> InputError:
-        return InputError(f"{self.path}: {sentence}")
-
-    def wrong(self, key: str, expected: str) -> InputError:
-        value = self.data[key]
-        return self.fail(f"\"{key}\" must be {expected}, not {_json_type(value)}; "
-                         "edit the session or save it again")
-
-    def require(self, key: str) -> Any:
-        if key not in self.data:
-            raise self.fail(f"the session has no \"{key}\" key; it is required, so the file "
-                            "is incomplete: edit it or save the session again")
-        return self.data[key]
-
-    def string(self, key: str, default: str | None, nullable: bool) -> str | None:
-        value = self.data.get(key, default)
-        if value is None and nullable:
-            return None
-        if not isinstance(value, str):
-            raise self.wrong(key, "a string or null" if nullable else "a string")
-        return value
-
-    def boolean(self, key: str, default: bool) -> bool:
-        value = self.data.get(key, default)
-        if not isinstance(value, bool):
-            raise self.wrong(key, "true or false")
-        return value
-
-    def integer(self, key: str, default: int) -> int:
-        value = self.data.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise self.wrong(key, "an integer")
-        return value
-
-    def pairs(self, key: str) -> tuple[tuple[int, str], ...]:
-        """Return the list of {"descriptor": index, "spec": SPEC} objects at ``key``
-        (empty when absent) as (index, SPEC) pairs."""
-        raw = self.data.get(key, [])
-        if not isinstance(raw, list) or not all(
-                isinstance(x, dict) and isinstance(x.get("spec"), str)
-                and isinstance(x.get("descriptor"), int) and not isinstance(x["descriptor"], bool)
-                for x in raw):
-            raise self.fail(f"\"{key}\" must be a list of {{\"descriptor\": index, \"spec\": "
-                            "SPEC} objects; edit the session")
-        return tuple((x["descriptor"], x["spec"]) for x in raw)
-
-    def optional_integer(self, key: str) -> int | None:
-        value = self.data.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-            raise self.wrong(key, "an integer or null")
-        return value
-
-
 def load_session(path: Path) -> SessionFile:
     """Return the session stored in the ``.irv`` file ``path``, with every path absolute
     (relative ones resolved against the file's folder).
@@ -347,7 +287,7 @@ def load_session(path: Path) -> SessionFile:
     if not isinstance(data, dict) or data.get("format") != SESSION_FORMAT:
         raise InputError(f"{path}: not an irviewer session (it lacks \"format\": "
                          f"\"{SESSION_FORMAT}\"); open a .irv file saved by irviewer")
-    r = _Reader(path, data)
+    r = SessionFields(path, data)
     version = r.require("version")
     if isinstance(version, bool) or not isinstance(version, int):
         raise r.wrong("version", "an integer")
@@ -388,7 +328,7 @@ def load_session(path: Path) -> SessionFile:
     for key, (kind, expected) in OPTION_TYPES.items():
         if key in options and not is_kind(options[key], kind):
             raise r.fail(f"the reader option \"{key}\" must be {expected}, not "
-                         f"{_json_type(options[key])}; edit the session")
+                         f"{json_type(options[key])}; edit the session")
     for key in PATH_OPTIONS:
         if isinstance(options.get(key), str) and options[key]:
             options[key] = str(_load_path(options[key], folder))
@@ -407,6 +347,7 @@ def load_session(path: Path) -> SessionFile:
         raise r.fail("\"window\" must be an object of strings; delete it to reset the "
                      "window layout")
     reranked_raw, approximate_raw = r.pairs("reranked"), r.pairs("approximate")
+    engine = r.engine("engine")
     fields: dict[str, Any] = dict(
         dataset=dataset,
         descriptors=descriptors,
@@ -430,6 +371,7 @@ def load_session(path: Path) -> SessionFile:
             "corrections", data["corrections"], "", check=False),
         reranked=reranked_raw,
         approximate=approximate_raw,
+        engine=engine,
         active_rerank=r.string("active_rerank", None, nullable=True),
         compare_method=r.optional_integer("compare_method"),
         compare_rerank=r.string("compare_rerank", None, nullable=True),
@@ -468,11 +410,13 @@ def read_options(session: SessionFile) -> ReadOptions:
 
 
 def open_request(session: SessionFile, k: int = DEFAULT_DEPTH) -> OpenRequest:
-    """Return what opening ``session`` must read: its dataset, methods, reader and options,
-    and its corrections file."""
+    """Return what opening ``session`` must read: its dataset, methods (re-ranked,
+    approximate, in its vector engine), reader and options, and its corrections file."""
+    engine = session.engine or (None, None, None)
     return OpenRequest(session.dataset, session.descriptors, session.rankings, session.format,
                        read_options(session), k, corrections=session.corrections,
-                       reranked=session.reranked, approximate=session.approximate)
+                       reranked=session.reranked, approximate=session.approximate,
+                       engine=engine[0], collection=engine[1], engine_names=engine[2])
 
 
 __all__ = [

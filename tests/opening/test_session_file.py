@@ -61,6 +61,7 @@ def full_session(paths: dict[str, Path], **changes) -> SessionFile:
         window={"geometry": "AdnQywADAAA=", "splitter": "AAAA/wAAAAEAAAAD"},
         reranked=((1, "aqe:n=3"),),
         approximate=((0, "IVF4,Flat:nprobe=1,2"), (1, "HNSW32")),
+        engine=("http://milvus.example:19530", "paintings", None),
         active_rerank="aqe:n=3",
     )
     values.update(changes)
@@ -343,6 +344,7 @@ def test_neither_descriptors_nor_ranking(data):
     ("reranked", {"a": 1}, '"reranked" must be a list of {"descriptor": index'),
     ("approximate", [{"descriptor": "0", "spec": "HNSW32"}],
      '"approximate" must be a list of {"descriptor": index, "spec": SPEC} objects'),
+    ("engine", {"uri": "g.db"}, '"engine" must be null or {"uri": URI, "collection": NAME'),
 ])
 def test_wrong_type_names_key_and_type(data, key, value, expected):
     assert expected in message(write_json(data, **{key: value}))
@@ -367,6 +369,8 @@ def test_top_k_out_of_range(data, top_k):
      '"approximate" names descriptor file 2 for \'HNSW32\'; it must be between 0 and 1'),
     ("approximate", [{"descriptor": 0, "spec": "IVF4,Flat:nprobe=x"}],
      '"approximate" holds a bad SPEC'),
+    ("engine", {"uri": "g.db", "collection": "", "names": None},
+     '"engine" needs a URI, a collection and a descriptor file'),
 ])
 def test_bad_values(data, key, value, expected):
     text = message(write_json(data, **{key: value}))

@@ -26,7 +26,7 @@ from irviewer.core.ann.faiss_index import (
 )
 from irviewer.core.ann.milvus_engine import ENGINE_WHERE
 from irviewer.core.ann.results import AnnRun, score_lists
-from irviewer.core.ann.spec import WHERE, AnnSetting, AnnSpec, parse_ann_spec
+from irviewer.core.ann.spec import WHERE, AnnSetting, AnnSpec, engine_label, parse_ann_spec
 from irviewer.core.dataset import Dataset
 from irviewer.core.descriptors import AlignedDescriptors
 from irviewer.core.errors import InputError, either
@@ -50,6 +50,12 @@ class Searched:
     name: str
     ranking: Ranking
     run: AnnRun
+
+
+def engine_name(method: str, collection: str) -> str:
+    """Return the name of ``method``'s queries searched in a Milvus collection
+    ("F + milvus:COLLECTION")."""
+    return f"{method} + {engine_label(collection)}"
 
 
 def ann_name(method: str, setting: AnnSetting) -> str:
@@ -162,12 +168,6 @@ def _iter_setting(method: str, aligned: AlignedDescriptors, exact: Ranking,
     run = AnnRun(setting.text, source, built.facts.kind, built.build_s, spent,
                  dataset.n_queries, depth, recall, compared)
     return Searched(name, ranking, run)
-
-
-def engine_name(method: str, collection: str) -> str:
-    """Return the name of ``method``'s queries searched in a Milvus collection
-    ("F + milvus:COLLECTION")."""
-    return f"{method} + milvus:{collection}"
 
 
 def iter_engine(method: str, aligned: AlignedDescriptors, exact: Ranking | None,

@@ -102,6 +102,12 @@ class AnnSpec:
                      for c in combos)
 
 
+def engine_label(collection: str) -> str:
+    """Return what follows "F + " in the name of a method searched in a vector engine's
+    ``collection`` ("milvus:paintings")."""
+    return f"milvus:{collection}"
+
+
 def parse_ann_spec(text: str) -> AnnSpec:
     """Return the :class:`AnnSpec` that ``text`` writes (grammar above); InputError (one
     sentence) for an empty SPEC, a parameter without a value, a value that is not a number,
@@ -169,4 +175,4 @@ def _show(v: float) -> str:
     return str(int(v)) if float(v).is_integer() else repr(float(v))
 
 
-__all__ = ["WHERE", "AnnSetting", "AnnSpec", "parse_ann_spec"]
+__all__ = ["WHERE", "AnnSetting", "AnnSpec", "engine_label", "parse_ann_spec"]

@@ -40,8 +40,8 @@ ENGINE_TIP = ("Rank by a vector engine's collection holding the gallery (Milvus)
 class Shown(method_job.Shown, Protocol):
     """What the feature takes from the inspector."""
 
-    def add_methods(self, after: str, methods: list[Method], spec: str | None = None
-                    ) -> None: ...
+    def add_methods(self, after: str, methods: list[Method], spec: str | None = None,
+                    engine: tuple[str, str, str | None] | None = None) -> None: ...
 
 
 class AnnUI(MethodJob):
@@ -126,8 +126,11 @@ class AnnUI(MethodJob):
         if self.shown.opened is not opened:  # another dataset was opened meanwhile
             self.message.emit("The approximate search was not added: other data is open now")
             return
-        self.shown.add_methods(plan.method, methods,
-                               plan.spec.text if isinstance(plan, AnnPlan) else None)
+        if isinstance(plan, AnnPlan):
+            self.shown.add_methods(plan.method, methods, spec=plan.spec.text)
+        else:
+            self.shown.add_methods(plan.method, methods, engine=(
+                plan.uri, plan.collection, plan.names_field))
         self.shown.show_method(plan.method)  # the baseline: ΔAP = approximate − exact
         self.compare.set_compared(methods[0].name)
         self.message.emit(f"{', '.join(m.name for m in methods)} added to the methods, "

@@ -36,6 +36,13 @@ from irviewer.opening.request import OpenRequest, classify_paths
 from irviewer.view import palette
 
 DETECT = "detect from the files"
+#: The vector engine's fields (the request's, and the options of the same keys).
+ENGINE_FIELDS = ("engine", "collection", "engine_names")
+ENGINE_PLACEHOLDERS = {
+    "engine": "none; or a Milvus Lite file (gallery.db) or server (http://host:19530)",
+    "collection": "the engine's collection holding the gallery",
+    "engine_names": "its primary key",
+}
 
 #: The dialog's field labels by option key: the labels messages name the options by ("give
 #: “Row names” in the Open dialog"), from the table of shared options.
@@ -43,7 +50,7 @@ FIELD_LABELS: dict[str, str] = {
     "dataset": "Dataset",
     "methods": OPTIONS["descriptors"].label or "",
     **{key: label for key, o in OPTIONS.items() if (label := o.label) and (
-        o.reader or key in ("format", "protocol"))},
+        o.reader or key in ("format", "protocol", *ENGINE_FIELDS))},
 }
 
 
@@ -142,6 +149,12 @@ class OpenDialog(QDialog):
         #: The reader options' widgets by ReadOptions field (see :func:`option_field`).
         self.fields = {name: option_field(spec, self)
                        for name, spec in reader_options().items()}
+        #: The vector engine's fields (optional): the first descriptor file's queries are
+        #: searched there (``irviewer --engine URI --collection NAME``).
+        self.engine_fields = {key: QLineEdit() for key in ENGINE_FIELDS}
+        for key, edit in self.engine_fields.items():
+            edit.setPlaceholderText(ENGINE_PLACEHOLDERS[key])
+            edit.setToolTip(f"{OPTIONS[key].help} (command line: {OPTIONS[key].flags[0]})")
         self.message = QLabel("")
         self.message.setStyleSheet(f"color: {palette.ALERT_TEXT}")
         self.message.setWordWrap(True)
@@ -160,6 +173,8 @@ class OpenDialog(QDialog):
                 form.addRow(spec.label + ":", _path_row(widget, button))
             else:
                 form.addRow(spec.label + ":", widget)
+        for key, edit in self.engine_fields.items():
+            form.addRow(FIELD_LABELS[key] + ":", edit)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Open
                                    | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self._accept)
@@ -182,6 +197,8 @@ class OpenDialog(QDialog):
         self.protocol.setCurrentIndex(max(0, self.protocol.findData(request.protocol)))
         for name, spec in reader_options().items():
             set_field(self.fields[name], spec, getattr(request.options, name))
+        for key, edit in self.engine_fields.items():
+            edit.setText(getattr(request, key) or "")
 
     def request(self) -> OpenRequest | None:
         """Return the request the fields describe, or None with a message shown."""
@@ -193,6 +210,15 @@ class OpenDialog(QDialog):
         if not sources:
             self.message.setText("Add at least one descriptor file or precomputed ranking.")
             return None
+        engine = {key: edit.text().strip() or None for key, edit in self.engine_fields.items()}
+        if engine["engine"] and not engine["collection"]:
+            self.message.setText("Give the engine's collection that holds the gallery.")
+            return None
+        if not engine["engine"] and (engine["collection"] or engine["engine_names"]):
+            self.message.setText("Give the vector engine (a Milvus Lite file or a server's "
+                                 "http://host:19530) for the collection, or clear the "
+                                 "collection.")
+            return None
         roles = classify_paths(sources)
         options: ReadOptions = replace(
             self._initial.options, gallery_names=None,
@@ -201,7 +227,9 @@ class OpenDialog(QDialog):
         return replace(self._initial, dataset=Path(dataset),
                        descriptors=(*roles.descriptors, *roles.datasets),
                        rankings=roles.rankings, format=self.format.currentData(),
-                       options=options, protocol=self.protocol.currentData())
+                       options=options, protocol=self.protocol.currentData(),
+                       engine=engine["engine"], collection=engine["collection"],
+                       engine_names=engine["engine_names"])
 
     def _accept(self) -> None:
         if self.request() is not None:

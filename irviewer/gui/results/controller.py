@@ -143,12 +143,13 @@ class Inspector(QObject):
         self.bar.set_methods(list(self.opened.methods))
         self.methods_changed.emit()
 
-    def add_methods(self, after: str, methods: list[Method], spec: str | None = None) -> None:
-        """Add ``methods`` (approximate searches of method ``after`` by ``spec``; None for
-        an engine's) to the open data (:meth:`Opened.add_methods`, which records ``spec``
-        for sessions) and offer them; the method shown stays; then ``methods_changed()``."""
+    def add_methods(self, after: str, methods: list[Method], spec: str | None = None,
+                    engine: tuple[str, str, str | None] | None = None) -> None:
+        """Add ``methods`` (approximate searches of method ``after`` by ``spec``, or in
+        ``engine``) to the open data (:meth:`Opened.add_methods`, which records them for
+        sessions) and offer them; the method shown stays; then ``methods_changed()``."""
         assert self.opened is not None
-        self.opened.add_methods(after, methods, spec)
+        self.opened.add_methods(after, methods, spec, engine)
         self.bar.set_methods(list(self.opened.methods))
         self.methods_changed.emit()
 

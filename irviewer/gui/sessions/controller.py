@@ -11,6 +11,7 @@ files from File ▸ Recent comes back where one left off.
 from __future__ import annotations
 
 import contextlib
+import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
@@ -75,6 +76,7 @@ def session_of(request: OpenRequest, methods: list[str], view: ViewState,
         active_method=key[0] if key is not None else 0,
         active_rerank=key[1] if key is not None else None,
         reranked=request.reranked_pairs(), approximate=request.approximate_pairs(),
+        engine=engine_of(request),
         images=request.options.images, format=request.format,
         options=options_json(request.options), protocol=view.protocol, ap=view.ap,
         self_match=view.self_match, selected_query=view.selected_query, top_k=view.top_k,
@@ -83,6 +85,17 @@ def session_of(request: OpenRequest, methods: list[str], view: ViewState,
         ap_range=view.ap_range, window=window, corrections=request.corrections,
         compare_method=other[0] if other is not None else None,
         compare_rerank=other[1] if other is not None else None)
+
+
+def engine_of(request: OpenRequest) -> tuple[str, str, str | None] | None:
+    """Return the request's vector engine as a session keeps it (URI, collection, names
+    field), a Milvus Lite file by its absolute path; None without one."""
+    if not request.engine or not request.collection:
+        return None
+    uri = request.engine
+    if "://" not in uri:
+        uri = os.path.abspath(uri)
+    return uri, request.collection, request.engine_names
 
 
 def view_of(session: SessionFile, methods: list[str]) -> ViewState:

@@ -162,3 +162,49 @@ def test_a_session_whose_index_file_is_gone_opens_and_says_so(window, qtbot, tmp
     assert "g.faiss: no such index file); put its index file back" in again.last_error
     # what the window would save now still names it, for when the file is back
     assert again.sessions.current().approximate == ((0, str(tmp_path / "g.faiss")),)
+
+
+def test_a_session_keeps_the_vector_engine_and_its_method_shown(window, qtbot, tmp_path):
+    """Opened with a Milvus Lite collection of the demo's gallery (as File ▸ Open's engine
+    fields or --engine give), the engine's method shown: the session keeps the engine (a
+    Lite file by its absolute path) and reopening asks it again and shows that method."""
+    pytest.importorskip("pymilvus")
+    pytest.importorskip("milvus_lite")
+    from tests.ann_cases import milvus_collection, unit
+
+    with np.load(STRONG) as z:
+        names, features = [str(n) for n in z["names"]], z["features"]
+    gallery = set(_gallery_names())
+    rows = [i for i, n in enumerate(names) if n in gallery]
+    milvus_collection(str(tmp_path / "g.db"), "paintings", [names[i] for i in rows],
+                      unit(features[rows]))
+    request = OpenRequest(MANIFEST, (STRONG,), engine=str(tmp_path / "g.db"),
+                          collection="paintings")
+    window.open_request(request, sync=True)
+    engine = "strong.npz + milvus:paintings"
+    assert offered(window) == ["strong.npz", engine]
+    window.bar.method_box.setCurrentText(engine)
+    assert window.save_session_as(tmp_path / "work.irv")
+    saved = load_session(tmp_path / "work.irv")
+    assert saved.engine == (str(tmp_path / "g.db"), "paintings", None)
+    assert (saved.active_method, saved.active_rerank) == (0, "milvus:paintings")
+    again = MainWindow(top_k=20)
+    qtbot.addWidget(again)
+    again.open_session(tmp_path / "work.irv", sync=True)
+    assert offered(again) == offered(window) and again.bar.method() == engine
+    np.testing.assert_array_equal(again.opened.methods[engine].ranking.top_indices,
+                                  window.opened.methods[engine].ranking.top_indices)
+    # added in the window (File ▸ Add an engine method…), it is kept the same way
+    third = MainWindow(top_k=20)
+    qtbot.addWidget(third)
+    third.open_request(OpenRequest(MANIFEST, (STRONG,)), sync=True)
+    third.ann.start_engine("strong.npz", str(tmp_path / "g.db"), "paintings", sync=True)
+    assert offered(third) == offered(window)
+    assert third.save_session_as(tmp_path / "added.irv")
+    assert load_session(tmp_path / "added.irv").engine == saved.engine
+
+
+def _gallery_names() -> list[str]:
+    from irviewer.opening.opener import open_now
+
+    return list(open_now(OpenRequest(MANIFEST, (STRONG,))).dataset.gallery)

@@ -49,3 +49,27 @@ def test_a_field_says_what_it_is_and_its_flag(qtbot):
     qtbot.addWidget(dialog)
     for name, spec in reader_options().items():
         assert spec.flag in dialog.fields[name].toolTip(), name
+
+
+def test_the_vector_engine_fields_fill_the_request_and_are_checked(qtbot, tmp_path):
+    dialog = OpenDialog()
+    qtbot.addWidget(dialog)
+    request = OpenRequest(tmp_path / "set.csv", (tmp_path / "queries.npz",),
+                          engine=str(tmp_path / "gallery.db"), collection="paintings",
+                          engine_names="image")
+    dialog.set_request(request)
+    assert dialog.request() == request
+    for key, flag in (("engine", "--engine"), ("collection", "--collection"),
+                      ("engine_names", "--engine-names")):
+        assert flag in dialog.engine_fields[key].toolTip()
+    dialog.engine_fields["collection"].setText("")
+    assert dialog.request() is None
+    assert dialog.message.text() == "Give the engine's collection that holds the gallery."
+    dialog.engine_fields["engine"].setText("")
+    dialog.engine_fields["collection"].setText("paintings")
+    assert dialog.request() is None and "Give the vector engine" in dialog.message.text()
+    for edit in dialog.engine_fields.values():
+        edit.setText("")
+    got = dialog.request()
+    assert got is not None and (got.engine, got.collection, got.engine_names) == (
+        None, None, None)
