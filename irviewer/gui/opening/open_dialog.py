@@ -173,8 +173,12 @@ class OpenDialog(QDialog):
                 form.addRow(spec.label + ":", _path_row(widget, button))
             else:
                 form.addRow(spec.label + ":", widget)
+        lite = QPushButton("File…")
+        lite.setToolTip("A Milvus Lite file (.db) holding the gallery's collection")
+        lite.clicked.connect(self._choose_engine_file)
         for key, edit in self.engine_fields.items():
-            form.addRow(FIELD_LABELS[key] + ":", edit)
+            form.addRow(FIELD_LABELS[key] + ":",
+                        _path_row(edit, lite) if key == "engine" else edit)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Open
                                    | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self._accept)
@@ -234,6 +238,12 @@ class OpenDialog(QDialog):
     def _accept(self) -> None:
         if self.request() is not None:
             self.accept()
+
+    def _choose_engine_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "A Milvus Lite file",
+                                              filter="Milvus Lite (*.db);;All files (*)")
+        if path:
+            self.engine_fields["engine"].setText(path)
 
     def _choose_dataset(self, folder: bool) -> None:
         path = (QFileDialog.getExistingDirectory(self, "Dataset folder") if folder else
