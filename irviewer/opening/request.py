@@ -100,19 +100,19 @@ class OpenRequest:
         """Return every re-ranked method as (position in ``descriptors``, SPEC), in the
         order the methods open: per file, the ``rerank`` SPECs, then its own ``reranked``
         ones (a SPEC once per file)."""
-        out: list[tuple[int, str]] = []
-        for i in range(len(self.descriptors)):
-            specs = [*self.rerank, *(s for j, s in self.reranked if j == i)]
-            out += [(i, s) for s in dict.fromkeys(specs)]
-        return tuple(out)
+        return self._per_file(self.rerank, self.reranked)
 
     def approximate_pairs(self) -> tuple[tuple[int, str], ...]:
         """Return every approximate search as (position in ``descriptors``, SPEC), in the
         order the methods open: per file, the ``ann`` SPECs, then its own ``approximate``
         ones (a SPEC once per file)."""
+        return self._per_file(self.ann, self.approximate)
+
+    def _per_file(self, every: tuple[str, ...], own: tuple[tuple[int, str], ...]
+                  ) -> tuple[tuple[int, str], ...]:
         out: list[tuple[int, str]] = []
         for i in range(len(self.descriptors)):
-            specs = [*self.ann, *(s for j, s in self.approximate if j == i)]
+            specs = [*every, *(s for j, s in own if j == i)]
             out += [(i, s) for s in dict.fromkeys(specs)]
         return tuple(out)
 

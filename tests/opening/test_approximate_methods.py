@@ -13,18 +13,11 @@ from irviewer.core.errors import InputError
 from irviewer.opening.ann import iter_ann, plan_ann
 from irviewer.opening.opener import open_now
 from irviewer.opening.request import OpenRequest, demo_paths
+from tests.core.test_rerank import finish
 
 pytest.importorskip("faiss")
 MANIFEST, STRONG = demo_paths()
 WEAK = STRONG.parent / "weak.npz"
-
-
-def finish(steps):
-    while True:
-        try:
-            next(steps)
-        except StopIteration as stop:
-            return stop.value
 
 
 def test_names_and_keys_go_both_ways_with_reranked_and_approximate_methods():
