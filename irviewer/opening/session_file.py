@@ -36,8 +36,8 @@ from irviewer.core.rerank import parse_spec
 from irviewer.formats.base import ReadOptions, read_text, reader_options
 from irviewer.io.atomic import atomic_open
 from irviewer.opening.request import RESULTS_SHOWN, TOP_K_RANGE, OpenRequest
-from irviewer.opening.session_fields import SessionFields, json_type
-from irviewer.opening.session_options import OPTION_TYPES, PATH_OPTIONS, is_kind
+from irviewer.opening.session_fields import SessionFields
+from irviewer.opening.session_options import PATH_OPTIONS, option_problem
 
 SESSION_FORMAT = "irviewer-session"
 SESSION_VERSION = 1
@@ -168,6 +168,9 @@ def _check_values(s: SessionFile) -> str | None:
                 parse(spec)
             except InputError as e:
                 return f"\"{key}\" holds a bad SPEC ({e})"
+    problem = option_problem(s.options)
+    if problem is not None:
+        return problem
     if s.engine is not None and (not s.engine[0] or not s.engine[1] or not s.descriptors):
         return ("\"engine\" needs a URI, a collection and a descriptor file whose queries "
                 "it searches")
@@ -325,10 +328,9 @@ def load_session(path: Path) -> SessionFile:
     if not isinstance(options, dict):
         raise r.wrong("options", "an object")
     options = dict(options)
-    for key, (kind, expected) in OPTION_TYPES.items():
-        if key in options and not is_kind(options[key], kind):
-            raise r.fail(f"the reader option \"{key}\" must be {expected}, not "
-                         f"{json_type(options[key])}; edit the session")
+    problem = option_problem(options)
+    if problem is not None:
+        raise r.fail(f"{problem}; edit the session")
     for key in PATH_OPTIONS:
         if isinstance(options.get(key), str) and options[key]:
             options[key] = str(_load_path(options[key], folder))

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from irviewer.formats.base import OptionSpec, ReadOptions, reader_options
+from irviewer.opening.session_fields import json_type
 
 #: The reader options a session's "options" object stores, by JSON key: every
 #: :class:`ReadOptions` field whose :class:`OptionSpec` names a ``json`` key.
@@ -24,6 +25,16 @@ OPTION_TYPES: dict[str, tuple[str, str]] = {
     **{key: _KIND_JSON[spec.kind] for key, (_name, spec) in STORED_OPTIONS.items()},
     **{spec.legacy_json: _KIND_JSON[spec.kind] for _name, spec in STORED_OPTIONS.values()
        if spec.legacy_json}}
+
+
+def option_problem(options: dict[str, object]) -> str | None:
+    """Return what is wrong with the reader options ``options`` (as a session stores them)
+    as a sentence fragment: a stored option whose value is not of its JSON type; None when
+    nothing is. Keys no option uses are not checked."""
+    for key, (kind, expected) in OPTION_TYPES.items():
+        if key in options and not is_kind(options[key], kind):
+            return f"the reader option \"{key}\" must be {expected}, not {json_type(options[key])}"
+    return None
 
 
 def is_kind(value: object, kind: str) -> bool:

@@ -19,6 +19,7 @@ from irviewer.opening.session_file import (
     read_options,
     save_session,
 )
+from irviewer.opening.session_options import OPTION_TYPES
 
 
 def make_data(folder: Path) -> dict[str, Path]:
@@ -409,6 +410,11 @@ def test_missing_image_folder_is_not_an_error(data):
 def test_construction_checks_values(data):
     with pytest.raises(InputError, match="top_k"):
         full_session(data, top_k=500)
+    # a reader option of the wrong type is refused when made, as when loaded (it was
+    # saved, then refused on loading: Hypothesis found it)
+    with pytest.raises(InputError, match='the reader option "row_names" must be a string or '
+                                         'null, not true/false'):
+        full_session(data, options={"row_names": False})
     with pytest.raises(InputError, match="neither"):
         SessionFile(dataset=data["dataset"])
 
@@ -445,9 +451,10 @@ def sessions(draw) -> SessionFile:
     rankings = (pick("ranking"),) if n == 0 or draw(st.booleans()) else ()
     lo = draw(st.floats(0.0, 1.0))
     hi = draw(st.floats(lo, 1.0))
+    # keys no reader option uses, with any value (a stored option's key, which Hypothesis
+    # also draws from the code's own strings, has its type: drawn below or left out)
     options = draw(st.dictionaries(st.text(max_size=12).filter(
-        lambda k: k not in ("instance_rule", "ignore_labels", "keep_orphans", "drop_orphans",
-                            "distractors")), json_scalar, max_size=4))
+        lambda k: k not in OPTION_TYPES), json_scalar, max_size=4))
     options["ignore_labels"] = draw(st.lists(unicode_text, max_size=3))
     options["keep_orphans"] = draw(st.booleans())
     options["instance_rule"] = draw(st.none() | unicode_text)
