@@ -208,3 +208,31 @@ def _gallery_names() -> list[str]:
     from irviewer.opening.opener import open_now
 
     return list(open_now(OpenRequest(MANIFEST, (STRONG,))).dataset.gallery)
+
+
+def test_a_queries_only_file_opens_with_its_gallery_in_the_engine(window, tmp_path):
+    """File ▸ Open's engine fields on a descriptor file of the queries alone: the window
+    opens the engine's method only (no exact ranking to compare with) and shows it."""
+    pytest.importorskip("pymilvus")
+    pytest.importorskip("milvus_lite")
+    from tests.ann_cases import milvus_collection, unit
+
+    with np.load(STRONG) as z:
+        names, features = [str(n) for n in z["names"]], z["features"]
+    gallery = set(_gallery_names())
+    rows = [i for i, n in enumerate(names) if n in gallery]
+    queries = [i for i, n in enumerate(names) if n not in gallery]
+    milvus_collection(str(tmp_path / "g.db"), "paintings", [names[i] for i in rows],
+                      unit(features[rows]))
+    np.savez(tmp_path / "queries.npz", names=np.array([names[i] for i in queries]),
+             features=features[queries])
+    window.open_request(OpenRequest(MANIFEST, (tmp_path / "queries.npz",),
+                                    engine=str(tmp_path / "g.db"), collection="paintings"),
+                        sync=True)
+    assert offered(window) == ["queries.npz + milvus:paintings"]
+    assert window.bar.method() == "queries.npz + milvus:paintings"
+    from irviewer.opening.opener import open_now
+
+    exact = open_now(OpenRequest(MANIFEST, (STRONG,)))
+    ev = exact.evaluation("strong.npz", exact.protocols[0])
+    assert window.evaluation.summary["mP@1"] == ev.summary["mP@1"]  # a FLAT collection
