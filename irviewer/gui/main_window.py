@@ -12,7 +12,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings, Qt
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QSplitter, QVBoxLayout, QWidget
 
 from irviewer.core.errors import window_text
 from irviewer.core.evaluation import Evaluation
@@ -32,6 +32,7 @@ from irviewer.gui.review import ReviewUI
 from irviewer.gui.scores import ScoresUI
 from irviewer.gui.sessions import Sessions
 from irviewer.gui.widgets.thumbnails import ThumbnailCache
+from irviewer.gui.widgets.warning import warn
 from irviewer.opening.opener import Opened
 from irviewer.opening.request import RESULTS_SHOWN, OpenRequest
 from irviewer.view.view_state import ViewState
@@ -217,9 +218,7 @@ class MainWindow(QMainWindow):
     def tell(self, message: str) -> None:
         """Show ``message`` in a dialog that does not block (the data stays open)."""
         self.last_error = message
-        box = QMessageBox(QMessageBox.Icon.Warning, "irviewer", message, parent=self)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.open()
+        warn(self, message)
 
     def show_error(self, message: str) -> None:
         """Show a reader's sentence in a dialog (non-blocking)."""

@@ -8,11 +8,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar
 
-from PySide6.QtCore import QObject, Qt, Signal, SignalInstance
+from PySide6.QtCore import QObject, Signal, SignalInstance
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QMessageBox, QWidget
+from PySide6.QtWidgets import QWidget
 
 from irviewer.core.errors import InputError, window_text
+from irviewer.gui.widgets.warning import warn
 from irviewer.gui.workers import Worker
 from irviewer.opening.opener import Opened
 
@@ -128,7 +129,4 @@ class MethodJob(QObject):
         self.job = None
         self.last_error = window_text(message)
         self.message.emit(self._failed_words)
-        box = QMessageBox(QMessageBox.Icon.Warning, "irviewer", self.last_error,
-                          parent=self.parent_widget)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.open()
+        warn(self.parent_widget, self.last_error)

@@ -173,14 +173,15 @@ class Opened:
         vector engine the first file's queries were searched in (``engine``; one engine a
         request)."""
         key = self.request.method_key(after)
-        plain = key is not None and key[1] is None and key[0] < len(self.request.descriptors)
-        if plain and key is not None and spec is not None:
+        file = key[0] if key is not None and key[1] is None \
+            and key[0] < len(self.request.descriptors) else None
+        if file is not None and spec is not None:
             parsed = parse_ann_spec(spec)
             if parsed.is_file:
                 parsed = replace(parsed, index=str(Path(parsed.index).resolve()))
             self.request = replace(self.request, approximate=(
-                *self.request.approximate, (key[0], parsed.text)))
-        if plain and key == (0, None) and engine is not None and self.request.engine is None:
+                *self.request.approximate, (file, parsed.text)))
+        if file == 0 and engine is not None and self.request.engine is None:
             self.request = replace(self.request, engine=engine[0], collection=engine[1],
                                    engine_names=engine[2])
         names = list(self.methods)

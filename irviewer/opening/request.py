@@ -154,22 +154,21 @@ class OpenRequest:
     def method_names(self) -> list[str]:
         """Return the name of every method the request opens, in opening order: each
         file's plain method (unless ``keep_plain`` is False and it is re-ranked), then its
-        re-ranked ones, then its approximate ones (an engine's method is not named here)."""
+        re-ranked, approximate and engine methods (:meth:`derived`)."""
         names = method_names(self.sources())
         derived = self.derived()
+        reranked = {j for j, _ in self.reranked_pairs()}
         out = []
         for i, name in enumerate(names):
-            reranked = any(j == i for j, _ in self.reranked_pairs())
-            if self.keep_plain or not reranked:
+            if self.keep_plain or i not in reranked:
                 out.append(name)
             out += [d for j, _, d in derived if j == i]
         return out
 
     def method_key(self, name: str | None) -> tuple[int, str | None] | None:
         """Return (position in :meth:`sources`, what derives the method from the file's
-        plain one — a re-ranking SPEC or an approximate setting's label — or None for the
-        plain method) of the method called ``name``, or None when the request opens no such
-        method."""
+        plain one as :meth:`derived` says it, or None for the plain method) of the method
+        called ``name``, or None when the request opens no such method."""
         names = method_names(self.sources())
         for j, what, derived in self.derived():
             if derived == name:
@@ -177,9 +176,9 @@ class OpenRequest:
         return (names.index(name), None) if name in names else None
 
     def method_named(self, index: int, spec: str | None = None) -> str | None:
-        """Return the name of source ``index``'s method (derived by ``spec``, a re-ranking
-        SPEC or an approximate setting's label, when given), or None when the request opens
-        no such method (the inverse of :meth:`method_key`)."""
+        """Return the name of source ``index``'s method (derived by ``spec`` as
+        :meth:`derived` says it, when given), or None when the request opens no such method
+        (the inverse of :meth:`method_key`)."""
         names = method_names(self.sources())
         if not 0 <= index < len(names):
             return None

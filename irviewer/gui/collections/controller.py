@@ -22,6 +22,7 @@ from irviewer.core.errors import InputError
 from irviewer.formats.collection import NAME as COLLECTION
 from irviewer.formats.collection import photos_base, read_record
 from irviewer.formats.photo_folder import photo_suffixes
+from irviewer.gui.collections import edits
 from irviewer.gui.collections.dialog import CollectionDialog, index_request
 from irviewer.gui.collections.edits import CuratorEdits
 from irviewer.gui.menus import Menus
@@ -35,17 +36,11 @@ if TYPE_CHECKING:
     from irviewer.opening.indexing import Indexed, IndexRequest
 
 
-class Host(Protocol):
-    """What the collection actions take from the window: the open data and the query shown,
-    its messages, opening a request (the collection made) and showing a query again."""
+class Host(edits.Host, Protocol):
+    """What the collection actions take from the window: what the edits take (the open
+    data and the query shown, its messages, opening a request), and showing a query
+    again."""
 
-    @property
-    def opened(self) -> Opened | None: ...
-    @property
-    def current(self) -> int | None: ...
-    def show_message(self, message: str) -> None: ...
-    def show_error(self, message: str) -> None: ...
-    def open_request(self, request: OpenRequest, sync: bool = False) -> None: ...
     def select_query(self, name: str) -> None: ...
     def show_query(self, q: int) -> None: ...
 

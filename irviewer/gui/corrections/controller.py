@@ -19,13 +19,14 @@ from typing import Protocol
 import numpy as np
 from PySide6.QtCore import QObject, QPoint, QSettings, Qt, Signal, SignalInstance
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QMenu, QMessageBox, QWidget
+from PySide6.QtWidgets import QDockWidget, QFileDialog, QMenu, QWidget
 
 from irviewer.core.evaluation import Evaluation
 from irviewer.gui.corrections.menu import RelabelDialog, add_correction_entries
 from irviewer.gui.corrections.panel import CorrectionsLine, CorrectionsPanel
 from irviewer.gui.corrections.store import CorrectionsController
 from irviewer.gui.menus import Menus
+from irviewer.gui.widgets.warning import warn
 from irviewer.opening.opener import Opened
 from irviewer.opening.request import OpenRequest
 from irviewer.view import palette
@@ -275,10 +276,7 @@ class CorrectionsUI(QObject):
     def show_error(self, message: str) -> None:
         """Show a corrections problem in a dialog (non-blocking)."""
         self.last_error = message
-        box = QMessageBox(QMessageBox.Icon.Warning, "irviewer — corrections", message,
-                          parent=self.parent_widget)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.open()
+        warn(self.parent_widget, message, "irviewer — corrections")
 
     def _install_menus(self, menus: Menus) -> None:
         """File ▸ Corrections file…, the Edit menu (undo, redo, author), View ▸ the dock."""

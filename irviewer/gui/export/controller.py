@@ -13,9 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QDialog, QFileDialog, QWidget
 
 from irviewer.core.errors import InputError, window_text
 from irviewer.core.evaluation import Evaluation
@@ -24,6 +24,7 @@ from irviewer.formats.trec import write_qrels, write_trec_run
 from irviewer.gui.export.dialog import ExportFigureDialog
 from irviewer.gui.figure_painter import export_figure
 from irviewer.gui.menus import Menus
+from irviewer.gui.widgets.warning import warn
 from irviewer.gui.workers import Worker
 from irviewer.view.figure_request import MAX_LISTED, FigureRequest, figure_layout
 
@@ -151,7 +152,4 @@ class FigureExporter(QObject):
     def _tell(self, message: str, title: str = "Export figure") -> None:
         self.message.emit("The figure was not written" if title == "Export figure"
                           else "The ranked list was not written")
-        box = QMessageBox(QMessageBox.Icon.Warning, title, message,
-                          parent=self.parent_widget)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.open()
+        warn(self.parent_widget, message, title)

@@ -16,11 +16,10 @@ import html
 from pathlib import Path
 from typing import Protocol
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction, QDropEvent
 from PySide6.QtWidgets import (
     QFileDialog,
-    QMessageBox,
     QWidget,
 )
 
@@ -28,6 +27,7 @@ from irviewer.core.evaluation import Evaluation
 from irviewer.core.image_names import IMAGE_SUFFIXES
 from irviewer.gui.menus import Menus
 from irviewer.gui.photo_search.bar import PhotoBar
+from irviewer.gui.widgets.warning import warn
 from irviewer.gui.workers import Worker
 from irviewer.opening.answer import Answer
 from irviewer.opening.opener import Opened
@@ -244,7 +244,4 @@ class PhotoSearch(QObject):
         """Say ``message`` in a (non-blocking) dialog over what the user looks at."""
         self.last_error = message
         parent = self.presentation.view if self.presentation.active else self.parent_widget
-        box = QMessageBox(QMessageBox.Icon.Warning, "Search with a photo", message,
-                          parent=parent)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.open()
+        warn(parent, message, "Search with a photo")

@@ -168,16 +168,7 @@ def test_a_session_keeps_the_vector_engine_and_its_method_shown(window, qtbot, t
     """Opened with a Milvus Lite collection of the demo's gallery (as File ▸ Open's engine
     fields or --engine give), the engine's method shown: the session keeps the engine (a
     Lite file by its absolute path) and reopening asks it again and shows that method."""
-    pytest.importorskip("pymilvus")
-    pytest.importorskip("milvus_lite")
-    from tests.ann_cases import milvus_collection, unit
-
-    with np.load(STRONG) as z:
-        names, features = [str(n) for n in z["names"]], z["features"]
-    gallery = set(_gallery_names())
-    rows = [i for i, n in enumerate(names) if n in gallery]
-    milvus_collection(str(tmp_path / "g.db"), "paintings", [names[i] for i in rows],
-                      unit(features[rows]))
+    demo_gallery_in_milvus(tmp_path / "g.db")
     request = OpenRequest(MANIFEST, (STRONG,), engine=str(tmp_path / "g.db"),
                           collection="paintings")
     window.open_request(request, sync=True)
@@ -204,26 +195,28 @@ def test_a_session_keeps_the_vector_engine_and_its_method_shown(window, qtbot, t
     assert load_session(tmp_path / "added.irv").engine == saved.engine
 
 
-def _gallery_names() -> list[str]:
+def demo_gallery_in_milvus(db) -> tuple[list[str], np.ndarray, set[str]]:
+    """Write the demo's gallery rows of the strong descriptors to the Milvus Lite
+    collection "paintings" in ``db``; return (every row's name, every row, the gallery's
+    names). Skips without the Milvus client."""
+    pytest.importorskip("pymilvus")
+    pytest.importorskip("milvus_lite")
     from irviewer.opening.opener import open_now
+    from tests.ann_cases import milvus_collection, unit
 
-    return list(open_now(OpenRequest(MANIFEST, (STRONG,))).dataset.gallery)
+    with np.load(STRONG) as z:
+        names, features = [str(n) for n in z["names"]], z["features"]
+    gallery = set(open_now(OpenRequest(MANIFEST, (STRONG,))).dataset.gallery)
+    rows = [i for i, n in enumerate(names) if n in gallery]
+    milvus_collection(str(db), "paintings", [names[i] for i in rows], unit(features[rows]))
+    return names, features, gallery
 
 
 def test_a_queries_only_file_opens_with_its_gallery_in_the_engine(window, tmp_path):
     """File ▸ Open's engine fields on a descriptor file of the queries alone: the window
     opens the engine's method only (no exact ranking to compare with) and shows it."""
-    pytest.importorskip("pymilvus")
-    pytest.importorskip("milvus_lite")
-    from tests.ann_cases import milvus_collection, unit
-
-    with np.load(STRONG) as z:
-        names, features = [str(n) for n in z["names"]], z["features"]
-    gallery = set(_gallery_names())
-    rows = [i for i, n in enumerate(names) if n in gallery]
+    names, features, gallery = demo_gallery_in_milvus(tmp_path / "g.db")
     queries = [i for i, n in enumerate(names) if n not in gallery]
-    milvus_collection(str(tmp_path / "g.db"), "paintings", [names[i] for i in rows],
-                      unit(features[rows]))
     np.savez(tmp_path / "queries.npz", names=np.array([names[i] for i in queries]),
              features=features[queries])
     window.open_request(OpenRequest(MANIFEST, (tmp_path / "queries.npz",),
