@@ -203,7 +203,9 @@ def layout_figure(evaluations: list[tuple[str, Evaluation]], queries: list[int],
     stride = g.tile + g.gap
     row_height = g.header + g.tile + g.caption_line * (2 if scores else 1) + g.row_gap
     x0 = g.margin
-    y = g.margin + g.caption_line * 1.6  # the legend line
+    judged = any(has_ground_truth(ev, q) for _, ev in evaluations for q in queries)
+    # the legend line; a figure of nothing judged has no legend unless ignored items show
+    y = g.margin + (g.caption_line * 1.6 if judged or show_ignored else 0)
     rows: list[FigureRow] = []
     widest = 0
     for q in queries:
@@ -233,7 +235,6 @@ def layout_figure(evaluations: list[tuple[str, Evaluation]], queries: list[int],
             y += row_height
         y += g.group_gap - g.row_gap if len(evaluations) > 1 else 0
     width = 2 * g.margin + g.tile + g.query_gap + max(widest, 1) * stride - g.gap
-    judged = any(has_ground_truth(ev, r.query) for _, ev in evaluations for r in rows)
     shown = {c.badge for r in rows for c in r.tiles if c.badge not in (PLAIN, UNJUDGED)}
     shown |= {POSITIVE, NEGATIVE} if judged else set()
     order = [POSITIVE, NEGATIVE, IGNORED, *sorted(shown - {POSITIVE, NEGATIVE, IGNORED})]
