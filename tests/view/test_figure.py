@@ -206,3 +206,6 @@ def test_a_curators_one_photo_collection_has_no_relevance_legend_or_scores(tmp_p
         else:
             assert layout.legend == ()
             assert "nothing is marked right or wrong" in caption and "AP" not in caption
+        # no legend: the rows start at the margin, with no empty legend line above them
+        top = layout.geometry.margin + (0 if not judged else layout.geometry.caption_line * 1.6)
+        assert layout.rows[0].header_rect.y == top
