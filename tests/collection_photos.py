@@ -64,8 +64,8 @@ def indexed(photos: Path, out: Path, views: dict[str, int] | None = None,
     """Return a collection indexed (in this process) from photos written to ``photos``: one
     subfolder per artwork with ``views`` (artwork -> number of photos), or a flat folder of
     ``artworks`` photos."""
-    from irviewer.opening.describing import SERIAL
-    from irviewer.opening.indexing import IndexRequest, index_now
+    from irviewer.collection.describing import SERIAL
+    from irviewer.collection.indexing import IndexRequest, index_now
 
     if views is None:
         flat_folder(photos, artworks)

@@ -16,7 +16,7 @@ from PIL import Image
 
 from irviewer.cli import main
 from irviewer.cli.progress import ProgressBar, bar_line
-from irviewer.opening import indexing
+from irviewer.collection import indexing
 from irviewer.view.progress import clock, progress_words
 from tests.collection_photos import flat_folder, folder_of_subfolders
 

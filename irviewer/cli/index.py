@@ -55,9 +55,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     (:func:`irviewer.io.allocator.keep_freed_memory`): with ``--threads`` or one worker it
     describes the photos itself."""
     from irviewer.cli.progress import ProgressBar
+    from irviewer.collection.describing import PROCESSES, SERIAL, THREADS
+    from irviewer.collection.indexing import IndexRequest, answers_line, iter_index
     from irviewer.io.allocator import keep_freed_memory
-    from irviewer.opening.describing import PROCESSES, SERIAL, THREADS
-    from irviewer.opening.indexing import IndexRequest, answers_line, iter_index
 
     keep_freed_memory()
     if args.workers is not None and args.workers < 1:

@@ -6,7 +6,7 @@ keypoints one homography explains (:mod:`irviewer.extract.local_features`). A ph
 candidate's artwork has many; a photo of another artwork has a few chance alignments. How
 many chance alignments a collection produces depends on its pictures (fine texture, text,
 repeated patterns produce more), so the rule is learnt from the collection at index time
-(:mod:`irviewer.opening.calibration`): a sample of its photos, each changed the way a
+(:mod:`irviewer.collection.calibration`): a sample of its photos, each changed the way a
 visitor's phone changes a picture, is verified against its own photo (the **positives**)
 and against the photos of the other artworks most like it (per sample, the most inliers
 any of them has: the **negatives**). The count an artwork needs is then

@@ -9,7 +9,7 @@ constancy", IEEE TIP 16(9), 2007; p = 6 is among their best settings). Edges, no
 colour (grey-world), because a photo of a painting on a wall is mostly wall: the wall is
 flat and adds almost no edge, the painting adds most. Search by photo describes a photo as
 taken and balanced, and keeps each gallery image's better score
-(:meth:`irviewer.opening.photo_search.Searcher.search`).
+(:meth:`irviewer.collection.photo_search.Searcher.search`).
 """
 
 from __future__ import annotations

@@ -25,8 +25,8 @@ method); :class:`Auditor` audits labels (:func:`irviewer.core.audit.iter_audit`,
 step carries the result); :class:`Scorer` counts the score of every pair of an evaluation
 (:func:`irviewer.core.score_distribution.iter_pair_scores`, whose last step carries it);
 :class:`Indexer` indexes a folder of photos into a collection
-(:func:`irviewer.opening.indexing.iter_index`, whose generator returns the
-:class:`~irviewer.opening.indexing.Indexed`). No other module of the window makes threads
+(:func:`irviewer.collection.indexing.iter_index`, whose generator returns the
+:class:`~irviewer.collection.indexing.Indexed`). No other module of the window makes threads
 (``tests/test_architecture.py``)."""
 
 from __future__ import annotations
@@ -41,10 +41,10 @@ from irviewer.opening.opener import Opened, iter_open
 from irviewer.opening.request import OpenRequest
 
 if TYPE_CHECKING:
+    from irviewer.collection.indexing import IndexRequest
     from irviewer.core.dataset import Dataset
     from irviewer.core.evaluation import Evaluation
     from irviewer.core.ranking import Ranking
-    from irviewer.opening.indexing import IndexRequest
     from irviewer.opening.reranking import Reranking
 
 # The audit, the indexer and the re-ranking are imported when first asked for (on the GUI
@@ -289,7 +289,7 @@ class Indexer(Worker):
 
     def index(self, request: IndexRequest, sync: bool = False) -> None:
         """Start indexing ``request``; makes any earlier request stale."""
-        from irviewer.opening.indexing import iter_index
+        from irviewer.collection.indexing import iter_index
 
         self.start(lambda: iter_index(request),
                    "not enough memory to index these photos; close other programs and try "

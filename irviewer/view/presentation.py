@@ -7,7 +7,7 @@ so a tile shows the same thing in both places; the presentation only leaves thin
 A photo has no ground truth: its matches are :data:`~irviewer.view.result_list.UNJUDGED`
 until the user says which painting it shows; then a match is relevant when its instance
 label is that painting's (the instance sets' rule, CLICIDE: same instance label). What the
-photo *is* is irviewer's answer (:class:`irviewer.opening.answer.Answer`): a statement on
+photo *is* is irviewer's answer (:class:`irviewer.collection.answer.Answer`): a statement on
 the slide ("This is …" or "Not in this collection", the matches then headed "closest").
 """
 
@@ -17,12 +17,12 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from irviewer.collection.answer import Answer
+from irviewer.collection.photo_search import method_extractor
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError
 from irviewer.core.evaluation import NEGATIVE, POSITIVE, Evaluation
-from irviewer.opening.answer import Answer
 from irviewer.opening.opener import Opened
-from irviewer.opening.photo_search import method_extractor
 from irviewer.view.result_list import (
     UNJUDGED,
     QueryHeader,
@@ -147,7 +147,7 @@ def photo_result(dataset: Dataset, photo: Path, matches: list | tuple,
                  instance: str | None = None, answer: Answer | None = None
                  ) -> tuple[QueryHeader, ResultList]:
     """Return the header and result list of a visitor's ``photo`` searched against the
-    gallery (``matches`` best first: :class:`irviewer.opening.matches.Match`).
+    gallery (``matches`` best first: :class:`irviewer.collection.matches.Match`).
 
     Without ``instance`` nobody has said which painting the photo shows: every match is
     UNJUDGED, and the header says irviewer's ``answer`` (what it rests on beside it) when
@@ -238,7 +238,8 @@ def neighbour(order: list[int], current: int | None, step: int) -> int | None:
 
 def searchable_methods(opened: Opened) -> list[str]:
     """Return the methods of ``opened`` a photo can be searched with: descriptor files that
-    name the extractor that made them (:func:`irviewer.opening.photo_search.method_extractor`)."""
+    name the extractor that made them
+    (:func:`irviewer.collection.photo_search.method_extractor`)."""
     out = []
     for name, method in opened.methods.items():
         try:

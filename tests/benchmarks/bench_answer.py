@@ -53,7 +53,7 @@ sys.path.insert(0, str(ROOT))
 
 from PIL import Image, ImageDraw, ImageFont  # noqa: E402
 
-from irviewer.opening.photo_search import Searcher, open_searcher  # noqa: E402
+from irviewer.collection.photo_search import Searcher, open_searcher  # noqa: E402
 from tests.visitor import (  # noqa: E402
     PHONE_KINDS,
     blur,

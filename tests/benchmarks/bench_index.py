@@ -59,9 +59,9 @@ sys.path.insert(0, str(ROOT))
 
 from PIL import Image  # noqa: E402
 
+from irviewer.collection.photo_search import open_searcher  # noqa: E402
 from irviewer.extract.illuminant import grey_edge_balanced  # noqa: E402
 from irviewer.extract.vlad import demo_extractor  # noqa: E402
-from irviewer.opening.photo_search import open_searcher  # noqa: E402
 from tests.visitor import KINDS, PHONE_KINDS, phone_photo, visitor_photo  # noqa: E402
 
 SHARED = ROOT.parent / "shared"

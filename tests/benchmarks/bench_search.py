@@ -33,8 +33,8 @@ sys.path.insert(0, str(ROOT))
 
 from PIL import Image  # noqa: E402
 
+from irviewer.collection.photo_search import open_demo_searcher  # noqa: E402
 from irviewer.formats.image_files import read_rgb  # noqa: E402
-from irviewer.opening.photo_search import open_demo_searcher  # noqa: E402
 from tests.visitor import visitor_photo  # noqa: E402
 
 

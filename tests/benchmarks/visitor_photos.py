@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from PIL import Image  # noqa: E402
 
-from irviewer.opening.photo_search import open_demo_searcher  # noqa: E402
+from irviewer.collection.photo_search import open_demo_searcher  # noqa: E402
 from tests.visitor import KINDS, visitor_photo  # noqa: E402
 
 DEFAULT_SOURCE = ROOT.parent / "shared" / "demo-paintings"

@@ -91,8 +91,8 @@ def test_a_trec_run_has_nothing_to_rerank(tmp_path, capsys):
 
 
 def test_a_reranked_method_cannot_search_a_new_photo():
+    from irviewer.collection.photo_search import Searcher
     from irviewer.core.errors import InputError
-    from irviewer.opening.photo_search import Searcher
 
     manifest, strong = demo_paths()
     opened = open_now(OpenRequest(manifest, (strong,), rerank=("aqe",)))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from irviewer.opening.matches import Match
+from irviewer.collection.matches import Match
 from irviewer.opening.opener import open_now
 from irviewer.opening.request import OpenRequest
 from irviewer.view.presentation import caption, photo_result, photo_slide, query_slide

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from irviewer.collection.answer import Answer
+from irviewer.collection.matches import Match
 from irviewer.core.evaluation import NEGATIVE, POSITIVE
-from irviewer.opening.answer import Answer
-from irviewer.opening.matches import Match
 from irviewer.opening.opener import open_now
 from irviewer.opening.request import demo_request
 from irviewer.view.presentation import (

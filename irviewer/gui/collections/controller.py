@@ -4,7 +4,7 @@ Cancel; then the collection opens), File ▸ Add photos to this collection… an
 this collection (the photo folder indexed again: only new or changed photos are described).
 
 Indexing runs off the GUI thread (:class:`~irviewer.gui.workers.Indexer` around
-:func:`irviewer.opening.indexing.iter_index`); a cancelled run writes nothing.
+:func:`irviewer.collection.indexing.iter_index`); a cancelled run writes nothing.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QWidget
 
+from irviewer.collection.curation import titles_path
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError
 from irviewer.formats.collection import NAME as COLLECTION
@@ -27,13 +28,12 @@ from irviewer.gui.collections.dialog import CollectionDialog, index_request
 from irviewer.gui.collections.edits import CuratorEdits
 from irviewer.gui.menus import Menus
 from irviewer.gui.workers import Indexer
-from irviewer.opening.curation import titles_path
 from irviewer.opening.opener import Opened
 from irviewer.opening.request import OpenRequest
 from irviewer.view.presentation import instance_titles
 
 if TYPE_CHECKING:
-    from irviewer.opening.indexing import Indexed, IndexRequest
+    from irviewer.collection.indexing import Indexed, IndexRequest
 
 
 class Host(edits.Host, Protocol):
@@ -64,7 +64,7 @@ NEW_ARTWORKS = "New artworks (one per photo)"
 
 class Collections(QObject):
     """The window's collection actions (File menu); ``mode`` is how photos are described
-    (worker processes; tests set :data:`~irviewer.opening.describing.SERIAL`). The window
+    (worker processes; tests set :data:`~irviewer.collection.describing.SERIAL`). The window
     calls :meth:`data_opened` when data opens (the actions follow whether it is a
     collection)."""
 

@@ -31,7 +31,7 @@ from irviewer.view import palette
 from irviewer.view.progress import progress_words
 
 if TYPE_CHECKING:
-    from irviewer.opening.indexing import Indexed, IndexRequest
+    from irviewer.collection.indexing import Indexed, IndexRequest
 
 # The indexer (the extractors, the photo pool) is imported when a collection is made or
 # updated, not with the window.
@@ -41,7 +41,7 @@ def index_request(photos: Path, out: Path, titles: Path | None = None,
                   mode: str | None = None) -> IndexRequest:
     """Return the request to index ``photos`` into ``out`` (``mode``: how photos are
     described in parallel; None for the indexer's default, worker processes)."""
-    from irviewer.opening.indexing import IndexRequest
+    from irviewer.collection.indexing import IndexRequest
 
     request = IndexRequest(photos, out, titles)
     return replace(request, mode=mode) if mode else request

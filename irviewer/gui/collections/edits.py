@@ -1,7 +1,7 @@
 """The curator's own edits in the window: the Collection menu's "Edit this artwork's
 details…" (F2: title, artist, year and any other field), "Remove this photo…", "Remove
 this artwork…", and their undo and redo. Each is a command of
-:mod:`irviewer.opening.curation` on this menu's own undo stack (the Edit menu's undo is the
+:mod:`irviewer.collection.curation` on this menu's own undo stack (the Edit menu's undo is the
 label corrections'). After an edit the collection opens again on the same photo; after a
 removal (or its undo) it is indexed again first, as File ▸ Update this collection does.
 """
@@ -25,16 +25,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from irviewer.core.errors import InputError
-from irviewer.formats.collection import read_record
-from irviewer.gui.menus import Menus
-from irviewer.opening.curation import (
+from irviewer.collection.curation import (
     NEW_TITLES,
     EditArtwork,
     RemovePhotos,
     artwork_fields,
     titles_path,
 )
+from irviewer.core.errors import InputError
+from irviewer.formats.collection import read_record
+from irviewer.gui.menus import Menus
 from irviewer.opening.opener import Opened
 from irviewer.opening.request import OpenRequest
 

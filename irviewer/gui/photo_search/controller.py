@@ -1,7 +1,7 @@
 """Search with a photo: "here is my photo, which painting is it?". A photo
 dropped on the window (or chosen with File ▸ Search with a photo…, or O in presentation
 mode) is described by the shown method's extractor and verified against its best matches
-in a worker thread (:meth:`irviewer.opening.photo_search.Searcher.answer`), and shown as a
+in a worker thread (:meth:`irviewer.collection.photo_search.Searcher.answer`), and shown as a
 temporary query with irviewer's answer ("This is …" or "Not in this collection") and its
 matches — in the inspector's results area, or as a slide in presentation mode. The bar's
 strictness box asks for more or less evidence before an artwork is named. The matches carry
@@ -23,15 +23,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from irviewer.collection.answer import Answer
+from irviewer.collection.photo_search import Searcher
 from irviewer.core.evaluation import Evaluation
 from irviewer.core.image_names import IMAGE_SUFFIXES
 from irviewer.gui.menus import Menus
 from irviewer.gui.photo_search.bar import PhotoBar
 from irviewer.gui.widgets.warning import warn
 from irviewer.gui.workers import Worker
-from irviewer.opening.answer import Answer
 from irviewer.opening.opener import Opened
-from irviewer.opening.photo_search import Searcher
 from irviewer.opening.request import classify_paths
 from irviewer.view.presentation import (
     Slide,

@@ -7,7 +7,7 @@ file dialog, M's numbers) and every event aimed at another window (the inspector
 menus) do nothing. Staff leave with :data:`STAFF_CHORD`. After :attr:`idle` seconds
 without input the slideshow runs again (a visitor's photo gives way to it). A visitor's
 photo comes from a drop on the slide or from a watched folder
-(:class:`~irviewer.opening.photo_inbox.PhotoInbox`, looked at on a change the
+(:class:`~irviewer.collection.photo_inbox.PhotoInbox`, looked at on a change the
 QFileSystemWatcher reports and every :data:`POLL_MS` as well, for folders it cannot
 watch); the search itself runs in the photo search's worker, off the GUI thread.
 """
@@ -21,7 +21,7 @@ from PySide6.QtCore import QEvent, QFileSystemWatcher, QKeyCombination, QObject,
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication, QWidget
 
-from irviewer.opening.photo_inbox import PhotoInbox
+from irviewer.collection.photo_inbox import PhotoInbox
 from irviewer.view.presentation import DEFAULT_IDLE_S, IDLE_RANGE_S
 
 __all__ = ["DEFAULT_IDLE_S", "IDLE_RANGE_S", "STAFF_CHORD", "KioskLock"]

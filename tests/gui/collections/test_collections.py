@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from irviewer.collection import indexing
+from irviewer.collection.describing import SERIAL
 from irviewer.formats.collection import read_record
 from irviewer.gui.collections.dialog import CollectionDialog, default_collection_folder
 from irviewer.gui.main_window import MainWindow
-from irviewer.opening import indexing
-from irviewer.opening.describing import SERIAL
 from irviewer.opening.request import OpenRequest
 from tests.collection_photos import artwork_image, flat_folder, folder_of_subfolders
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import pytest
 
+from irviewer.collection import indexing
+from irviewer.collection.curation import REMOVED
+from irviewer.collection.describing import SERIAL
 from irviewer.gui.collections.controller import artwork_choices
 from irviewer.gui.main_window import MainWindow
-from irviewer.opening import indexing
-from irviewer.opening.curation import REMOVED
-from irviewer.opening.describing import SERIAL
 from irviewer.opening.request import OpenRequest
 from tests.collection_photos import flat_folder, folder_of_subfolders
 

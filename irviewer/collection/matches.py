@@ -1,5 +1,5 @@
 """One gallery image found for a photo (:class:`Match`): what ``irviewer search``, the
-window's search with a photo and its answer (:mod:`irviewer.opening.answer`) list."""
+window's search with a photo and its answer (:mod:`irviewer.collection.answer`) list."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ class Match:
     dataset has none), cosine ``score``, the image's details (the manifest's other
     columns: (label, value) pairs; empty when it has none), and ``inliers``: the matched
     keypoints one homography explains between the photo and this image (None when it was
-    not verified: :mod:`irviewer.opening.answer`)."""
+    not verified: :mod:`irviewer.collection.answer`)."""
 
     rank: int
     gallery_index: int

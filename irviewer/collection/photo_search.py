@@ -21,6 +21,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
+from irviewer.collection.answer import Answer, Verifier
+from irviewer.collection.matches import Match
 from irviewer.core.acceptance import DEFAULT_STRICTNESS, SHORTLIST
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError, either
@@ -32,8 +34,6 @@ from irviewer.extract.registry import installed_names, load_extractor
 from irviewer.formats.base import ReadOptions
 from irviewer.formats.descriptor_files import descriptor_extractor, descriptor_extractor_state
 from irviewer.formats.image_files import read_rgb
-from irviewer.opening.answer import Answer, Verifier
-from irviewer.opening.matches import Match
 from irviewer.opening.opener import Method, Opened, open_now
 from irviewer.opening.request import OpenRequest, demo_paths
 
@@ -185,7 +185,7 @@ class Searcher:
 
     def answer(self, photo: Photo, k: int = 5, strictness: str = DEFAULT_STRICTNESS
                ) -> Answer:
-        """Return the :class:`~irviewer.opening.answer.Answer` for ``photo``: the artwork
+        """Return the :class:`~irviewer.collection.answer.Answer` for ``photo``: the artwork
         it shows, verified geometrically against its best matches, or None ("not in this
         collection"), with its ``k`` best matches (see :meth:`search`). The photo is
         decoded once, at :data:`~irviewer.extract.local_features.PHOTO_SIDE` px for its

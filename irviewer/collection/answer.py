@@ -1,7 +1,7 @@
 """The answer to a visitor's photo: the artwork it is, verified geometrically, or "not in
 this collection" with the closest artworks — never a guess presented as an answer.
 
-The photo's best matches by the descriptor (:meth:`irviewer.opening.photo_search.Searcher.rank`)
+The photo's best matches by the descriptor (:meth:`irviewer.collection.photo_search.Searcher.rank`)
 are a shortlist; the first :data:`~irviewer.core.acceptance.SHORTLIST` of them are
 verified (:func:`irviewer.extract.local_features.inliers`: keypoints matched and one
 homography fitted). The artwork named is the one whose photo has the most inliers, when
@@ -9,7 +9,7 @@ that count reaches the gallery's threshold at the chosen strictness
 (:class:`irviewer.core.acceptance.Calibration`); otherwise nothing is named.
 
 A collection made by ``irviewer index`` has its photos' local features stored and its rule
-calibrated (:mod:`irviewer.opening.calibration`); any other gallery (the demo, a benchmark)
+calibrated (:mod:`irviewer.collection.calibration`); any other gallery (the demo, a benchmark)
 has the features of its shortlisted images computed when first needed (kept for the
 searcher's life) and the uncalibrated rule.
 """
@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from irviewer.collection.matches import Match
 from irviewer.core.acceptance import DEFAULT_STRICTNESS, SHORTLIST, Calibration
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError
@@ -29,7 +30,6 @@ from irviewer.extract.local_features import REFERENCE_SIDE, inliers, local_featu
 from irviewer.formats.collection import is_collection, read_record
 from irviewer.formats.image_files import read_rgb
 from irviewer.formats.local_feature_file import LOCAL_FEATURES, read_local_features
-from irviewer.opening.matches import Match
 
 #: Artworks named after "Closest:" when nothing is named.
 CLOSEST = 3

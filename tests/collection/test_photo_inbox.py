@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from irviewer.opening.photo_inbox import PhotoInbox
+from irviewer.collection.photo_inbox import PhotoInbox
 from tests.collection_photos import artwork_image
 
 

@@ -15,12 +15,12 @@ from PIL import Image
 
 from irviewer import __version__
 from irviewer.cli import main
+from irviewer.collection.photo_search import Searcher, open_demo_searcher, open_searcher
 from irviewer.core.errors import InputError
 from irviewer.extract import registry
 from irviewer.formats.manifest import read_manifest
 from irviewer.io.resources import resources_dir
 from irviewer.opening.opener import open_now
-from irviewer.opening.photo_search import Searcher, open_demo_searcher, open_searcher
 from irviewer.opening.request import OpenRequest
 from tests.visitor import visitor_photo
 

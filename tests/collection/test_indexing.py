@@ -15,6 +15,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from irviewer.collection import indexing
+from irviewer.collection.describing import SERIAL, THREADS
+from irviewer.collection.indexing import IndexRequest, index_now, iter_index
+from irviewer.collection.photo_search import open_searcher
 from irviewer.core.errors import InputError
 from irviewer.extract import registry
 from irviewer.formats.collection import (
@@ -24,11 +28,7 @@ from irviewer.formats.collection import (
 )
 from irviewer.formats.descriptor_files import descriptor_extractor, descriptor_extractor_state
 from irviewer.formats.registry import read_dataset
-from irviewer.opening import indexing
-from irviewer.opening.describing import SERIAL, THREADS
-from irviewer.opening.indexing import IndexRequest, index_now, iter_index
 from irviewer.opening.opener import open_now
-from irviewer.opening.photo_search import open_searcher
 from irviewer.opening.request import OpenRequest
 from tests.collection_photos import artwork_image, flat_folder, folder_of_subfolders
 

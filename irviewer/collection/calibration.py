@@ -16,7 +16,7 @@ A negative far above chance is not chance: the other artwork's photo shows the s
 picture (one artwork filed as two, or two copies of one print). Calibration names such
 **lookalikes** (:data:`LOOKALIKE_INLIERS` or more), since they make the rule stricter for
 the whole collection and a visitor's photo of either ambiguous; the indexer tells the
-curator (:func:`irviewer.opening.indexing.lookalike_lines`). Only the sampled photos are
+curator (:func:`irviewer.collection.indexing.lookalike_lines`). Only the sampled photos are
 checked, so a lookalike outside the sample goes unnamed.
 """
 
@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageFilter
 
+from irviewer.collection.describing import Pool
 from irviewer.core.acceptance import SHORTLIST, Calibration
 from irviewer.core.errors import InputError
 from irviewer.core.local_features import FeatureTable, LocalFeatures
@@ -41,7 +42,6 @@ from irviewer.extract.local_features import (
     rootsift,
 )
 from irviewer.formats.image_files import read_rgb
-from irviewer.opening.describing import Pool
 
 #: Photos of a collection its rule is calibrated on, at most (spread evenly over it).
 CALIBRATION_PHOTOS = 24

@@ -23,7 +23,7 @@ collection as it was. What a collection holds is :mod:`irviewer.formats.collecti
 * Every photo's local features (keypoints and descriptors,
   :mod:`irviewer.extract.local_features`) are stored beside its vector, from the same
   decoding, within the budget stated there; then the acceptance rule is calibrated on the
-  collection's own photos (:mod:`irviewer.opening.calibration`) — again only when photos
+  collection's own photos (:mod:`irviewer.collection.calibration`) — again only when photos
   were described or removed — and photos of different artworks that show one picture are
   named (:func:`lookalike_lines`), on every run until they are put together or removed
   (the record keeps them).
@@ -46,6 +46,8 @@ from pathlib import Path
 import numpy as np
 
 from irviewer import __version__
+from irviewer.collection.calibration import Calibrated, calibrate
+from irviewer.collection.describing import PROCESSES, ExtractorSpec, Pool
 from irviewer.core.acceptance import DEFAULT_STRICTNESS, Calibration
 from irviewer.core.errors import InputError, counted
 from irviewer.core.local_features import FeatureTable, LocalFeatures
@@ -72,8 +74,6 @@ from irviewer.formats.local_feature_file import (
 )
 from irviewer.formats.photo_folder import Photo, PhotoFolder, list_photo_folder
 from irviewer.io.atomic import atomic_open
-from irviewer.opening.calibration import Calibrated, calibrate
-from irviewer.opening.describing import PROCESSES, ExtractorSpec, Pool
 
 #: The extractor a new collection is described with unless another is named.
 DEFAULT_EXTRACTOR = "demo-vlad"
@@ -92,7 +92,7 @@ class IndexRequest:
     """What to index: the ``photos`` folder, the collection folder to write (``out``),
     an optional titles file, the extractor (None: the collection's own on a re-run, else
     :data:`DEFAULT_EXTRACTOR`), and how to describe in parallel (``mode`` of
-    :class:`~irviewer.opening.describing.Pool`, ``workers`` None: one per core)."""
+    :class:`~irviewer.collection.describing.Pool`, ``workers`` None: one per core)."""
 
     photos: Path
     out: Path
@@ -255,7 +255,7 @@ def lookalike_lines(lookalikes: Sequence[tuple[str, str, int]], photos: Sequence
                     calibration: Calibration) -> list[str]:
     """Return the lines that tell a curator which photos of different artworks show the
     same picture (``lookalikes``: (photo name, other photo name, inliers), as the record
-    keeps them; :data:`~irviewer.opening.calibration.LOOKALIKE_INLIERS`), at most
+    keeps them; :data:`~irviewer.collection.calibration.LOOKALIKE_INLIERS`), at most
     :data:`LOOKALIKES_TOLD` and how many more, then what they cost ``calibration`` and what
     to do. Pairs naming a photo no longer in ``photos`` are left out."""
     where = {p.name: p.relative for p in photos}
@@ -278,7 +278,7 @@ def _calibrate(pool: Pool, photos_dir: Path, indexed: list[Photo],
                vectors: dict[str, np.ndarray], table: FeatureTable
                ) -> Generator[IndexStep, None, Calibrated]:
     """Return the collection's calibration and lookalikes
-    (:func:`irviewer.opening.calibration.calibrate`), yielding progress."""
+    (:func:`irviewer.collection.calibration.calibrate`), yielding progress."""
     steps = calibrate(pool, [p.name for p in indexed],
                       [photos_dir / p.relative for p in indexed],
                       [p.artwork for p in indexed],

@@ -13,16 +13,16 @@ import pytest
 from PIL import Image
 
 from irviewer.cli import main
+from irviewer.collection.answer import Answer, answer_json
+from irviewer.collection.describing import SERIAL
+from irviewer.collection.indexing import IndexRequest, answers_line, index_now
+from irviewer.collection.matches import Match
+from irviewer.collection.photo_search import open_demo_searcher, open_searcher
 from irviewer.core.acceptance import Calibration
 from irviewer.formats.collection import read_record, write_record
 from irviewer.formats.local_feature_file import LOCAL_FEATURES, read_local_features
 from irviewer.formats.photo_folder import Photo
 from irviewer.io.resources import resources_dir
-from irviewer.opening.answer import Answer, answer_json
-from irviewer.opening.describing import SERIAL
-from irviewer.opening.indexing import IndexRequest, answers_line, index_now
-from irviewer.opening.matches import Match
-from irviewer.opening.photo_search import open_demo_searcher, open_searcher
 
 IMAGES = resources_dir() / "demo" / "images"
 HELD = ("bruegel_the-harvesters", "leonardo_mona-lisa", "van-gogh_the-starry-night",
@@ -183,8 +183,8 @@ class _ReversedPool:
 
 
 def test_the_calibration_recorded_does_not_depend_on_which_worker_finished_first(collection):
-    from irviewer.opening.calibration import calibrate
-    from irviewer.opening.describing import Pool
+    from irviewer.collection.calibration import calibrate
+    from irviewer.collection.describing import Pool
 
     table = read_local_features(collection / LOCAL_FEATURES)
     names = list(HELD)
@@ -208,7 +208,7 @@ def test_the_calibration_recorded_does_not_depend_on_which_worker_finished_first
 def test_two_artworks_that_are_one_picture_are_named_with_what_to_do(tmp_path, collection):
     """Named after indexing, kept in the record and named again by a re-run that changes
     nothing, and gone once the extra photo is removed."""
-    from irviewer.opening.calibration import LOOKALIKE_INLIERS
+    from irviewer.collection.calibration import LOOKALIKE_INLIERS
 
     photos = tmp_path / "photos"
     shutil.copytree(collection.parent / "photos", photos)
@@ -232,7 +232,7 @@ def test_two_artworks_that_are_one_picture_are_named_with_what_to_do(tmp_path, c
 
 
 def test_distinct_paintings_are_no_lookalikes_and_a_long_list_is_cut(collection):
-    from irviewer.opening.indexing import LOOKALIKES_TOLD, lookalike_lines
+    from irviewer.collection.indexing import LOOKALIKES_TOLD, lookalike_lines
 
     assert not any("look like one picture" in line for line in index_now(IndexRequest(
         collection.parent / "photos", collection, mode=SERIAL)).lines)

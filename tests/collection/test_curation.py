@@ -9,9 +9,7 @@ import csv
 
 import pytest
 
-from irviewer.core.errors import InputError
-from irviewer.formats.collection import MANIFEST, read_collection, read_record
-from irviewer.opening.curation import (
+from irviewer.collection.curation import (
     NEW_TITLES,
     REMOVED,
     EditArtwork,
@@ -19,8 +17,10 @@ from irviewer.opening.curation import (
     artwork_fields,
     titles_path,
 )
-from irviewer.opening.describing import SERIAL
-from irviewer.opening.indexing import IndexRequest, index_now
+from irviewer.collection.describing import SERIAL
+from irviewer.collection.indexing import IndexRequest, index_now
+from irviewer.core.errors import InputError
+from irviewer.formats.collection import MANIFEST, read_collection, read_record
 from tests.collection_photos import flat_folder, folder_of_subfolders
 
 

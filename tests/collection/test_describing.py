@@ -9,8 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from irviewer.extract.vlad import demo_extractor
-from irviewer.opening.describing import (
+from irviewer.collection.describing import (
     PROCESSES,
     SERIAL,
     THREADS,
@@ -20,6 +19,7 @@ from irviewer.opening.describing import (
     describe_with_features,
     made,
 )
+from irviewer.extract.vlad import demo_extractor
 from tests.collection_photos import artwork_image
 
 
