@@ -34,6 +34,9 @@ LABELS_FORMAT = "labels"
 LEAVE_ONE_OUT_PROTOCOL = "metric-learning"
 #: The protocol of a query -> gallery set, unless told another.
 QUERY_GALLERY_PROTOCOL = "inshop"
+#: The relevance groups: the label rule's, and ``junk`` where a pair correction puts an image
+#: it marks ignored for one query (as the CSV manifest's instance sets).
+GROUPS = (*RULE_GROUPS[INSTANCE], "junk")
 
 
 def label_array(labels: Sequence[object] | np.ndarray, what: str = "labels") -> np.ndarray:
@@ -139,8 +142,9 @@ def leave_one_out_dataset(labels: Sequence[object] | np.ndarray,
                     "and left out of the means (as pytorch-metric-learning leaves out such "
                     "queries)")
     return Dataset(name=name, format=format, path=path, gallery=gallery, queries=queries,
-                   groups=RULE_GROUPS[INSTANCE], protocols=protocols,
-                   image_paths=dict(image_paths or {}), gallery_labels=labels,
+                   groups=GROUPS, protocols=protocols,
+                   image_paths=image_paths if image_paths is not None else {},
+                   gallery_labels=labels,
                    notes=tuple(said))
 
 
@@ -185,6 +189,7 @@ def query_gallery_dataset(query_labels: Sequence[object] | np.ndarray,
                     f"of {'its' if one else 'their'} label, e.g. {examples(orphans)}: "
                     f"reported as skipped and left out of the means")
     return Dataset(name=name, format=format, path=path, gallery=gallery, queries=queries,
-                   groups=RULE_GROUPS[INSTANCE], protocols=protocols,
-                   image_paths=dict(image_paths or {}), gallery_labels=g_labels,
+                   groups=GROUPS, protocols=protocols,
+                   image_paths=image_paths if image_paths is not None else {},
+                   gallery_labels=g_labels,
                    notes=tuple(said))
