@@ -113,7 +113,7 @@ def all_conventions(ev: Evaluation) -> list[ConventionRow]:
     return rows
 
 
-BY_INDEX = ("pytorch-metric-learning 1.6 and later (2.x) AccuracyCalculator: "
+BY_INDEX = ("pytorch-metric-learning 1.5.2 and later (2.x) AccuracyCalculator: "
             "inference.return_results removes the query's own index")
 FIRST_DROPPED = ("pytorch-metric-learning up to 1.5.1 AccuracyCalculator: "
                  "inference.return_results keeps D[:, 1:], I[:, 1:]")
@@ -125,14 +125,15 @@ INSHOP_RECALL = ("Proxy-Anchor (Kim et al. CVPR 2020) utils.evaluate_cos_Inshop:
 
 def _learning_rows(ev: Evaluation, kept: PositiveRanks | None) -> list[ConventionRow]:
     """Return metric learning's rows: where the queries are gallery images too (``kept``:
-    the positive ranks with the query's own image kept), MAP@R, R-precision, P@1 and
-    Recall@K with the query removed by index (the protocol's own) beside the same with the
-    first result dropped (:func:`~irviewer.core.learning_metrics.first_result_dropped`);
-    on a query -> gallery set, Recall@K with tied scores in gallery order beside the same
-    with ties resolved for the positive, as the papers' In-Shop code counts them."""
+    the positive ranks with the query's own image kept; None when the protocol keeps it,
+    and then there is no row), MAP@R, R-precision, P@1 and Recall@K with the query removed
+    by index (the protocol's own) beside the same with the first result dropped
+    (:func:`~irviewer.core.learning_metrics.first_result_dropped`); on a query -> gallery
+    set, Recall@K with tied scores in gallery order beside the same with ties resolved for
+    the positive, as the papers' In-Shop code counts them."""
     protocol, p = ev.protocol, ev.positives
     rows: list[ConventionRow] = []
-    if kept is None or not ev.dataset.has_self_images:
+    if not ev.dataset.has_self_images:
         for k in protocol.recall_ks:
             key = recall_key(k)
             rows.append(_row(f"{key} gallery order", key, "tied scores in gallery order",
@@ -140,6 +141,8 @@ def _learning_rows(ev: Evaluation, kept: PositiveRanks | None) -> list[Conventio
             rows.append(_row(f"{key} ties for the positive", key,
                              "tied scores ordered positives first", INSHOP_RECALL,
                              ev.ties.per_query[f"{key}_best"], p, False))
+        return rows
+    if kept is None:  # the query's own image is kept (--self-match keep): no rule to compare
         return rows
     dropped = first_result_dropped(kept.ranks, kept.offsets, kept.n_positives,
                                    protocol.recall_ks)

@@ -22,7 +22,7 @@ R-precision and P@1 are :mod:`irviewer.core.metrics`' own (pytorch-metric-learni
 ``r_precision`` and ``precision_at_k(1)`` are the same numbers).
 
 Where the query is a reference too, the query is taken out of its own ranking by index
-(pytorch-metric-learning 1.6 and later, ``inference.return_results``). The rule it replaced,
+(pytorch-metric-learning 1.5.2 and later, ``inference.return_results``). The rule it replaced,
 and the one the papers' Recall@K code still follows, drops the *first* result instead,
 whatever it is: :func:`first_result_dropped` scores a ranking that way, for the
 conventions table (:mod:`irviewer.core.conventions`).
@@ -88,14 +88,13 @@ def first_result_dropped(ranks: np.ndarray, offsets: np.ndarray, n_with_self: np
     ``ranks``/``offsets``: the ragged 0-based ranks, in the ranking that still holds the
     query, of every image of the query's label, the query included; ``n_with_self`` their
     number. After the first result is dropped the query may still be listed (an exact
-    duplicate of another label ranked first, or tied with it), and then counts as a
+    duplicate of another label ranked first, or tied with it) and then counts as a
     same-label result, as in pytorch-metric-learning up to 1.5.1 (``inference.
     return_results``: ``D[:, 1:], I[:, 1:]``) and in the papers' Recall@K code
     (Proxy-Anchor ``evaluate_cos``: ``topk(1 + K)[1][:, 1:]``). R stays the number of the
-    other same-label images (n - 1), as pytorch-metric-learning counts it. Values are nan
-    where R = 0, except Recall@K (``Recall@K_all``: the papers' code counts every query,
-    such a query included, so it is given for every query), and the papers'
-    ``Recall@K_all`` is a hit when any same-label result is left in the first K.
+    other same-label images (n - 1), as pytorch-metric-learning counts it, and every value
+    is nan where R = 0 (its lone queries), except ``Recall@K_all``: the papers' code divides
+    by every query, so that key gives each query's Recall@K, a lone one included.
     """
     r = np.asarray(ranks, dtype=np.int64)
     o = np.asarray(offsets, dtype=np.int64)

@@ -6,7 +6,7 @@ independent of irviewer's (numpy instead of torch and faiss; no irviewer import)
   accuracy_calculator.py`` and ``utils/inference.py`` at 216a792, v2.8.1), its
   ``mean_average_precision_at_r``, ``r_precision``, ``precision_at_1`` and
   ``mean_average_precision``; ``first_dropped=True`` transcribes ``return_results`` of
-  versions up to 1.5.1 (``D[:, 1:], I[:, 1:]``) instead of 2.x's (remove the query's own
+  versions up to 1.5.1 (``D[:, 1:], I[:, 1:]``) instead of 1.5.2 and later (remove the query's own
   index among the k + 1 found, else the last).
 * :func:`papers_recall`: Recall@K as Proxy-Anchor's ``utils.evaluate_cos`` computes it
   (tjddus9597/Proxy-Anchor-CVPR2020 at 51db570): the first of the top 1 + K dropped,

@@ -218,3 +218,15 @@ def test_query_gallery_equals_the_references(case, every):
         rows = rows_of(ev)
         for k in ks:
             assert close(rows[f"Recall@{k} ties for the positive"], papers[k]), k
+
+
+def test_keeping_the_query_image_leaves_no_self_removal_rule_to_compare():
+    """With --self-match keep each query is its own first result and a positive: AP@R 1 on
+    the five-image case; the table then has no by-index / first-dropped rows."""
+    dataset = leave_one_out_dataset(["A", "A", "A", "B", "B"])
+    x = unit_at([0, 40, 170, 25, 100])
+    kept = get_protocol("metric-learning").override(self_match="keep")
+    ev = evaluate(dataset, rank(aligned(x, x), dataset), kept)
+    np.testing.assert_allclose(ev.per_query["AP@R"], [(1 + 2 / 3) / 3] * 3 + [1 / 2] * 2)
+    keys = {row.key for row in all_conventions(ev)}
+    assert not any("first dropped" in k or "by index" in k for k in keys)
