@@ -123,7 +123,6 @@ def run_sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     from irviewer.core.ann.spec import parse_ann_spec
     from irviewer.opening.opener import open_now
-    from irviewer.reports.ann_report import sweep_record
 
     if len(args.ann) != 1 or not parse_ann_spec(args.ann[0]).is_sweep:
         raise InputError("--sweep draws one --ann SPEC with a comma list of values, e.g. "
@@ -137,17 +136,17 @@ def run_sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         raise InputError("--sweep searches one descriptor file (-d F)")
     opened = open_now(replace(request, rankings=()))
     protocol = args.protocol[0] if args.protocol else opened.protocols[0]
-    searched = [m for m in opened.methods.values() if m.ann is not None]
-    record = sweep_record([(m.name, m.ann, opened.evaluation(m.name, protocol, args.ap,
-                                                             args.self_match))
-                           for m in searched if m.ann is not None])
+    from irviewer.opening.base_comparison import sweep_of
+    from irviewer.view.sweep_view import sweep_view
+
+    searched = [m.name for m in opened.methods.values() if m.ann is not None]
+    title = f"{opened.first.name} + {parse_ann_spec(args.ann[0]).index}"
+    view = sweep_view(sweep_of(opened, searched, protocol, args.ap, args.self_match), title)
     _ensure_gui()
     from irviewer.gui.sweep_painter import export_sweep
 
-    title = f"{opened.first.name} + {parse_ann_spec(args.ann[0]).index}"
-    export_sweep(record, args.out, title)
-    print(f"wrote {args.out} ({len(record['settings'])} settings of {args.ann[0]}, "
-          f"{protocol})")
+    export_sweep(view, args.out)
+    print(f"wrote {args.out} ({len(view.rows)} settings of {args.ann[0]}, {protocol})")
     return 0
 
 
