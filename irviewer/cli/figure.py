@@ -37,7 +37,8 @@ EPILOG = ("Choose the queries with one of --queries, --worst, --best, --largest-
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add ``irviewer figure``'s arguments to ``p``."""
     add_dataset(p)
-    add_options(p, "demo", *METHODS, *READER, *CONVENTIONS, "rerank", "ann", help={
+    add_options(p, "demo", *METHODS, *READER, *CONVENTIONS, "rerank", "ann", "engine",
+                "collection", "engine_names", "depth", help={
         "demo": "the built-in museum demo, with strong.npz and weak.npz unless -d or "
         "--ranking names others",
         "descriptors": "descriptor files, one method each (one or two methods)",
@@ -80,11 +81,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         raise InputError(f"{args.out.name}: a figure is written as .pdf, .svg or .png")
     if args.sweep:
         return run_sweep(args, parser)
-    from irviewer.core.ann.spec import parse_ann_spec
 
-    files = len(args.descriptors) or (2 if args.demo and not args.ranking else 0)
-    settings = sum(len(parse_ann_spec(s).settings()) for s in args.ann)
-    n_methods = files * (1 + len(args.rerank) + settings) + len(args.ranking)
+    n_methods = (len(request_from_args(args, demo_methods=2).plan())
+                 if args.dataset is not None or args.demo else 0)
     if n_methods > 2 or (not args.demo and n_methods == 0):
         also = ", each -d once more per --rerank" if args.rerank else ""
         raise InputError(f"a figure shows one or two methods (-d / --ranking{also}), not "
@@ -102,8 +101,13 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         raise InputError(f"{len(args.label)} --label names for {len(methods)} methods")
     evaluations = [(m, opened.evaluation(m, protocol, ap=args.ap, self_match=args.self_match))
                    for m in methods]
+    paired = None
+    if len(methods) == 2:
+        both = opened.paired(methods[0], methods[1], protocol, args.ap, args.self_match)
+        paired = (both.base, both.other)
     queries = select_queries(evaluations, queries=args.queries, worst=args.worst,
-                             best=args.best, largest_changes=args.largest_changes)
+                             best=args.best, largest_changes=args.largest_changes,
+                             paired=paired)
     layout = layout_figure(evaluations, queries, args.top, scores=args.scores,
                            show_ignored=args.show_ignored,
                            labels=dict(zip(methods, args.label, strict=False)))

@@ -18,9 +18,13 @@ from irviewer.core.ranking.stored import Ranking
 
 def common_depth(*rankings: Ranking) -> int | None:
     """Return the depth at which ``rankings`` compare: the shortest depth among those that
-    stop at their lists (truncated), or None when every one is a full ranking."""
+    stop at their lists (truncated), or None when every one is a full ranking, or when that
+    depth holds every image each of them ranks (then the first K results are the whole
+    ranking)."""
     depths = [r.k for r in rankings if r.truncated]
-    return min(depths) if depths else None
+    if not depths or min(depths) >= max(r.n_ranked for r in rankings):
+        return None
+    return min(depths)
 
 
 def cut_at(ranking: Ranking, dataset: Dataset, k: int) -> Ranking:

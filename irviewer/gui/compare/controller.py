@@ -110,6 +110,7 @@ class CompareMode(QObject):
         self._offered_for = ""
         self.other: Evaluation | None = None
         self.base: Evaluation | None = None  # the shown method as compared (at the depth)
+        self.other_own: Evaluation | None = None  # the compared method's own evaluation
         self.depth_clause = ""
         self.comparison: PairedComparison | None = None
         self.statistics: PairedStatistics | None = None
@@ -135,11 +136,19 @@ class CompareMode(QObject):
         self.box.setCurrentIndex(max(0, i))
 
     def compared_evaluation(self) -> tuple[str, Evaluation] | None:
-        """Return (the compared method's name, its evaluation as shown), or None."""
+        """Return (the compared method's name, its own evaluation: the numbers eval reports
+        for it), or None."""
         name = self.compared()
-        if self.comparison is None or self.other is None or name is None:
+        if self.comparison is None or self.other_own is None or name is None:
             return None
-        return name, self.other
+        return name, self.other_own
+
+    def compared_pair(self) -> tuple[Evaluation, Evaluation] | None:
+        """Return the shown and the compared method as compared (at their common depth:
+        :meth:`Opened.paired`), or None."""
+        if self.comparison is None or self.base is None or self.other is None:
+            return None
+        return self.base, self.other
 
     def methods_changed(self, *_args: object) -> None:
         """The open data's methods changed (a re-ranked one was added): offer them (the one
@@ -192,7 +201,7 @@ class CompareMode(QObject):
             return
         method, protocol, ap, self_match = w.choice()
         paired = w.opened.paired(method, other, protocol, ap=ap, self_match=self_match)
-        self.other, self.base = paired.other, paired.base
+        self.other, self.base, self.other_own = paired.other, paired.base, paired.other_own
         self.depth_clause = depth_clause(method, paired)
         try:
             c = compare_shown(method, paired.base, other, self.other)
@@ -278,7 +287,7 @@ class CompareMode(QObject):
         self.line.setText(compare_summary_html(self.comparison, self.statistics) + clause)
 
     def _off(self) -> None:
-        self.comparison = self.other = self.base = self.statistics = None
+        self.comparison = self.other = self.base = self.other_own = self.statistics = None
         self.depth_clause = ""
         self.shown.set_compared("", None, None)
         self.line.setVisible(False)
