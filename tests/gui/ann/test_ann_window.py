@@ -207,14 +207,19 @@ def test_a_session_keeps_the_vector_engine_and_its_method_shown(window, qtbot, t
     assert offered(again) == offered(window) and again.bar.method() == engine
     np.testing.assert_array_equal(again.opened.methods[engine].ranking.top_indices,
                                   window.opened.methods[engine].ranking.top_indices)
-    # added in the window (File ▸ Add an engine method…), it is kept the same way
+    # added in the window (File ▸ Add an engine method…), it is kept as that file's
     third = MainWindow(top_k=20)
     qtbot.addWidget(third)
     third.open_request(OpenRequest(MANIFEST, (STRONG,)), sync=True)
     third.ann.start_engine("strong.npz", str(tmp_path / "g.db"), "paintings", sync=True)
     assert offered(third) == offered(window)
     assert third.save_session_as(tmp_path / "added.irv")
-    assert load_session(tmp_path / "added.irv").engine == saved.engine
+    added = load_session(tmp_path / "added.irv")  # the engine of that one file
+    assert added.engine is None and added.engines == ((0, saved.engine),)
+    fourth = MainWindow(top_k=20)
+    qtbot.addWidget(fourth)
+    fourth.open_session(tmp_path / "added.irv", sync=True)
+    assert offered(fourth) == offered(window)
 
 
 def demo_gallery_in_milvus(db) -> tuple[list[str], np.ndarray, set[str]]:
