@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from irviewer.core.errors import InputError
 from irviewer.core.rerank.spec import help_text as spec_help
@@ -23,19 +22,8 @@ from irviewer.opening.options import (
     request_from_args,
     window_corrections_note,
 )
-from irviewer.reports.eval_report import (
-    ScoredMethod,
-    build_report,
-    corrections_record,
-    format_table,
-    method_record,
-    report_json,
-    write_per_query_csv,
-)
-
-if TYPE_CHECKING:
-    from irviewer.methods.method import Method
-    from irviewer.opening.opener import Opened
+from irviewer.reports.eval_document import eval_document
+from irviewer.reports.eval_report import format_table, report_json, write_per_query_csv
 
 NAME = "eval"
 HELP = "score a dataset with a descriptor file, headless"
@@ -117,7 +105,8 @@ def run_eval(args: argparse.Namespace) -> int:
     (:mod:`irviewer.opening.opener`); return the exit code. The methods scored are
     :meth:`Opened.reported`'s: every derived method (one per file and derivation, a sweep's
     every setting) when ``--rerank``, ``--ann`` or ``--engine`` asks for them, else every
-    file's plain method."""
+    file's plain method. The document is :func:`irviewer.reports.eval_document.
+    eval_document`'s, as :func:`irviewer.evaluate` gives it."""
     from irviewer.formats.collection import NAME as COLLECTION
     from irviewer.formats.collection import artworks_with_views, nothing_to_score
     from irviewer.formats.trec import write_qrels, write_trec_run
@@ -141,30 +130,11 @@ def run_eval(args: argparse.Namespace) -> int:
                 raise InputError(f"{flag} writes one method's results; {len(methods)} "
                                  f"methods were scored ({', '.join(m.name for m in methods)}); "
                                  "give one -d or --ranking, and one setting")
-    scored = []
-    notes: list[str] = list(dataset.notes)
-    for m in methods:
-        source = method_record(m)
-        if opened.corrections is not None:
-            source |= corrections_record(opened.corrections)
-        scored.append(ScoredMethod(m.name, source, [
-            opened.evaluation(m.name, p, args.ap, args.self_match) for p in opened.protocols]))
-        base = opened.base_of(m.name)
-        notes += [n for n in (*(base.notes if base is not None else ()), *m.notes)
-                  if n not in notes]
-    if opened.corrections is not None:
-        notes += opened.corrections.notes()
-    report = build_report(dataset, scored, notes=notes, every_convention=args.conventions)
-    add_ann(report, opened, methods, args)
-    if args.scores:
-        from irviewer.core.score_distribution import pair_scores
-        from irviewer.reports.score_report import scores_record
-
-        every = [ev for m in scored for ev in m.evaluations]  # the report's entries' order
-        for entry, ev in zip(report["evaluations"], every, strict=True):
-            entry["scores"] = scores_record(pair_scores(ev))
+    document = eval_document(opened, args.ap, args.self_match,
+                             every_convention=args.conventions, pair_scores=args.scores)
+    report, methods = document.report, document.methods
     print(format_table(report))
-    method, evaluations = methods[0], scored[0].evaluations
+    method, evaluations = methods[0], document.scored[0].evaluations
     if args.write_results is not None:
         if dataset.format != "hpatches":
             raise InputError("--write-results writes HPatches .results files; this dataset "
@@ -189,37 +159,3 @@ def run_eval(args: argparse.Namespace) -> int:
         write_per_query_csv(args.per_query, report)
     return 0
 
-
-def add_ann(report: dict, opened: Opened, methods: list[Method],
-            args: argparse.Namespace) -> None:
-    """Add the approximate searches to the eval report: each searched method's evaluation
-    gets its ``ann`` member (against its base, :func:`irviewer.opening.base_comparison.
-    against_base`); every SPEC swept over several settings, its ``sweep`` record under the
-    first protocol (``sweeps``, one per file and SPEC; ``sweep``, the first, as one-sweep
-    reports had it); the top-level ``ann`` is the first searched method's run."""
-    from irviewer.methods.spec import Approximate
-    from irviewer.opening.base_comparison import against_base, sweep_of
-    from irviewer.reports.ann_report import ann_member, sweep_record
-
-    names = [q.name for q in opened.dataset.queries]
-    entries = iter(report["evaluations"])
-    groups: dict[tuple[str | None, str], list[str]] = {}
-    for m in methods:
-        for p in opened.protocols:
-            entry = next(entries)
-            if m.ann is not None:
-                entry["ann"] = ann_member(against_base(opened, m.name, p, args.ap,
-                                                       args.self_match),
-                                          names, opened.dataset.gallery)
-        d = m.made.derivation
-        if isinstance(d, Approximate):
-            groups.setdefault((m.base, d.spec), []).append(m.name)
-    sweeps = [sweep_record(sweep_of(opened, group, opened.protocols[0], args.ap,
-                                    args.self_match))
-              for group in groups.values() if len(group) > 1]
-    if sweeps:
-        report["sweep"] = sweeps[0]
-        report["sweeps"] = sweeps
-        swept = {s["method"]: s["setting"] for record in sweeps for s in record["settings"]}
-        for entry in report["evaluations"]:
-            entry["setting"] = swept.get(entry["method"])

@@ -9,6 +9,9 @@ each derived method starts from that plain method — re-ranked by a chain
 read for every setting of a SPEC: :mod:`irviewer.core.ann.search`) or in a vector engine's
 collection. A precomputed ranking is read. A descriptor file that holds the queries only,
 whose gallery lives in the engine it is searched in, gives the engine's method alone.
+Vectors held in memory (:mod:`irviewer.methods.held`) are made exactly as a descriptor
+file's; a score matrix held in memory is ranked as score rows
+(:func:`irviewer.core.ranking.iter_rank_rows`).
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Generator, Sequence
 from dataclasses import replace
 from pathlib import Path
+
+import numpy as np
 
 from irviewer.core.ann.search import Searched, iter_ann_search, iter_engine
 from irviewer.core.ann.spec import WHERE as ANN_WHERE
@@ -29,15 +34,28 @@ from irviewer.core.descriptors import (
     holds_gallery,
 )
 from irviewer.core.errors import InputError, Sentence
-from irviewer.core.ranking import Ranking, iter_rank
+from irviewer.core.ranking import Ranking, iter_rank, iter_rank_rows
 from irviewer.core.rerank import iter_rerank, parse_spec
 from irviewer.core.rerank.spec import WHERE as RERANK_WHERE
 from irviewer.formats.base import option
-from irviewer.formats.descriptor_files import descriptor_names, read_descriptors
+from irviewer.formats.descriptor_files import (
+    descriptor_names,
+    descriptors_of_arrays,
+    read_descriptors,
+)
 from irviewer.formats.hpatches_tasks import NAME as TASKS
 from irviewer.formats.hpatches_tasks import iter_rank_tasks
+from irviewer.methods.held import LOWER_FIRST
 from irviewer.methods.method import Method, Step, as_steps
-from irviewer.methods.spec import RANKING, Approximate, Engine, MethodSpec, Reranked
+from irviewer.methods.spec import (
+    RANKING,
+    SCORES,
+    Approximate,
+    Engine,
+    MethodSpec,
+    Reranked,
+    Source,
+)
 
 #: What one file's methods are made as: progress steps, then the methods.
 Making = Generator[Step, None, list[Method]]
@@ -68,20 +86,23 @@ def iter_file(specs: Sequence[MethodSpec], dataset: Dataset, row_names: tuple[st
     yielding progress (``label`` names the file in the stages)."""
     source = specs[0].source
     derived = [s for s in specs if s.derivation is not None]
-    if source.kind == RANKING:
+    if source.kind in (RANKING, SCORES):
         if derived:
+            what = ("a score matrix has none; give the vectors instead" if source.kind == SCORES
+                    else "a precomputed ranking (TREC run, .npz indices, .results) has none; "
+                    "give the descriptor file instead")
             raise InputError(f"{source.path.name}: {_where(derived[0])} works on the vectors "
-                             "of a descriptor file, and a precomputed ranking (TREC run, .npz "
-                             "indices, .results) has none; give the descriptor file instead")
-
+                             f"of a descriptor file, and {what}")
+        if source.kind == SCORES:
+            return [(yield from _iter_score_matrix(specs[0], dataset, label))]
         return [(yield from _iter_ranking_file(specs[0], dataset, label))]
     if derived and dataset.format == TASKS:
         raise InputError(f"{source.path.name}: HPatches task lists rank each query's own "
                          f"pool of patches; {_where(derived[0])} applies to a dataset with one "
                          "gallery")
-    descriptors = yield from _iter_read(source.path, dataset, row_names, label)
+    descriptors = yield from _iter_read(source, dataset, row_names, label)
     if derived and all(isinstance(s.derivation, Engine) for s in derived) \
-            and _queries_only(source.path, dataset):
+            and _queries_only(source, dataset):
         aligned = align_queries(descriptors, dataset)
         out = []
         for spec in derived:
@@ -182,11 +203,51 @@ def _iter_ranking_file(spec: MethodSpec, dataset: Dataset, label: str
                   sha256=file_sha256(spec.source.path), spec=spec)
 
 
-def _iter_read(path: Path, dataset: Dataset, row_names: tuple[str, ...] | None,
+def _iter_score_matrix(spec: MethodSpec, dataset: Dataset, label: str
+                       ) -> Generator[Step, None, Method]:
+    """Return the method of a score matrix held in memory: its rows ranked as every score
+    row made elsewhere (equal scores in gallery order, the exact rank of every item of
+    interest), distances negated first."""
+    held = spec.source.held
+    assert held is not None
+    matrix = held.scores
+    shape = (dataset.n_queries, dataset.n_gallery)
+    if tuple(matrix.shape) != shape:
+        raise InputError(f"{spec.source.path.name}: a matrix of shape {tuple(matrix.shape)} "
+                         f"for {dataset.n_queries:,} queries and {dataset.n_gallery:,} gallery "
+                         "images; give one row per query and one column per gallery image, "
+                         "in the dataset's order")
+    sign = np.float32(-1 if held.order == LOWER_FIRST else 1)
+
+    def rows(qa: int, qb: int) -> np.ndarray:
+        block = np.asarray(matrix[qa:qb], dtype=np.float32)
+        bad = ~np.isfinite(block) if block.dtype.kind == "f" else None
+        if bad is not None and bad.any():
+            q, g = (int(v) for v in np.argwhere(bad)[0])
+            raise InputError(f"{spec.source.path.name}: the score of query "
+                             f"{dataset.queries[qa + q].name} and gallery image "
+                             f"{dataset.gallery[g]} is {float(block[q, g])}; every score must "
+                             "be a finite number")
+        return sign * block
+
+    ranking = None
+    for progress in iter_rank_rows(dataset, rows, k=spec.depth, source="scores"):
+        yield Step(f"ranking{label}", progress.done, progress.total)
+        ranking = progress.ranking or ranking
+    assert ranking is not None
+    return Method(spec.name, spec.source.path, SCORES, ranking, notes=held.notes,
+                  sha256=held.sha256, spec=spec)
+
+
+def _iter_read(source: Source, dataset: Dataset, row_names: tuple[str, ...] | None,
                label: str) -> Generator[Step, None, Descriptors]:
     yield Step(f"reading the descriptors{label}")
-    return read_descriptors(path, gallery_names=dataset.gallery,
-                            query_names=tuple(q.name for q in dataset.queries),
+    queries = tuple(q.name for q in dataset.queries)
+    if source.held is not None:
+        return descriptors_of_arrays(source.path, source.held.arrays,
+                                     gallery_names=dataset.gallery, query_names=queries,
+                                     row_names=row_names)
+    return read_descriptors(source.path, gallery_names=dataset.gallery, query_names=queries,
                             row_names=row_names)
 
 
@@ -200,18 +261,24 @@ def _iter_rank(aligned: AlignedDescriptors, dataset: Dataset, depth: int,
     return ranking
 
 
-def _queries_only(path: Path, dataset: Dataset) -> bool:
-    """Return True when the descriptor file ``path`` names gallery images but not every one
-    of ``dataset``'s: it holds the queries, the gallery lives in the engine."""
-    names = descriptor_names(path)
+def _queries_only(source: Source, dataset: Dataset) -> bool:
+    """Return True when the descriptor file (or vectors held in memory) of ``source`` names
+    gallery images but not every one of ``dataset``'s: it holds the queries, the gallery
+    lives in the engine."""
+    names = source.held.names if source.held is not None else descriptor_names(source.path)
     return names is not None and not holds_gallery(names, dataset)
 
 
 def _descriptor_method(spec: MethodSpec, descriptors: Descriptors, ranking: Ranking) -> Method:
     by_position = descriptors.by_position is not None
     notes = (position_note(spec.source.path, descriptors.by_position),) if by_position else ()
+    held = spec.source.held
+    if held is not None:  # hashed while it was ranked
+        notes, sha256 = (*notes, *held.notes), held.sha256
+    else:
+        sha256 = descriptors.sha256
     return Method(spec.name, spec.source.path, spec.source.kind, ranking, notes=notes,
-                  sha256=descriptors.sha256, dim=int(descriptors.dim),
+                  sha256=sha256, dim=int(descriptors.dim),
                   matched_by_position=by_position, spec=spec)
 
 

@@ -12,27 +12,33 @@ the window take it from there; so does which method a derived one is compared wi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from irviewer.core.ann.spec import AnnSetting, engine_label
 from irviewer.core.protocols import TIES
 from irviewer.core.ranking import DEFAULT_DEPTH
+from irviewer.methods.held import Held
 
-#: A source's kinds: a descriptor file (or hpatches-benchmark descriptor folder) ranked by
-#: cosine similarity, or precomputed result lists (TREC run, .npz indices, .results).
-DESCRIPTORS, RANKING = "descriptors", "ranking"
+#: A source's kinds: a descriptor file (or hpatches-benchmark descriptor folder, or vectors
+#: held in memory) ranked by cosine similarity, precomputed result lists (TREC run, .npz
+#: indices, .results), or a score matrix held in memory (every query's score of every
+#: gallery image, ranked as it is).
+DESCRIPTORS, RANKING, SCORES = "descriptors", "ranking", "scores"
 
 
 @dataclass(frozen=True)
 class Source:
-    """The file a method ranks from: its ``path``, ``kind`` (:data:`DESCRIPTORS` or
-    :data:`RANKING`) and ``position`` among the request's files (descriptor files first,
-    then rankings), which sessions record."""
+    """The file a method ranks from: its ``path``, ``kind`` (:data:`DESCRIPTORS`,
+    :data:`RANKING` or :data:`SCORES`) and ``position`` among the request's files
+    (descriptor files first, then rankings), which sessions record. ``held`` is the data
+    when it is held in memory (given from Python: :mod:`irviewer.methods.held`), not read
+    from a file; ``path`` then only names it."""
 
     path: Path
     kind: str
     position: int
+    held: Held | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -105,8 +111,8 @@ class MethodSpec:
 
     @property
     def kind(self) -> str:
-        """Return the method's kind: "descriptors", "ranking", "reranked", "approximate"
-        or "engine"."""
+        """Return the method's kind: "descriptors", "ranking", "scores", "reranked",
+        "approximate" or "engine"."""
         if self.derivation is None:
             return self.source.kind
         return {Reranked: "reranked", Approximate: "approximate",
@@ -168,5 +174,5 @@ def _show(v: float) -> str:
     return str(int(v)) if float(v).is_integer() else repr(float(v))
 
 
-__all__ = ["DESCRIPTORS", "RANKING", "Approximate", "Derivation", "Engine", "MethodSpec",
+__all__ = ["DESCRIPTORS", "RANKING", "SCORES", "Approximate", "Derivation", "Engine", "MethodSpec",
            "Reranked", "Source", "derived_name", "file_names"]

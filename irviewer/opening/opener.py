@@ -266,7 +266,8 @@ def iter_open(request: OpenRequest) -> Opening:
     request = with_default_method(request)
     specs = check_plan(request)
     for path in request.sources():  # each file's hash, for the report, on another core
-        prefetch_sha256(Path(path))
+        if request.held_at(path) is None:
+            prefetch_sha256(Path(path))
     yield Step("reading the dataset")
     dataset, corrections = open_ground_truth(request)
     not_reopened: list[str] = []
@@ -334,7 +335,7 @@ def open_ground_truth(request: OpenRequest) -> tuple[Dataset, LoadedCorrections 
     """Return the request's dataset with its corrections file applied (the published one
     when it names none), and the applied corrections (None when none): the ground-truth half
     of :func:`iter_open`, for commands that need no ranking (``apply-corrections``)."""
-    dataset = _read_dataset(request)
+    dataset = read_request_dataset(request)
     if request.corrections is None:
         return dataset, None
     corrections = load_corrections(Path(request.corrections), dataset)
@@ -346,18 +347,23 @@ def open_now(request: OpenRequest) -> Opened:
     return result_of(iter_open(request))
 
 
-def _read_dataset(request: OpenRequest) -> Dataset:
-    """Return the request's dataset; a gallery it does not list comes from the row-name
-    list or the first descriptor file's names; ``request.protocol`` replaces its
-    protocols."""
+def read_request_dataset(request: OpenRequest) -> Dataset:
+    """Return the request's dataset (the one held in memory, else read); a gallery it does
+    not list comes from the row-name list or the first descriptor file's names;
+    ``request.protocol`` replaces its protocols."""
     opts = request.options
-    if opts.gallery_names is None:
-        names = _row_names(opts)
-        if names is None and request.descriptors:
-            names = descriptor_names(request.descriptors[0])
-        if names is not None:
-            opts = replace(opts, gallery_names=names)
-    dataset = read_dataset(Path(request.dataset), request.format, opts)
+    if request.held_dataset is not None:
+        dataset = request.held_dataset
+    else:
+        if opts.gallery_names is None:
+            names = _row_names(opts)
+            if names is None and request.descriptors:
+                first = request.descriptors[0]
+                held = request.held_at(first)
+                names = held.names if held is not None else descriptor_names(first)
+            if names is not None:
+                opts = replace(opts, gallery_names=names)
+        dataset = read_dataset(Path(request.dataset), request.format, opts)
     if request.protocol is not None:
         dataset = replace(dataset, protocols=(get_protocol(request.protocol).name,))
     return dataset

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from irviewer.core.ann.spec import parse_ann_spec
+from irviewer.core.dataset import Dataset
 from irviewer.core.ranking import DEFAULT_DEPTH
 from irviewer.core.rerank import parse_spec
 from irviewer.formats.base import ReadOptions
@@ -21,9 +22,11 @@ from irviewer.formats.collection import descriptors_path as collection_descripto
 from irviewer.formats.collection import is_collection
 from irviewer.formats.corrections_file import corrections_place
 from irviewer.io.resources import resources_dir
+from irviewer.methods.held import Held
 from irviewer.methods.spec import (
     DESCRIPTORS,
     RANKING,
+    SCORES,
     Approximate,
     Derivation,
     Engine,
@@ -75,7 +78,13 @@ class OpenRequest:
     names in its primary key, or in the field ``engine_names``): every descriptor file's
     queries searched there give the method "F + milvus:COLLECTION"; ``engines`` holds
     (position in ``descriptors``, (URI, collection, names field)) pairs, that file alone
-    searched there (the window's File ▸ Add an engine method)."""
+    searched there (the window's File ▸ Add an engine method).
+
+    Data given from Python (:mod:`irviewer.api`) is held in memory: ``held_dataset`` is a
+    dataset opened instead of reading ``dataset`` (which then only names where the window
+    keeps the corrections made on it), and ``held`` maps a method file's path in
+    ``descriptors`` (vectors) or ``rankings`` (a score matrix) to its data
+    (:class:`~irviewer.methods.held.Held`), which is made instead of reading that path."""
 
     dataset: Path
     descriptors: tuple[Path, ...] = ()
@@ -95,6 +104,18 @@ class OpenRequest:
     collection: str | None = None
     engine_names: str | None = None
     engines: tuple[tuple[int, EngineRef], ...] = ()
+    held_dataset: Dataset | None = field(default=None, compare=False, repr=False)
+    held: tuple[tuple[Path, Held], ...] = field(default=(), compare=False, repr=False)
+
+    @property
+    def in_memory(self) -> bool:
+        """Return True when the dataset or a method is held in memory (given from Python):
+        a session cannot reopen it."""
+        return self.held_dataset is not None or bool(self.held)
+
+    def held_at(self, path: Path) -> Held | None:
+        """Return the data held in memory for the method file ``path`` (None: a file)."""
+        return next((h for p, h in self.held if p == path), None)
 
     def sources(self) -> tuple[Path, ...]:
         """Return every method's file: descriptor files first, then rankings."""
@@ -188,8 +209,9 @@ def plan_methods(request: OpenRequest) -> tuple[MethodSpec, ...]:
     strict_ann = set(request.ann)
     out: list[MethodSpec] = []
     for i, path in enumerate(request.sources()):
-        kind = DESCRIPTORS if i < n_d else RANKING
-        plain = MethodSpec(names[i], Source(Path(path), kind, i), depth=request.k)
+        held = request.held_at(path)
+        kind = DESCRIPTORS if i < n_d else SCORES if held is not None else RANKING
+        plain = MethodSpec(names[i], Source(Path(path), kind, i, held), depth=request.k)
         out.append(plain)
         if kind != DESCRIPTORS:
             continue
@@ -234,7 +256,7 @@ def default_methods(dataset: Path | str) -> tuple[Path, ...]:
 def with_default_method(request: OpenRequest) -> OpenRequest:
     """Return ``request`` with the dataset's default method (:func:`default_methods`) when
     it names none; unchanged otherwise."""
-    if request.sources():
+    if request.sources() or request.held_dataset is not None:
         return request
     defaults = default_methods(request.dataset)
     return replace(request, descriptors=defaults) if defaults else request

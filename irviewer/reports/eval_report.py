@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from irviewer import __version__
 from irviewer.io.atomic import atomic_open
+from irviewer.version import __version__
 
 if TYPE_CHECKING:
     from irviewer.core.dataset import Dataset
@@ -36,7 +36,9 @@ def json_number(x: object) -> object:
 def method_record(method: Method) -> dict:
     """Return how the report identifies a :class:`~irviewer.methods.method.Method`:
     ``{"descriptors": {path, dim, sha256}}`` or, for a precomputed ranking,
-    ``{"ranking": {path, depth, sha256, rule}}``; a re-ranked method ("F + SPEC") also has
+    ``{"ranking": {path, depth, sha256, rule}}``, or, for a score matrix given from Python,
+    ``{"scores": {path, shape, order, sha256}}`` (the path of data given from Python is
+    null, its sha256 that of the arrays' bytes); a re-ranked method ("F + SPEC") also has
     ``"rerank": {spec, chain, steps}``, every step with its paper and every parameter with
     its value and source (:meth:`irviewer.core.rerank.spec.Chain.record`), an approximate
     one ``"ann"`` (:meth:`irviewer.core.ann.results.AnnRun.record`); every method its
@@ -46,11 +48,16 @@ def method_record(method: Method) -> dict:
     spec = method.made
     what = {"kind": spec.kind, "base": spec.base, "depth": method.ranking.k,
             "ties": spec.tie_rule}
+    held = spec.source.held
+    path = None if held is not None else str(method.path)  # data given from Python
     if method.kind == "ranking":
-        return {"ranking": {"path": str(method.path), "depth": method.ranking.k,
+        return {"ranking": {"path": path, "depth": method.ranking.k,
                             "sha256": method.sha256,
                             "rule": "positives beyond a list were never retrieved"}, **what}
-    record = {"descriptors": {"path": str(method.path), "dim": method.dim,
+    if held is not None and method.kind == "scores":
+        return {"scores": {"path": None, "shape": list(held.scores.shape),
+                           "order": held.order, "sha256": method.sha256}, **what}
+    record = {"descriptors": {"path": path, "dim": method.dim,
                               "sha256": method.sha256}, **what}
     chain = getattr(method, "rerank", None)
     if chain is not None:
@@ -148,11 +155,13 @@ def build_report(dataset: Dataset, methods: Sequence[ScoredMethod],
     source = methods[0].source if methods else {"descriptors": None}
     return {
         "irviewer_version": __version__,
-        "dataset": {"path": str(dataset.path), "format": dataset.format,
+        "dataset": {"path": None if dataset.path is None else str(dataset.path),
+                    "format": dataset.format,
                     "n_queries": dataset.n_queries, "n_gallery": dataset.n_gallery,
                     "notes": list(dataset.notes if notes is None else notes)},
         "descriptors": source.get("descriptors"),
         **({"ranking": source["ranking"]} if "ranking" in source else {}),
+        **({"scores": source["scores"]} if "scores" in source else {}),
         **({"corrections": source["corrections"]} if "corrections" in source else {}),
         **({"rerank": source["rerank"]} if "rerank" in source else {}),
         **({"ann": source["ann"]} if "ann" in source else {}),
@@ -206,10 +215,12 @@ def format_table(report: dict) -> str:
     row per method and one column per metric under each protocol."""
     d = report["dataset"]
     methods = report.get("methods") or [{"name": "", **{k: report[k] for k in
-                                                        ("descriptors", "ranking", "rerank")
+                                                        ("descriptors", "ranking", "scores",
+                                                         "rerank")
                                                         if report.get(k) is not None}}]
     lines = [f"irviewer {report['irviewer_version']}",
-             f"dataset      {d['path']} ({d['format']}): {d['n_queries']} queries, "
+             f"dataset      {d['path'] or 'in memory'} ({d['format']}): {d['n_queries']} "
+             "queries, "
              f"{d['n_gallery']} gallery images"]
     several = len(methods) > 1
     for i, m in enumerate(methods):
@@ -311,12 +322,17 @@ def _method_lines(m: dict) -> list[str]:
     re-ranking chain)."""
     from irviewer.core.protocols import TIES
 
-    desc = m.get("descriptors")
+    desc, scores = m.get("descriptors"), m.get("scores")
     if desc is not None:
-        lines = [f"descriptors  {desc['path']} (dim {desc['dim']}, sha256 "
+        lines = [f"descriptors  {_where(desc['path'], m)} (dim {desc['dim']}, sha256 "
                  f"{desc['sha256'][:12]})",
                  f"ranking      cosine similarity of L2-normalised float32 vectors; "
                  f"ties: {TIES}"]
+    elif scores is not None:
+        lines = [f"scores       {_where(None, m)} ({scores['shape'][0]:,} x "
+                 f"{scores['shape'][1]:,}, {scores['order']}, sha256 "
+                 f"{scores['sha256'][:12]})",
+                 f"ranking      the matrix's rows in float32; ties: {TIES}"]
     else:
         r = m["ranking"]
         lines = [f"ranking      precomputed lists {r['path']} (depth {r['depth']}, sha256 "
@@ -330,6 +346,14 @@ def _method_lines(m: dict) -> list[str]:
                              for k, v in step["params"].items())
             lines.append(f"             {step['method']}: {step['paper']}; {said}")
     return lines
+
+
+def _where(path: str | None, method: dict) -> str:
+    """Return how the table names a method's data: its file, or, for data given from
+    Python (no path), its name and where it was held."""
+    if path is not None:
+        return path
+    return f"{method.get('name') or 'arrays'} (in memory)"
 
 
 def _protocol_lines(ev: dict) -> list[str]:
