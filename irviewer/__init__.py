@@ -1,10 +1,18 @@
 """irviewer: inspect and score image retrieval with each benchmark's own conventions.
 
-Importing :mod:`irviewer` imports no Qt; the GUI lives in :mod:`irviewer.gui` and is
-loaded only when a window is opened.
+The Python API is the package's face: :func:`evaluate` scores vectors or a score matrix
+held in Python (numpy, or any DLPack array: torch, cupy, jax) and returns what ``irviewer
+eval --json`` writes for the same data; :func:`view` opens the window on the same data,
+from a script or a notebook; :func:`read_dataset` reads a dataset once. They are loaded on
+first use (:mod:`irviewer.api`): importing :mod:`irviewer`, or any module of it
+(``irviewer.core``), imports neither the API nor Qt, which the window loads only when a
+window is opened.
 """
 
+from __future__ import annotations
+
 import os
+from typing import TYPE_CHECKING, Any
 
 # OpenBLAS's worker threads spin for 2**28 cycles (about 0.1 s) after every matrix multiply
 # before they sleep, holding the cores that the ranking's own threads need right after it
@@ -14,4 +22,35 @@ import os
 # command line, the window, the benchmarks).
 os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
 
-__version__ = "0.1.0"
+from irviewer.version import __version__  # after the environment is set
+
+if TYPE_CHECKING:
+    from irviewer.api import (
+        ArgumentError,
+        Result,
+        Scored,
+        Viewer,
+        evaluate,
+        read_dataset,
+        view,
+    )
+
+#: The API's names, loaded from :mod:`irviewer.api` on first use.
+API = ("ArgumentError", "Result", "Scored", "Viewer", "evaluate", "read_dataset", "view")
+
+
+def __getattr__(name: str) -> Any:
+    """Return an API name (:data:`API`), loading :mod:`irviewer.api` the first time."""
+    if name in API:
+        from irviewer import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'irviewer' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *API})
+
+
+__all__ = ["API", "ArgumentError", "Result", "Scored", "Viewer", "__version__", "evaluate",
+           "read_dataset", "view"]

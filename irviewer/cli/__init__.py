@@ -21,8 +21,8 @@ import traceback
 from collections.abc import Callable, Sequence
 from types import ModuleType
 
-from irviewer import __version__
 from irviewer.core.errors import InputError
+from irviewer.version import __version__
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
 

@@ -95,7 +95,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 def build_audit_report(dataset: Dataset, result: AuditResult, methods: list[dict[str, str]],
                        shown: Sequence[Suspect]) -> dict[str, object]:
     """Return the ``irviewer audit --json`` document."""
-    from irviewer import __version__
+    from irviewer.version import __version__
 
     return {
         "irviewer_version": __version__,

@@ -6,10 +6,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from irviewer import __version__
 from irviewer.core.rerank.spec import help_text as spec_help
 from irviewer.opening.options import METHODS, READER, add_dataset, add_options, refuse_old_name
 from irviewer.opening.request import RESULTS_SHOWN, TOP_K_RANGE
+from irviewer.version import __version__
 
 
 def build_viewer_parser() -> argparse.ArgumentParser:

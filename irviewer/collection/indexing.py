@@ -45,7 +45,6 @@ from pathlib import Path
 
 import numpy as np
 
-from irviewer import __version__
 from irviewer.collection.calibration import Calibrated, calibrate
 from irviewer.collection.describing import PROCESSES, ExtractorSpec, Pool
 from irviewer.core.acceptance import DEFAULT_STRICTNESS, Calibration
@@ -74,6 +73,7 @@ from irviewer.formats.local_feature_file import (
 )
 from irviewer.formats.photo_folder import Photo, PhotoFolder, list_photo_folder
 from irviewer.io.atomic import atomic_open
+from irviewer.version import __version__
 
 #: The extractor a new collection is described with unless another is named.
 DEFAULT_EXTRACTOR = "demo-vlad"

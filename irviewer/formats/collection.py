@@ -37,13 +37,13 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from irviewer import __version__
 from irviewer.core.acceptance import Calibration
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError, either
 from irviewer.formats.base import Reader, ReadOptions, read_text
 from irviewer.formats.manifest import InstanceEntry, instance_dataset, read_rows
 from irviewer.io.atomic import atomic_write_text
+from irviewer.version import __version__
 
 NAME = "collection"
 RECORD = "collection.json"

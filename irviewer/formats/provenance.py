@@ -13,12 +13,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from irviewer import __version__
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError
 from irviewer.formats.corrections_file import LoadedCorrections
 from irviewer.formats.line_edits import CorrectedFile
 from irviewer.io.atomic import atomic_write_text
+from irviewer.version import __version__
 
 SUFFIX = ".provenance.json"
 #: The key that marks a record as written by apply-corrections, and its layout's version.

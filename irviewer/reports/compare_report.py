@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from irviewer import __version__
 from irviewer.core.paired import (
     BOOTSTRAP_RESAMPLES,
     PERMUTATIONS,
@@ -29,6 +28,7 @@ from irviewer.core.paired import (
 )
 from irviewer.io.atomic import atomic_open
 from irviewer.reports.eval_report import json_number
+from irviewer.version import __version__
 
 if TYPE_CHECKING:
     from irviewer.core.evaluation import Evaluation
