@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from irviewer.core.errors import InputError, examples
+from irviewer.core.made_images import ImageLocation
 
 Box = tuple[float, float, float, float]
 
@@ -103,7 +104,9 @@ class Dataset:
         global_ignored: gallery indices removed from every query's ranking (Market-1501's
             id -1 "junk" images, images whose label is on an ignore list).
         skipped_queries: queries the reader removed, each with its reason.
-        image_paths: image name -> file on disk, for display; may be empty.
+        image_paths: image name -> its picture, for display: a file on disk, or an image
+            made when shown (:class:`~irviewer.core.made_images.MadeImage`, given from
+            Python); may be empty.
         gallery_labels: optional per-gallery-image labels (instance label or person id),
             used by metrics that need identities (CUHK03 single-gallery-shot CMC) and by
             image relabels (:mod:`irviewer.core.label_rules`).
@@ -125,7 +128,7 @@ class Dataset:
     protocols: tuple[str, ...]
     global_ignored: np.ndarray = field(default_factory=lambda: _EMPTY)
     skipped_queries: tuple[SkippedQuery, ...] = ()
-    image_paths: Mapping[str, Path] = field(default_factory=dict)
+    image_paths: Mapping[str, ImageLocation] = field(default_factory=dict)
     gallery_labels: np.ndarray | None = None
     gallery_cameras: np.ndarray | None = None
     notes: tuple[str, ...] = ()

@@ -34,6 +34,7 @@ import numpy as np
 from irviewer.core.dataset import Dataset, SkippedQuery, build_query, index_array
 from irviewer.core.errors import InputError, examples
 from irviewer.core.label_rules import INSTANCE, RULE_GROUPS, LabelIndex, same_label_groups
+from irviewer.core.made_images import file_of
 from irviewer.formats.base import Reader, ReadOptions, read_bytes, read_text
 from irviewer.formats.line_edits import Edit, TextLines, ending
 
@@ -339,14 +340,16 @@ def new_manifest(out: Path, dataset: Dataset) -> bytes:
     queries = {q.image: q for q in dataset.queries}
     cameras = dataset.gallery_cameras
     reid = cameras is not None
-    missing = [n for n in (*dataset.gallery, *queries) if n not in dataset.image_paths]
+    files = {n: f for n in (*dataset.gallery, *queries)
+             if (f := file_of(dataset.image_paths.get(n))) is not None}
+    missing = [n for n in (*dataset.gallery, *queries) if n not in files]
     if missing:
         raise InputError(f"{dataset.label()}: {len(missing)} images have no known file, e.g. "
                          f"{examples(missing)}; a manifest lists image files")
     base = out.absolute().parent
 
     def where(name: str) -> str:
-        return Path(os.path.relpath(Path(dataset.image_paths[name]).absolute(), base)).as_posix()
+        return Path(os.path.relpath(files[name].absolute(), base)).as_posix()
 
     named = any(image_name(where(n)) != n for n in (*dataset.gallery, *queries))
 

@@ -28,6 +28,7 @@ import numpy as np
 from irviewer.core.dataset import Query
 from irviewer.core.errors import InputError, counted, either, examples
 from irviewer.core.evaluation import IGNORED, NEGATIVE, POSITIVE, Evaluation
+from irviewer.core.made_images import ImageLocation
 from irviewer.core.paired import compare_evaluations
 from irviewer.core.protocols import conventions, removals
 from irviewer.view.result_list import (
@@ -99,7 +100,7 @@ class FigureRow:
     header_rect: Rect
     query_rect: Rect
     query_image: str
-    query_path: Path | None
+    query_path: ImageLocation | None
     query_box: tuple[float, float, float, float] | None
     tiles: tuple[TileCell, ...]
 

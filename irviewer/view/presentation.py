@@ -22,6 +22,7 @@ from irviewer.collection.photo_search import method_extractor
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError
 from irviewer.core.evaluation import NEGATIVE, POSITIVE, Evaluation
+from irviewer.core.made_images import ImageLocation
 from irviewer.opening.opener import Opened
 from irviewer.view.result_list import (
     UNJUDGED,
@@ -96,7 +97,7 @@ class Slide:
 
     query: int | None
     query_caption: Caption
-    query_path: Path | None
+    query_path: ImageLocation | None
     query_box: tuple[float, float, float, float] | None
     metrics: str
     tiles: tuple[ResultTile, ...]

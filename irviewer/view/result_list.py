@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 import numpy as np
 
@@ -20,6 +19,7 @@ from irviewer.core.convention_names import REMOVE
 from irviewer.core.dataset import Dataset
 from irviewer.core.evaluation import IGNORED, NEGATIVE, POSITIVE, Evaluation, query_roles
 from irviewer.core.learning_metrics import AP_AT_R
+from irviewer.core.made_images import ImageLocation
 from irviewer.core.protocols import Protocol
 from irviewer.formats.collection import NAME as COLLECTION
 from irviewer.view.ties_view import ap_tie_range
@@ -79,7 +79,7 @@ class ResultTile:
     index: int
     name: str
     title: str
-    path: Path | None
+    path: ImageLocation | None
     raw_rank: int | None
     rank: int | None
     score: float
@@ -310,7 +310,7 @@ class QueryHeader:
     name: str
     title: str
     image: str
-    path: Path | None
+    path: ImageLocation | None
     box: tuple[float, float, float, float] | None
     metrics: str
     details: str = ""

@@ -141,8 +141,9 @@ def gallery_files(ctx: Context) -> dict[int, str | os.PathLike[str]]:
     fspath = getattr(image_paths, "fspath", None)
     get = fspath if callable(fspath) else image_paths.__getitem__
     gallery = ctx.dataset.gallery
-    return {g: get(gallery[g]) for g in np.flatnonzero(ctx.active).tolist()
-            if gallery[g] in image_paths}
+    found = {g: get(gallery[g]) for g in np.flatnonzero(ctx.active).tolist()
+             if gallery[g] in image_paths}
+    return {g: f for g, f in found.items() if isinstance(f, str | os.PathLike)}  # not made
 
 
 def near_duplicates(ctx: Context) -> None:

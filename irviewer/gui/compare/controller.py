@@ -6,7 +6,6 @@ side by side. Numbers come from :mod:`irviewer.view.compare_view` (the core's
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -15,6 +14,7 @@ from PySide6.QtWidgets import QComboBox, QLabel, QWidget
 
 from irviewer.core.errors import InputError
 from irviewer.core.evaluation import Evaluation
+from irviewer.core.made_images import ImageLocation
 from irviewer.core.paired import PairedComparison, statistics_loaded
 from irviewer.gui.compare.scatter import APScatter
 from irviewer.gui.compare.strips import CompareStrips
@@ -253,7 +253,7 @@ class CompareMode(QObject):
         """Block until running statistics end (closing the window, tests)."""
         self.worker.finish()
 
-    def visible_thumbnails(self) -> list[tuple[str, Path | None]]:
+    def visible_thumbnails(self) -> list[tuple[str, ImageLocation | None]]:
         """Return the (name, path) of every tile the strips show (for --screenshot)."""
         if not self.strips.isVisible():
             return []

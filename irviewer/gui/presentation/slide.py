@@ -29,6 +29,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QWidget
 
+from irviewer.core.made_images import ImageLocation
 from irviewer.gui.theme import RELEVANCE
 from irviewer.gui.widgets.thumbnails import BROKEN, ThumbnailCache
 from irviewer.opening.request import classify_paths
@@ -356,7 +357,7 @@ class PresentationView(QWidget):
             y += fm.height()
         return y
 
-    def _fitted(self, key: str, path: Path | None, room: QSize) -> QSize:
+    def _fitted(self, key: str, path: ImageLocation | None, room: QSize) -> QSize:
         """Return the size the image takes fitted in ``room`` (a square while it loads)."""
         image = self.cache.get(key, path)
         if not isinstance(image, QImage) or image.isNull() or room.width() < 2 \
@@ -366,7 +367,7 @@ class PresentationView(QWidget):
         scale = min(room.width() / image.width(), room.height() / image.height())
         return QSize(round(image.width() * scale), round(image.height() * scale))
 
-    def _image(self, p: QPainter, key: str, path: Path | None, box: QRect,
+    def _image(self, p: QPainter, key: str, path: ImageLocation | None, box: QRect,
                centre: bool = True, top: bool = False) -> QRect:
         """Draw the image fitted in ``box``, on its top edge (``top``) or its bottom edge,
         centred or on the left; return the rectangle it took (a calm placeholder while it

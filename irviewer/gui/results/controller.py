@@ -18,7 +18,6 @@ at, point)`` for the keys 1–4 and a right click in the side-by-side window.
 from __future__ import annotations
 
 import contextlib
-from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QObject, QPoint, Qt, Signal
@@ -26,6 +25,7 @@ from PySide6.QtWidgets import QMenu, QSplitter, QWidget
 
 from irviewer.core.errors import InputError, window_text
 from irviewer.core.evaluation import Evaluation
+from irviewer.core.made_images import ImageLocation
 from irviewer.gui.results.method_bar import MethodBar
 from irviewer.gui.results.panel import DEPTH_RANGE, ResultsPanel
 from irviewer.gui.results.query_list import QueryListPanel
@@ -238,7 +238,7 @@ class Inspector(QObject):
         """Return (the strip, the position in it) of the tile under the mouse, or None."""
         return self.results.hovered_tile()
 
-    def visible_thumbnails(self) -> list[tuple[str, Path | None]]:
+    def visible_thumbnails(self) -> list[tuple[str, ImageLocation | None]]:
         """Return the (name, path) of every tile shown (for --screenshot)."""
         return [(t.name, t.path) for t in self.results.tiles()]
 

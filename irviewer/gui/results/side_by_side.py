@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
 
 from PySide6.QtCore import QObject, QPoint, QRectF, Qt, Signal
 from PySide6.QtGui import (
@@ -38,6 +37,7 @@ from PySide6.QtWidgets import (
 )
 
 from irviewer.core.evaluation import IGNORED
+from irviewer.core.made_images import ImageLocation
 from irviewer.gui.theme import QUERY_BOX, RELEVANCE
 from irviewer.gui.widgets.thumbnails import BROKEN, decode_job, decoder
 from irviewer.view import palette
@@ -51,7 +51,7 @@ class Side:
     """One image of the comparison: its name, file, caption, frame colour and box."""
 
     name: str
-    path: Path | None
+    path: ImageLocation | None
     caption: str
     colour: str
     box: tuple[float, float, float, float] | None = None

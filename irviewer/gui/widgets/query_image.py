@@ -3,15 +3,13 @@ room it has (it grows with the window)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from PIL import Image
 from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QImage, QPainter, QPaintEvent, QPen, QPixmap
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+from irviewer.core.made_images import ImageLocation
 from irviewer.gui.theme import QUERY_BOX
-from irviewer.gui.widgets.thumbnails import decode
+from irviewer.gui.widgets.thumbnails import decode_with_width
 from irviewer.view import palette
 
 #: Longest side the query image is decoded at (it is shown up to this size).
@@ -40,20 +38,18 @@ class QueryImage(QWidget):
         """Return the sentence shown instead of an image ("" when there is an image)."""
         return self._text
 
-    def show_image(self, name: str, path: Path | None,
+    def show_image(self, name: str, path: ImageLocation | None,
                    box: tuple[float, float, float, float] | None) -> None:
         """Show the image of ``name`` at ``path`` with ``box`` (x1, y1, x2, y2 in the
         image's pixels) drawn on it."""
-        image = decode(path, DECODE_SIZE)
+        image, width = decode_with_width(path, DECODE_SIZE)
         if not isinstance(image, QImage):
             self._pixmap = QPixmap()
             self._text = "broken image" if image else f"(no image)\n{name}"
             self.update()
             return
         pixmap = QPixmap.fromImage(image)
-        if box is not None and path is not None:
-            with Image.open(path) as im:
-                width = im.size[0]
+        if box is not None and width > 0:
             f = image.width() / width
             painter = QPainter(pixmap)
             painter.setPen(QPen(QColor(QUERY_BOX), max(3, round(3 * image.width() / 256))))

@@ -1,7 +1,10 @@
 """Thumbnails decoded off the GUI thread (Pillow, reduced-size JPEG decoding) into an LRU
 cache. A missing file gives no image (the tile shows the name); a corrupt file or a
 decompression bomb gives a "broken" marker, never a crash (the rule is
-:func:`irviewer.formats.image_files.read_rgb`)."""
+:func:`irviewer.formats.image_files.read_rgb`). An image made in Python (a function given
+to ``irviewer.view``: :class:`~irviewer.core.made_images.MadeImage`) is decoded the same
+way, its function called in the decoding thread: nothing from it is no image, an error or
+a value that is no picture the "broken" marker."""
 
 from __future__ import annotations
 
@@ -14,26 +17,31 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QImage
 
 from irviewer.core.errors import InputError
-from irviewer.formats.image_files import read_rgb
+from irviewer.core.made_images import ImageLocation, MadeImage
+from irviewer.formats.image_files import made_rgb, read_rgb
 from irviewer.gui.workers import Worker, cores
 
 BROKEN = "broken"
 
 
-def decode(path: Path | None, size: int) -> QImage | str | None:
+def decode(path: ImageLocation | None, size: int) -> QImage | str | None:
     """Return a QImage at most ``size`` px, None for a missing file, BROKEN for a bad one."""
     return decode_with_width(path, size)[0]
 
 
-def decode_with_width(path: Path | None, size: int) -> tuple[QImage | str | None, int]:
+def decode_with_width(path: ImageLocation | None, size: int
+                      ) -> tuple[QImage | str | None, int]:
     """Return (the image at most ``size`` px or None / BROKEN as :func:`decode`, the width of
     the original image in pixels, 0 when unknown) — the width maps boxes onto the image."""
-    if path is None or not Path(path).is_file():
+    if path is None or (not isinstance(path, MadeImage) and not Path(path).is_file()):
         return None, 0
     try:
-        im, (width, _height) = read_rgb(path, reduce_to=size)
+        found = made_rgb(path, size) if isinstance(path, MadeImage) else read_rgb(path, size)
     except InputError:
         return BROKEN, 0
+    if found is None:  # a made image's function gave no picture
+        return None, 0
+    im, (width, _height) = found
     data = im.tobytes()
     return QImage(data, im.width, im.height, 3 * im.width,
                   QImage.Format.Format_RGB888).copy(), width
@@ -51,7 +59,7 @@ def decoder(parent: QObject) -> Worker:
     return worker
 
 
-def decode_job(key: str, path: Path | None,
+def decode_job(key: str, path: ImageLocation | None,
                size: int) -> tuple[str, tuple[QImage | str | None, int]]:
     """Return (``key``, the image at most ``size`` px or None / BROKEN, its original
     width): a :func:`decoder`'s job."""
@@ -79,7 +87,7 @@ class ThumbnailCache(QObject):
         self.decoder.wait()
         self._pending.clear()  # what was dropped is decoded again when asked for again
 
-    def get(self, name: str, path: Path | None) -> object:
+    def get(self, name: str, path: ImageLocation | None) -> object:
         """Return the cached thumbnail (QImage, None or BROKEN), or start loading it and
         return the marker ``...`` meaning "not yet"."""
         self.closed = False  # asked again: its window is in use again
@@ -92,7 +100,7 @@ class ThumbnailCache(QObject):
                              f"not enough memory to decode {name}")
         return ...
 
-    def load_now(self, items: list[tuple[str, Path | None]]) -> None:
+    def load_now(self, items: list[tuple[str, ImageLocation | None]]) -> None:
         """Decode ``items`` on this thread (for --screenshot and tests)."""
         for name, path in items:
             if name not in self._items:
