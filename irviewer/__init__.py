@@ -12,6 +12,8 @@ window is opened.
 from __future__ import annotations
 
 import os
+import sys
+import types
 from typing import TYPE_CHECKING, Any
 
 # OpenBLAS's worker threads spin for 2**28 cycles (about 0.1 s) after every matrix multiply
@@ -50,6 +52,27 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *API})
+
+
+class _Face(types.ModuleType):
+    """The package's module, whose ``view`` is the API's function (``irviewer.view(...)``)
+    although the subpackage of the window's view models is :mod:`irviewer.view` too:
+    importing that subpackage binds it here (as the import system binds every submodule
+    to its package), and the binding is kept aside instead of hiding the function. Its
+    modules are imported by name as ever (``from irviewer.view.summary import ...``)."""
+
+    @property
+    def view(self) -> Any:
+        from irviewer.api import view
+
+        return view
+
+    @view.setter
+    def view(self, module: types.ModuleType) -> None:
+        self.__dict__["_view_models"] = module
+
+
+sys.modules[__name__].__class__ = _Face
 
 
 __all__ = ["API", "ArgumentError", "Result", "Scored", "Viewer", "__version__", "evaluate",

@@ -84,6 +84,32 @@ def test_a_plain_eval_never_loads_scipy(headless_case):
     assert run_python(code).splitlines()[-1] == "[]"
 
 
+def test_importing_irviewer_loads_neither_its_api_nor_qt():
+    """The package's face names the API but loads it on first use: importing irviewer, or
+    any module of it, imports no module of irviewer.api and no Qt; evaluating with the API
+    loads the API and still no Qt (the window is loaded by view alone)."""
+    code = ("import sys\nimport numpy as np\nimport irviewer, irviewer.core.metrics, "
+            "irviewer.opening.opener\n"
+            "print(sorted(k for k in sys.modules if k.startswith('irviewer.api')))\n"
+            "r = irviewer.evaluate(np.eye(4), labels=[0, 0, 1, 1])\n"
+            "assert r.summary['n_evaluated'] == 4\n"
+            "print('irviewer.api' in sys.modules)\n"
+            "print(sorted(k for k in sys.modules if k.split('.')[0] in "
+            "('PySide6', 'pyqtgraph', 'shiboken6')))")
+    assert run_python(code).splitlines()[-3:] == ["[]", "True", "[]"]
+
+
+def test_the_api_function_view_and_the_view_models_package_share_the_name():
+    """irviewer.view is the API's function even once the view models' package
+    (irviewer.view) is imported; that package's modules import by name as ever."""
+    code = ("import irviewer\nfrom irviewer.view.summary import summary_keys\n"
+            "from irviewer.view import palette\nfrom irviewer import view\n"
+            "from irviewer.api import view as api_view\n"
+            "print(irviewer.view is api_view is view, callable(summary_keys), "
+            "palette.__name__)")
+    assert run_python(code).splitlines()[-1] == "True True irviewer.view.palette"
+
+
 def test_no_gui_module_is_over_500_lines():
     long = {p.relative_to(ROOT).as_posix(): n for p in (ROOT / "irviewer" / "gui").rglob("*.py")
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500}

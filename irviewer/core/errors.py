@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 # ⟦key?‖command line‖window⟧: key names the option (may be empty), "?" marks a clause
 # that only applies where that option is taken.
@@ -73,6 +73,21 @@ def command_line_text(message: object, takes: Callable[[str], bool] | None = Non
         if conditional and takes is not None and key and not takes(key):
             return ""
         return text
+
+    return _CHOICE.sub(word, _template(message))
+
+
+def keyword_text(message: object, keywords: Mapping[str, str]) -> str:
+    """Return ``message`` worded for a caller in Python (:mod:`irviewer.api`): a placeholder
+    naming an option whose key is in ``keywords`` reads that keyword argument
+    (``keywords[key]``, "depth="), a clause that only applies where an option is taken is
+    dropped for an option not in ``keywords``, and any other placeholder reads as on the
+    command line."""
+    def word(m: re.Match[str]) -> str:
+        key, conditional, text = m[1], m[2], m[3]
+        if key in keywords:
+            return text if conditional else keywords[key]
+        return "" if conditional and key else text
 
     return _CHOICE.sub(word, _template(message))
 

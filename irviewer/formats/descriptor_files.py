@@ -248,7 +248,8 @@ def descriptors_of_arrays(where: Path, arrays: Mapping[str, np.ndarray], *,
     InputError with a file's sentences for what a file could hold wrong."""
     order = _Order(tuple(gallery_names or ()), tuple(query_names or ()),
                    None if row_names is None else tuple(row_names))
-    tables = _keyed_tables(Path(where), arrays.__getitem__, set(arrays), order)
+    tables = _keyed_tables(Path(where), arrays.__getitem__, set(arrays), order,
+                           hint="give {}=", single_hint="")
     return Descriptors(path=Path(where), tables=tuple(tables),
                        dim=int(tables[-1].vectors.shape[1]), sha256=sha256,
                        by_position="; ".join(order.used) or None)
@@ -380,9 +381,11 @@ def _pickle_refused(path: Path, key: str = "") -> InputError:
 
 
 def _keyed_tables(path: Path, get: Callable[[str], np.ndarray], keys: set[str],
-                  order: _Order) -> list[DescriptorTable]:
-    """Return the tables of an .npz/.h5 by its keys (``get`` reads one key's array)."""
-    hint = "add a {} array"
+                  order: _Order, hint: str = "add a {} array",
+                  single_hint: str = ", or add a 'names' array") -> list[DescriptorTable]:
+    """Return the tables of an .npz/.h5 by its keys (``get`` reads one key's array);
+    ``hint`` and ``single_hint`` end the sentences on rows without names (how to name
+    them: a file's missing member)."""
     if {"queries", "gallery"} <= keys:
         q = _matrix(path, get("queries"), "queries")
         g = _matrix(path, get("gallery"), "gallery")
@@ -396,7 +399,7 @@ def _keyed_tables(path: Path, get: Callable[[str], np.ndarray], keys: set[str],
     if "features" in keys:
         f = _matrix(path, get("features"), "features")
         names = _names(path, get("names"), "names", len(f)) if "names" in keys else \
-            order.single(path, len(f), ", or add a 'names' array")
+            order.single(path, len(f), single_hint)
         return [DescriptorTable(names, f)]
     raise InputError(f"{path.name}: found keys {', '.join(sorted(keys)) or 'none'}; expected "
                      "queries + gallery (optional query_names, gallery_names) or "

@@ -100,7 +100,7 @@ def made_rgb(image: MadeImage, reduce_to: int | None = None
     if isinstance(value, Image.Image):
         rgb = value.convert("RGB")
     else:
-        rgb = Image.fromarray(_pixels(value, image.name))
+        rgb = Image.fromarray(_pixels(value, image.name)).convert("RGB")
     size = rgb.size
     if reduce_to is not None:
         rgb.thumbnail((reduce_to, reduce_to))

@@ -353,7 +353,7 @@ def _where(path: str | None, method: dict) -> str:
     Python (no path), its name and where it was held."""
     if path is not None:
         return path
-    return f"{method.get('name') or 'arrays'} (in memory)"
+    return f"{method.get('base') or method.get('name') or 'arrays'} (in memory)"
 
 
 def _protocol_lines(ev: dict) -> list[str]:

@@ -65,3 +65,14 @@ def test_a_clause_of_an_option_the_command_does_not_take_is_left_out():
     assert command_line_text(e, takes=lambda key: True) == str(e)
     assert window_text(e) == "gt: give “Images”, a descriptor file with names, or more"
     assert option_keys(e) == ["images", "descriptors"] and option_keys("plain") == []
+
+
+def test_a_caller_in_python_reads_each_option_by_its_keyword():
+    from irviewer.core.errors import InputError, either, keyword_text, when
+
+    rows = either("--row-names FILE", "“Row names” in the Open dialog", "row_names")
+    depth = either("--depth", "the depth", "depth")
+    e = InputError(f"x.npz: give {rows}{when('descriptors', ', or a file with names,')}"
+                   f"{when('kiosk', ' or a kiosk')} at {depth} 5 {either('--flag', 'flag')}")
+    assert keyword_text(e, {"row_names": "names=", "depth": "depth=", "descriptors": "d="}) \
+        == "x.npz: give names=, or a file with names, at depth= 5 --flag"

@@ -57,12 +57,18 @@ def legacy_folder() -> Path:
     return Path(base or Path.home() / ".irviewer") / "sessions"
 
 
+#: Why data given from Python has no session file.
+IN_MEMORY = ("A session reopens files, and this data was given from Python (irviewer.view): "
+             "save the arrays to a descriptor file to keep a session of them")
+
+
 def session_of(request: OpenRequest, methods: list[str], view: ViewState,
                geometry: str = "") -> SessionFile | None:
     """Return the session that reopens ``request`` with ``view`` (``methods``: the opened
     methods' names in order; ``geometry``: the window's base64 geometry), its re-ranked and
-    approximate methods included; None when the request has no method file."""
-    if not request.sources():
+    approximate methods included; None when the request has no method file, or holds data
+    in memory (given from Python: no file could open it again)."""
+    if not request.sources() or request.in_memory:
         return None
     window = {"geometry": geometry} if geometry else {}
     if view.splitter_sizes:
@@ -298,6 +304,9 @@ class Sessions(QObject):
         """File ▸ Save session as: write to ``path`` (asked for when None)."""
         if self.host.opened is None:
             self.host.show_message("Nothing to save: open a dataset first")
+            return False
+        if self.host.opened.request.in_memory:
+            self.host.show_message(IN_MEMORY)
             return False
         if path is None:
             chosen, _ = QFileDialog.getSaveFileName(
