@@ -29,16 +29,19 @@ from irviewer.version import __version__  # after the environment is set
 if TYPE_CHECKING:
     from irviewer.api import (
         ArgumentError,
+        Demo,
         Result,
         Scored,
         Viewer,
+        demo,
         evaluate,
         read_dataset,
         view,
     )
 
 #: The API's names, loaded from :mod:`irviewer.api` on first use.
-API = ("ArgumentError", "Result", "Scored", "Viewer", "evaluate", "read_dataset", "view")
+API = ("ArgumentError", "Demo", "Result", "Scored", "Viewer", "demo", "evaluate",
+       "read_dataset", "view")
 
 
 def __getattr__(name: str) -> Any:
@@ -75,5 +78,5 @@ class _Face(types.ModuleType):
 sys.modules[__name__].__class__ = _Face
 
 
-__all__ = ["API", "ArgumentError", "Result", "Scored", "Viewer", "__version__", "evaluate",
-           "read_dataset", "view"]
+__all__ = ["API", "ArgumentError", "Demo", "Result", "Scored", "Viewer", "__version__", "demo",
+           "evaluate", "read_dataset", "view"]

@@ -114,14 +114,21 @@ def test_pictures_come_from_a_function_a_list_or_a_mapping(kind, tmp_path):
         assert isinstance(got["3"], QImage) and got["1"] is None and got["4"] is None
 
 
-def test_a_result_opens_as_it_was_scored():
+def test_a_result_opens_as_it_was_scored_and_the_window_shows_its_numbers():
     x, labels = small_set()
     result = irviewer.evaluate(x, labels=labels, rerank="aqe:n=2")
+    plain = irviewer.evaluate(x, labels=labels)
     viewer = irviewer.view(result, block=False)
     try:
-        opened = viewer._window.opened
-        assert list(opened.methods) == ["embeddings", "embeddings + aqe:n=2"]
+        window = viewer._window
+        assert list(window.opened.methods) == ["embeddings", "embeddings + aqe:n=2"]
         assert viewer.queries == result.queries
+        shown = window.evaluation
+        assert shown is not None and shown.protocol.name == "metric-learning"
+        assert shown.summary["mAP"] == plain.summary["mAP"]
+        np.testing.assert_array_equal(shown.per_query["AP"], plain.per_query("AP"))
+        reranked = window.opened.evaluation("embeddings + aqe:n=2", "metric-learning")
+        assert reranked.summary["mAP"] == result.summary["mAP"]
     finally:
         viewer.close()
 
