@@ -45,7 +45,7 @@ def test_a_path_is_read_as_a_file_and_reduced(tmp_path):
 
 def test_no_picture_is_none_and_read_rgb_says_so():
     assert made_rgb(made(None, "q3")) is None
-    with pytest.raises(InputError, match="^images: the function gave no picture for q3$"):
+    with pytest.raises(InputError, match=r"^images: the function gave no picture for q3$"):
         read_rgb(made(None, "q3"))
 
 
