@@ -120,7 +120,7 @@ def save_merged(path: Path, base: Sequence[Correction], ours: Sequence[Correctio
     ``path`` under its lock (waiting up to ``wait`` seconds for another writer; ``window``
     names this writer in the lock) and write the result when it differs from the file;
     return the merge (its ``rows`` are the file now). :class:`~irviewer.formats.file_lock.
-    LockHeld` while another writer holds the lock; InputError for a file that cannot be
+    LockHeldError` while another writer holds the lock; InputError for a file that cannot be
     read or a folder that cannot be written."""
     path = Path(path)
     user_data.make_room_for(path)

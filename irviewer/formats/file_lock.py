@@ -41,7 +41,7 @@ STALE_AFTER = 60.0
 WAIT = 10.0
 
 
-class LockHeld(InputError):
+class LockHeldError(InputError):
     """Another writer holds the lock: ``holder`` says who in words ("anna's window 3f2a on
     lab-2 (process 123)"), ``lock`` is the lock file. A later try may succeed."""
 
@@ -67,7 +67,7 @@ def _login() -> str:
 def locked(path: Path, wait: float = WAIT, window: str = "") -> Iterator[None]:
     """Hold the lock of ``path`` while the block runs (waiting up to ``wait`` seconds for
     another writer, 0: one try; a stale lock is taken over atomically); ``window`` names the
-    writer's window in the lock. :class:`LockHeld` in one sentence when another writer
+    writer's window in the lock. :class:`LockHeldError` in one sentence when another writer
     holds it longer; InputError when the lock cannot be created. On leaving, the lock is
     removed only if it is still this writer's."""
     lock = lock_path(path)
@@ -83,7 +83,7 @@ def locked(path: Path, wait: float = WAIT, window: str = "") -> Iterator[None]:
                 continue
             if time.monotonic() >= deadline:
                 who = holder(lock, judged[1] if judged is not None else None)
-                raise LockHeld(f"{Path(path).name} is being written by {who}; try again, or "
+                raise LockHeldError(f"{Path(path).name} is being written by {who}; try again, or "
                                f"delete {lock} if that writer is gone", who, lock) from None
             time.sleep(0.02)
             continue

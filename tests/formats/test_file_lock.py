@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from irviewer.formats.file_lock import LockHeld, lock_path, locked
+from irviewer.formats.file_lock import LockHeldError, lock_path, locked
 
 RACERS = 8
 TRIALS = 60
@@ -80,7 +80,7 @@ def test_a_held_lock_is_refused_at_once_naming_its_holder(tmp_path):
     lock.write_text(json.dumps({"pid": 77, "host": "lab-2", "user": "anna", "window": "3f2a",
                                 "time": time.time()}))
     started = time.monotonic()
-    with pytest.raises(LockHeld) as e, locked(path, wait=0):
+    with pytest.raises(LockHeldError) as e, locked(path, wait=0):
         pass
     assert time.monotonic() - started < 0.5
     assert e.value.holder == "anna's window 3f2a on lab-2 (process 77)"
