@@ -37,7 +37,7 @@ def _racer(path: str, log: str, start: float) -> None:
         os.close(fd)
 
 
-def test_eight_processes_taking_over_a_dead_writers_lock_never_overlap(tmp_path):
+def test_05_eight_processes_taking_over_a_dead_writers_lock_never_overlap(tmp_path):
     ctx = multiprocessing.get_context("fork")
     dead = _dead_pid()
     overlaps = 0
@@ -63,7 +63,7 @@ def test_eight_processes_taking_over_a_dead_writers_lock_never_overlap(tmp_path)
     assert overlaps == 0, f"the lock was held by two writers at once in {overlaps} trials"
 
 
-def test_a_writer_taken_over_as_stale_leaves_the_new_holders_lock(tmp_path):
+def test_05_a_writer_taken_over_as_stale_leaves_the_new_holders_lock(tmp_path):
     path = tmp_path / "f.corrections.csv"
     lock = lock_path(path)
     with locked(path, wait=0):
