@@ -95,16 +95,17 @@ def refuse_unsafe_output(out: Path, dataset: Dataset,
     inside the published dataset's folder or a folder that holds it, the root of the file
     system, or the current folder (which holds the user's other files)."""
     target = Path(os.path.abspath(out)).resolve()
+    kind = "file" if suffixes else "folder"
     name = f"{dataset.name}-corrected{suffixes[0] if suffixes else ''}"
-    instead = f"give a new {'file' if suffixes else 'folder'} name, e.g. {name}; nothing was " \
-              "written"
+    instead = f"give a new {kind} name, e.g. {name}; nothing was written"
     published = None if dataset.path is None else Path(os.path.abspath(dataset.path)).resolve()
     if published is not None and target == published:
         raise InputError(f"{out}: is the published dataset itself, whose files are never "
                          f"changed; {instead}")
     if published is not None and published.is_dir() and published in target.parents:
         raise InputError(f"{out}: is inside the published dataset {published}, whose files "
-                         f"are never changed; {instead} outside it")
+                         f"are never changed; give a new {kind} name outside it, e.g. "
+                         f"{name}; nothing was written")
     if target == Path(target.anchor):
         raise InputError(f"{out}: is the root of the file system; {instead}")
     if target == Path.cwd().resolve():

@@ -152,7 +152,7 @@ class CorrectionsUI(QObject):
                                 state.showing_published, len(log))
         else:
             html = (f'<span style="color:{palette.MUTED_TEXT}">none yet — right-click a result, '
-                    "or press 1–4 over it, to set its relation to the query</span>")
+                    "or click it and press 1–4, to set its relation to the query</span>")
         self.line.show_line(html, state.showing_published, bool(len(log)))
         self.line.set_mark(self.controller.file.saving().line_mark())
         self.panel.set_rows(log_rows(log))
@@ -238,9 +238,11 @@ class CorrectionsUI(QObject):
         hidden = (self.shown.evaluation is not None and not self.shown.show_ignored
                   and tile.index not in {t.index for t in self.shown.shown_tiles()})
         replacing = (f", {self.controller.replacing}" if self.controller.replacing else "")
+        file = self.controller.file
         self.message.emit(f"{self.controller.undo_text()}{replacing} — Ctrl+Z undoes"
                           + (" · now ignored, so hidden: press I to show ignored items"
-                             if hidden else ""))
+                             if hidden else "")
+                          + (f" · not saved yet: {file.why}" if file.unsaved else ""))
 
     def relabel_dialog(self, offer: RelabelOffer) -> None:
         """Ask for the image's new label (showing how many queries it changes in the

@@ -52,7 +52,7 @@ class CorrectionsPanel(QWidget):
                                       "the deletion")
         self.delete_button.clicked.connect(self._delete_selected)
         self.count = QLabel("")
-        self.empty = QLabel("No corrections yet. Right-click a result (or press 1–4 over it) "
+        self.empty = QLabel("No corrections yet. Right-click a result (or click it and press 1–4) "
                             "to set its relation to the query.")
         self.empty.setWordWrap(True)
         self.empty.setStyleSheet(f"color:{palette.MUTED_TEXT}")
@@ -84,7 +84,8 @@ class CorrectionsPanel(QWidget):
                      row.note)
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                item.setToolTip(text)
+                item.setToolTip(f"made by {row.writer}" if HEADERS[c] == "author" and row.writer
+                                else text)
                 self.table.setItem(r, c, item)
         if 0 <= selected < len(rows):
             self.table.selectRow(selected)
