@@ -74,13 +74,19 @@ class RowWriter(Protocol):
 
 
 class _SafeWriter:
-    """A ``csv.writer`` whose every cell goes through :func:`spreadsheet_safe`."""
+    """A ``csv.writer`` whose every cell goes through :func:`spreadsheet_safe`. A row with a
+    carriage return in a cell is written with every cell quoted: Python's minimal quoting
+    quotes only the characters of its own line ending, and would leave a lone ``\r`` bare
+    (read back as a line break)."""
 
     def __init__(self, stream: Any, **options: Any) -> None:
         self._writer = csv.writer(stream, **options)
+        self._quoted = csv.writer(stream, quoting=csv.QUOTE_ALL, **options)
 
     def writerow(self, row: Iterable[Any]) -> Any:
-        return self._writer.writerow([spreadsheet_safe(cell) for cell in row])
+        cells = [spreadsheet_safe(cell) for cell in row]
+        bare_cr = any(isinstance(cell, str) and "\r" in cell for cell in cells)
+        return (self._quoted if bare_cr else self._writer).writerow(cells)
 
     def writerows(self, rows: Iterable[Iterable[Any]]) -> None:
         for row in rows:
