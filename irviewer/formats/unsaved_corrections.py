@@ -18,6 +18,7 @@ import json
 import os
 import socket
 import time
+import uuid
 from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import dataclass, fields
@@ -32,6 +33,31 @@ FOLDER = ("corrections", "unsaved")
 #: Seconds after which an autosave written on another host counts as its window's last.
 OTHER_HOST_AFTER = 3600.0
 _FIELDS = tuple(f.name for f in fields(Correction))
+#: The windows of this process that keep their own autosave (:func:`hold`).
+_LIVE: set[str] = set()
+
+
+def hold(window: str) -> None:
+    """The window ``window`` of this process runs: its autosave is its own."""
+    _LIVE.add(window)
+
+
+def release(window: str) -> None:
+    """The window ``window`` closed: an autosave it left is an orphan from now on."""
+    _LIVE.discard(window)
+
+
+def detach(window: str) -> Path | None:
+    """Leave the window's autosave to the next window that opens its corrections file (the
+    window moves on to other data with corrections it could not save): it is kept under an
+    id of its own, an orphan from now on; return its new file (None: there was none)."""
+    unsaved = read_unsaved(autosave_file(window))
+    if unsaved is None:
+        return None
+    left = f"{window}-{uuid.uuid4().hex[:6]}"
+    target = write_unsaved(left, unsaved.path, unsaved.base, unsaved.ours)
+    clear_unsaved(window)
+    return target
 
 
 @dataclass(frozen=True)
@@ -124,7 +150,7 @@ def _gone(unsaved: Unsaved) -> bool:
     if unsaved.host != socket.gethostname():
         return time.time() - unsaved.time > OTHER_HOST_AFTER
     if unsaved.pid == os.getpid():
-        return False  # a window of this process: it saves its own
+        return unsaved.window not in _LIVE  # a window of this process saves its own
     try:
         os.kill(unsaved.pid, 0)
     except ProcessLookupError:

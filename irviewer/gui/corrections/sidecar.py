@@ -23,7 +23,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from irviewer.core.corrections import Correction
-from irviewer.core.errors import InputError
+from irviewer.core.errors import InputError, counted
 from irviewer.formats import unsaved_corrections as autosave
 from irviewer.formats.corrections_merge import Merged, merge, read_disk, save_merged
 from irviewer.formats.file_lock import LockHeldError
@@ -61,6 +61,7 @@ class Sidecar(QObject):
         super().__init__(parent)
         self.ours, self.take, self.reload = ours, take, reload
         self.window = new_window_id()
+        autosave.hold(self.window)
         self.machine = socket.gethostname()
         self.path: Path | None = None
         self.where = ""  # why the file is in the user's data folder ("": beside the dataset)
@@ -161,6 +162,18 @@ class Sidecar(QObject):
         """The user chose to lose the unsaved corrections (closing): drop the autosave."""
         self._saved_state()
 
+    def leave_unsaved(self) -> str:
+        """The window moves on to another file with corrections it could not save: try once
+        more, else leave them in an autosave of their own, saved by the next window that
+        opens this file. Return the sentence saying so ("" when all was saved)."""
+        if not self.unsaved or self.save():
+            return ""
+        count, path = self.unsaved, self.path
+        autosave.detach(self.window)
+        self._saved_state()
+        return (f"{counted(count, 'correction')} not saved to {path} "
+                f"({'is' if count == 1 else 'are'} kept in irviewer's autosave and saved "
+                "the next time that file is opened")
     # -- other writers -------------------------------------------------------------------
     def look(self) -> None:
         """Take in what other writers saved since the window last read the file (the watch
@@ -182,10 +195,12 @@ class Sidecar(QObject):
         self.take(merge(base, self.ours(), disk))
 
     def recover_orphans(self) -> None:
-        """Save the corrections that windows now gone left unsaved in their autosaves for
-        this file (each merged with the file as it is), and say so."""
+        """Save the corrections that windows now gone (or gone on to other data) left
+        unsaved in their autosaves for this file, each merged with the file as it is, take
+        them in, and say so."""
         if self.path is None or self.refused:
             return
+        said = []
         for orphan in autosave.orphaned(self.path):
             try:
                 save_merged(self.path, orphan.base, orphan.ours, wait=0, window=orphan.window)
@@ -194,10 +209,13 @@ class Sidecar(QObject):
             with suppress(OSError):
                 orphan.source.unlink()
             if orphan.count():
-                self.message.emit(f"{orphan.count()} corrections that window {orphan.window} "
-                                  "had not saved when it closed were recovered from its "
-                                  f"autosave and saved to {self.path.name}")
+                said.append(f"{counted(orphan.count(), 'correction')} that window "
+                            f"{orphan.window.split('-')[0]} could not save "
+                            f"{'was' if orphan.count() == 1 else 'were'} recovered from "
+                            f"irviewer's autosave and saved to {self.path.name}")
         self.look()
+        if said:
+            self.message.emit("; ".join(said))
 
     def _read_base(self, path: Path | None) -> None:
         """Take what the file at ``path`` holds as the base (None: nothing)."""
@@ -216,6 +234,8 @@ class Sidecar(QObject):
         return None if st is None else (st.st_mtime, st.st_size)
 
     def stop(self) -> None:
-        """Stop watching and retrying (closing the window)."""
+        """Stop watching and retrying (closing the window); an autosave left is an orphan
+        from now on, saved by the next window that opens the file."""
         self.watch.stop()
         self.retry.stop()
+        autosave.release(self.window)

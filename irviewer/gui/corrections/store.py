@@ -40,7 +40,7 @@ from irviewer.core.corrections import (
     applied_summary,
     utc_now,
 )
-from irviewer.core.errors import InputError
+from irviewer.core.errors import InputError, counted
 from irviewer.formats.corrections_file import (
     LoadedCorrections,
     corrections_place,
@@ -115,7 +115,9 @@ class CorrectionsController(QObject):
     def attach(self, opened: Opened, chosen: Path | None = None) -> None:
         """Take the corrections of a freshly opened dataset: those the opening applied, or
         the chosen file's (else the default sidecar's) when it exists; then save what
-        windows now gone left unsaved for that file."""
+        windows now gone left unsaved for that file. Corrections of the data shown before
+        that could not be saved stay in the autosave, for the next opening of their file."""
+        left = self.file.leave_unsaved()
         self.stack.clear()
         self.chosen = chosen
         if opened.corrections is not None:
@@ -136,6 +138,8 @@ class CorrectionsController(QObject):
             elif place.sentence():
                 self.message.emit(_capital(place.sentence()))
         self.file.recover_orphans()
+        if left:
+            self.error.emit(_capital(left))
 
     def choose_file(self, path: Path) -> None:
         """File ▸ Corrections file…: keep the corrections in ``path`` from now on. An
@@ -146,6 +150,13 @@ class CorrectionsController(QObject):
             return
         path = Path(path)
         if path.is_file():
+            unsaved = self.file.unsaved
+            if unsaved and not self.file.save():
+                self.error.emit(f"{counted(unsaved, 'correction')} could not be saved yet "
+                                f"({self.file.why}); choose another file once "
+                                f"{'it is' if unsaved == 1 else 'they are'} saved, so that "
+                                "none is lost")
+                return
             if self._load(path):
                 self.chosen = path
             return
@@ -188,10 +199,16 @@ class CorrectionsController(QObject):
         return True
 
     def _reload(self) -> None:
-        """The file that could not be read changed: read it again (the watch)."""
+        """The file that could not be read changed: read it again (the watch); removed, a
+        new one is made with the next correction."""
         path = self.file.path
-        if (self.state is not None and path is not None and path.is_file()
-                and self._load(path, opening=True)):
+        if self.state is None or path is None:
+            return
+        if not path.exists():
+            self.file.use(path, where=self.file.where)
+            self.message.emit(f"{path.name} was removed; corrections can be made again (a "
+                              "new file is made with the first one)")
+        elif self._load(path, opening=True):
             self.message.emit(f"{path.name} can be read again; corrections can be made")
 
     def _applied(self, loaded: LoadedCorrections) -> None:

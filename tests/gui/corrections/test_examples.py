@@ -245,3 +245,28 @@ def test_13_the_panel_says_where_corrections_will_go_until_the_file_exists(qtbot
     assert text == f"Corrections will be saved to {sidecar}, created with the first one"
     choose(w, first_tile(w, POSITIVE), "not relevant")
     assert sidecar.is_file() and w.corrections.panel.file.text() == f"Saved to {sidecar}"
+
+
+def test_04_other_data_opened_over_unsaved_corrections_loses_none(qtbot, demo, tmp_path):  # noqa: F811
+    """The lock is held and the window opens other data: the unsaved correction stays in
+    the autosave (a dialog says so), and opening the demo again once the lock is free saves
+    it and shows it."""
+    from tests.corrections_cases import make_case
+
+    w = window(qtbot, demo, tmp=tmp_path)
+    sidecar = demo[0].with_name(SIDE)
+    lock = lock_path(sidecar)
+    _hold(lock)
+    choose(w, first_tile(w, POSITIVE), "not relevant")
+    other = make_case("manifest", tmp_path / "other")
+    w.open_paths(other.dataset, other.descriptors, sync=True)
+    assert w.corrections.last_error.startswith(
+        f"1 correction not saved to {sidecar} (is kept in irviewer's autosave")
+    assert not sidecar.exists()
+    lock.unlink()
+    w.open_paths(*demo, sync=True)
+    assert len(read_disk(sidecar)) == 1 and len(w.corrections.controller.log) == 1
+    window_id = w.corrections.controller.file.window
+    assert w.statusBar().currentMessage() == (
+        f"1 correction that window {window_id} could not save was recovered from irviewer's "
+        f"autosave and saved to {SIDE}")
