@@ -41,8 +41,8 @@ class Saving:
             return ""
         if self.refused:
             return (f"No correction can be made: {self.refused} Fix the file (irviewer reads "
-                    "it again as soon as it changes) or choose another with File ▸ "
-                    "Corrections file….")
+                    "it again as soon as it changes) or choose another (File ▸ Corrections "
+                    "file…).")
         if self.unsaved:
             return (f"Not saved yet: {counted(self.unsaved, 'correction')} "
                     f"{'is' if self.unsaved == 1 else 'are'} not in {self.path} — {self.why}. "

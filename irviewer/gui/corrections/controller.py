@@ -150,6 +150,9 @@ class CorrectionsUI(QObject):
             html = both_numbers(state.published_evaluation(evaluation),
                                 state.corrected_evaluation(evaluation),
                                 state.showing_published, len(log))
+        elif self.controller.file.refused:
+            html = (f'<span style="color:{palette.MUTED_TEXT}">none can be made until the '
+                    "corrections file is fixed: the Corrections panel says why</span>")
         else:
             html = (f'<span style="color:{palette.MUTED_TEXT}">none yet — right-click a result, '
                     "or click it and press 1–4, to set its relation to the query</span>")

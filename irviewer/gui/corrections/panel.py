@@ -37,6 +37,7 @@ class CorrectionsPanel(QWidget):
     def __init__(self) -> None:
         super().__init__()
         self.rows: tuple[LogRow, ...] = ()
+        self.refused = False  # the corrections file could not be read: none can be made
         self.table = QTableWidget(0, len(HEADERS))
         self.table.setHorizontalHeaderLabels(HEADERS)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -89,7 +90,7 @@ class CorrectionsPanel(QWidget):
                 self.table.setItem(r, c, item)
         if 0 <= selected < len(rows):
             self.table.selectRow(selected)
-        self.empty.setVisible(not rows)
+        self.empty.setVisible(not rows and not self.refused)
         self.delete_button.setEnabled(bool(rows))
         self.count.setText(f"{len(rows)} correction{'s' if len(rows) != 1 else ''}"
                            if rows else "")
@@ -98,7 +99,9 @@ class CorrectionsPanel(QWidget):
         """Say where the corrections are saved, or will be (a file that does not exist yet
         is never said to hold them), and what is not saved yet and why (in the alert
         colour)."""
+        self.refused = bool(saving.refused)
         self.file.setText(saving.panel_line())
+        self.empty.setVisible(not self.rows and not self.refused)  # "right-click…": not now
         self.file.setToolTip(str(saving.path) if saving.path is not None else "")
         colour = palette.ALERT_TEXT if saving.alert else palette.MUTED_TEXT
         self.file.setStyleSheet(f"color:{colour}")

@@ -179,7 +179,7 @@ class CorrectionsController(QObject):
                 self.error.emit(f"{e}. Nothing was changed and the file will not be "
                                 "overwritten; no correction can be made until it is fixed "
                                 "(irviewer reads it again as soon as it changes) or another "
-                                "file is chosen with File ▸ Corrections file….")
+                                "file is chosen (File ▸ Corrections file…).")
             else:
                 kept = self.file.path
                 self.error.emit(f"{e}. Nothing was changed: the corrections stay as they were"
@@ -280,7 +280,7 @@ class CorrectionsController(QObject):
             return False
         if self.file.refused:
             self.error.emit(f"{self.file.refused} No correction can be made until it is "
-                            "fixed or another file is chosen with File ▸ Corrections file….")
+                            "fixed or another file is chosen (File ▸ Corrections file…).")
             return False
         self.file.look()
         return True
