@@ -32,11 +32,10 @@ from irviewer.core.errors import InputError
 
 #: The first characters that make a spreadsheet evaluate a cell (OWASP's list).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-_FORMULA = re.compile(r"'*[=+\-@\t\r]")
-_NEUTRALISED = re.compile(r"'+[=+\-@\t\r]")
+_STARTS = "[" + re.escape("".join(FORMULA_STARTS)) + "]"
+_FORMULA = re.compile(f"'*{_STARTS}")  # what gets an apostrophe (after any already there)
+_NEUTRALISED = re.compile(f"'+{_STARTS}")  # what loses one when read
 _LINE_END = re.compile(r"\r\n|\r|\n")
-
-
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
 
