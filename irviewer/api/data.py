@@ -29,7 +29,7 @@ import numpy as np
 
 from irviewer.api.arrays import names_of
 from irviewer.api.errors import ArgumentError, argument_error
-from irviewer.api.given import DatasetLike, Given, Prepared, in_memory_place
+from irviewer.api.given import DatasetLike, Given, Prepared
 from irviewer.api.labels import leave_one_out, query_gallery
 from irviewer.api.vectors import (
     Copies,
@@ -132,7 +132,7 @@ def with_dataset(given: Given, dataset: Dataset | Path, vectors: str | None,
         rows = tuple(str(n) for key in ("names", "query_names", "gallery_names")
                      if key in found for n in found[key].tolist())
     if isinstance(dataset, Dataset):
-        place = dataset.path if dataset.path is not None else in_memory_place(dataset)
+        place = dataset.path if dataset.path is not None else Path(dataset.label())
         return Prepared(place, dataset, tuple(held), (*files_d, *held_d), (*files_r, *held_r),
                         argument, rows)
     return Prepared(dataset, None, tuple(held), (*files_d, *held_d), (*files_r, *held_r),

@@ -88,7 +88,9 @@ def _once(given: Given, key: str, value: object) -> None:
 @dataclass(frozen=True)
 class Prepared:
     """The data ready to open: the ``dataset`` held in memory (None: read from
-    ``dataset_path`` by the opening), the method data held in memory by its path
+    ``dataset_path`` by the opening; a dataset built in memory has its name there, and the
+    window gives it its place in the user's data folder: :func:`in_memory_place`), the
+    method data held in memory by its path
     (``held``: at most one), the descriptor files and rankings given (the data held among
     them, by its path), the name of the argument that holds the vectors
     (``vectors_argument``, for the sentences), and the names of the arrays' rows in order

@@ -15,7 +15,7 @@ import numpy as np
 
 from irviewer.api.arrays import host_array, matrix, names_of
 from irviewer.api.errors import ArgumentError, argument_error
-from irviewer.api.given import LABELS, Given, Prepared, in_memory_place
+from irviewer.api.given import LABELS, Given, Prepared
 from irviewer.api.vectors import Copies, method_name, score_matrix, vectors_held
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError, counted
@@ -163,7 +163,7 @@ def in_memory(dataset: Dataset, name: str, held: Held, argument: str,
     """Return the dataset built from labels with its one method held in memory."""
     path = Path(name)
     kind = held.kind
-    return Prepared(in_memory_place(dataset), dataset, ((path, held),),
+    return Prepared(Path(dataset.label()), dataset, ((path, held),),
                     (path,) if kind == "descriptors" else (),
                     (path,) if kind == "scores" else (), argument, rows)
 

@@ -96,10 +96,11 @@ def _texts(value: str | Sequence[str] | None, key: str) -> tuple[str, ...]:
 def request_of(given: Given, prepared: Prepared, options: Options) -> OpenRequest:
     """Return the request that opens ``prepared`` with ``options``: what ``irviewer eval``
     would build from its command line for the same data."""
-    if prepared.dataset is not None and given.format is not None and \
-            given.read_options is None and prepared.dataset.path is None:
-        raise ArgumentError("format", "format: says how to read a dataset's files; the "
-                            "labels given need no reader")
+    read = isinstance(given.dataset, str | os.PathLike)
+    for key in ("format", "read_options"):
+        if getattr(given, key) is not None and not read:
+            raise ArgumentError(key, f"{key}: says how to read a dataset's files; give it with "
+                                "a dataset's path (the data given needs no reader)")
     derived = [k for k, v in (("rerank", options.rerank), ("ann", options.ann),
                               ("engine", options.engine)) if v]
     if derived and not prepared.descriptors and prepared.held:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from irviewer.api.data import prepare
 from irviewer.api.errors import ArgumentError, argument_error, fresh
-from irviewer.api.given import DatasetLike, Given, ImagesLike
+from irviewer.api.given import DatasetLike, Given, ImagesLike, in_memory_place
 from irviewer.api.images import image_locations
 from irviewer.api.requests import blamed, options_of, request_of
 from irviewer.api.result import Result
@@ -197,7 +197,9 @@ def _show(request: OpenRequest, select: str | None,
     from irviewer.gui.app import application
     from irviewer.gui.main_window import MainWindow
 
-    if request.held_dataset is not None:  # where the window keeps its corrections
+    held = request.held_dataset
+    if held is not None and held.path is None:  # where the window keeps its corrections
+        request = replace(request, dataset=in_memory_place(held))
         make_room_for(Path(request.dataset))
     app = application()
     window = MainWindow(top_k=results, keep_sessions=False)

@@ -97,6 +97,8 @@ CASES = [
      "corrections: /nonexistent.csv: no such file"),
     ({"data": X, "labels": Y, "conventions": "yes"}, "conventions", "conventions: give True "
      "or False, not 'yes'"),
+    ({"data": X, "labels": Y, "format": "manifest"}, "format", "format: says how to read a "
+     "dataset's files; give it with a dataset's path (the data given needs no reader)"),
     ({"data": MANIFEST, "descriptors": STRONG, "read_options": {"imagez": 1}}, "read_options",
      "read_options: no reader option is called 'imagez'; the options are distractors, "
      "drop_orphans, ignore_labels, images, instance_rule, row_names"),

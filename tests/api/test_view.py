@@ -133,6 +133,20 @@ def test_a_result_opens_as_it_was_scored_and_the_window_shows_its_numbers():
         viewer.close()
 
 
+def test_the_windows_re_ranking_of_arrays_is_evaluates():
+    x, labels = small_set()
+    by_evaluate = irviewer.evaluate(x, labels=labels, rerank="aqe:n=2")
+    viewer = irviewer.view(x, labels=labels, block=False)
+    try:
+        window = viewer._window
+        window.rerank.start("embeddings", "aqe:n=2", sync=True)
+        made = window.opened.evaluation("embeddings + aqe:n=2", "metric-learning")
+        assert made.summary["mAP"] == by_evaluate.summary["mAP"]
+        np.testing.assert_array_equal(made.per_query["AP"], by_evaluate.per_query("AP"))
+    finally:
+        viewer.close()
+
+
 def test_a_wrong_argument_is_refused_before_any_window_opens(qapp):
     x, labels = small_set()
     before = len(qapp.topLevelWidgets())
@@ -187,9 +201,14 @@ def test_from_ipython_the_window_stays_live_and_the_prompt_runs_qt():
     pytest.importorskip("IPython")
     from IPython.terminal.interactiveshell import TerminalInteractiveShell
     from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
 
     x, labels = small_set()
     shell = TerminalInteractiveShell.instance(simple_prompt=False)
+    guard = QTimer()  # were view to block, this would end it: the test fails, never hangs
+    guard.setSingleShot(True)
+    guard.timeout.connect(lambda: [w.close() for w in QApplication.topLevelWidgets()])
+    guard.start(20_000)
     try:
         shell.user_ns.update(x=x, labels=labels)
         done = shell.run_cell("import irviewer\nv = irviewer.view(x, labels=labels, "
@@ -221,6 +240,7 @@ def test_from_ipython_the_window_stays_live_and_the_prompt_runs_qt():
         os.close(read)
         os.close(write)
     finally:
+        guard.stop()
         shell.enable_gui(None)
         TerminalInteractiveShell.clear_instance()
 
