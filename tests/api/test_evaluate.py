@@ -242,3 +242,29 @@ def test_torch_cpu_tensors_give_the_numpy_numbers(tmp_path):
     by_torch = irviewer.evaluate(manifest, embeddings=tensor, names=z["names"])
     assert by_torch.to_dict() == by_numpy.to_dict()
     assert not by_torch.copied_to_host
+
+
+def test_a_vector_engine_searched_with_arrays_is_the_commands_engine_method(tmp_path, capsys):
+    """The queries' arrays alone (the gallery lives in the engine) are searched there as a
+    descriptor file holding the queries only is."""
+    pytest.importorskip("pymilvus")
+    pytest.importorskip("milvus_lite")
+    from tests.ann_cases import milvus_collection, unit
+
+    manifest, npz = clustered_set(tmp_path, n_instances=6, per=5, dim=8)
+    with np.load(npz) as archive:
+        z = dict(archive)
+    names = np.array([str(n) for n in z["names"]])
+    is_query = np.array(["_q" in n for n in names])
+    db = str(tmp_path / "gallery.db")
+    milvus_collection(db, "gallery", list(names[~is_query]), unit(z["features"][~is_query]))
+    queries_only = tmp_path / "queries.npz"
+    np.savez(queries_only, features=z["features"][is_query], names=names[is_query])
+    expected = cli_document(tmp_path, str(manifest), "-d", str(queries_only), "--engine", db,
+                            "--collection", "gallery")
+    got = irviewer.evaluate(manifest, embeddings=z["features"][is_query],
+                            names=names[is_query], name="queries.npz", engine=db,
+                            collection="gallery").to_dict()
+    assert _without_times(got["evaluations"]) == _without_times(expected["evaluations"])
+    assert got["methods"][0]["kind"] == "engine"
+    capsys.readouterr()
