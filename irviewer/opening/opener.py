@@ -50,7 +50,7 @@ from irviewer.formats.corrections_file import (
 )
 from irviewer.formats.descriptor_files import descriptor_names, read_descriptors
 from irviewer.formats.hpatches_tasks import NAME as TASKS
-from irviewer.formats.hpatches_tasks import iter_rank_tasks
+from irviewer.formats.own_rankers import own_ranker
 from irviewer.formats.registry import read_dataset
 from irviewer.opening.approximate import iter_ann_methods, iter_engine_search, iter_recorded
 from irviewer.opening.method import Method, Step, as_steps
@@ -391,11 +391,11 @@ def iter_method(source: MethodSource, name: str, label: str, dataset: Dataset,
     """Return the :class:`Method` that ``source`` gives on ``dataset``, yielding progress
     (``label`` names the method in the stages): the one place where a ranking is chosen —
     a precomputed ranking is read (:func:`irviewer.formats.rankings.read_ranking`), a
-    descriptor file ranks HPatches task lists over their own pools
-    (:func:`irviewer.formats.hpatches_tasks.iter_rank_tasks`) and every other dataset by
-    cosine similarity (:func:`irviewer.core.ranking.iter_rank`)."""
+    descriptor file ranks by its family's own ranker where it has one (HPatches tasks,
+    DISC21: :mod:`irviewer.formats.own_rankers`), else by cosine similarity
+    (:func:`irviewer.core.ranking.iter_rank`)."""
     if isinstance(source, RankingFile):
-        return (yield from _iter_ranking_method(source, name, label, dataset))
+        return (yield from _iter_ranking_method(source, name, label, dataset, request.options))
     return (yield from _iter_descriptor_method(source, name, label, dataset, request))
 
 
@@ -423,12 +423,12 @@ def _row_names(options: ReadOptions) -> tuple[str, ...] | None:
     return tuple(read_name_list(options.row_names))
 
 
-def _iter_ranking_method(source: RankingFile, name: str, label: str,
-                         dataset: Dataset) -> Generator[Step, None, Method]:
+def _iter_ranking_method(source: RankingFile, name: str, label: str, dataset: Dataset,
+                         options: ReadOptions) -> Generator[Step, None, Method]:
     from irviewer.formats.rankings import read_ranking
 
     yield Step(f"reading the ranking{label}")
-    ranking, notes = read_ranking(source.path, dataset)
+    ranking, notes = read_ranking(source.path, dataset, options)
     return Method(name, source.path, "ranking", ranking, notes=tuple(notes),
                   sha256=file_sha256(source.path))
 
@@ -444,7 +444,7 @@ def _iter_read_descriptors(source: DescriptorFile, label: str, dataset: Dataset,
 def _iter_descriptor_method(source: DescriptorFile, name: str, label: str, dataset: Dataset,
                             request: OpenRequest) -> Generator[Step, None, Method]:
     descriptors = yield from _iter_read_descriptors(source, label, dataset, request)
-    ranking = yield from _iter_rank_descriptors(descriptors, dataset, request.k, label)
+    ranking = yield from _iter_rank_descriptors(descriptors, dataset, request, label)
     return _descriptor_method(source, name, descriptors, ranking)
 
 
@@ -483,11 +483,11 @@ def chance_notes(method: Method, evaluations: Sequence[Evaluation]) -> tuple[Sen
                      "in another order than the dataset's"),)
 
 
-def _iter_rank_descriptors(descriptors: Descriptors, dataset: Dataset, k: int,
+def _iter_rank_descriptors(descriptors: Descriptors, dataset: Dataset, request: OpenRequest,
                            label: str) -> Generator[Step, None, Ranking]:
-    ranking: Ranking | None = None
-    if dataset.format == TASKS:  # each query ranks its own pool (HPatches tasks)
-        for done, total, result in iter_rank_tasks(dataset, descriptors, k):
+    ranking, k = None, request.k
+    if (own := own_ranker(dataset.format)) is not None:  # HPatches tasks, DISC21 pairs
+        for done, total, result in own(dataset, descriptors, k, request.options):
             yield Step(f"ranking{label}", done, total)
             ranking = result or ranking
     else:

@@ -1,0 +1,34 @@
+"""The datasets whose descriptor files are not ranked by cosine similarity over one gallery,
+each with its family's own ranker: HPatches task lists rank each query's own pool
+(:func:`irviewer.formats.hpatches_tasks.iter_rank_tasks`), DISC21 makes the predicted pairs
+of isc2021's descriptor track (:func:`irviewer.formats.disc21.iter_rank_disc21`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from irviewer.core.dataset import Dataset
+from irviewer.core.descriptors import Descriptors
+from irviewer.core.ranking import Ranking
+from irviewer.formats.base import ReadOptions
+from irviewer.formats.disc21 import NAME as DISC21
+from irviewer.formats.disc21 import iter_rank_disc21
+from irviewer.formats.hpatches_tasks import NAME as TASKS
+from irviewer.formats.hpatches_tasks import iter_rank_tasks
+
+#: A family's ranker: (dataset, descriptors, depth, reader options) -> (done, total, None)
+#: per step, then (total, total, the ranking).
+OwnRanker = Callable[[Dataset, Descriptors, int, ReadOptions],
+                     Iterator[tuple[int, int, Ranking | None]]]
+
+_RANKERS: dict[str, OwnRanker] = {
+    TASKS: lambda dataset, descriptors, k, _options: iter_rank_tasks(dataset, descriptors, k),
+    DISC21: lambda dataset, descriptors, k, options: iter_rank_disc21(
+        descriptors, dataset, k, options.copy_pairs),
+}
+
+
+def own_ranker(format: str) -> OwnRanker | None:
+    """Return the ranker of datasets read by reader ``format``, None for the cosine ranking
+    over one gallery."""
+    return _RANKERS.get(format)
