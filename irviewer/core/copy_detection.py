@@ -49,7 +49,8 @@ import numpy as np
 from irviewer.core.dataset import Dataset
 from irviewer.core.descriptors import AlignedDescriptors, Descriptors, align, name_key
 from irviewer.core.errors import InputError, either
-from irviewer.core.ranking.gallery import chunk_rows, chunks, gallery_chunk
+from irviewer.core.parallel import row_parts, run_parts
+from irviewer.core.ranking.gallery import PARALLEL_SCORES, chunk_rows, chunks, gallery_chunk
 from irviewer.core.ranking.listed import (
     ListedRanking,
     PredictedPairs,
@@ -316,37 +317,48 @@ def iter_pairs(queries: np.ndarray, aligned: AlignedDescriptors, n_gallery: int,
 
     ``queries``: the raw (not normalised) float32 query vectors; ``aligned``: the gallery as
     the ranking reads it (chunks of raw float32 rows). The costs are squared L2 distances
-    ``|q|² + |r|² − 2 q·r`` in float32 (faiss's BLAS path; negatives clamped to 0) or the
-    negated inner products; a pair's score is its negated cost. Equal costs at the cap are
-    kept in (query, gallery) order (faiss leaves that order unspecified).
+    ``|q|² + |r|² − 2 q·r`` in float32, negatives clamped to 0 (faiss's BLAS path), or the
+    negated inner products; a pair's score is its negated cost. One multiply gives the
+    costs directly (the vectors extended by their squared norms and a 1), and the pairs
+    that can still be among the best are picked from each block in threads. Equal costs at
+    the cap are kept in (query, gallery) order (faiss leaves that order unspecified).
     """
     q = np.ascontiguousarray(queries, dtype=np.float32)
-    n_q = len(q)
-    q_norms = np.einsum("ij,ij->i", q, q).astype(np.float32)
+    n_q, dim = q.shape
+    l2 = settings.metric == "l2"
+    if l2:  # cost = [-2q, |q|², 1] . [r, 1, |r|²]
+        q = np.hstack([-2 * q, np.einsum("ij,ij->i", q, q)[:, None],
+                       np.ones((n_q, 1), dtype=np.float32)]).astype(np.float32)
+    else:
+        q = -q
     rows = chunk_rows(aligned.dim)
     parts = list(chunks(n_gallery, rows))
     block = max(1, min(n_q, BLOCK_SCORES // max(1, min(rows, n_gallery))))
     q_blocks = list(chunks(n_q, block))
     total = len(parts) * len(q_blocks)
     keep = _Kept(settings, n_q)
-    buffer = None
+    buffer = extended = None
     done = 0
     for start, stop in parts:
-        if buffer is None and stop - start > 0:
-            buffer = np.empty((min(rows, n_gallery), aligned.dim), dtype=np.float32)
+        n = stop - start
+        if buffer is None or extended is None:
+            size = min(rows, n_gallery)
+            buffer = np.empty((size, dim), dtype=np.float32)
+            extended = np.empty((size, q.shape[1]), dtype=np.float32)
         gallery = gallery_chunk(aligned, start, stop, out=buffer)
-        r_norms = np.einsum("ij,ij->i", gallery, gallery).astype(np.float32)
+        extended[:n, :dim] = gallery
+        if l2:
+            extended[:n, dim] = 1
+            extended[:n, dim + 1] = np.einsum("ij,ij->i", gallery, gallery)
         for qa, qb in q_blocks:
-            products = q[qa:qb] @ gallery.T
-            if settings.metric == "l2":
-                cost = q_norms[qa:qb, None] + r_norms[None, :] - 2 * products
-                np.maximum(cost, 0, out=cost)
-            else:
-                cost = np.negative(products, out=products)
-            keep.add(cost, qa, start)
+            keep.add(q[qa:qb] @ extended[:n].T, qa, start)
             done += 1
             yield PairProgress(done, total)
+        if settings.knn is not None and keep.q:
+            keep.prune()  # every query's k best so far: later chunks need no partition
     qs, gs, costs = keep.result()
+    if l2:
+        np.maximum(costs, 0, out=costs)
     yield PairProgress(total, total, (qs, gs, -costs))
 
 
@@ -365,34 +377,53 @@ class _Kept:
         self.size = 0
 
     def add(self, cost: np.ndarray, q0: int, g0: int) -> None:
+        """Keep the block's pairs (``cost``: queries q0.., gallery g0..) that can matter."""
+        n = len(cost)
         if self.knn is not None:
-            k = min(self.knn, cost.shape[1])
-            kth = np.partition(cost, k - 1, axis=1)[:, k - 1]
-            limit = np.minimum(kth, self.row_threshold[q0:q0 + len(cost)])
-            rows, cols = np.nonzero(cost <= limit[:, None])
+            limit = self.row_threshold[q0:q0 + n].copy()
+            unknown = np.flatnonzero(np.isinf(limit))  # no k best yet: this block's k-th
+            if len(unknown):
+                k = min(self.knn, cost.shape[1])
+                limit[unknown] = np.partition(cost[unknown], k - 1, axis=1)[:, k - 1]
+            limits = limit[:, None]
         else:
             limit = self.threshold
-            if np.count_nonzero(cost <= limit) > self.cap:
-                flat = cost.ravel()
-                limit = min(limit, np.partition(flat, self.cap - 1)[self.cap - 1])
-            rows, cols = np.nonzero(cost <= limit)
-        self.q.append(rows.astype(np.int64) + q0)
-        self.g.append(cols.astype(np.int64) + g0)
-        self.cost.append(cost[rows, cols])
-        self.size += len(rows)
+            if np.isinf(limit) and cost.size > self.cap:  # the block alone fills the cap
+                limit = self.threshold = np.partition(cost.ravel(), self.cap - 1)[self.cap - 1]
+            limits = np.full((n, 1), limit, dtype=np.float32)
+        found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+
+        def pick(a: int, b: int) -> None:
+            r, c = np.nonzero(cost[a:b] <= limits[a:b])
+            found.append((r + a, c, cost[a:b][r, c]))
+
+        run_parts(pick, row_parts(n, cost.size, PARALLEL_SCORES))
+        for r, c, values in found:
+            self.q.append(r.astype(np.int64) + q0)
+            self.g.append(c.astype(np.int64) + g0)
+            self.cost.append(values)
+            self.size += len(r)
         bound = (2 * self.cap if self.knn is None
                  else 2 * self.knn * max(1, len(self.row_threshold)))
         if self.size > bound:
-            self._prune()
+            self.prune()
 
-    def _prune(self) -> None:
+    def prune(self) -> None:
+        """Keep the best so far: the cap lowest costs (ties at the cap's cost in (query,
+        gallery) order: a tie dropped now is never needed later, as the cap's cost only
+        falls), found by one partition; or each query's k lowest (ties in gallery order)."""
         q, g, cost = (np.concatenate(x) for x in (self.q, self.g, self.cost))
-        order = np.lexsort((g, q, cost)) if self.knn is None else np.lexsort((g, cost, q))
         if self.knn is None:
-            order = order[:self.cap]
-            if len(order) == self.cap:
-                self.threshold = cost[order[-1]]
+            if len(cost) <= self.cap:
+                order = np.arange(len(cost))
+            else:
+                kth = cost[np.argpartition(cost, self.cap - 1)[self.cap - 1]]
+                below, tied = np.flatnonzero(cost < kth), np.flatnonzero(cost == kth)
+                tied = tied[np.lexsort((g[tied], q[tied]))][:self.cap - len(below)]
+                order = np.concatenate([below, tied])
+                self.threshold = kth
         else:
+            order = np.lexsort((g, cost, q))
             q_sorted = q[order]
             first = np.searchsorted(q_sorted, q_sorted, side="left")
             within = np.arange(len(order)) - first
@@ -406,7 +437,7 @@ class _Kept:
     def result(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if not self.q:
             return (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32))
-        self._prune()
+        self.prune()
         q, g, cost = self.q[0], self.g[0], self.cost[0]
         order = np.lexsort((g, q))
         return q[order], g[order], cost[order]

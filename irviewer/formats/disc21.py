@@ -42,12 +42,12 @@ from irviewer.core.copy_detection import (
     ranking_from_pairs,
 )
 from irviewer.core.dataset import Dataset, build_query
-from irviewer.core.descriptors import Descriptors, name_key
+from irviewer.core.descriptors import Descriptors, name_key, name_keys
 from irviewer.core.errors import InputError, counted, examples
 from irviewer.core.ranking.listed import ListedRanking, PredictedPairs, placeholder
 from irviewer.core.ranking.stored import DEFAULT_DEPTH
 from irviewer.formats.base import Reader, ReadOptions, option, read_text
-from irviewer.formats.gldv2 import images_by_name
+from irviewer.formats.gldv2 import NameIndex, images_by_name
 
 NAME = "disc21"
 GT_HEADER = "query_id,reference_id"
@@ -149,8 +149,8 @@ def read_disc21(path: Path, options: ReadOptions) -> Dataset:
     notes: list[str] = []
     if options.gallery_names is not None:
         gallery = list(options.gallery_names)
-        known = {name_key(n) for n in gallery}
-        missing = [r for r in named if name_key(r) not in known]
+        known = set(gallery) if set(named) <= set(gallery) else set(name_keys(gallery))
+        missing = [r for r in named if r not in known and name_key(r) not in known]
         if missing:
             raise InputError(f"{where}: {counted(len(missing), 'reference')} of the ground "
                              f"truth {'is' if len(missing) == 1 else 'are'} not among the "
@@ -161,9 +161,11 @@ def read_disc21(path: Path, options: ReadOptions) -> Dataset:
         notes.append(f"the references are the {len(gallery):,} the ground truth names (no "
                      "reference list was given): a prediction's other references count as "
                      "false answers, shown by name only")
-    index = {name_key(n): i for i, n in enumerate(gallery)}
-    queries = tuple(build_query(q, q, {COPY: [index[name_key(r)] for r in refs]})
-                    for q, refs in copies.items())
+    index = {n: i for i, n in enumerate(gallery)}
+    if not set(named) <= index.keys():
+        index = dict(zip(name_keys(gallery), range(len(gallery)), strict=True))
+    queries = tuple(build_query(q, q, {COPY: [index.get(r, index.get(name_key(r), -1))
+                                              for r in refs]}) for q, refs in copies.items())
     without = sum(1 for refs in copies.values() if not refs)
     notes.append(f"{counted(len(copies) - without, 'query', 'queries')} with a copy "
                  f"({len(first_line):,} ground-truth pairs), {without:,} without: microAP "
@@ -186,8 +188,8 @@ def read_disc21_predictions(path: Path, dataset: Dataset, settings: PairSettings
         raise InputError(f"{where}: DISC21 predictions (query_id,reference_id,score) score a "
                          f"DISC21 ground truth, not {dataset.label()}")
     settings = settings or PairSettings()
-    queries = {name_key(q.name): i for i, q in enumerate(dataset.queries)}
-    gallery = {name_key(n): i for i, n in enumerate(dataset.gallery)}
+    queries = NameIndex(dataset.query_names)
+    gallery = NameIndex(dataset.gallery)
     rows = _lines(path, PREDICTIONS_HEADER, "a DISC21 predictions file")
     cap = settings.cap
     if cap is not None and len(rows) > cap:
@@ -222,11 +224,11 @@ def read_disc21_predictions(path: Path, dataset: Dataset, settings: PairSettings
             raise InputError(f"{where}, line {line}: the pair {qid},{rid} is predicted again "
                              f"(first on line {first}); isc2021's evaluate refuses duplicate "
                              "predictions")
-        q = queries.get(name_key(qid.strip()), -1)
+        q = queries.find(qid.strip())
         if q < 0:
             outside_query[i] = unknown_queries.setdefault(qid, len(unknown_queries))
-        g = gallery.get(name_key(rid.strip()))
-        if g is None:
+        g = gallery.find(rid.strip())
+        if g < 0:
             g = int(placeholder(outside_names.setdefault(rid, len(outside))))
             if -2 - g == len(outside):
                 outside.append(rid)

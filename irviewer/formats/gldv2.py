@@ -41,7 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from irviewer.core.dataset import Dataset, SkippedQuery, build_query
-from irviewer.core.descriptors import name_key
+from irviewer.core.descriptors import name_key, name_keys
 from irviewer.core.errors import InputError, counted, examples
 from irviewer.core.ranking.listed import ListedRanking, placeholder, ranking_from_positions
 from irviewer.formats.base import ImageFiles, Reader, ReadOptions, list_image_names, read_text
@@ -133,9 +133,8 @@ def read_gldv2(path: Path, options: ReadOptions) -> Dataset:
     if not queries:
         raise InputError(f"{where}: no test image is Public or Private, so there is nothing "
                          "to score")
-    gallery, notes = _gallery(where, queries, options)
-    index = {name_key(n): i for i, n in enumerate(gallery)}
-    built = [build_query(test_id, test_id, {usage: [index[name_key(i)] for i in ids]})
+    gallery, index, notes = _gallery(where, queries, options)
+    built = [build_query(test_id, test_id, {usage: [index[i] for i in ids]})
              for test_id, usage, ids in queries]
     usages = [u for u in ("public", "private") if any(q[1] == u for q in queries)]
     if ignored:
@@ -151,24 +150,51 @@ def read_gldv2(path: Path, options: ReadOptions) -> Dataset:
 
 
 def _gallery(where: str, queries: list[tuple[str, str, list[str]]],
-             options: ReadOptions) -> tuple[list[str], list[str]]:
-    """Return (gallery names, notes): the names known from a descriptor file or a row-name
-    list, which must hold every index image of the solution; else the solution's images."""
-    named = [i for _, _, ids in queries for i in ids]
-    if options.gallery_names is not None:
-        gallery = list(options.gallery_names)
-        known = {name_key(n) for n in gallery}
-        missing = list(dict.fromkeys(i for i in named if name_key(i) not in known))
-        if missing:
-            raise InputError(f"{where}: {counted(len(missing), 'index image')} of the "
-                             f"solution {'is' if len(missing) == 1 else 'are'} not among the "
-                             f"{len(gallery):,} gallery images (the descriptor file's or the "
-                             f"row-name list's), e.g. {examples(missing)}")
-        return gallery, []
-    gallery = list(dict.fromkeys(named))
-    return gallery, [f"the gallery is the {len(gallery):,} index images the solution names "
-                     "(no index list was given): a submission's other ids count as wrong "
-                     "answers, as delf counts them, shown by name only"]
+             options: ReadOptions) -> tuple[list[str], dict[str, int], list[str]]:
+    """Return (gallery names, solution image -> gallery index, notes): the names known from
+    a descriptor file or a row-name list, which must hold every index image of the solution
+    (matched exactly, else by :func:`name_key`); else the solution's images."""
+    named = list(dict.fromkeys(i for _, _, ids in queries for i in ids))
+    if options.gallery_names is None:
+        return named, {n: i for i, n in enumerate(named)}, [
+            f"the gallery is the {len(named):,} index images the solution names (no index "
+            "list was given): a submission's other ids count as wrong answers, as delf "
+            "counts them, shown by name only"]
+    gallery = list(options.gallery_names)
+    exact = {n: i for i, n in enumerate(gallery)}
+    index = {n: exact[n] for n in named if n in exact}
+    if len(index) < len(named):  # 761,757 keys only when some name differs as written
+        keyed = dict(zip(name_keys(gallery), range(len(gallery)), strict=True))
+        index.update({n: keyed[name_key(n)] for n in named
+                      if n not in index and name_key(n) in keyed})
+    missing = [n for n in named if n not in index]
+    if missing:
+        raise InputError(f"{where}: {counted(len(missing), 'index image')} of the "
+                         f"solution {'is' if len(missing) == 1 else 'are'} not among the "
+                         f"{len(gallery):,} gallery images (the descriptor file's or the "
+                         f"row-name list's), e.g. {examples(missing)}")
+    return gallery, index, []
+
+
+class NameIndex:
+    """Finds a name's position among ``names``: as written first, else by
+    :func:`~irviewer.core.descriptors.name_key` (no folder, no image extension; the keys of
+    a 761,757-image index are made only when a name needs them). -1 when absent."""
+
+    def __init__(self, names: tuple[str, ...] | list[str]) -> None:
+        self.names = names
+        self.exact = {n: i for i, n in enumerate(names)}
+        self._keyed: dict[str, int] | None = None
+
+    def find(self, name: str) -> int:
+        found = self.exact.get(name)
+        if found is not None:
+            return found
+        if self._keyed is None:
+            self._keyed = {}
+            for i, key in enumerate(name_keys(self.names)):
+                self._keyed.setdefault(key, i)
+        return self._keyed.get(name_key(name), -1)
 
 
 def images_by_name(folder: Path | None, names: tuple[str, ...],
@@ -199,7 +225,7 @@ def read_gldv2_submission(path: Path, dataset: Dataset) -> tuple[ListedRanking, 
                          f"GLDv2 retrieval solution, not {dataset.label()}")
     queries = {q.name: i for i, q in enumerate(dataset.queries)}
     ignored = {s.name for s in dataset.skipped_queries}
-    gallery = {name_key(n): i for i, n in enumerate(dataset.gallery)}
+    gallery = NameIndex(dataset.gallery)
     lists: list[np.ndarray] = [np.zeros(0, dtype=np.int64)] * dataset.n_queries
     outside: list[str] = []
     seen: dict[str, int] = {}
@@ -228,9 +254,9 @@ def read_gldv2_submission(path: Path, dataset: Dataset) -> tuple[ListedRanking, 
         codes = np.empty(len(ids), dtype=np.int64)
         listed: set[int] = set()
         for j, image in enumerate(ids):
-            g = gallery.get(name_key(image)) if image else None
-            if g is None or g in listed:
-                if g is None:
+            g = gallery.find(image) if image else -1
+            if g < 0 or g in listed:
+                if g < 0:
                     n_unknown += 1
                     if len(unknown_examples) < 3:
                         unknown_examples.append(image)
