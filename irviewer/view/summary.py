@@ -83,7 +83,10 @@ def summary(evaluation: Evaluation) -> Summary:
     skipped = int(s["n_skipped"])
     nothing = (ONE_PHOTO_EACH if evaluation.dataset.format == COLLECTION else
                f"no query has a positive left ({skipped:,} skipped)")
-    return Summary(metrics, p.headline, int(s["n_evaluated"]), skipped, p.name,
-                   f"{AP_LABELS[p.ap]}, {SELF_MATCH_LABELS[p.self_match]}, ties keep gallery order",
+    said = f"{AP_LABELS[p.ap]}, {SELF_MATCH_LABELS[p.self_match]}, ties keep gallery order"
+    if p.family == COPY_DETECTION:
+        said = (f"{MICRO_AP} is one number over every predicted pair, not a mean over queries "
+                f"(tied scores in the worst order); per query: {said}")
+    return Summary(metrics, p.headline, int(s["n_evaluated"]), skipped, p.name, said,
                    nothing, tie_summary(evaluation) if int(s["n_evaluated"]) else "",
                    counts_words(p, int(s["n_evaluated"]), skipped))
