@@ -85,8 +85,7 @@ def summary(evaluation: Evaluation) -> Summary:
                f"no query has a positive left ({skipped:,} skipped)")
     said = f"{AP_LABELS[p.ap]}, {SELF_MATCH_LABELS[p.self_match]}, ties keep gallery order"
     if p.family == COPY_DETECTION:
-        said = (f"{MICRO_AP} is one number over every predicted pair, not a mean over queries "
-                f"(tied scores in the worst order); per query: {said}")
+        said = f"{MICRO_AP}: one number over all pairs, not a mean over queries"
     return Summary(metrics, p.headline, int(s["n_evaluated"]), skipped, p.name, said,
                    nothing, tie_summary(evaluation) if int(s["n_evaluated"]) else "",
                    counts_words(p, int(s["n_evaluated"]), skipped))

@@ -50,7 +50,7 @@ def test_the_summary_bar_leads_with_microap_and_counts_queries_with_a_copy(disc2
     html = bar.html()
     assert "<b>microAP</b> 100.00" in html and "1 queries with a copy, 2 without" in html
     assert "<b>threshold@P90</b> 0.99 " in html  # a score, not a percentage
-    assert "microAP is one number over every predicted pair, not a mean over queries" in html
+    assert "microAP: one number over all pairs, not a mean over queries" in html
 
 
 def test_the_dataset_curve_of_copy_detection_is_microaps(disc21):
