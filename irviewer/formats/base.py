@@ -97,7 +97,7 @@ class ReadOptions:
         row_names: a text file naming the rows of descriptor files that carry no names, one
             image per line (``--row-names``); without ``gallery_names`` its names are also
             the gallery of ground truth that does not list one.
-        copy_pairs: DISC21's pair settings (:func:`irviewer.core.copy_detection.
+        copy_pairs: DISC21's pair settings (:func:`irviewer.core.copy_pairs.
             parse_pair_settings`): how descriptors become predicted pairs, and how many
             pairs a predictions file may hold.
     """

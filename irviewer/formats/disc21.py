@@ -34,13 +34,8 @@ from pathlib import Path
 
 import numpy as np
 
-from irviewer.core.copy_detection import (
-    COPY,
-    PairSettings,
-    iter_rank_copy_pairs,
-    parse_pair_settings,
-    ranking_from_pairs,
-)
+from irviewer.core.copy_detection import COPY, ranking_from_pairs
+from irviewer.core.copy_pairs import PairSettings, iter_rank_copy_pairs, parse_pair_settings
 from irviewer.core.dataset import Dataset, build_query
 from irviewer.core.descriptors import Descriptors, name_key, name_keys
 from irviewer.core.errors import InputError, counted, examples
@@ -263,7 +258,7 @@ def iter_rank_disc21(descriptors: Descriptors, dataset: Dataset, depth: int,
     """Yield (done, total, None) per block while making ``dataset``'s pairs from
     ``descriptors`` as isc2021's descriptor track makes them under the ``--copy-pairs``
     settings ``spec``, then (total, total, the ranking)
-    (:func:`irviewer.core.copy_detection.iter_rank_copy_pairs`)."""
+    (:func:`irviewer.core.copy_pairs.iter_rank_copy_pairs`)."""
     settings = parse_pair_settings(spec)
     total = 1
     for step in iter_rank_copy_pairs(descriptors, dataset, depth, settings):

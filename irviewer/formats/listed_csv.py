@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from irviewer.core.copy_detection import parse_pair_settings
+from irviewer.core.copy_pairs import parse_pair_settings
 from irviewer.core.dataset import Dataset
 from irviewer.core.ranking.listed import ListedRanking
-from irviewer.formats.base import ReadOptions
 from irviewer.formats.disc21 import read_disc21_predictions, sniff_disc21_predictions
 from irviewer.formats.gldv2 import read_gldv2_submission, sniff_gldv2_submission
 
@@ -19,11 +18,10 @@ def sniff_listed_csv(path: Path) -> bool:
     return sniff_gldv2_submission(path) or sniff_disc21_predictions(path)
 
 
-def read_listed_csv(path: Path, dataset: Dataset, options: ReadOptions | None
+def read_listed_csv(path: Path, dataset: Dataset, pairs: str | None = None
                     ) -> tuple[ListedRanking, tuple[str, ...]]:
     """Return (the ranking, notes) of a GLDv2 submission or of DISC21 predictions (the
-    latter bounded by the ``--copy-pairs`` cap of ``options``); InputError as each reader."""
+    latter bounded by the cap of ``pairs``, ``--copy-pairs``); InputError as each reader."""
     if sniff_gldv2_submission(path):
         return read_gldv2_submission(path, dataset)
-    spec = options.copy_pairs if options is not None else None
-    return read_disc21_predictions(path, dataset, parse_pair_settings(spec))
+    return read_disc21_predictions(path, dataset, parse_pair_settings(pairs))

@@ -10,21 +10,20 @@ from collections.abc import Callable, Iterator
 from irviewer.core.dataset import Dataset
 from irviewer.core.descriptors import Descriptors
 from irviewer.core.ranking import Ranking
-from irviewer.formats.base import ReadOptions
 from irviewer.formats.disc21 import NAME as DISC21
 from irviewer.formats.disc21 import iter_rank_disc21
 from irviewer.formats.hpatches_tasks import NAME as TASKS
 from irviewer.formats.hpatches_tasks import iter_rank_tasks
 
-#: A family's ranker: (dataset, descriptors, depth, reader options) -> (done, total, None)
-#: per step, then (total, total, the ranking).
-OwnRanker = Callable[[Dataset, Descriptors, int, ReadOptions],
+#: A family's ranker: (dataset, descriptors, depth, DISC21's pair settings ``--copy-pairs``)
+#: -> (done, total, None) per step, then (total, total, the ranking).
+OwnRanker = Callable[[Dataset, Descriptors, int, str | None],
                      Iterator[tuple[int, int, Ranking | None]]]
 
 _RANKERS: dict[str, OwnRanker] = {
-    TASKS: lambda dataset, descriptors, k, _options: iter_rank_tasks(dataset, descriptors, k),
-    DISC21: lambda dataset, descriptors, k, options: iter_rank_disc21(
-        descriptors, dataset, k, options.copy_pairs),
+    TASKS: lambda dataset, descriptors, k, _pairs: iter_rank_tasks(dataset, descriptors, k),
+    DISC21: lambda dataset, descriptors, k, pairs: iter_rank_disc21(descriptors, dataset, k,
+                                                                    pairs),
 }
 
 

@@ -65,7 +65,7 @@ from irviewer.core.descriptors import name_key
 from irviewer.core.errors import InputError, examples
 from irviewer.core.image_names import strip_image_suffix
 from irviewer.core.ranking import Ranking, ranking_from_lists
-from irviewer.formats.base import ReadOptions, read_text
+from irviewer.formats.base import read_text
 from irviewer.formats.listed_csv import read_listed_csv, sniff_listed_csv
 from irviewer.io.npz import load_npz
 
@@ -107,7 +107,7 @@ def sniff_ranking(path: Path) -> bool:
 
 
 def read_ranking(path: Path, dataset: Dataset,
-                 options: ReadOptions | None = None) -> tuple[Ranking, tuple[str, ...]]:
+                 pairs: str | None = None) -> tuple[Ranking, tuple[str, ...]]:
     """Return (the truncated :class:`~irviewer.core.ranking.Ranking` stored in ``path`` for
     ``dataset``, notes for the user).
 
@@ -137,8 +137,8 @@ def read_ranking(path: Path, dataset: Dataset,
         from irviewer.formats.hpatches import read_hpatches_results
 
         return read_hpatches_results(path, dataset), ()
-    if sniff_listed_csv(path):  # a GLDv2 submission, DISC21 predictions
-        return read_listed_csv(path, dataset, options)
+    if sniff_listed_csv(path):  # a GLDv2 submission, DISC21 predictions (pairs: their cap)
+        return read_listed_csv(path, dataset, pairs)
     return _read_trec(path, dataset)
 
 

@@ -18,7 +18,7 @@ Run from the repository root (a script, not a test; pytest does not collect this
     queries with the float16 gallery converted chunk by chunk (bench_eval.bare_gemm_times).
 (p) DISC21's descriptor track on a smaller scale: ``--pair-queries`` x 200,000 references x
     256 float32, the 500,000 best pairs over all queries kept (isc2021's max_results) by
-    :func:`irviewer.core.copy_detection.iter_pairs` and scored (microAP); its floor is the
+    :func:`irviewer.core.copy_pairs.iter_pairs` and scored (microAP); its floor is the
     bare multiply of the raw vectors.
 
 Both sides are measured interleaved (multiply, evaluation, multiply, ...), best of
@@ -45,7 +45,8 @@ importlib.import_module("irviewer")  # the BLAS threads set up as `python -m irv
 import numpy as np  # noqa: E402
 from bench_eval import PeakMemory, bare_gemm_times, figures  # noqa: E402
 
-from irviewer.core.copy_detection import PairSettings, iter_pairs, micro_metrics  # noqa: E402
+from irviewer.core.copy_detection import micro_metrics  # noqa: E402
+from irviewer.core.copy_pairs import PairSettings, iter_pairs  # noqa: E402
 from irviewer.core.descriptors import (  # noqa: E402
     AlignedDescriptors,
     Descriptors,

@@ -15,13 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from irviewer.core import copy_detection
-from irviewer.core.copy_detection import (
-    PairSettings,
-    iter_pairs,
-    micro_metrics,
-    parse_pair_settings,
-)
+from irviewer.core import copy_pairs
+from irviewer.core.copy_detection import micro_metrics
+from irviewer.core.copy_pairs import PairSettings, iter_pairs, parse_pair_settings
 from irviewer.core.descriptors import AlignedDescriptors
 from irviewer.core.errors import InputError
 from irviewer.core.evaluation import evaluate
@@ -226,8 +222,8 @@ def test_pairs_equal_a_brute_force_in_small_chunks(settings, monkeypatch):
     """Integer vectors (exact distances, many ties), the gallery read 5 rows at a time and 2
     queries per block: the pairs kept equal the brute force's, ties at the cap in (query,
     reference) order."""
-    monkeypatch.setattr(copy_detection, "chunk_rows", lambda dim: 5)
-    monkeypatch.setattr(copy_detection, "BLOCK_SCORES", 10)
+    monkeypatch.setattr(copy_pairs, "chunk_rows", lambda dim: 5)
+    monkeypatch.setattr(copy_pairs, "BLOCK_SCORES", 10)
     rng = np.random.default_rng(11)
     queries = rng.integers(-2, 3, size=(7, 4)).astype(np.float32)
     gallery = rng.integers(-2, 3, size=(23, 4)).astype(np.float32)
@@ -238,7 +234,7 @@ def test_pairs_equal_a_brute_force_in_small_chunks(settings, monkeypatch):
 
 
 def test_descriptors_of_more_than_256_dimensions_are_refused(tmp_path):
-    from irviewer.core.copy_detection import check_dimensions
+    from irviewer.core.copy_pairs import check_dimensions
 
     with pytest.raises(InputError) as e:
         check_dimensions(512, PairSettings(), "desc.npz")

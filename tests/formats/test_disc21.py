@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from irviewer.cli import main
-from irviewer.core.copy_detection import PairSettings
+from irviewer.core.copy_pairs import PairSettings
 from irviewer.core.errors import InputError
 from irviewer.formats.base import ReadOptions
 from irviewer.formats.disc21 import read_disc21_predictions, sniff_disc21
