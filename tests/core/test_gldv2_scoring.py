@@ -198,3 +198,20 @@ def test_the_conventions_table_shows_the_winners_denominator_beside_delfs(tmp_pa
     assert by_key["AP finite all"].mean == pytest.approx((t1 / 3 + t2 / 1 + t3 / 120) / 3)
     assert by_key["AP finite retrieved"].mean == pytest.approx((t1 / 2 + t2 / 1 + t3 / 100) / 3)
     assert by_key["AP finite list"].mean == pytest.approx((t1 + t2 + t3) / 100 / 3)
+
+
+def test_a_submission_cut_to_a_common_depth_keeps_its_placeholders(tmp_path):
+    """Compared with a method that stops at 3 results, a submission is scored on its first 3
+    places, an unknown id and a repeat still holding theirs (delf on the cut lists)."""
+    from irviewer.core.ranking.cut import cut_at
+
+    rows = [("t1", ["i1", "i2"], "Public"), ("t2", ["i3"], "Public")]
+    lists = {"t1": ["x", "i2", "x", "i1"], "t2": ["i2", "i2", "i3", "i9"]}
+    ds = read_dataset(write_solution(tmp_path, rows))
+    ranking, _ = read_gldv2_submission(write_submission(tmp_path, lists), ds)
+    cut = cut_at(ranking, ds, 3)
+    got = evaluate(ds, cut, get_protocol("gldv2-public")).summary
+    want = reference(rows, {t: v[:3] for t, v in lists.items()})["public"]
+    for key, value in want.items():
+        assert got[key] == pytest.approx(value, abs=1e-12), key
+    assert got["mAP"] == pytest.approx((1 / 2 / 2 + 1 / 3) / 2)

@@ -77,6 +77,15 @@ class ListedRanking(Ranking):
     pairs: PredictedPairs | None = None
     listed: np.ndarray | None = None
 
+    def first(self, dataset: Dataset, k: int) -> ListedRanking:
+        """Return the first ``k`` entries of every list as a listed ranking (placeholders
+        keep their place; the pairs are those kept), for comparing at a common depth."""
+        lists = [row[row != PADDING][:k] for row in self.top_indices]
+        scores = [s[row != PADDING][:k] for row, s in zip(self.top_indices, self.top_scores,
+                                                          strict=True)]
+        return ranking_from_positions(dataset, lists, scores, self.outside,
+                                      f"{self.source}, first {k}")
+
     def result_name(self, code: int, gallery: Sequence[str]) -> str:
         """Return the name of a listed result: a gallery image's, or the name a
         placeholder stands for."""
