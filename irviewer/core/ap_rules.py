@@ -18,10 +18,13 @@ by; each is named after the public evaluators that use it:
   0.3 (the Python ports of the devkit compare with ``np.arange(0, 1.1, 0.1)``, whose 0.3 is
   0.30000000000000004, and there 3/10 does not).
 
-The denominator is ``all`` positives of the query (a positive never retrieved adds 0), or
+The denominator is ``all`` positives of the query (a positive never retrieved adds 0),
 only those ``retrieved`` within the scored list (VLFeat ``vl_pr`` as hpatches-benchmark
 calls it on the top 50: a positive never listed is not counted; a query with positives but
-none listed scores 0).
+none listed scores 0), ``depth``: min(positives, list depth) (delf's ``MeanAveragePrecision``,
+Google Landmarks v2's mAP@100), or ``list``: the list depth whatever the positives (the
+Google Landmark Retrieval 2019 winners' ``map_at_k``, lyakaap/Landmark2019-1st-and-3rd-
+Place-Solution ``src/metrics.py``, which averages over the k columns of the list).
 """
 
 from __future__ import annotations
@@ -42,11 +45,17 @@ ALL_AP_RULES = AP_RULES
 ELEVEN_LEVELS = np.linspace(0.0, 1.0, 11)
 
 
-def average_precision(batch: Ragged, rule: str, denominator: str = "all") -> np.ndarray:
+def average_precision(batch: Ragged, rule: str, denominator: str = "all",
+                      depth: int | None = None) -> np.ndarray:
     """Return AP per query under ``rule`` (one of :data:`ALL_AP_RULES`) divided by
-    ``denominator`` (``all`` or ``retrieved``; see the module); nan where the query has no
-    positive."""
+    ``denominator`` (``all``, ``retrieved``, or with the list ``depth`` ``depth`` or
+    ``list``; see the module); nan where the query has no positive."""
     n = batch.n_positives
+    if denominator in ("depth", "list"):
+        if depth is None:
+            raise ValueError(f"the AP denominator {denominator!r} needs a list depth")
+        counted = np.minimum(n, depth) if denominator == "depth" else np.where(n > 0, depth, 0)
+        return average_precision(replace(batch, n_positives=counted), rule)
     if denominator == "retrieved":
         listed = np.diff(batch.offsets)
         ap = average_precision(replace(batch, n_positives=np.maximum(listed, 1)), rule)

@@ -271,7 +271,8 @@ def iter_open(request: OpenRequest) -> Opening:
     yield Step("reading the dataset")
     dataset, corrections = open_ground_truth(request)
     not_reopened: list[str] = []
-    made = yield from iter_make(specs, dataset, _row_names(request.options), not_reopened)
+    made = yield from iter_make(specs, dataset, _row_names(request.options), not_reopened,
+                                request.options.copy_pairs)
     methods: dict[str, Method] = {}
     scored: dict[EvaluationKey, Evaluation] = {}
     files = list(dict.fromkeys(m.made.source.position for m in made))

@@ -53,7 +53,8 @@ def test_every_option_a_message_names_is_declared():
 
 #: A value away from the default for every user-facing reader option.
 SET = {"images": "photos", "row_names": "rows.txt", "instance_rule": "dash",
-       "ignore_labels": ("x",), "distractors": "extra.txt", "drop_orphans": False}
+       "ignore_labels": ("x",), "distractors": "extra.txt", "drop_orphans": False,
+       "copy_pairs": "knn=10"}
 
 
 def _readers_and_options(taken: bool) -> list[tuple[str, str]]:

@@ -26,6 +26,7 @@ from irviewer.gui.results.query_model import (
     COMPARE_COLUMNS,
     OTHER_AP,
     TITLE,
+    TOP,
     QueryFilter,
     QueryTableModel,
 )
@@ -71,9 +72,10 @@ class QueryListPanel(QWidget):
         # contents would measure a thousand rows at every change of a 20,000-row table);
         # the names and titles share the rest.
         metrics = self.table.fontMetrics()
-        for column in range(1, TITLE):
+        for column in (*range(1, TITLE), TOP):
             text = str(self.model.headerData(column, Qt.Orientation.Horizontal))
-            widest = f"{TIE_MARK} 100.0" if column == 1 else "100.0"  # AP: a tie mark too
+            widest = (f"{TIE_MARK} 100.0" if column == 1 else "-100.000" if column == TOP
+                      else "100.0")  # AP: a tie mark too; Top: a score
             width = max(metrics.horizontalAdvance(text) + 24,
                         metrics.horizontalAdvance(widest) + 12)
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Fixed)
@@ -81,6 +83,7 @@ class QueryListPanel(QWidget):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(TITLE, QHeaderView.ResizeMode.Stretch)
         self.table.setColumnHidden(TITLE, True)
+        self.table.setColumnHidden(TOP, True)
         delta_width = max(56, metrics.horizontalAdvance(f"{TIE_MARK} +100.0") + 12)
         for column, width in zip(COMPARE_COLUMNS, (OTHER_AP_WIDTH, delta_width), strict=True):
             # compare mode shows them; a fixed width, as measuring 20,000 rows takes seconds
@@ -147,6 +150,7 @@ class QueryListPanel(QWidget):
             self.model.set_evaluation(evaluation)
             self.proxy.refresh()
         self.table.setColumnHidden(TITLE, not self.model.has_titles)
+        self.table.setColumnHidden(TOP, not self.model.has_answers)
 
     def update_queries(self, evaluation: Evaluation, queries: np.ndarray) -> None:
         """Show the re-scored values of ``queries`` only (after a label correction); the

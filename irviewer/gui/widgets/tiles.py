@@ -197,7 +197,7 @@ class TileGrid(QWidget):
         if event.button() != Qt.MouseButton.LeftButton:
             return  # a right click asks for the context menu, it does not compare
         i = self.tile_at(event.position().toPoint())
-        if i is not None:
+        if i is not None and self.tiles[i].index >= 0:  # not a result outside the gallery
             self.select(self.tiles[i].index)
             self.clicked.emit(self.tiles[i].index)
 
