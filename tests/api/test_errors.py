@@ -4,12 +4,17 @@ ArgumentError (a ValueError) raised by evaluate itself, never a traceback from n
 from __future__ import annotations
 
 import traceback
+from dataclasses import fields
 
 import numpy as np
 import pytest
 
 import irviewer
+from irviewer.core.protocols import PROTOCOLS
+from irviewer.formats.base import ReadOptions
 from irviewer.opening.request import demo_paths
+
+READER_OPTIONS = sorted(f.name for f in fields(ReadOptions) if f.name != "gallery_names")
 
 X = np.random.default_rng(0).normal(size=(6, 3))
 Y = [0, 0, 1, 1, 2, 2]
@@ -83,10 +88,7 @@ CASES = [
     ({"descriptors": STRONG}, "descriptors", "descriptors: a file's rows are named after a "
      "dataset's images; give the dataset too (its path first)"),
     ({"data": X, "labels": Y, "protocol": "oxfrod"}, "protocol", "protocol: 'oxfrod' is not "
-     "one irviewer knows; give one of instance, oxford, revisited-easy, revisited-medium, "
-     "revisited-hard, market1501, cuhk03, hpatches-patch, hpatches-image, "
-     "hpatches-retrieval-easy, hpatches-retrieval-hard, hpatches-retrieval-tough, holidays, "
-     "metric-learning, sop, inshop"),
+     f"one irviewer knows; give one of {', '.join(PROTOCOLS)}"),
     ({"data": X, "labels": Y, "ap": "trapz"}, "ap", "ap: 'trapz' is not one irviewer knows; "
      "give one of finite, trapezoid, interpolated, 11point"),
     ({"data": X, "labels": Y, "depth": 0}, "depth", "depth: 0 results per query; give a "
@@ -100,8 +102,8 @@ CASES = [
     ({"data": X, "labels": Y, "format": "manifest"}, "format", "format: says how to read a "
      "dataset's files; give it with a dataset's path (the data given needs no reader)"),
     ({"data": MANIFEST, "descriptors": STRONG, "read_options": {"imagez": 1}}, "read_options",
-     "read_options: no reader option is called 'imagez'; the options are distractors, "
-     "drop_orphans, ignore_labels, images, instance_rule, row_names"),
+     "read_options: no reader option is called 'imagez'; the options are "
+     f"{', '.join(READER_OPTIONS)}"),
 ]
 
 
