@@ -24,6 +24,13 @@ SUM_AP_RULES: tuple[APRule, ...] = (FINITE, TRAPEZOID)
 #: Every AP rule, in the order the options, messages and the conventions table list them.
 AP_RULES: tuple[APRule, ...] = (*SUM_AP_RULES, INTERPOLATED, ELEVEN_POINT)
 
+#: AP's denominator: ``all`` positives of the query (trec_eval), or only those ``retrieved``
+#: within the scored list (VLFeat ``vl_pr`` as hpatches-benchmark calls it).
+APDenominator = Literal["all", "retrieved"]
+ALL_POSITIVES: Final = "all"
+LISTED_POSITIVES: Final = "retrieved"
+AP_DENOMINATORS: tuple[APDenominator, ...] = (ALL_POSITIVES, LISTED_POSITIVES)
+
 KEEP: Final = "keep"
 REMOVE: Final = "remove"
 #: Every self-match rule, in the order the options and messages list them.

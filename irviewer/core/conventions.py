@@ -18,18 +18,26 @@ from dataclasses import dataclass
 import numpy as np
 
 from irviewer.core import metrics
-from irviewer.core.ap_rules import ALL_AP_RULES, average_precision
-from irviewer.core.convention_names import AP_EVALUATORS, AP_LABELS, KEEP, REMOVE
+from irviewer.core.ap_rules import average_precision
+from irviewer.core.convention_names import (
+    ALL_POSITIVES,
+    AP_EVALUATORS,
+    AP_LABELS,
+    AP_RULES,
+    KEEP,
+    LISTED_POSITIVES,
+    REMOVE,
+)
 from irviewer.core.evaluation import Evaluation, PositiveRanks, scored_ranks
 
 #: Each AP rule's name in the table (its label without "AP"; its evaluators are
 #: :data:`~irviewer.core.convention_names.AP_EVALUATORS`).
-RULE_NAMES = {rule: AP_LABELS[rule].removesuffix(" AP") for rule in ALL_AP_RULES}
-DENOMINATOR_NAMES = {"all": "over all positives",
-                     "retrieved": "over the positives within the list"}
+RULE_NAMES = {rule: AP_LABELS[rule].removesuffix(" AP") for rule in AP_RULES}
+DENOMINATOR_NAMES = {ALL_POSITIVES: "over all positives",
+                     LISTED_POSITIVES: "over the positives within the list"}
 DENOMINATOR_SOURCES = {
-    "all": "trec_eval (num_rel from the qrels), revisitop, torchreid",
-    "retrieved": "hpatches-benchmark retrieval_eval.m with VLFeat vl_pr (positives beyond "
+    ALL_POSITIVES: "trec_eval (num_rel from the qrels), revisitop, torchreid",
+    LISTED_POSITIVES: "hpatches-benchmark retrieval_eval.m with VLFeat vl_pr (positives beyond "
                  "the scored list not counted)",
 }
 SELF_MATCH_NAMES = {KEEP: "the query's own image kept", REMOVE: "the query's own image removed"}
@@ -80,14 +88,14 @@ def all_conventions(ev: Evaluation) -> list[ConventionRow]:
     batch = metrics.ragged(p.ranks, p.offsets, p.n_positives)
     den = protocol.ap_positives
     rows = []
-    for rule in ALL_AP_RULES:
+    for rule in AP_RULES:
         own = rule == protocol.ap
         values = (np.asarray(ev.per_query["AP"], dtype=np.float64) if own
                   else average_precision(batch, rule, den))
         rows.append(_row(f"AP {rule}", "AP", f"{RULE_NAMES[rule]}, {DENOMINATOR_NAMES[den]}",
                          AP_EVALUATORS[rule], values, p, own))
-    other = "retrieved" if den == "all" else "all"
-    finite = ALL_AP_RULES[0]
+    other = LISTED_POSITIVES if den == ALL_POSITIVES else ALL_POSITIVES
+    finite = AP_RULES[0]
     rows.append(_row(f"AP {finite} {other}", "AP",
                      f"{RULE_NAMES[finite]}, {DENOMINATOR_NAMES[other]}",
                      DENOMINATOR_SOURCES[other], average_precision(batch, finite, other),

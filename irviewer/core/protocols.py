@@ -16,13 +16,17 @@ from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
 from irviewer.core.convention_names import (
+    ALL_POSITIVES,
     AP_DEFINITIONS,
+    AP_DENOMINATORS,
     AP_RULES,
     FINITE,
     KEEP,
+    LISTED_POSITIVES,
     REMOVE,
     SELF_MATCH_RULES,
     TRAPEZOID,
+    APDenominator,
     APRule,
     SelfMatch,
     one_of,
@@ -76,7 +80,7 @@ class Protocol:
     seed: int = 0
     inp: bool = False
     list_depth: int | None = None
-    ap_positives: Literal["all", "retrieved"] = "all"
+    ap_positives: APDenominator = ALL_POSITIVES
     headline: str = "mAP"
     source: str = ""
 
@@ -96,9 +100,9 @@ class Protocol:
                              "cannot be both positive and ignored")
         if any(k < 1 for k in (*self.ks, *self.cmc_ks)):
             raise InputError(f"protocol {self.name}: cut-offs k must be at least 1")
-        if self.ap_positives not in ("all", "retrieved"):
-            raise InputError(f"unknown AP denominator {self.ap_positives!r}: use all or "
-                             "retrieved")
+        if self.ap_positives not in AP_DENOMINATORS:
+            raise InputError(f"unknown AP denominator {self.ap_positives!r}: use "
+                             f"{one_of(AP_DENOMINATORS)}")
         if self.list_depth is not None and self.list_depth < 1:
             raise InputError(f"protocol {self.name}: the list depth must be at least 1")
         if self.cmc_repeats < 1:
@@ -166,13 +170,13 @@ PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (
              source="CUHK03 (Li et al. CVPR 2014) single-gallery-shot CMC as torchreid "
                     "eval_cuhk03 defines it, with a seeded sampler"),
     Protocol("hpatches-patch", "hpatches", positive=("same_patch",), ap=FINITE,
-             self_match=REMOVE, list_depth=50, ap_positives="retrieved",
+             self_match=REMOVE, list_depth=50, ap_positives=LISTED_POSITIVES,
              source="HPatches patch retrieval (Balntas et al. CVPR 2017; hpatches-benchmark "
                     "retrieval_eval.m with VLFeat vl_pr): the corresponding patches are "
                     "positive; AP over the 50 results after the query patch, divided by the "
                     "positives among them (0 when none)"),
     Protocol("hpatches-image", "hpatches", positive=("same_image",), ap=FINITE,
-             self_match=REMOVE, list_depth=50, ap_positives="retrieved",
+             self_match=REMOVE, list_depth=50, ap_positives=LISTED_POSITIVES,
              source="HPatches image retrieval (hpatches-benchmark retrieval_eval.m): any patch "
                     "of an image of the query's cluster is positive; AP as the patch task"),
     *(Protocol(f"hpatches-retrieval-{noise}", "hpatches", positive=(noise,),
