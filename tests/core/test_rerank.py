@@ -15,6 +15,7 @@ from irviewer.core.dataset import Dataset, build_query
 from irviewer.core.descriptors import normalise_rows
 from irviewer.core.errors import InputError
 from irviewer.core.evaluation import evaluate
+from irviewer.core.progress import result_of as run
 from irviewer.core.protocols import get_protocol
 from irviewer.core.ranking import rank
 from irviewer.core.rerank import check_budget, iter_rerank, parse_spec
@@ -24,7 +25,7 @@ from irviewer.core.rerank.kreciprocal import (
     iter_encode_joined,
     squared_distance,
 )
-from irviewer.core.rerank.search import iter_self_top, run
+from irviewer.core.rerank.search import iter_self_top
 from tests.core.helpers import aligned, random_dataset
 from tests.core.rerank_dense import dense_expansion, dense_kreciprocal
 
