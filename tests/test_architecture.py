@@ -316,13 +316,15 @@ def test_no_module_retypes_the_re_ranking_defaults():
     assert offenders == []
 
 
-def test_no_issue_numbers_in_the_package():
-    """The code says what is, not how it came to be: no issue number in a docstring or a
-    comment ("issue #13", "(#23)")."""
+def test_no_issue_numbers_in_the_package_or_its_tests():
+    """The code and its tests say what is, not how it came to be: no issue's number in a
+    docstring or a comment (the word issue followed by a number, a number after # in
+    parentheses, a pull request's number); a test's docstring says what it tests."""
     import re
 
     history = re.compile(r"\bissues?\s*#?\d+|\(#\d+\)|\bPR\s*#\d+", re.IGNORECASE)
-    offenders = [f"{p.relative_to(ROOT).as_posix()}:{i}" for p in (ROOT / "irviewer").rglob("*.py")
+    offenders = [f"{p.relative_to(ROOT).as_posix()}:{i}"
+                 for folder in ("irviewer", "tests") for p in (ROOT / folder).rglob("*.py")
                  for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
                  if history.search(line)]
     assert offenders == []

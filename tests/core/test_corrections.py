@@ -258,7 +258,7 @@ def test_with_ground_truth_checks_what_changed_and_keeps_the_lookups():
         ds.with_ground_truth({0: build_query("q0", "g0", {"easy": [1]})})
 
 
-# -- the one rule: a correction that sets what is already there is not pushed (issue #20) --
+# -- the one rule: a correction that sets what is already there is not pushed -------------
 
 @pytest.mark.parametrize(("make", "correction", "sentence"), [
     (oxford, Correction("q0", "g2", "junk"), "ox: g2 is already junk for q0; nothing to change"),

@@ -1,4 +1,4 @@
-"""A curator's collection in the window (issue #23), offscreen: File ▸ New collection from
+"""A curator's collection in the window, offscreen: File ▸ New collection from
 a folder… indexes off the GUI thread with progress and opens the result; Cancel writes
 nothing; skipped photos and bad folders are said in the dialog; photos added to an open
 collection are described alone and the collection reopens."""

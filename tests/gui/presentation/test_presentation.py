@@ -1,4 +1,4 @@
-"""Presentation mode and search with a photo in the window (issue #13), offscreen: F11 and
+"""Presentation mode and search with a photo in the window, offscreen: F11 and
 ``irviewer --present`` enter, the keys walk the inspector's list, Esc returns on the same
 query, M and R change what is painted, the slideshow moves on, a dropped photo is searched
 in a worker and its painting comes first, a method without an extractor and a broken photo
