@@ -53,3 +53,5 @@ _.swept  # core/ann/spec.py (the approximate-search specs' validation)
 error_probability  # core/audit/sets.py (the label audit)
 _.cached  # opening/opener.py (the method model)
 with_default_corrections  # opening/request.py (the method model)
+_.method_names  # opening/request.py (the method model)
+_.lists_only  # methods/spec.py (the method model): not called at all
