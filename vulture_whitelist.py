@@ -55,3 +55,6 @@ _.cached  # opening/opener.py (the method model)
 with_default_corrections  # opening/request.py (the method model)
 _.method_names  # opening/request.py (the method model)
 _.lists_only  # methods/spec.py (the method model): not called at all
+_.look_for_others  # gui/corrections/store.py (the corrections file's writers): what the
+#                   watch timer does, called by tests only
+_.hovered  # gui/widgets/tiles.py (set for the corrections' keys, read nowhere)
