@@ -50,7 +50,6 @@ from irviewer.collection.describing import PROCESSES, ExtractorSpec, Pool
 from irviewer.core.acceptance import DEFAULT_STRICTNESS, Calibration
 from irviewer.core.errors import InputError, counted
 from irviewer.core.local_features import FeatureTable, LocalFeatures
-from irviewer.core.progress import result_of
 from irviewer.extract.base import Extractor, Learner
 from irviewer.extract.local_features import REFERENCE_SIDE
 from irviewer.extract.registry import get_extractor, load_extractor
@@ -135,11 +134,6 @@ class Indexed:
 
 #: What :func:`iter_index` is: progress steps, then the result.
 Indexing = Generator[IndexStep, None, Indexed]
-
-
-def index_now(request: IndexRequest) -> Indexed:
-    """Return :func:`iter_index`'s result without progress (scripts, tests)."""
-    return result_of(iter_index(request))
 
 
 @dataclass

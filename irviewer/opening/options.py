@@ -192,7 +192,7 @@ def refuse_old_name(parser: argparse.ArgumentParser, old: str, new: str) -> None
     so an old command line is refused, never read with another meaning."""
 
     class Refused(argparse.Action):
-        def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+        def __call__(self, parser: argparse.ArgumentParser, _namespace: argparse.Namespace,
                      values: object, option_string: str | None = None) -> None:
             parser.exit(2, f"irviewer: error: {option_string} is no longer an option; use "
                            f"{new}\n")

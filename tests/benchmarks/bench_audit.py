@@ -12,8 +12,8 @@ and 19,732 gallery images in ``bounding_box_test/`` with Market naming (751 ids,
 descriptor files of clustered vectors (same ids, independent noise). Both commands run as whole
 processes (``python -m irviewer ...``: start-up, reading the folder and the descriptors, ranking,
 scoring or auditing), taking turns (eval, audit, eval, ...) so that both meet the same load on a
-shared machine; the time of each is the best of ``--repeats`` runs. The target of issues #11 and
-#21 is audit <= 3 x eval. ``--against DIR`` runs both commands with the code of another checkout
+shared machine; the time of each is the best of ``--repeats`` runs. The target is audit <= 3 x
+eval. ``--against DIR`` runs both commands with the code of another checkout
 too (its ``irviewer`` package first on the path), in the same turns, for a before/after table.
 """
 

@@ -15,7 +15,7 @@ from PIL import Image
 from irviewer.cli import main
 from irviewer.collection.answer import Answer, answer_json
 from irviewer.collection.describing import SERIAL
-from irviewer.collection.indexing import IndexRequest, answers_line, index_now
+from irviewer.collection.indexing import IndexRequest, answers_line
 from irviewer.collection.matches import Match
 from irviewer.collection.photo_search import open_demo_searcher, open_searcher
 from irviewer.core.acceptance import Calibration
@@ -23,6 +23,7 @@ from irviewer.formats.collection import read_record, write_record
 from irviewer.formats.local_feature_file import LOCAL_FEATURES, read_local_features
 from irviewer.formats.photo_folder import Photo
 from irviewer.io.resources import resources_dir
+from tests.collection_photos import index_now
 
 IMAGES = resources_dir() / "demo" / "images"
 HELD = ("bruegel_the-harvesters", "leonardo_mona-lisa", "van-gogh_the-starry-night",

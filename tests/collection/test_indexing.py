@@ -17,7 +17,7 @@ from PIL import Image
 
 from irviewer.collection import indexing
 from irviewer.collection.describing import SERIAL, THREADS
-from irviewer.collection.indexing import IndexRequest, index_now, iter_index
+from irviewer.collection.indexing import IndexRequest, iter_index
 from irviewer.collection.photo_search import open_searcher
 from irviewer.core.errors import InputError
 from irviewer.extract import registry
@@ -30,7 +30,7 @@ from irviewer.formats.descriptor_files import descriptor_extractor, descriptor_e
 from irviewer.formats.registry import read_dataset
 from irviewer.opening.opener import open_now
 from irviewer.opening.request import OpenRequest
-from tests.collection_photos import artwork_image, flat_folder, folder_of_subfolders
+from tests.collection_photos import artwork_image, flat_folder, folder_of_subfolders, index_now
 
 
 class Thumb:

@@ -1,4 +1,4 @@
-"""The audit's set-level evidence in place (issue #21): ranking evidence pooled over the
+"""The audit's set-level evidence in place: ranking evidence pooled over the
 queries that share a list, neighbour evidence that finds a negative beyond every stored list,
 a view far from everything that is not scored away, and scores that do not depend on the order
 of the queries. Each test fails if its piece of evidence is removed."""

@@ -39,10 +39,6 @@ def shared_keys(parser: argparse.ArgumentParser) -> set[str]:
     return {key for key in OPTIONS if key in dests}
 
 
-def flag_of(key: str) -> str:
-    return OPTIONS[key].flag
-
-
 def reader_argv(options: ReadOptions) -> list[str]:
     """Return the command-line words that give ``options`` (from the declarations)."""
     argv: list[str] = []

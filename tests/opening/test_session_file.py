@@ -434,7 +434,6 @@ def prop_root(tmp_path_factory) -> Path:
     return root
 
 
-FILES = ["dataset", "strong", "weak", "ranking"]
 unicode_text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
 json_scalar = st.none() | st.booleans() | st.integers(-10**6, 10**6) | unicode_text | \
     st.floats(allow_nan=False, allow_infinity=False)

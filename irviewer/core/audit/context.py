@@ -86,7 +86,7 @@ class SetEvidence:
     reference rows whose ``v`` the set's negatives' histogram counts. ``ref_neg``: per set,
     how many reference rows are its negatives (None until neighbours are computed);
     ``whole``: every active gallery image is a reference row. After scoring: ``log_lr``,
-    ``prob`` (probability that the label is wrong), ``bulk_log_lr`` / ``bulk_prob`` of a
+    ``prob`` (probability that the label is wrong), ``bulk_prob`` of a
     negative without evidence, the priors ``rho`` (negatives, positives), and ``v_hist`` the
     sets' histograms of v for the evidence sentences (positives', negatives', offsets, each
     item's bin, whether it is counted: +1 / -1 / 0). ``log_odds`` / ``bulk_log_odds``: the
@@ -105,7 +105,6 @@ class SetEvidence:
     log_lr: np.ndarray | None = None
     log_odds: np.ndarray | None = None
     prob: np.ndarray | None = None
-    bulk_log_lr: np.ndarray | None = None
     bulk_log_odds: np.ndarray | None = None
     bulk_prob: np.ndarray | None = None
     rho: tuple[float, float] = (0.0, 0.0)
@@ -177,7 +176,6 @@ class Context:
     set_evidence: list[SetEvidence] = field(default_factory=list)  # one per method
     pair_scores: PairScores | None = None
     near: list[RowNeighbours] = field(default_factory=list)  # one per method with vectors
-    label_sizes: dict[str, int] = field(default_factory=dict)  # active gallery images per label
     label_members: dict[str, np.ndarray] = field(default_factory=dict)
     #: (set, item) key -> the unrelated set whose competing claim the item fits better
     rivals: dict[int, int] = field(default_factory=dict)
@@ -231,7 +229,6 @@ class Context:
             bounds = np.searchsorted(inverse[order], np.arange(len(names) + 1))
             ctx.label_members = {name: live[order[bounds[i]:bounds[i + 1]]]
                                  for i, name in enumerate(names.tolist())}
-            ctx.label_sizes = {n: len(m) for n, m in ctx.label_members.items()}
         ctx.sets = positive_sets(pos, removed, selves, active)
         ctx.views = run_each(lambda item: _view(ctx, *item), list(rankings.items()))
         if not ctx.with_vectors:

@@ -254,7 +254,7 @@ def score(ctx: Context, ev: SetEvidence) -> None:
     rho = confident_prior(items_lr, np.concatenate([ev.is_pos, np.zeros(n_sets, bool)]),
                           np.concatenate([s, np.arange(n_sets)]),
                           np.concatenate([np.ones(len(s)), bulk.astype(float)]), n_sets)
-    ev.log_lr, ev.bulk_log_lr, ev.rho = log_lr, bulk_lr, rho
+    ev.log_lr, ev.rho = log_lr, rho
     ev.log_odds = error_log_odds(log_lr, ev.is_pos, *rho)
     ev.bulk_log_odds = error_log_odds(bulk_lr, np.zeros(n_sets, bool), *rho)
     ev.prob, ev.bulk_prob = probability(ev.log_odds), probability(ev.bulk_log_odds)

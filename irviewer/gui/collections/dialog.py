@@ -145,7 +145,6 @@ class CollectionDialog(QDialog):
         layout.addWidget(self.status)
         layout.addWidget(self.skipped)
         layout.addWidget(self.buttons)
-        self.result_: Indexed | None = None
         self._started = 0.0
         self._stage = ""
         self._connections = [indexer.progress.connect(self._on_progress),
@@ -189,7 +188,6 @@ class CollectionDialog(QDialog):
         request = self.request()
         if request is None:
             return
-        self.result_ = None
         self.start_button.setEnabled(False)
         self.skipped.setVisible(False)
         self.progress.setVisible(True)
@@ -221,7 +219,6 @@ class CollectionDialog(QDialog):
         self.status.setText(words[:1].upper() + words[1:])
 
     def _on_done(self, indexed: Indexed) -> None:
-        self.result_ = indexed
         self.progress.setVisible(False)
         self.start_button.setEnabled(True)
         self.indexed.emit(indexed)

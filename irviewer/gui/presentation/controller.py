@@ -92,7 +92,6 @@ class Presentation(QObject):
         menus.add_view_action(enter, separated=True)
         menus.add_view_action(kiosk)
         menus.add_view_action(settings)
-        self.enter_action, self.kiosk_action = enter, kiosk
 
     def enter(self) -> None:
         """Show the query the inspector shows (the first listed when none), full screen."""

@@ -1,4 +1,4 @@
-"""A curator's collection in the window (issue #23), offscreen: File ▸ New collection from
+"""A curator's collection in the window, offscreen: File ▸ New collection from
 a folder… indexes off the GUI thread with progress and opens the result; Cancel writes
 nothing; skipped photos and bad folders are said in the dialog; photos added to an open
 collection are described alone and the collection reopens."""
@@ -17,7 +17,7 @@ from irviewer.formats.collection import read_record
 from irviewer.gui.collections.dialog import CollectionDialog, default_collection_folder
 from irviewer.gui.main_window import MainWindow
 from irviewer.opening.request import OpenRequest
-from tests.collection_photos import artwork_image, flat_folder, folder_of_subfolders
+from tests.collection_photos import artwork_image, flat_folder, folder_of_subfolders, index_now
 
 
 @pytest.fixture(autouse=True)
@@ -150,7 +150,7 @@ def test_cancel_stops_indexing_and_writes_nothing(window, qtbot, tmp_path):
 
 def test_photos_added_to_an_open_collection_are_described_alone(window, qtbot, tmp_path):
     folder_of_subfolders(tmp_path / "photos", {"mona": 2, "wave": 1})
-    indexing.index_now(indexing.IndexRequest(tmp_path / "photos", tmp_path / "coll",
+    index_now(indexing.IndexRequest(tmp_path / "photos", tmp_path / "coll",
                                              mode=SERIAL))
     window.open_request(OpenRequest(tmp_path / "coll"), sync=True)
     assert window.collections.add_action.isEnabled()
@@ -175,7 +175,7 @@ def test_photos_added_to_an_open_collection_are_described_alone(window, qtbot, t
 
 def test_update_reindexes_the_folder_of_the_open_collection(window, qtbot, tmp_path):
     flat_folder(tmp_path / "photos", 2)
-    indexing.index_now(indexing.IndexRequest(tmp_path / "photos", tmp_path / "coll",
+    index_now(indexing.IndexRequest(tmp_path / "photos", tmp_path / "coll",
                                              mode=SERIAL))
     window.open_request(OpenRequest(tmp_path / "coll"), sync=True)
     Image.new("RGB", (10, 10)).save(tmp_path / "photos" / "blank.png")
