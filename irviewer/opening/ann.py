@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Generator
 from dataclasses import dataclass
 
-from irviewer.core.ann.search import ann_name, engine_name
+from irviewer.core.ann.milvus_engine import engine_labels, parse_engine_spec
+from irviewer.core.ann.search import ann_name
 from irviewer.core.ann.spec import AnnSpec, parse_ann_spec
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError
@@ -102,8 +103,10 @@ class EnginePlan:
 
     @property
     def names(self) -> list[str]:
-        """Return the new method's name, in a list (as :attr:`AnnPlan.names`)."""
-        return [engine_name(self.method, self.collection)]
+        """Return the new methods' names, one per setting of the search parameters after
+        the URI (as :attr:`AnnPlan.names`)."""
+        return [f"{self.method} + {label}"
+                for label in engine_labels(self.uri, self.collection)]
 
 
 def plan_engine(opened: Opened, name: str, uri: str, collection: str,
@@ -119,19 +122,20 @@ def plan_engine(opened: Opened, name: str, uri: str, collection: str,
     refusal = ann_refusal(opened.methods[name], opened.dataset)
     if refusal is not None:
         raise InputError(refusal)
+    parse_engine_spec(uri)
     plan = EnginePlan(name, uri.strip(), collection.strip(), (names_field or "").strip() or None)
-    if plan.names[0] in opened.methods:
-        raise InputError(f"{plan.names[0]} is open already (in the Method list)")
+    for new in plan.names:
+        if new in opened.methods:
+            raise InputError(f"{new} is open already (in the Method list)")
     return plan
 
 
 def iter_engine_job(opened: Opened, plan: EnginePlan) -> Generator[Step, None, list[Method]]:
-    """Search with ``plan``, yielding progress; return the new method in a list (for
-    :meth:`Opened.add_methods`); stop iterating to cancel."""
+    """Search with ``plan``, yielding progress; return the new methods, one per setting
+    (for :meth:`Opened.add_methods`); stop iterating to cancel."""
     plain = opened.methods[plan.method]
-    method = yield from iter_engine_search(plain, opened.dataset, opened.request.k, plan.uri,
-                                           plan.collection, plan.names_field)
-    return [method]
+    return (yield from iter_engine_search(plain, opened.dataset, opened.request.k, plan.uri,
+                                          plan.collection, plan.names_field))
 
 
 __all__ = ["AnnPlan", "EnginePlan", "ann_refusal", "iter_ann", "iter_engine_job",

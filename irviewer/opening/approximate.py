@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Generator, Sequence
 from dataclasses import replace
+from pathlib import Path
 
 from irviewer.core.ann.search import Searched, iter_ann_search, iter_engine
 from irviewer.core.dataset import Dataset
@@ -19,27 +20,29 @@ from irviewer.opening.method import Method, Step, as_steps
 
 
 def iter_ann_methods(plain: Method, dataset: Dataset, depth: int, specs: Sequence[str],
-                     label: str = "") -> Generator[Step, None, list[Method]]:
+                     label: str = "", names_file: Path | None = None
+                     ) -> Generator[Step, None, list[Method]]:
     """Return the methods "F + SETTING" of every setting of every SPEC in ``specs`` over
-    the exact method ``plain``'s vectors (:func:`irviewer.core.ann.search.iter_ann_search`),
-    yielding progress."""
+    the exact method ``plain``'s vectors (:func:`irviewer.core.ann.search.iter_ann_search`;
+    ``names_file`` names the images of an index file's ids), yielding progress."""
     aligned = plain.ranking.descriptors
     assert aligned is not None
     return derived(plain, (yield from as_steps(iter_ann_search(
-        plain.name, aligned, plain.ranking, dataset, depth, specs, label))))
+        plain.name, aligned, plain.ranking, dataset, depth, specs, label, names_file))))
 
 
 def iter_engine_search(plain: Method, dataset: Dataset, depth: int, uri: str,
                        collection: str | None, names_field: str | None = None,
-                       label: str = "") -> Generator[Step, None, Method]:
-    """Return the method "F + milvus:COLLECTION": ``plain``'s queries searched in
+                       label: str = "") -> Generator[Step, None, list[Method]]:
+    """Return the methods "F + milvus:COLLECTION" (one per setting of the search parameters
+    after the URI, "F + milvus:COLLECTION:nprobe=8"): ``plain``'s queries searched in
     ``collection`` at ``uri`` (:func:`irviewer.core.ann.search.iter_engine`), yielding
     progress."""
     aligned = plain.ranking.descriptors
     assert aligned is not None
-    return derived(plain, [(yield from as_steps(iter_engine(
+    return derived(plain, (yield from as_steps(iter_engine(
         plain.name, aligned, plain.ranking, dataset, depth, uri, collection, names_field,
-        label)))])[0]
+        label))))
 
 
 def iter_recorded(plain: Method, dataset: Dataset, depth: int, specs: Sequence[str],

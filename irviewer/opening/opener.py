@@ -249,7 +249,7 @@ def iter_open(request: OpenRequest) -> Opening:
             source, dataset, request, own)
         if only:
             assert isinstance(source, DescriptorFile)
-            found = [(yield from _iter_engine_only(source, name, label, dataset, request))]
+            found = yield from _iter_engine_only(source, name, label, dataset, request)
         else:
             found = yield from iter_methods(source, name, label, dataset, request, own)
         searches = tuple(spec for j, spec in approximate if j == i)
@@ -260,14 +260,15 @@ def iter_open(request: OpenRequest) -> Opening:
                 raise InputError(f"{source.path.name}: {ANN_WHERE} searches one gallery "
                                  "with the descriptor file's plain (exact) method")
             strict = tuple(spec for spec in searches if spec in request.ann)
-            found += yield from iter_ann_methods(plain, dataset, request.k, strict, label)
+            found += yield from iter_ann_methods(plain, dataset, request.k, strict, label,
+                                                 request.ann_names)
             found += yield from iter_recorded(  # the window's or a session's: said if not
                 plain, dataset, request.k, [s for s in searches if s not in strict],
                 not_reopened, label)
             if request.engine and i == 0:
-                found.append((yield from iter_engine_search(
+                found += yield from iter_engine_search(
                     plain, dataset, request.k, request.engine, request.collection,
-                    request.engine_names, label)))
+                    request.engine_names, label)
         for method in found:
             yield Step(f"scoring{label}")
             mine = []
@@ -297,18 +298,19 @@ def _queries_only(source: DescriptorFile, dataset: Dataset, request: OpenRequest
 
 
 def _iter_engine_only(source: DescriptorFile, name: str, label: str, dataset: Dataset,
-                      request: OpenRequest) -> Generator[Step, None, Method]:
-    """Return the method "F + milvus:COLLECTION" of a descriptor file holding the queries
-    only, yielding progress: its queries searched in the engine
-    (:func:`irviewer.core.ann.search.iter_engine`), no exact ranking beside them."""
+                      request: OpenRequest) -> Generator[Step, None, list[Method]]:
+    """Return the methods "F + milvus:COLLECTION" of a descriptor file holding the queries
+    only (one per setting of the engine's search parameters), yielding progress: its
+    queries searched in the engine (:func:`irviewer.core.ann.search.iter_engine`), no exact
+    ranking beside them."""
     descriptors = yield from _iter_read_descriptors(source, label, dataset, request)
     aligned = align_queries(descriptors, dataset)
     assert request.engine is not None
     searched = yield from as_steps(iter_engine(name, aligned, None, dataset, request.k,
                                                request.engine, request.collection,
                                                request.engine_names, label))
-    return replace(_descriptor_method(source, name, descriptors, searched.ranking),
-                   name=searched.name, ann=searched.run)
+    return [replace(_descriptor_method(source, name, descriptors, s.ranking), name=s.name,
+                    ann=s.run) for s in searched]
 
 
 def rerank_chains(request: OpenRequest) -> dict[str, Chain]:

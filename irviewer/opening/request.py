@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from irviewer.core.ann.spec import engine_label, parse_ann_spec
+from irviewer.core.ann.milvus_engine import engine_labels
+from irviewer.core.ann.spec import parse_ann_spec
 from irviewer.core.errors import InputError
 from irviewer.core.ranking import DEFAULT_DEPTH
 from irviewer.formats.base import ReadOptions
@@ -69,7 +70,9 @@ class OpenRequest:
     an approximate index method, a session's approximate methods). ``engine`` (a Milvus URI) and
     ``collection`` name a vector engine's collection holding the gallery (image names in
     its primary key, or in the field ``engine_names``): the first descriptor file's queries
-    searched there give the method "F + milvus:COLLECTION". ``keep_plain`` False leaves the
+    searched there give the method "F + milvus:COLLECTION" (one per setting of the search
+    parameters after the URI). ``ann_names`` names the image of each id of the ``ann``
+    SPECs' index files (:mod:`irviewer.core.ann.index_ids`). ``keep_plain`` False leaves the
     plain methods of the descriptor files out (``irviewer eval --rerank`` scores the
     re-ranked ranking instead of the plain one)."""
 
@@ -90,6 +93,7 @@ class OpenRequest:
     engine: str | None = None
     collection: str | None = None
     engine_names: str | None = None
+    ann_names: Path | None = None
     keep_plain: bool = True
 
     def sources(self) -> tuple[Path, ...]:
@@ -131,8 +135,8 @@ class OpenRequest:
                 continue
             out += [(j, s.label, reranked_name(names[j], s.label)) for s in settings]
         if self.engine and self.collection and self.descriptors:
-            label = engine_label(self.collection)
-            out.append((0, label, reranked_name(names[0], label)))
+            out += [(0, label, reranked_name(names[0], label))
+                    for label in engine_labels(self.engine, self.collection)]
         return sorted(out, key=lambda d: d[0])  # stable: re-ranked, approximate, engine
 
     def with_methods(self, descriptors: Sequence[Path] = (),

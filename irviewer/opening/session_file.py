@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from irviewer.core.ann.milvus_engine import parse_engine_spec
 from irviewer.core.ann.spec import parse_ann_spec
 from irviewer.core.convention_names import AP_RULES, SELF_MATCH_RULES, one_of
 from irviewer.core.errors import InputError
@@ -73,8 +74,10 @@ class SessionFile:
             index anew, the same every time).
         engine: the vector engine the first descriptor file's queries are searched in, as
             ``(URI, collection, names field or None)``, or None: a Milvus Lite file by its
-            absolute path, a server by its address (its token stays in the environment).
-            Reopening asks the engine again.
+            absolute path, a server by its address (its token stays in the environment; a
+            user name and password in the URI are refused on load and never saved), search
+            parameters after the URI. Reopening asks the engine again, and never creates
+            a Milvus Lite database.
         active_rerank: what derives the method shown from ``active_method``'s plain one:
             a re-ranking SPEC or an approximate setting's label (None: the plain method).
             An irviewer that does not know these keys opens the plain methods and shows the
@@ -174,6 +177,11 @@ def _check_values(s: SessionFile) -> str | None:
     if s.engine is not None and (not s.engine[0] or not s.engine[1] or not s.descriptors):
         return ("\"engine\" needs a URI, a collection and a descriptor file whose queries "
                 "it searches")
+    if s.engine is not None:
+        try:
+            parse_engine_spec(s.engine[0])
+        except InputError as e:
+            return f"\"engine\" holds a bad URI ({e})"
     if s.ap_range is not None:
         a, b = s.ap_range
         if not (0.0 <= a <= b <= 1.0):
@@ -287,6 +295,12 @@ def load_session(path: Path) -> SessionFile:
         raise InputError(f"{path}: not valid JSON (line {e.lineno}, column {e.colno}: "
                          f"{e.msg}); fix it in a text editor or save the session again"
                          ) from None
+    except ValueError:  # a number of more digits than Python converts (4,300)
+        raise InputError(f"{path}: not a session irviewer saved (it holds a number of "
+                         "thousands of digits); save the session again") from None
+    except RecursionError:
+        raise InputError(f"{path}: not a session irviewer saved (its JSON is nested too "
+                         "deeply to read); save the session again") from None
     if not isinstance(data, dict) or data.get("format") != SESSION_FORMAT:
         raise InputError(f"{path}: not an irviewer session (it lacks \"format\": "
                          f"\"{SESSION_FORMAT}\"); open a .irv file saved by irviewer")

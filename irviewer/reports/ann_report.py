@@ -154,6 +154,10 @@ def format_ann(member: dict) -> list[str]:
              "brackets): " + ", ".join(
                  f"@{k} {_pct(member.get(f'recall@{k}'))} "
                  f"[{_pct(member.get(f'recall@{k}(tie-aware)'))}]" for k in RECALL_KS)]
+    lines += [f"  note: {note}" for note in (member.get("id_order"), member.get("beam_note"))
+              if note]
+    lines += [f"  note: FAISS warned while building the index: {w}"
+              for w in member.get("warnings", ())]
     if "exact" in member:
         return [*lines, f"  {member['exact']}"]
     if "queries" not in member:

@@ -6,13 +6,28 @@ The URI is Milvus's: a local path (Milvus Lite, embedded, no server to start: on
 the tests), or ``http://host:19530`` for a Milvus server or a distributed cluster, where a
 gallery that outgrew one machine lives. A token, when the server asks for one, comes from
 the environment variable :data:`TOKEN_VARIABLE`, never from the command line (where it
-would stay in the shell's history and the process list).
+would stay in the shell's history and the process list): a URI with credentials
+(``http://user:password@host``) is refused in a sentence that does not repeat them, and no
+message, method name or session holds them (:func:`without_credentials`).
+
+Reading never creates: a Milvus Lite database must exist, as a folder named ``*.db`` with
+Milvus Lite's ``LOCK`` file and ``collections`` folder in it; a missing path, a file, or a
+folder Milvus Lite did not make is refused before the client sees it (which would create or
+write into it), and one that another program holds open is named as such.
+
+Search parameters follow the URI as a FAISS SPEC's follow its index (``gallery.db:nprobe=8``,
+``http://host:19530:ef=64,128``; a comma list sweeps): :func:`parse_engine_spec` reads them,
+:func:`search_params` checks them against the collection's index type
+(:data:`INDEX_PARAMETERS`, from Milvus's index documentation) and gives the ``params`` of
+Milvus's search request.
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
+import re
 import time
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager
@@ -22,6 +37,16 @@ from typing import Any
 
 import numpy as np
 
+from irviewer.core.ann.factory import INT_MAX
+from irviewer.core.ann.spec import (
+    Parameter,
+    check_sweep_size,
+    engine_label,
+    parse_params,
+    shorten,
+    show_value,
+    split_spec,
+)
 from irviewer.core.errors import InputError, either, install_extra
 
 #: How a message names the engine: the option on the command line, the field in the window.
@@ -66,15 +91,18 @@ def _client_module() -> Any:
 
 @contextmanager
 def _quiet() -> Iterator[None]:
-    """Silence pymilvus's own error log while a call runs (its failures become one
-    sentence here)."""
-    logger = logging.getLogger("pymilvus")
-    level = logger.level
-    logger.setLevel(logging.CRITICAL + 1)
+    """Silence pymilvus's and Milvus Lite's own error logs while a call runs (their
+    failures become one sentence here; Milvus Lite logs a traceback when it cannot open a
+    database)."""
+    loggers = [logging.getLogger(name) for name in ("pymilvus", "milvus_lite")]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL + 1)
     try:
         yield
     finally:
-        logger.setLevel(level)
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
 
 
 def is_local(uri: str) -> bool:
@@ -82,22 +110,274 @@ def is_local(uri: str) -> bool:
     return "://" not in uri
 
 
+_USERINFO = re.compile(r"(?<=://)[^/?#]*@")
+
+
+def without_credentials(uri: str) -> str:
+    """Return ``uri`` without the user name and password a server's address may carry
+    (``http://user:password@host:19530`` gives ``http://host:19530``)."""
+    return _USERINFO.sub("", str(uri))
+
+
+@dataclass(frozen=True)
+class EngineSetting:
+    """The engine's URI with one value per search parameter: one method "F +
+    milvus:COLLECTION:PARAMS"."""
+
+    uri: str
+    params: tuple[tuple[str, float], ...] = ()
+
+    @property
+    def params_text(self) -> str:
+        """Return the parameters as written after the URI ("nprobe=8"; "" when none)."""
+        return ",".join(f"{k}={show_value(v)}" for k, v in self.params)
+
+
+@dataclass(frozen=True)
+class EngineSpec:
+    """A vector engine as ``--engine`` names it: its URI (without credentials) and each
+    search parameter's values (more than one: a sweep)."""
+
+    uri: str
+    params: tuple[tuple[str, tuple[float, ...]], ...] = ()
+
+    @property
+    def text(self) -> str:
+        """Return the engine as written, parameters after the URI."""
+        if not self.params:
+            return self.uri
+        return f"{self.uri}:" + ",".join(f"{k}=" + ",".join(show_value(v) for v in vs)
+                                         for k, vs in self.params)
+
+    def settings(self) -> tuple[EngineSetting, ...]:
+        """Return every setting of the sweep (one when nothing is swept), the first
+        parameter varying slowest."""
+        names = [k for k, _ in self.params]
+        combos = itertools.product(*(vs for _, vs in self.params))
+        return tuple(EngineSetting(self.uri, tuple(zip(names, c, strict=True)))
+                     for c in combos)
+
+
+def parse_engine_spec(text: str) -> EngineSpec:
+    """Return the engine ``text`` names: a Milvus Lite path or a server's URI, then search
+    parameters after a colon as a FAISS SPEC takes them (``gallery.db:nprobe=8,16``);
+    InputError (one sentence, never repeating a password) for an empty URI, a URI holding
+    credentials (the token comes from :data:`TOKEN_VARIABLE`), or parameters that do not
+    parse or a value a parameter Milvus knows (:data:`MILVUS_PARAMETERS`) does not take.
+    FAISS's names of Milvus's parameters become Milvus's (:data:`ALIASES`). Which
+    parameters the collection takes is checked when its index type is known
+    (:func:`search_params`)."""
+    raw = str(text).strip()
+    if not raw:
+        raise InputError(f"{ENGINE_WHERE}: the URI is empty; give a Milvus Lite database "
+                         "(gallery.db) or a Milvus server (http://host:19530)")
+    shown = shorten(without_credentials(raw))
+    if without_credentials(raw) != raw:
+        raise InputError(f"{ENGINE_WHERE} {shown}: irviewer takes no user name or password "
+                         f"in the URI, where the shell's history and saved sessions would "
+                         f"keep them; put them in the environment variable {TOKEN_VARIABLE} "
+                         "(user:password, or an API key)")
+    uri, rest = split_spec(raw)
+    where = f"{ENGINE_WHERE} {shown}"
+    if not uri:
+        raise InputError(f"{where}: no URI before the search parameters")
+    params = parse_params(rest, where)
+    names = [ALIASES.get(k, k) for k, _ in params]
+    if len(set(names)) < len(names):
+        raise InputError(f"{where}: ef is given twice (efSearch is FAISS's name for it); give "
+                         "its values as one list (ef=64,128)")
+    for name, values in params:
+        parameter = MILVUS_PARAMETERS.get(ALIASES.get(name, name))
+        if parameter is None:
+            continue
+        for value, written in values:
+            problem = parameter.problem(value, written, name)
+            if problem is not None:
+                raise InputError(f"{where}: {problem}")
+    spec = EngineSpec(uri, tuple((ALIASES.get(k, k), tuple(dict.fromkeys(v for v, _ in vs)))
+                                 for k, vs in params))
+    check_sweep_size(where, spec.params)
+    return spec
+
+
+def engine_labels(engine: str, collection: str) -> list[str]:
+    """Return :func:`engine_label` of every setting of the engine ``engine`` (a URI with
+    its search parameters, ``--engine``'s value) in ``collection``, in order; one plain
+    label when ``engine`` does not parse (opening says why)."""
+    try:
+        settings = parse_engine_spec(engine).settings()
+    except InputError:
+        return [engine_label(collection)]
+    return [engine_label(collection, s.params_text) for s in settings]
+
+
+#: Milvus's search parameters (the ``params`` of a search request), by name; the values
+#: are those its index documentation gives.
+MILVUS_PARAMETERS: dict[str, Parameter] = {p.name: p for p in (
+    Parameter("nprobe", "the inverted lists an IVF index searches", 1, 65_536),
+    Parameter("ef", "the width of HNSW's search beam", 1, INT_MAX),
+    Parameter("search_list", "the candidate list of DiskANN", 1, INT_MAX),
+    Parameter("reorder_k", "the candidates ScaNN re-ranks", 1, INT_MAX),
+    Parameter("refine_k", "how many more candidates a refined index re-ranks", 1, 1024,
+              whole=False),
+    Parameter("rbq_query_bits", "the bits of a RaBitQ query", 0, 8),
+    Parameter("itopk_size", "the intermediate results of CAGRA", 1, INT_MAX),
+    Parameter("search_width", "the entry points of CAGRA", 1, INT_MAX),
+    Parameter("level", "the precision level of AUTOINDEX", 1, 5),
+)}
+#: The search parameters each index type takes (Milvus's index documentation); an index
+#: type not listed gets the parameters as given, for the engine to check.
+INDEX_PARAMETERS: dict[str, tuple[str, ...]] = {
+    "FLAT": (), "BRUTE_FORCE": (), "GPU_BRUTE_FORCE": (),
+    "IVF_FLAT": ("nprobe",), "IVF_SQ8": ("nprobe",), "IVF_PQ": ("nprobe",),
+    "GPU_IVF_FLAT": ("nprobe",), "GPU_IVF_PQ": ("nprobe",),
+    "IVF_RABITQ": ("nprobe", "rbq_query_bits", "refine_k"), "SCANN": ("nprobe", "reorder_k"),
+    "HNSW": ("ef",), "HNSW_SQ": ("ef", "refine_k"), "HNSW_PQ": ("ef", "refine_k"),
+    "HNSW_PRQ": ("ef", "refine_k"), "DISKANN": ("search_list",),
+    "GPU_CAGRA": ("itopk_size", "search_width"), "AUTOINDEX": ("level",),
+}
+#: FAISS's names for Milvus's parameters, taken as Milvus's (``efSearch`` is ``ef``).
+ALIASES = {"efSearch": "ef"}
+#: The ``ef`` Milvus Lite searches an HNSW index with when none is given
+#: (``milvus_lite/index/faiss_hnsw.py``, milvus-lite 3).
+LITE_DEFAULT_EF = 64
+
+
+def search_params(found: Collection, setting: EngineSetting, where: str) -> dict[str, Any]:
+    """Return the ``params`` of Milvus's search request for ``setting`` on the collection
+    ``found``, each name as its index type takes it (FAISS's ``efSearch`` as ``ef``) and
+    whole numbers as integers; InputError (one sentence beginning with ``where``) for a
+    parameter the index type does not take or a value the parameter does not take."""
+    takes = INDEX_PARAMETERS.get(found.index_type.upper())
+    out: dict[str, Any] = {}
+    for name, value in setting.params:
+        given = name
+        if takes is not None and name not in takes:
+            what = ("takes no search parameter" if not takes else
+                    f"takes {', '.join(takes)}, not")
+            raise InputError(f"{where}: the {found.index_type} index of the collection "
+                             f"{found.name} {what} {given}")
+        parameter = MILVUS_PARAMETERS.get(name)
+        if parameter is not None:
+            problem = parameter.problem(value, show_value(value), given)
+            if problem is not None:
+                raise InputError(f"{where}: {problem}")
+        out[name] = int(value) if float(value).is_integer() else float(value)
+    return out
+
+
+def search_beam(found: Collection, params: dict[str, Any], local: bool) -> int | None:
+    """Return the width of the search beam an HNSW collection is searched with: the ``ef``
+    given, or Milvus Lite's default (:data:`LITE_DEFAULT_EF`); None for another index type
+    or a server's default (which Milvus does not say)."""
+    if not found.index_type.upper().startswith("HNSW"):
+        return None
+    if "ef" in params:
+        return int(params["ef"])
+    return LITE_DEFAULT_EF if local else None
+
+
+def check_local(uri: str) -> Path:
+    """Return the Milvus Lite database ``uri`` names; InputError (one sentence) when its
+    folder does not exist, it does not exist, it is not named ``*.db``, or it is a file or
+    a folder Milvus Lite did not make. Nothing is created or written."""
+    path = Path(uri).expanduser()
+    parent = path.resolve().parent
+    if not parent.is_dir():
+        raise InputError(f"{ENGINE_WHERE} {uri}: the folder {parent} does not exist")
+    if path.suffix != ".db":
+        raise InputError(f"{ENGINE_WHERE} {uri}: a Milvus Lite database is a folder named "
+                         "*.db (gallery.db); a server's URI begins with http://")
+    if not path.exists():
+        raise InputError(f"{ENGINE_WHERE} {uri}: there is no Milvus Lite database there; "
+                         "irviewer reads a vector engine and never creates one, so give the "
+                         "path of one that holds the gallery")
+    if not path.is_dir():
+        raise InputError(f"{ENGINE_WHERE} {uri}: a file, not a Milvus Lite database (Milvus "
+                         "Lite keeps a database in a folder named *.db); give the path of "
+                         "the database that holds the gallery")
+    if not ((path / "LOCK").is_file() and (path / "collections").is_dir()):
+        raise InputError(f"{ENGINE_WHERE} {uri}: a folder Milvus Lite did not make (it has "
+                         "no LOCK file and collections folder); irviewer writes nothing into "
+                         "it: give the path of the database that holds the gallery")
+    return path
+
+
+def lock_holder(path: Path) -> str | None:
+    """Return who holds the lock of the Milvus Lite database ``path`` ("process 4242
+    (python3)", or "another program" when the process cannot be named), or None when it is
+    free or the platform cannot say."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        return None
+    lock = path / "LOCK"
+    try:
+        fd = os.open(lock, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            held = True
+        else:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            held = False
+        inode = os.fstat(fd).st_ino
+    finally:
+        os.close(fd)
+    if not held:
+        return None
+    return _locking_process(inode) or "another program"
+
+
+def _locking_process(inode: int) -> str | None:
+    """Return "process PID (NAME)" of the process holding a lock on the file with
+    ``inode`` (Linux's /proc/locks), or None when it cannot be told."""
+    try:
+        with open("/proc/locks", encoding="ascii") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        fields = line.split()
+        if len(fields) < 6 or "->" in fields:
+            continue
+        try:
+            pid, ino = int(fields[4]), int(fields[5].rsplit(":", 1)[-1])
+        except ValueError:
+            continue
+        if ino == inode and pid != os.getpid():
+            try:
+                with open(f"/proc/{pid}/comm", encoding="utf-8") as f:
+                    return f"process {pid} ({f.read().strip()})"
+            except OSError:
+                return f"process {pid}"
+    return None
+
+
 def connect(uri: str, timeout: float = TIMEOUT) -> Any:
-    """Return a ``MilvusClient`` for ``uri`` (a Milvus Lite path, or a server's
-    ``http://host:port``), the token read from :data:`TOKEN_VARIABLE`; InputError (one
-    sentence) when the client is missing, the folder of a local file does not exist, or
-    the server cannot be reached within ``timeout`` seconds."""
+    """Return a ``MilvusClient`` for ``uri`` (a Milvus Lite database, :func:`check_local`,
+    or a server's ``http://host:port``), the token read from :data:`TOKEN_VARIABLE`;
+    InputError (one sentence) when the client is missing, the database is not one or is
+    held by another program, or the server cannot be reached within ``timeout`` seconds."""
     pymilvus = _client_module()
-    if is_local(uri):
-        parent = Path(uri).expanduser().resolve().parent
-        if not parent.is_dir():
-            raise InputError(f"{ENGINE_WHERE} {uri}: the folder {parent} does not exist")
+    shown = without_credentials(uri)
+    local = check_local(uri) if is_local(uri) else None
     token = os.environ.get(TOKEN_VARIABLE, "")
     try:
         with _quiet():
             return pymilvus.MilvusClient(uri=uri, token=token, timeout=timeout)
     except Exception as e:  # pymilvus raises its own and grpc's errors
-        raise InputError(f"{ENGINE_WHERE} {uri}: the engine cannot be reached "
+        holder = None if local is None else lock_holder(local)
+        if holder is not None:
+            raise InputError(f"{ENGINE_WHERE} {shown}: the Milvus Lite database is open in "
+                             f"{holder}, and Milvus Lite lets one program use a database at "
+                             "a time; close that program (or its MilvusClient) and try again, "
+                             "or serve the database (python -m milvus_lite server --data-dir "
+                             "PATH) and give its http:// address") from None
+        raise InputError(f"{ENGINE_WHERE} {shown}: the engine cannot be reached "
                          f"({_reason(e)})") from None
 
 
@@ -171,20 +451,23 @@ def _index_of(client: Any, collection: str, field: str) -> tuple[str, str]:
 
 
 def iter_engine_search(client: Any, found: Collection, queries: np.ndarray, depth: int,
-                       label: str, batch: int = BATCH
+                       label: str, batch: int = BATCH, params: dict[str, Any] | None = None
                        ) -> Generator[tuple[str, int, int], None,
                                       tuple[list[list[str]], np.ndarray, float]]:
-    """Ask the engine for every query's top ``depth`` in batches of ``batch`` queries,
-    yielding (stage, done, total); return (names per query in returned order, similarities
-    (n_queries, depth), -inf padding; seconds inside the client's search calls). L2
-    distances (Milvus returns them squared) become similarities as 1 - d / 2 on unit
-    vectors; inner product and cosine are similarities already."""
+    """Ask the engine for every query's top ``depth`` in batches of ``batch`` queries, with
+    the search parameters ``params`` (:func:`search_params`; None or empty: the index's
+    defaults), yielding (stage, done, total); return (names per query in returned order,
+    similarities (n_queries, depth), -inf padding; seconds inside the client's search
+    calls). L2 distances (Milvus returns them squared) become similarities as 1 - d / 2 on
+    unit vectors; inner product and cosine are similarities already."""
     n = len(queries)
     k = int(min(depth, MAX_TOPK, max(found.n_rows, 1)))
     names: list[list[str]] = []
     sims = np.full((n, depth), -np.inf, dtype=np.float32)
     spent = 0.0
-    params = {"metric_type": found.metric}
+    request: dict[str, Any] = {"metric_type": found.metric}
+    if params:
+        request["params"] = dict(params)
     for a in range(0, n, batch):
         yield (label, a, n)
         b = min(a + batch, n)
@@ -193,7 +476,8 @@ def iter_engine_search(client: Any, found: Collection, queries: np.ndarray, dept
             with _quiet():
                 result = client.search(found.name, data=queries[a:b].tolist(), limit=k,
                                        output_fields=[found.names_field],
-                                       anns_field=found.vector_field, search_params=params)
+                                       anns_field=found.vector_field,
+                                       search_params=request)
         except Exception as e:
             raise InputError(f"{ENGINE_WHERE} {found.name}: the engine's search failed "
                              f"({_reason(e)})") from None
@@ -217,5 +501,9 @@ def _reason(e: BaseException) -> str:
     return str(message).strip().splitlines()[0][:160]
 
 
-__all__ = ["ENGINE_WHERE", "NO_MILVUS", "TOKEN_VARIABLE", "Collection", "connect",
-           "describe", "is_local", "iter_engine_search"]
+__all__ = ["ALIASES", "ENGINE_WHERE", "INDEX_PARAMETERS", "LITE_DEFAULT_EF", "MILVUS_PARAMETERS",
+           "NO_MILVUS", "TOKEN_VARIABLE", "Collection", "EngineSetting", "EngineSpec",
+           "check_local", "connect", "describe", "engine_labels", "is_local",
+           "iter_engine_search",
+           "lock_holder", "parse_engine_spec", "search_beam", "search_params",
+           "without_credentials"]
