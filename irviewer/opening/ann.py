@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Generator
 from dataclasses import dataclass
 
-from irviewer.core.ann.milvus_engine import engine_labels, parse_engine_spec
+from irviewer.core.ann.engine_spec import engine_labels, parse_engine_spec
 from irviewer.core.ann.search import ann_name
 from irviewer.core.ann.spec import AnnSpec, parse_ann_spec
 from irviewer.core.dataset import Dataset

@@ -28,7 +28,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-from irviewer.core.ann.milvus_engine import parse_engine_spec
+from irviewer.core.ann.engine_spec import parse_engine_spec
 from irviewer.core.convention_names import AP_DEFINITIONS, AP_RULES, SELF_MATCH_RULES
 from irviewer.core.errors import InputError, command_line_text
 from irviewer.core.ranking import DEFAULT_DEPTH

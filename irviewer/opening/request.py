@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from irviewer.core.ann.milvus_engine import engine_labels
+from irviewer.core.ann.engine_spec import engine_labels
 from irviewer.core.ann.spec import parse_ann_spec
 from irviewer.core.errors import InputError
 from irviewer.core.ranking import DEFAULT_DEPTH

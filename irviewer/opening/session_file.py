@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from irviewer.core.ann.milvus_engine import parse_engine_spec
+from irviewer.core.ann.engine_spec import parse_engine_spec
 from irviewer.core.ann.spec import parse_ann_spec
 from irviewer.core.convention_names import AP_RULES, SELF_MATCH_RULES, one_of
 from irviewer.core.errors import InputError

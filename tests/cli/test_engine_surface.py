@@ -157,9 +157,8 @@ def test_a_database_held_by_another_program_is_named_as_such(data, tmp_path, cap
     assert said.startswith(f"--engine {held}: the Milvus Lite database is open in process "
                            f"{holder.pid} ("), said
     assert said.endswith("Milvus Lite lets one program use a database at a time; close that "
-                         "program (or its MilvusClient) and try again, or serve the database "
-                         "(python -m milvus_lite server --data-dir PATH) and give its http:// "
-                         "address"), said
+                         "program (or its MilvusClient) and try again, or serve it with Milvus "
+                         "Lite's server command and give its http:// address"), said
 
 
 def _report(args, out, capsys):

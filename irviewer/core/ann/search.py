@@ -192,14 +192,8 @@ def iter_engine(method: str, aligned: AlignedDescriptors, exact: Ranking | None,
     lists and, when the exact ranking ``exact`` was computed beside it, compared with it.
     InputError (one sentence) when none of the returned names is a gallery image, or for a
     parameter the collection's index type does not take."""
-    from irviewer.core.ann.milvus_engine import (
-        connect,
-        describe,
-        is_local,
-        parse_engine_spec,
-        search_beam,
-        search_params,
-    )
+    from irviewer.core.ann.engine_spec import parse_engine_spec, search_beam, search_params
+    from irviewer.core.ann.milvus_engine import connect, describe, is_local
 
     spec = parse_engine_spec(uri)
     if not collection:
@@ -212,7 +206,7 @@ def iter_engine(method: str, aligned: AlignedDescriptors, exact: Ranking | None,
     build_s = time.perf_counter() - start
     local = is_local(spec.uri)
     source = "Milvus Lite" if local else "Milvus"
-    requests = [(s, search_params(found, s, f"{ENGINE_WHERE} {spec.uri}"
+    requests = [(s, search_params(found.index_type, found.name, s, f"{ENGINE_WHERE} {spec.uri}"
                                   + (f":{s.params_text}" if s.params_text else "")))
                 for s in spec.settings()]
     out = []
@@ -220,7 +214,8 @@ def iter_engine(method: str, aligned: AlignedDescriptors, exact: Ranking | None,
         searched = yield from _iter_engine_setting(
             method, aligned, exact, dataset, depth, client, found, collection,
             setting.params_text, params, label, build_s, source)
-        note = narrow_beam_note(search_beam(found, params, local), depth, "ef", source)
+        note = narrow_beam_note(search_beam(found.index_type, params, local), depth, "ef",
+                                source)
         out.append(replace(searched, run=replace(searched.run, beam_note=note)))
     return out
 

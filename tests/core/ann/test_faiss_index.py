@@ -12,13 +12,8 @@ import numpy as np
 import pytest
 
 from irviewer.core.ann import faiss_index
-from irviewer.core.ann.faiss_index import (
-    ChildFailedError,
-    FaissProcess,
-    iter_build_factory,
-    iter_search,
-    set_parameters,
-)
+from irviewer.core.ann.faiss_index import iter_build_factory, iter_search, set_parameters
+from irviewer.core.ann.faiss_process import ChildFailedError, FaissProcess
 from irviewer.core.ann.spec import parse_ann_spec
 from irviewer.core.errors import InputError
 from irviewer.core.progress import result_of
