@@ -56,6 +56,14 @@ class AnnRun:
     warnings: tuple[str, ...] = ()
 
     @property
+    def notes(self) -> tuple[str, ...]:
+        """Return what the output says under the run, in order: how an index file's ids
+        were read, a beam narrower than the depth, FAISS's warnings while building."""
+        said = [n for n in (self.id_order, self.beam_note) if n is not None]
+        return (*said, *(f"FAISS warned while building the index: {w}"
+                         for w in self.warnings))
+
+    @property
     def ms_per_query(self) -> float:
         """Return the search time per query in milliseconds."""
         return 1000.0 * self.search_s / max(self.n_queries, 1)
@@ -72,15 +80,16 @@ class AnnRun:
         each recall over the queries (``recall@k`` ann-benchmarks' rule,
         ``recall@k(tie-aware)`` big-ann-benchmarks'), the rules in words, and the notes:
         ``id_order`` (how an index file's ids were read), ``beam_note`` (a search beam
-        narrower than the depth), ``warnings`` (FAISS's while building); null or empty when
-        there is nothing to say."""
+        narrower than the depth), ``warnings`` (FAISS's while building), and ``notes``
+        (:attr:`notes`: the sentences printed under the run); null or empty when there is
+        nothing to say."""
         means = {k: self.mean_recall(k) for k in self.recall}
         return {"setting": self.setting, "source": self.source, "index": self.kind,
                 "depth": self.depth, "build_s": self.build_s, "search_s": self.search_s,
                 "ms_per_query": self.ms_per_query, **means,
                 "id_order": None if self.id_order is None else str(self.id_order),
                 "beam_note": None if self.beam_note is None else str(self.beam_note),
-                "warnings": list(self.warnings),
+                "warnings": list(self.warnings), "notes": [str(n) for n in self.notes],
                 "recall_rule": (f"{RULES[0]}: a result counts when its similarity is at "
                                 "least the exact k-th similarity minus 1e-3"),
                 "tie_aware_rule": (f"{RULES[1]}: exact ids up to the k-th and their ties "

@@ -24,7 +24,6 @@ from irviewer.core.ann.faiss_index import (
     set_parameters,
     warm_up,
 )
-from irviewer.core.ann.index_ids import NAMES_WHERE as ID_NAMES_WHERE
 from irviewer.core.ann.index_ids import choose_id_order, file_rows, rows_to_gallery
 from irviewer.core.ann.milvus_engine import ENGINE_WHERE, Collection
 from irviewer.core.ann.results import AnnRun, narrow_beam_note, score_lists
@@ -89,12 +88,9 @@ def iter_ann_search(method: str, aligned: AlignedDescriptors, exact: Ranking,
     ranking is ``exact``), yielding progress; each index is built (or read) once for all its
     settings, in its own child process, ended when its settings are searched (or the search
     is stopped). ``names_file`` names the image of each id of an index file
-    (:mod:`irviewer.core.ann.index_ids`); InputError when no SPEC is an index file."""
+    (:mod:`irviewer.core.ann.index_ids`; a factory string is built in the dataset's
+    order)."""
     parsed = [parse_ann_spec(text) for text in specs]
-    if names_file is not None and parsed and not any(spec.is_file for spec in parsed):
-        raise InputError(f"{ID_NAMES_WHERE}: names the images of an index file's ids, and "
-                         f"no {WHERE} SPEC is an index file (a factory string is built in "
-                         "the dataset's order)")
     out: list[Searched] = []
     for spec in parsed:
         out += yield from _iter_spec(method, aligned, exact, dataset, depth, spec, label,
@@ -183,19 +179,32 @@ def _iter_setting(method: str, aligned: AlignedDescriptors, exact: Ranking,
 
 def iter_engine(method: str, aligned: AlignedDescriptors, exact: Ranking | None,
                 dataset: Dataset, depth: int, uri: str, collection: str | None,
-                names_field: str | None = None,
-                label: str = "") -> Generator[Progress, None, list[Searched]]:
+                names_field: str | None = None, label: str = "",
+                params: Sequence[tuple[str, float]] = ()
+                ) -> Generator[Progress, None, Searched]:
     """Return the descriptor file's queries (``aligned``) searched in the Milvus collection
-    ``collection`` at ``uri`` (:mod:`irviewer.core.ann.milvus_engine`; search parameters
-    after the URI, a comma list sweeping them: one result per setting), yielding progress:
-    the returned image names matched to the dataset's gallery by name, scored as result
-    lists and, when the exact ranking ``exact`` was computed beside it, compared with it.
-    InputError (one sentence) when none of the returned names is a gallery image, or for a
-    parameter the collection's index type does not take."""
-    from irviewer.core.ann.engine_spec import parse_engine_spec, search_beam, search_params
+    ``collection`` at ``uri`` (:mod:`irviewer.core.ann.milvus_engine`) with the search
+    parameters ``params`` (one setting; or the URI's own, :mod:`irviewer.core.ann.
+    engine_spec`, when it holds one setting), yielding progress: the returned image names
+    matched to the dataset's gallery by name, scored as result lists and, when the exact
+    ranking ``exact`` was computed beside it, compared with it, with the note of a beam
+    narrower than the depth. InputError (one sentence) when none of the returned names is
+    a gallery image, or for a parameter the collection's index type does not take."""
+    from irviewer.core.ann.engine_spec import (
+        EngineSetting,
+        parse_engine_spec,
+        search_beam,
+        search_params,
+    )
     from irviewer.core.ann.milvus_engine import connect, describe, is_local
 
     spec = parse_engine_spec(uri)
+    settings = spec.settings()
+    if params:
+        settings = (EngineSetting(spec.uri, tuple(params)),)
+    if len(settings) != 1:
+        raise InputError(f"{ENGINE_WHERE} {spec.text}: one setting is searched at a time")
+    setting = settings[0]
     if not collection:
         raise InputError(f"{ENGINE_WHERE} {spec.uri}: name the collection holding the "
                          f"gallery ({COLLECTION_WHERE})")
@@ -206,18 +215,13 @@ def iter_engine(method: str, aligned: AlignedDescriptors, exact: Ranking | None,
     build_s = time.perf_counter() - start
     local = is_local(spec.uri)
     source = "Milvus Lite" if local else "Milvus"
-    requests = [(s, search_params(found.index_type, found.name, s, f"{ENGINE_WHERE} {spec.uri}"
-                                  + (f":{s.params_text}" if s.params_text else "")))
-                for s in spec.settings()]
-    out = []
-    for setting, params in requests:
-        searched = yield from _iter_engine_setting(
-            method, aligned, exact, dataset, depth, client, found, collection,
-            setting.params_text, params, label, build_s, source)
-        note = narrow_beam_note(search_beam(found.index_type, params, local), depth, "ef",
-                                source)
-        out.append(replace(searched, run=replace(searched.run, beam_note=note)))
-    return out
+    request = search_params(found.index_type, found.name, setting, f"{ENGINE_WHERE} {spec.uri}"
+                            + (f":{setting.params_text}" if setting.params_text else ""))
+    searched = yield from _iter_engine_setting(
+        method, aligned, exact, dataset, depth, client, found, collection,
+        setting.params_text, request, label, build_s, source)
+    note = narrow_beam_note(search_beam(found.index_type, request, local), depth, "ef", source)
+    return replace(searched, run=replace(searched.run, beam_note=note))
 
 
 def _iter_engine_setting(method: str, aligned: AlignedDescriptors, exact: Ranking | None,
