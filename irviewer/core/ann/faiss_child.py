@@ -8,8 +8,9 @@ Everything FAISS does runs here, so that what goes wrong costs this process and 
 says what happened in one sentence. This module imports nothing of irviewer's, and FAISS
 only once the limit is set.
 
-Requests are tuples ``(operation, *arguments)``; an operation that takes vectors is followed
-by their bytes (float32, C order). Each gets one reply: ``("ok", value, warnings)`` or
+Once FAISS is imported the child says ``("ready",)``. Requests are tuples ``(operation,
+*arguments)``; an operation that takes vectors is followed by their bytes (float32, C
+order). Each gets one reply: ``("ok", value, warnings)`` or
 ``("error", kind, text)``, ``kind`` one of ``"missing"`` (no FAISS), ``"memory"``,
 ``"param"`` (a parameter the index does not take; ``text`` is its name) and ``"faiss"``
 (FAISS refused; ``text`` is its message's first line). ``warnings`` are the lines FAISS
@@ -84,6 +85,7 @@ def serve(conn: Connection, limit: int | None) -> None:
     except ImportError:
         conn.send(("error", "missing", ""))
         return
+    conn.send(("ready",))
     state = _State(faiss, errors)
     while True:
         try:

@@ -126,6 +126,10 @@ def _failure(e: ChildFailedError, where: str, doing: str, limit: int | None) -> 
     """Return the sentence for a child's failure while ``doing`` something."""
     if e.kind == "missing":
         return InputError(NO_FAISS)
+    if e.kind == "start":
+        return InputError(f"{where}: FAISS's process did not start ({e.text}); a Python "
+                          "script that calls irviewer must do so under if __name__ == "
+                          "\"__main__\":, as Python's child processes require")
     if e.kind == "memory":
         return InputError(f"{where}: FAISS ran out of memory {doing}{_gigabytes(limit)}")
     if e.kind == "crash":
@@ -184,8 +188,8 @@ def read_index_file(path: Path, name: str, dim: int, method: str) -> BuiltIndex:
         try:
             found = process.ask("read", str(p), timeout=PROBE_SECONDS)
         except ChildFailedError as e:
-            if e.kind == "missing":
-                raise InputError(NO_FAISS) from None
+            if e.kind in ("missing", "start"):
+                raise _failure(e, where, "reading this index file", None) from None
             if e.kind == "timeout":
                 raise InputError(f"{where}: FAISS did not finish reading the index file in "
                                  f"{PROBE_SECONDS:.0f} s; it is probably corrupt") from None

@@ -27,8 +27,9 @@ POLL_SECONDS = 0.2
 
 class ChildFailedError(Exception):
     """What went wrong in FAISS's child process: ``kind`` is ``"missing"``, ``"memory"``,
-    ``"param"``, ``"faiss"``, ``"crash"`` or ``"timeout"``, ``text`` FAISS's message, the
-    parameter's name or the crash's reason."""
+    ``"param"``, ``"faiss"``, ``"crash"``, ``"start"`` (it ended before it could import
+    FAISS) or ``"timeout"``, ``text`` FAISS's message, the parameter's name or the crash's
+    reason."""
 
     def __init__(self, kind: str, text: str = "") -> None:
         super().__init__(f"{kind}: {text}")
@@ -51,6 +52,7 @@ class FaissProcess:
         child.close()
         self.limit = limit
         self.warnings: list[str] = []
+        self._ready = False
         self._stop = weakref.finalize(self, _stop, self._process, self._conn)
 
     @property
@@ -77,18 +79,22 @@ class FaissProcess:
         0)`` every :data:`POLL_SECONDS` while the child works; ChildFailedError when it refuses,
         ends or takes longer than ``timeout`` seconds (the child is then stopped)."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        while not self._conn.poll(POLL_SECONDS):
-            if not self._process.is_alive() and not self._conn.poll(0):
-                raise self._ended()
-            if deadline is not None and time.monotonic() > deadline:
-                self.close()
-                raise ChildFailedError("timeout")
-            if stage:
-                yield (stage, 0, 0)
-        try:
-            reply = self._conn.recv()
-        except (EOFError, OSError):
-            raise self._ended() from None
+        while True:
+            while not self._conn.poll(POLL_SECONDS):
+                if not self._process.is_alive() and not self._conn.poll(0):
+                    raise self._ended()
+                if deadline is not None and time.monotonic() > deadline:
+                    self.close()
+                    raise ChildFailedError("timeout")
+                if stage:
+                    yield (stage, 0, 0)
+            try:
+                reply = self._conn.recv()
+            except (EOFError, OSError):
+                raise self._ended() from None
+            if reply[0] != "ready":
+                break
+            self._ready = True
         if reply[0] != "ok":
             raise ChildFailedError(reply[1], reply[2])
         self.warnings += [w for w in reply[2] if w not in self.warnings]
@@ -117,8 +123,12 @@ class FaissProcess:
         self._stop()
 
     def _ended(self) -> ChildFailedError:
+        """Return the failure of a child that ended: ``"start"`` when it ended before FAISS
+        was imported (a script re-run in it without a ``__main__`` guard), else
+        ``"crash"``."""
         self._process.join(1.0)
-        return ChildFailedError("crash", crash_reason(self._process.exitcode))
+        return ChildFailedError("crash" if self._ready else "start",
+                                crash_reason(self._process.exitcode))
 
 
 def _stop(process: Any, conn: Any) -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -134,3 +136,25 @@ def test_the_beam_is_hnsws_efsearch(gallery):
                               "x") == 40
     finally:
         built.close()
+
+
+def test_a_script_without_a_main_guard_is_told_why_faiss_did_not_start(tmp_path):
+    """Python starts a child process by importing the script that runs: one that builds an
+    index at its top level builds again in the child, which ends there; the sentence says
+    what to do rather than that FAISS crashed."""
+    script = tmp_path / "unguarded.py"
+    script.write_text(
+        "import numpy as np\n"
+        "from irviewer.core.ann.faiss_index import iter_build_factory\n"
+        "from irviewer.core.errors import InputError\n"
+        "from irviewer.core.progress import result_of\n"
+        "rows = np.eye(8, dtype=np.float32)\n"
+        "try:\n"
+        "    result_of(iter_build_factory('Flat', rows, None, 8))\n"
+        "except InputError as e:\n"
+        "    print(e)\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=120, check=False, cwd=str(tmp_path))
+    assert ("--ann Flat: FAISS's process did not start (it ended with code 1); a Python "
+            "script that calls irviewer must do so under if __name__ == \"__main__\":, as "
+            "Python's child processes require") in done.stdout, (done.stdout, done.stderr)
