@@ -283,3 +283,39 @@ def test_a_session_naming_a_missing_database_creates_nothing(data, tmp_path):
         open_now(request)
     assert str(e.value).startswith(f"--engine {planted}: there is no Milvus Lite database")
     assert not planted.exists()
+
+
+def test_the_window_adds_a_swept_engine_and_a_session_reopens_each_setting(data):
+    from irviewer.core.progress import result_of
+    from irviewer.methods.searched import iter_searched, plan_engine
+    from irviewer.opening.opener import open_now
+    from irviewer.opening.request import OpenRequest
+    from irviewer.opening.session_file import SessionFile, open_request
+
+    _root, manifest, npz, db, *_ = data
+    opened = open_now(OpenRequest(manifest, (npz,), k=30))
+    plain = opened.first
+    plan = plan_engine(opened.methods, opened.dataset, plain.name, f"{db}:ef=8,64", "hnsw")
+    assert plan.names == [f"{plain.name} + milvus:hnsw:ef=8", f"{plain.name} + milvus:hnsw:ef=64"]
+    opened.add(result_of(iter_searched(plain, plan, opened.dataset)))
+    assert opened.request.engines == ((0, (f"{db}:ef=8", "hnsw", None)),
+                                      (0, (f"{db}:ef=64", "hnsw", None)))
+    session = SessionFile(dataset=manifest, descriptors=(npz,), engines=opened.request.engines)
+    again = open_now(open_request(session, k=30))
+    assert list(again.methods) == list(opened.methods)
+    for name in plan.names:
+        np.testing.assert_array_equal(again.methods[name].ranking.top_indices,
+                                      opened.methods[name].ranking.top_indices)
+
+
+def test_the_window_refuses_an_engine_with_credentials(data):
+    from irviewer.methods.searched import plan_engine
+    from irviewer.opening.opener import open_now
+    from irviewer.opening.request import OpenRequest
+
+    _root, manifest, npz, *_ = data
+    opened = open_now(OpenRequest(manifest, (npz,)))
+    with pytest.raises(InputError) as e:
+        plan_engine(opened.methods, opened.dataset, opened.first.name,
+                    "http://u:Pa55@host:19530", "hnsw")
+    assert "Pa55" not in str(e.value) and "u:" not in str(e.value)
