@@ -244,9 +244,9 @@ def metric_convention(protocol: Protocol, metric: str) -> str:
     ``protocol`` (a :class:`~irviewer.core.protocols.Protocol`, overrides applied; the one
     source of these sentences is :func:`irviewer.core.protocols.conventions`), "" when it
     has none."""
-    from irviewer.core.protocols import conventions
+    from irviewer.core.protocols import conventions, mean_key
 
-    key = metric if metric.startswith("CMC@") else f"m{metric}"
+    key = mean_key(metric)
     return conventions(protocol, [key]).get(key, "")
 
 

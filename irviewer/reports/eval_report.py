@@ -236,6 +236,7 @@ def format_table(report: dict) -> str:
         lines.append(f"  {'metric':<18}{'value %':>9}  convention")
         for key in _shown_keys(s):
             lines.append(f"  {key:<18}{_percent(s[key])}  {said.get(key, '')}")
+            lines += _bounds_line(s, key)
         lines += _tie_line(s)
         lines += _conventions_lines(ev)
         lines += _query_lines(ev)
@@ -289,6 +290,16 @@ def _tie_line(summary: dict, indent: str = "  ") -> list[str]:
     return [f"{indent}ties: mAP {100 * worst:.2f} to {100 * best:.2f} by the order of tied "
             f"scores (positives last / first{said}); {n} quer{'y' if n == 1 else 'ies'}' AP "
             "depends on it"]
+
+
+def _bounds_line(summary: dict, key: str) -> list[str]:
+    """Return the line under a Recall@K saying how far the order of tied scores moves it
+    (nothing when it does not)."""
+    best, worst = summary.get(f"{key}_best"), summary.get(f"{key}_worst")
+    if not key.startswith("Recall@") or best is None or worst is None or best - worst <= 1e-12:
+        return []
+    return [f"  {'':<18}{'':>9}  ties: {100 * worst:.2f} to {100 * best:.2f} by the order of "
+            "tied scores (positives last / first)"]
 
 
 def _percent(value: float | None) -> str:
