@@ -57,7 +57,12 @@ def data(tmp_path_factory):
     indexed_collection(db, "hnsw", names[:n_g], gallery, "HNSW", {"M": 4,
                                                                   "efConstruction": 8})
     indexed_collection(db, "ivf", names[:n_g], gallery, "IVF_FLAT", {"nlist": 16})
-    return root, manifest, npz, db, names, n_g
+    yield root, manifest, npz, db, names, n_g
+    # The client keeps an embedded server per database until the process ends: stop this
+    # one, so that the tests after these do not share the process with it.
+    from milvus_lite.server_manager import server_manager_instance
+
+    server_manager_instance.release_server(db)
 
 
 def _fails(args, capsys) -> str:
@@ -258,6 +263,8 @@ def test_milvus_lite_default_ef_below_the_depth_is_noted(data, tmp_path, capsys)
     (":ef=8:efSearch=16", "hnsw", "--engine {db}:ef=8:efSearch=16: ef is given twice "
                                   "(efSearch is FAISS's name for it)"),
     (":nprobe=1.5", "ivf", "--engine {db}:nprobe=1.5: nprobe=1.5 is not a whole number"),
+    (":ef=2000000000", "hnsw", "--engine {db}:ef=2000000000: ef=2000000000 is above "
+                               "1,048,576, the most it takes"),
     (":nprobe=x", "ivf", "--engine {db}:nprobe=x: nprobe=x is not a number"),
 ])
 def test_bad_engine_parameters_are_one_sentence(data, engine, collection, message, capsys):
@@ -319,3 +326,20 @@ def test_the_window_refuses_an_engine_with_credentials(data):
         plan_engine(opened.methods, opened.dataset, opened.first.name,
                     "http://u:Pa55@host:19530", "hnsw")
     assert "Pa55" not in str(e.value) and "u:" not in str(e.value)
+
+
+def test_a_failure_with_the_database_held_here_is_not_blamed_on_another_program(
+        data, monkeypatch, capsys):
+    """This process's client keeps serving a database it opened (the fixture's): a
+    connection that fails for another reason says that reason."""
+    import pymilvus
+
+    _root, manifest, npz, db, *_ = data
+
+    def refuse(*_args, **_kwargs):
+        raise ConnectionError("GOAWAY received")
+
+    monkeypatch.setattr(pymilvus, "MilvusClient", refuse)
+    said = _fails([str(manifest), "-d", str(npz), "--engine", db, "--collection", "flat"],
+                  capsys)
+    assert said == f"--engine {db}: the engine cannot be reached (GOAWAY received)"

@@ -15,6 +15,7 @@ from typing import Any
 
 from irviewer.core.ann.factory import INT_MAX
 from irviewer.core.ann.spec import (
+    MAX_BEAM,
     Parameter,
     check_sweep_size,
     engine_label,
@@ -135,13 +136,13 @@ def engine_labels(engine: str, collection: str) -> list[str]:
 #: are those its index documentation gives.
 MILVUS_PARAMETERS: dict[str, Parameter] = {p.name: p for p in (
     Parameter("nprobe", "the inverted lists an IVF index searches", 1, 65_536),
-    Parameter("ef", "the width of HNSW's search beam", 1, INT_MAX),
-    Parameter("search_list", "the candidate list of DiskANN", 1, INT_MAX),
-    Parameter("reorder_k", "the candidates ScaNN re-ranks", 1, INT_MAX),
+    Parameter("ef", "the width of HNSW's search beam", 1, MAX_BEAM),
+    Parameter("search_list", "the candidate list of DiskANN", 1, MAX_BEAM),
+    Parameter("reorder_k", "the candidates ScaNN re-ranks", 1, MAX_BEAM),
     Parameter("refine_k", "how many more candidates a refined index re-ranks", 1, 1024,
               whole=False),
     Parameter("rbq_query_bits", "the bits of a RaBitQ query", 0, 8),
-    Parameter("itopk_size", "the intermediate results of CAGRA", 1, INT_MAX),
+    Parameter("itopk_size", "the intermediate results of CAGRA", 1, MAX_BEAM),
     Parameter("search_width", "the entry points of CAGRA", 1, INT_MAX),
     Parameter("level", "the precision level of AUTOINDEX", 1, 5),
 )}

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import time
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager
@@ -121,12 +122,15 @@ def check_local(uri: str) -> Path:
 
 
 def lock_holder(path: Path) -> str | None:
-    """Return who holds the lock of the Milvus Lite database ``path`` ("process 4242
+    """Return who else holds the lock of the Milvus Lite database ``path`` ("process 4242
     (python3)", or "another program" when the process cannot be named), or None when it is
-    free or the platform cannot say."""
+    free, this process holds it (the client's embedded server, kept for the process's
+    life), or the platform cannot say."""
     try:
         import fcntl
     except ImportError:  # pragma: no cover - Windows
+        return None
+    if _served_here(path):
         return None
     lock = path / "LOCK"
     try:
@@ -146,12 +150,29 @@ def lock_holder(path: Path) -> str | None:
         os.close(fd)
     if not held:
         return None
-    return _locking_process(inode) or "another program"
+    pid = _locking_pid(inode)
+    if pid == os.getpid():
+        return None
+    if pid is None:
+        return "another program"
+    try:
+        with open(f"/proc/{pid}/comm", encoding="utf-8") as f:
+            return f"process {pid} ({f.read().strip()})"
+    except OSError:
+        return f"process {pid}"
 
 
-def _locking_process(inode: int) -> str | None:
-    """Return "process PID (NAME)" of the process holding a lock on the file with
-    ``inode`` (Linux's /proc/locks), or None when it cannot be told."""
+def _served_here(path: Path) -> bool:
+    """Return True when this process's Milvus Lite serves the database ``path`` (the
+    client starts one embedded server per database and keeps it until the process ends)."""
+    manager = sys.modules.get("milvus_lite.server_manager")  # loaded once one is served
+    instance = getattr(manager, "server_manager_instance", None)
+    return os.path.abspath(path) in getattr(instance, "_servers", {})
+
+
+def _locking_pid(inode: int) -> int | None:
+    """Return the process holding a lock on the file with ``inode`` (Linux's /proc/locks),
+    or None when it cannot be told."""
     try:
         with open("/proc/locks", encoding="ascii") as f:
             lines = f.read().splitlines()
@@ -165,12 +186,8 @@ def _locking_process(inode: int) -> str | None:
             pid, ino = int(fields[4]), int(fields[5].rsplit(":", 1)[-1])
         except ValueError:
             continue
-        if ino == inode and pid != os.getpid():
-            try:
-                with open(f"/proc/{pid}/comm", encoding="utf-8") as f:
-                    return f"process {pid} ({f.read().strip()})"
-            except OSError:
-                return f"process {pid}"
+        if ino == inode:
+            return pid
     return None
 
 

@@ -77,6 +77,10 @@ def test_bad_specs_say_one_sentence(text, message):
     ("HNSW8:ef=40", "--ann HNSW8:ef=40: FAISS has no search parameter ef; it has nprobe (IVF), "
                     "efSearch (HNSW)"),
     ("g.faiss:nprobe=0", "--ann g.faiss:nprobe=0: nprobe=0 is below 1"),
+    ("HNSW8:efSearch=2000000000", "--ann HNSW8:efSearch=2000000000: efSearch=2000000000 is "
+                                  "above 1,048,576, the most it takes; efSearch (the width of "
+                                  "HNSW's search beam) takes whole numbers from 1 to "
+                                  "1,048,576"),
 ])
 def test_parameters_are_checked_before_faiss_sees_them(text, message):
     with pytest.raises(InputError) as e:
