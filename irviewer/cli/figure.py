@@ -38,8 +38,8 @@ EPILOG = ("Choose the queries with one of --queries, --worst, --best, --largest-
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add ``irviewer figure``'s arguments to ``p``."""
     add_dataset(p)
-    add_options(p, "demo", *METHODS, *READER, *CONVENTIONS, "rerank", "ann", "engine",
-                "collection", "engine_names", "depth", help={
+    add_options(p, "demo", *METHODS, *READER, *CONVENTIONS, "rerank", "ann", "ann_names",
+                "engine", "collection", "engine_names", "depth", help={
         "demo": "the built-in museum demo, with strong.npz and weak.npz unless -d or "
         "--ranking names others",
         "descriptors": "descriptor files, one method each (one or two methods)",
