@@ -57,6 +57,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from irviewer.cli.progress import ProgressBar
     from irviewer.collection.describing import PROCESSES, SERIAL, THREADS
     from irviewer.collection.indexing import IndexRequest, answers_line, iter_index
+    from irviewer.core.errors import command_line_text
     from irviewer.io.allocator import keep_freed_memory
 
     keep_freed_memory()
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         bar.close()
         steps.close()
     for line in indexed.lines:
-        print(f"note: {line}", file=sys.stderr)
+        print(f"note: {command_line_text(line)}", file=sys.stderr)
     print(indexed.summary())
     if indexed.record.calibration is not None:
         print(answers_line(indexed.record.calibration))
