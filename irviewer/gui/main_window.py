@@ -216,8 +216,13 @@ class MainWindow(QMainWindow):
             self.tell("\n\n".join(opened.not_reopened))
 
     def tell(self, message: str) -> None:
-        """Show ``message`` in a dialog that does not block (the data stays open)."""
+        """Show ``message`` in a dialog that does not block (the data stays open); while
+        the kiosk runs, in the hidden inspector's status line only (it is for staff, and
+        the kiosk is the only window visitors see)."""
         self.last_error = message
+        if self.presentation.kiosk_active:
+            self.statusBar().showMessage(window_text(message))
+            return
         warn(self, message)
 
     def show_error(self, message: str) -> None:
