@@ -15,6 +15,7 @@ from irviewer.core.evaluation import Evaluation
 from irviewer.core.protocols import Protocol
 from irviewer.formats.collection import NAME as COLLECTION
 from irviewer.view.ties_view import tie_summary
+from irviewer.view.window_layout import window_layout
 
 #: Why a collection of one photo per artwork has nothing to score, and what it shows instead.
 ONE_PHOTO_EACH = ("every artwork has one photo, so each is shown with the artworks most like "
@@ -47,10 +48,15 @@ class Summary:
     conventions: str
     nothing: str = ""
     ties: str = ""
+    research: bool = True
 
     def html(self) -> str:
         """Return the bar as rich text; the headline metric is larger. When no query could
-        be scored, the sentence saying why replaces the (undefined) means."""
+        be scored, the sentence saying why replaces the (undefined) means; a curator's
+        collection without ground truth (``research`` False) gets that sentence alone, no
+        protocol and no conventions."""
+        if not self.research:
+            return self.nothing[:1].upper() + self.nothing[1:]
         if not self.n_evaluated:
             return (f"<b>Nothing to score</b>: {self.nothing} &nbsp;·&nbsp; "
                     f"{self.protocol}: {self.conventions}")
@@ -74,4 +80,5 @@ def summary(evaluation: Evaluation) -> Summary:
                f"no query has a positive left ({skipped:,} skipped)")
     return Summary(metrics, p.headline, int(s["n_evaluated"]), skipped, p.name,
                    f"{AP_LABELS[p.ap]}, {SELF_MATCH_LABELS[p.self_match]}, ties keep gallery order",
-                   nothing, tie_summary(evaluation) if int(s["n_evaluated"]) else "")
+                   nothing, tie_summary(evaluation) if int(s["n_evaluated"]) else "",
+                   window_layout(evaluation).research)
