@@ -181,7 +181,8 @@ def photo_result(dataset: Dataset, photo: Path, matches: list | tuple,
         words = (f"First match {first} &nbsp; {right} of the top {len(tiles)} are this "
                  "painting")
     header = QueryHeader(-1, Path(photo).name, title, str(photo), Path(photo), None, words)
-    result = ResultList(-1, len(tiles), False, tuple(tiles), len(tiles), False, (), None)
+    result = ResultList(-1, len(tiles), False, tuple(tiles), len(tiles), False, (), None,
+                        judged=not (plain and instance is None))  # plain: "more like this"
     return header, result
 
 

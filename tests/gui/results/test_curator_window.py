@@ -73,6 +73,7 @@ def test_a_visitors_photo_in_a_curators_window_is_shown_plainly(window, qtbot, t
     assert tiles and {t.badge for t in tiles} == {PLAIN}  # no grey "?"
     assert {t.relevance for t in tiles} == {UNJUDGED}
     assert search.bar.picker.isHidden()  # no "Colour as": nothing waits to be judged
+    assert window.results.results_label.text().startswith("<b>More like this</b>")
 
 
 def matches_area(view) -> np.ndarray:
