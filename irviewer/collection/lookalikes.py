@@ -12,7 +12,7 @@ them together (:class:`irviewer.collection.curation.MergeArtworks`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from irviewer.core.dataset import Dataset
@@ -126,8 +126,3 @@ def merge_choices(pairs: Sequence[ArtworkPair]) -> dict[str, tuple[str, str]]:
             out[words] = (keep, join)
     return out
 
-
-def group_titles(group: Sequence[str], titles: Mapping[str, str]) -> list[str]:
-    """Return the titles of the artworks of ``group`` (the id where ``titles`` has none),
-    each once, in the group's order."""
-    return list(dict.fromkeys(titles.get(a) or a for a in group))
