@@ -36,7 +36,7 @@ from irviewer.gui.widgets.warning import warn
 from irviewer.opening.opener import Opened
 from irviewer.opening.request import RESULTS_SHOWN, OpenRequest
 from irviewer.view.view_state import ViewState
-from irviewer.view.window_layout import window_layout
+from irviewer.view.window_layout import opened_line, window_layout
 
 #: The smallest window in which the panels do not overlap (the query list, a row of tiles
 #: and the plots stay usable).
@@ -203,12 +203,12 @@ class MainWindow(QMainWindow):
         self.opening.current = opened
         self.inspector.take(opened)
         ds = opened.dataset
+        self.statusBar().showMessage(
+            opened_line(ds, list(opened.methods))
+            + (f" — {window_text(ds.notes[0])}" if ds.notes else ""))
         self.setWindowTitle(f"{ds.label()} — irviewer")
         self.corrections.attach(opened)
         self.inspector.rescore()
-        self.statusBar().showMessage(
-            window_layout(self.inspector.evaluation).opened_line(ds, list(opened.methods))
-            + (f" — {window_text(ds.notes[0])}" if ds.notes else ""))
         self.inspector.first_query()
         self.sessions.after_open()
         self.review.dataset_opened(opened)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import counted
 from irviewer.core.evaluation import Evaluation
+from irviewer.formats.collection import NAME as COLLECTION
 from irviewer.view.result_list import judged_anywhere
 
 
@@ -50,18 +51,6 @@ class WindowLayout:
     photo_judged: bool
     click_hint: str
 
-    def opened_line(self, dataset: Dataset, methods: Sequence[str]) -> str:
-        """Return the status line that says what was opened: "Oxford5k: 55 queries, 5,063
-        gallery images, a.npz, b.npz", or for a curator "Our collection: 22 artworks, 22
-        photos"."""
-        if self.research:
-            return (f"{dataset.label()}: {dataset.n_queries:,} queries, {dataset.n_gallery:,} "
-                    f"gallery images, {', '.join(methods)}")
-        labels = dataset.gallery_labels
-        artworks = dataset.n_gallery if labels is None else len(set(labels.tolist()))
-        return (f"{dataset.label()}: {counted(artworks, 'artwork')}, "
-                f"{counted(dataset.n_gallery, 'photo')}")
-
     def filter_hint(self) -> str:
         """Return the placeholder of the list's filter box."""
         return f"Filter {self.items} by name or title…  (Ctrl+F)"
@@ -86,3 +75,17 @@ def window_layout(evaluation: Evaluation | None) -> WindowLayout:
     if evaluation is None or judged_anywhere(evaluation):
         return RESEARCH
     return CURATOR
+
+
+def opened_line(dataset: Dataset, methods: Sequence[str]) -> str:
+    """Return the status line that says what was opened: "Oxford5k: 55 queries, 5,063
+    gallery images, a.npz, b.npz"; for a curator's collection, its artworks and photos
+    ("Our collection: 22 artworks, 22 photos"), its one descriptor file being the
+    collection's own."""
+    if dataset.format != COLLECTION:
+        return (f"{dataset.label()}: {dataset.n_queries:,} queries, {dataset.n_gallery:,} "
+                f"gallery images, {', '.join(methods)}")
+    labels = dataset.gallery_labels
+    artworks = dataset.n_gallery if labels is None else len(set(labels.tolist()))
+    return (f"{dataset.label()}: {counted(artworks, 'artwork')}, "
+            f"{counted(dataset.n_gallery, 'photo')}")
