@@ -3,7 +3,6 @@ table printed for people, and the per-query CSV. Qt-free; the window's exports u
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 import uuid
@@ -16,6 +15,7 @@ import numpy as np
 
 from irviewer import __version__
 from irviewer.io.atomic import atomic_open
+from irviewer.io.csv_table import csv_writer
 
 if TYPE_CHECKING:
     from irviewer.core.dataset import Dataset
@@ -236,6 +236,7 @@ def format_table(report: dict) -> str:
         lines.append(f"  {'metric':<18}{'value %':>9}  convention")
         for key in _shown_keys(s):
             lines.append(f"  {key:<18}{_percent(s[key])}  {said.get(key, '')}")
+            lines += _bounds_line(s, key)
         lines += _tie_line(s)
         lines += _conventions_lines(ev)
         lines += _query_lines(ev)
@@ -289,6 +290,16 @@ def _tie_line(summary: dict, indent: str = "  ") -> list[str]:
     return [f"{indent}ties: mAP {100 * worst:.2f} to {100 * best:.2f} by the order of tied "
             f"scores (positives last / first{said}); {n} quer{'y' if n == 1 else 'ies'}' AP "
             "depends on it"]
+
+
+def _bounds_line(summary: dict, key: str) -> list[str]:
+    """Return the line under a Recall@K saying how far the order of tied scores moves it
+    (nothing when it does not)."""
+    best, worst = summary.get(f"{key}_best"), summary.get(f"{key}_worst")
+    if not key.startswith("Recall@") or best is None or worst is None or best - worst <= 1e-12:
+        return []
+    return [f"  {'':<18}{'':>9}  ties: {100 * worst:.2f} to {100 * best:.2f} by the order of "
+            "tied scores (positives last / first)"]
 
 
 def _percent(value: float | None) -> str:
@@ -410,7 +421,7 @@ def write_per_query_csv(path: Path, report: dict) -> None:
             rows.append(row)
             keys += [k for k in row if k not in keys]
     with atomic_open(path, newline="") as stream:
-        writer = csv.DictWriter(stream, fieldnames=keys)
-        writer.writeheader()
+        writer = csv_writer(stream, lineterminator="\r\n")
+        writer.writerow(keys)
         for row in rows:
-            writer.writerow({k: "" if row.get(k) is None else row.get(k) for k in keys})
+            writer.writerow(["" if row.get(k) is None else row.get(k) for k in keys])
