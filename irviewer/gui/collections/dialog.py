@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from irviewer.core.errors import window_text
 from irviewer.gui.workers import Indexer
 from irviewer.view import palette
 from irviewer.view.progress import progress_words
@@ -223,7 +224,7 @@ class CollectionDialog(QDialog):
         self.start_button.setEnabled(True)
         self.indexed.emit(indexed)
         record = indexed.record
-        lines = [*(s.reason for s in record.skipped), *indexed.lines]
+        lines = [*(s.reason for s in record.skipped), *map(window_text, indexed.lines)]
         self.status.setText(indexed.summary())
         if lines:
             self.skipped.setPlainText("\n".join(lines))
