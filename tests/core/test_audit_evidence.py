@@ -65,7 +65,7 @@ def test_a_negative_beyond_every_stored_list_is_found_by_its_neighbours():
     found = [s for s in result.suspects if s.kind == NEG_POS and s.item == "a11"]
     assert len(found) == 1 and set(found[0].queries) == {"A_0", "A_1", "A_2"}
     assert "ranks beyond the stored lists" in found[0].evidence
-    assert "positives of the query" in found[0].evidence
+    assert "nearest labelled gallery images are positives of A_0–2's list" in found[0].evidence
     assert found[0].score >= 0.5
     assert {s.item for s in result.suspects if s.kind in (NEG_POS, POS_NEG)} == {"a11"}
 
