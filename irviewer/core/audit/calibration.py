@@ -3,20 +3,18 @@ ratio that an item is one of the set's positives rather than one of its negative
 probability that its label is wrong (see ``docs/audit.md``, "Pair evidence").
 
 Two measurements, each turned into a likelihood ratio by histograms of the set's positives
-and negatives (Sturges' bins per share, the item left out of its class), multiplied since
-neither tells the other:
+and negatives (Sturges' bins, Laplace's add-one smoothing, the item left out of its class),
+multiplied since neither tells the other:
 
 * **nearness**, the shares that say who is near the item: u (where the set's queries rank it
   among their positives), v (how many of its nearest gallery images are the set's positives)
   and, where the sets are lists, x (how many of them any list names). They measure one thing
-  three ways, so they are counted once, by their *joint* histogram (a negative the queries
-  rank among the positives has positives for neighbours too: multiplying the three ratios
-  would count that evidence three times). The negatives' cell frequencies are Laplace's,
-  (count + 1) / (total + cells); the positives', far fewer than the cells, get pseudo-counts
-  scaled to their number, (count + a) / (total + a cells) with a = positives / negatives, so
-  that a cell neither class occupies says nothing (its ratio is 1). An item whose
-  neighbours were not computed has the ratio of u alone; in image-label sets u and v keep
-  a histogram each (the synthetic sets' figures, ``docs/audit.md``).
+  three ways, so where the sets are lists they are counted once, as one share, their mean (a
+  negative the queries rank among the positives has positives for neighbours too:
+  multiplying the three ratios would count that evidence three times, which made the
+  negatives that look positive look surer than they are). An item whose neighbours were not
+  computed has the ratio of u alone; in image-label sets u and v keep a histogram each (the
+  synthetic sets' figures, ``docs/audit.md``).
 * **likeness**, w (lists only, :mod:`irviewer.core.audit.likeness`): the item's place among
   the set's own negatives by how much it looks like the set's positives. The negatives'
   places are uniform by construction; the positives' histogram is pooled over every set, w
@@ -74,11 +72,11 @@ def score(ctx: Context, ev: SetEvidence) -> None:
     bulk_near = set_log_lr(np.arange(n_sets), no_bin, bulk_own, u_pos, u_neg, offsets)
     like_lr = np.zeros(len(s))
     bulk_like = np.zeros(n_sets)
-    ev.v_hist = ev.near_hist = None
+    ev.v_hist = None
     if ev.ref_neg is not None:
         ev.v_hist = _marginal(ev, ev.v, s, bins, offsets, ev.ref_neg)
-        if ev.x is not None:  # lists: u, v and x by their joint histogram
-            measured, lr, bulk_lr = _nearness(ctx, ev, s, bins, ub, labelled)
+        if ev.x is not None:  # lists: u, v and x as one share, their mean
+            measured, lr, bulk_lr = _nearness(ev, s, bins, offsets, labelled)
             near_lr = np.where(measured, lr, near_lr)
             if ev.whole:
                 bulk_near = bulk_lr
@@ -128,106 +126,6 @@ def _marginal(ev: SetEvidence, share: np.ndarray, s: np.ndarray, bins: np.ndarra
     return pos, neg, offsets, b, np.where(counted_pos, 1, np.where(counted_neg, -1, 0))
 
 
-def _nearness(ctx: Context, ev: SetEvidence, s: np.ndarray, bins: np.ndarray,
-              ub: np.ndarray, labelled: np.ndarray) -> tuple[np.ndarray, np.ndarray,
-                                                              np.ndarray]:
-    """Return (measured, log LR, bulk log LR) of the nearness shares by their joint histogram
-    per set: u, v and (lists) x, each in the set's bins. Counted: the labelled positives whose
-    neighbours were computed, and the negatives among the reference rows, those without a key
-    in the cells of u = 0, v = 0 and their own x. The bulk's ratio is the mean of its cells'."""
-    assert ev.ref_neg is not None
-    n_sets = len(bins)
-    use_x = ev.x is not None
-    measured = np.isfinite(ev.v) & (np.isfinite(ev.x) if ev.x is not None else True)
-    dim_bins = [ub, to_bins(np.where(measured, ev.v, 0.0), bins[s])]
-    if ev.x is not None:
-        dim_bins.append(to_bins(np.where(measured, ev.x, 0.0), bins[s]))
-    joint = _Joint(bins, len(dim_bins))
-    cell = joint.cell(s, dim_bins)
-    keyed_neg = measured & ~ev.is_pos & ev.v_ref
-    counted_pos = measured & ev.is_pos & labelled & ~_doubted(ev)
-    counted_neg = keyed_neg
-    joint.count(s, cell, counted_pos, counted_neg)
-    # the reference negatives without a key: u = 0, v = 0, x as its neighbours say
-    unkeyed = np.maximum(ev.ref_neg - np.bincount(s[keyed_neg], minlength=n_sets), 0)
-    for k in range(n_sets):
-        if use_x and ev.x_ref is not None:
-            xb = to_bins(ev.x_ref[k], np.full(len(ev.x_ref[k]), bins[k]))
-            spread = np.bincount(xb, minlength=bins[k]).astype(float)
-            spread = np.maximum(spread - _keyed_bulk_cells(ev, s, keyed_neg, cell, k,
-                                                           int(bins[k])), 0)
-            if spread.sum() > 0:
-                joint.neg[joint.offsets[k]:joint.offsets[k] + bins[k]] += (
-                    spread * unkeyed[k] / spread.sum())
-        else:
-            joint.neg[joint.offsets[k]] += unkeyed[k]
-    own = np.where(counted_pos, 1, np.where(counted_neg, -1, 0))
-    lr = joint.log_lr(s, cell, own)
-    # the bulk: its cells' ratios (u = 0, v = 0, each x), weighted by how many of it each holds
-    bulk_lr = np.zeros(n_sets)
-    for k in range(n_sets):
-        width = int(bins[k]) if use_x else 1
-        held = joint.neg[joint.offsets[k]:joint.offsets[k] + width]
-        full = np.flatnonzero(held > 0)
-        if len(full):
-            zero = np.zeros(len(full), dtype=np.int64)
-            cells_bins = [zero, zero] + ([full] if use_x else [])
-            ks = np.full(len(full), k)
-            ratios = joint.log_lr(ks, joint.cell(ks, cells_bins), np.full(len(full), -1))
-            bulk_lr[k] = float(np.average(ratios, weights=held[full]))
-    ev.near_hist = (joint.pos, joint.neg, joint.offsets, cell, own)
-    return measured, lr, bulk_lr
-
-
-class _Joint:
-    """The sets' joint histograms of ``dims`` shares laid end to end (set k's cells at
-    ``offsets[k]``)."""
-
-    def __init__(self, bins: np.ndarray, dims: int) -> None:
-        self.bins, self.dims = bins, dims
-        self.sizes = bins ** dims
-        self.offsets = np.concatenate([[0], np.cumsum(self.sizes)])
-        self.pos = np.zeros(self.offsets[-1])
-        self.neg = np.zeros(self.offsets[-1])
-
-    def cell(self, s: np.ndarray, dim_bins: list[np.ndarray]) -> np.ndarray:
-        """Return each item's cell in its set's joint histogram."""
-        out = np.zeros(len(s), dtype=np.int64)
-        for b in dim_bins:
-            out = out * self.bins[s] + b
-        return out
-
-    def count(self, s: np.ndarray, cell: np.ndarray, counted_pos: np.ndarray,
-              counted_neg: np.ndarray) -> None:
-        """Count the positives and the negatives in their cells."""
-        self.pos = _counts(self.offsets, s, cell, counted_pos)
-        self.neg = _counts(self.offsets, s, cell, counted_neg)
-
-    def log_lr(self, s: np.ndarray, cell: np.ndarray, own: np.ndarray) -> np.ndarray:
-        """Return log(f_pos / f_neg) of each item's cell, the item left out of its class
-        (``own`` +1 / -1 / 0): the negatives' Laplace frequency, the positives' with
-        pseudo-counts scaled to their number (a cell neither class has: ratio 1)."""
-        is_pos = (own > 0).astype(float)
-        is_neg = (own < 0).astype(float)
-        self.bins[s].astype(float)
-        n_pos = np.add.reduceat(self.pos, self.offsets[:-1])[s] - is_pos
-        n_neg = np.add.reduceat(self.neg, self.offsets[:-1])[s] - is_neg
-        cells = self.sizes[s].astype(float)
-        a = np.maximum(n_pos, 1) / np.maximum(n_neg, 1)  # an empty cell: the same frequency
-        f_pos = (self.pos[self.offsets[s] + cell] - is_pos + a) / (n_pos + a * cells)
-        f_neg = (self.neg[self.offsets[s] + cell] - is_neg + 1.0) / (n_neg + cells)
-        return np.log(f_pos) - np.log(f_neg)
-
-
-def _keyed_bulk_cells(ev: SetEvidence, s: np.ndarray, counted_neg: np.ndarray,
-                      cell: np.ndarray, k: int, b: int) -> np.ndarray:
-    """Return, per x bin, how many of set ``k``'s counted negatives with a key are among the
-    reference rows whose x the set's spread counts (every counted negative: they are
-    reference rows), so that the rows without a key are what remains."""
-    mine = counted_neg & (s == k)
-    return np.bincount(cell[mine] % b, minlength=b).astype(float)
-
-
 def _likeness(ev: SetEvidence, s: np.ndarray, n_sets: int) -> tuple[np.ndarray, np.ndarray]:
     """Return (log LR per key, the bulk's mean log LR per set) of the likeness share w: the
     positives of every set pooled in one histogram (Sturges' bins for their number), each
@@ -238,13 +136,14 @@ def _likeness(ev: SetEvidence, s: np.ndarray, n_sets: int) -> tuple[np.ndarray, 
     seen = np.isfinite(ev.w)
     counted_pos = seen & ev.is_pos & ~_doubted(ev)
     n_bins = int(sturges_bins(np.array([max(int(counted_pos.sum()), 1)]))[0])
-    b = to_bins(np.where(seen, ev.w, 0.0), np.full(len(s), n_bins))
+    # a place, not a count: no bin of its own for 0 (the least alike negative is one of many)
+    b = to_bins(np.maximum(np.where(seen, ev.w, 0.0), 1e-6), np.full(len(s), n_bins))
     pos = np.bincount(b[counted_pos], minlength=n_bins).astype(float)
     neg = np.zeros((n_sets, n_bins))
     for k in range(n_sets):
         n = int(ev.like_neg[k])
         if n:
-            places = to_bins(np.arange(n) / max(n - 1, 1), np.full(n, n_bins))
+            places = to_bins(np.maximum(np.arange(n) / max(n - 1, 1), 1e-6), np.full(n, n_bins))
             neg[k] = np.bincount(places, minlength=n_bins)
     counted_neg = seen & ~ev.is_pos & ev.v_ref
     own_pos, own_neg = counted_pos.astype(float), counted_neg.astype(float)
@@ -276,3 +175,35 @@ def _mean_ratio(k: int, width: int, held: np.ndarray, pos: np.ndarray, neg: np.n
     ratios = set_log_lr(np.full(len(full), k), full, np.full(len(full), -1), pos, neg, offsets)
     return float(np.average(ratios, weights=held[full]))
 
+
+
+def _nearness(ev: SetEvidence, s: np.ndarray, bins: np.ndarray, offsets: np.ndarray,
+              labelled: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return (measured, log LR, the bulk's mean log LR per set) of the nearness share, the
+    mean of u, v and x, by the set's histograms: its labelled positives whose neighbours were
+    computed (those the first pass doubts left out), its negatives among the reference rows
+    (those without a key, u = 0 and v = 0, at x / 3 as their neighbours say)."""
+    assert ev.ref_neg is not None and ev.x is not None and ev.x_ref is not None
+    n_sets = len(bins)
+    measured = np.isfinite(ev.v) & np.isfinite(ev.x) & labelled
+    share = np.where(measured, (np.where(labelled, ev.u, 0.0) + np.nan_to_num(ev.v)
+                                + np.nan_to_num(ev.x)) / 3, 0.0)
+    b = to_bins(share, bins[s])
+    keyed_neg = measured & ~ev.is_pos & ev.v_ref
+    counted_pos = measured & ev.is_pos & ~_doubted(ev)
+    pos = _counts(offsets, s, b, counted_pos)
+    neg = _counts(offsets, s, b, keyed_neg)
+    unkeyed = np.maximum(ev.ref_neg - np.bincount(s[keyed_neg], minlength=n_sets), 0)
+    for k in range(n_sets):
+        spread = np.bincount(to_bins(ev.x_ref[k] / 3, np.full(len(ev.x_ref[k]), bins[k])),
+                             minlength=bins[k]).astype(float)
+        mine = keyed_neg & (s == k)
+        keyed = to_bins(ev.x[mine] / 3, np.full(int(mine.sum()), bins[k]))
+        spread = np.maximum(spread - np.bincount(keyed, minlength=bins[k]), 0)
+        if spread.sum() > 0:
+            neg[offsets[k]:offsets[k + 1]] += spread * unkeyed[k] / spread.sum()
+    own = np.where(counted_pos, 1, np.where(keyed_neg, -1, 0))
+    lr = set_log_lr(s, b, own, pos, neg, offsets)
+    bulk = np.array([_mean_ratio(k, int(bins[k]), neg[offsets[k]:offsets[k + 1]], pos, neg,
+                                 offsets) for k in range(n_sets)])
+    return measured, lr, bulk

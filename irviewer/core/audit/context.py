@@ -117,7 +117,6 @@ class SetEvidence:
     bulk_prob: np.ndarray | None = None
     rho: tuple[float, float] = (0.0, 0.0)
     v_hist: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
-    near_hist: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
     parts: np.ndarray | None = None
     doubted: np.ndarray | None = None
 
