@@ -263,10 +263,10 @@ def detail_html(dataset: Dataset, suspect: Suspect, q: int) -> str:
     label and suggested fix, the item's rank under each method, the evidence."""
     query_name = dataset.queries[q].name if q >= 0 else None
     into, out = lists_of(suspect)
-    where = (f"into the list of <b>{escape(suspect.query or '')}</b> (shown), "
-             f"{escape(', '.join(n for n in into if n != suspect.query))} "
-             f"(→ {escape(suspect.suggested or '')}) · out of the list of "
-             f"{escape(', '.join(out))} (→ negative): both lists fixed together · "
+    where = (f"into the list of <b>{escape(span(list(into)))}</b> (shown: "
+             f"{escape(suspect.query or '')}, → {escape(suspect.suggested or '')}) · out of "
+             f"the list of <b>{escape(span(list(out)))}</b> (→ negative): both lists fixed "
+             "together · "
              if suspect.kind == WRONG_LIST and suspect.query else
              f"queries <b>{escape(suspect.query)}</b> (shown), "
              f"{escape(', '.join(n for n in suspect.queries if n != suspect.query))}: "

@@ -141,8 +141,8 @@ def test_an_unrelated_image_put_into_a_list_is_found_by_its_likeness_and_its_nei
     assert "none of its 10 nearest gallery images is a positive of any list" in \
         found[0].evidence
     assert re.search(r"its mean cosine with its 5 most similar positives of A_1 and A_2's "
-                     r"list is -?\d\.\d\d: above that of .* and below that of all 15 of its "
-                     r"other positives", found[0].evidence)
+                     r"list is -?\d\.\d\d: above that of .* and below that of all 15 of the "
+                     r"list's other positives", found[0].evidence)
 
 
 # -- the words a person checks ---------------------------------------------------------------

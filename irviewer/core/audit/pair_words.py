@@ -28,15 +28,16 @@ def percent(n: int, of: int) -> str:
     return f"{pct:.2g}%"
 
 
-def of_its(n: int, of: int, noun: str) -> str:
-    """Return "none of its 77 positives", "all 4,951 of its negatives", "14 of its 53 other
-    positives", with the share in brackets when the total is large ("(62%)")."""
+def of_its(n: int, of: int, noun: str, whose: str = "its") -> str:
+    """Return "none of its 77 positives", "all 4,951 of its negatives", "14 of the list's 53
+    other positives" (``whose``), with the share in brackets when the total is large
+    ("(62%)")."""
     if n <= 0:
-        return f"none of its {of:,} {noun}"
+        return f"none of {whose} {of:,} {noun}"
     if n >= of:
-        return f"its one {noun.rstrip('s')}" if of == 1 else f"all {of:,} of its {noun}"
+        return f"{whose} one {noun.rstrip('s')}" if of == 1 else f"all {of:,} of {whose} {noun}"
     share = f" ({percent(n, of)})" if of >= 100 else ""
-    return f"{n:,} of its {of:,} {noun}{share}"
+    return f"{n:,} of {whose} {of:,} {noun}{share}"
 
 
 def rank_clause(ctx: Context, q: int, g: int, others: list[int]) -> str:
@@ -109,6 +110,10 @@ def set_values(ctx: Context, ev: SetEvidence, s: int,
     return values[pos], values[neg], unkeyed
 
 
+#: Whose positives and negatives the clauses count: the list's (its queries' positive set).
+LIST = "the list's"
+
+
 def neighbour_clause(ctx: Context, ev: SetEvidence, at: int, positive: bool,
                      list_name: str) -> str:
     """Return the neighbours' clause: how many of the item's nearest labelled gallery images
@@ -133,20 +138,21 @@ def neighbour_clause(ctx: Context, ev: SetEvidence, at: int, positive: bool,
         p = int(np.count_nonzero(pos <= share + 1e-9)) - 1
         n = int(np.count_nonzero(neg <= share + 1e-9)) + unkeyed
         n_neg = len(neg) + unkeyed
-        return (f"{head}, as few as for {of_its(p, n_pos, 'other positives')} and "
-                f"{of_its(n, n_neg, 'negatives')}")
+        return (f"{head}, as few as for {of_its(p, n_pos, 'other positives', LIST)} and "
+                f"{of_its(n, n_neg, 'negatives', LIST)}")
     own_neg = int(bool(ev.v_ref[at]))
     n_pos, n_neg = len(pos), len(neg) + unkeyed - own_neg
     p = int(np.count_nonzero(pos >= share - 1e-9))
     n = max(int(np.count_nonzero(neg >= share - 1e-9)) - own_neg, 0)
     if p == 0:
         others = np.delete(neg, np.argmin(np.abs(neg - share))) if own_neg and len(neg) else neg
-        rest = (f"or any of its {n_neg:,} negatives (at most {_top(others, k)})" if n == 0 else
-                f"but as many as for {of_its(n, n_neg, 'negatives')}")
-        return (f"{head}, more than for any of its {n_pos:,} positives (at most "
+        rest = (f"or any of the list's {n_neg:,} negatives (at most {_top(others, k)})"
+                if n == 0 else
+                f"but as many as for {of_its(n, n_neg, 'negatives', LIST)}")
+        return (f"{head}, more than for any of the list's {n_pos:,} positives (at most "
                 f"{_top(pos, k)}) {rest}")
-    return (f"{head}, as many as for {of_its(p, n_pos, 'positives')} and "
-            f"{of_its(n, n_neg, 'negatives')}")
+    return (f"{head}, as many as for {of_its(p, n_pos, 'positives', LIST)} and "
+            f"{of_its(n, n_neg, 'negatives', LIST)}")
 
 
 def _top(values: np.ndarray, k: int) -> str:
@@ -171,8 +177,8 @@ def listed_clause(ctx: Context, ev: SetEvidence, at: int) -> str:
     head = (f"none of its {k} nearest gallery images is a positive of any list" if hits == 0
             else f"only {hits} of its {k} nearest gallery images "
             f"{'is a positive' if hits == 1 else 'are positives'} of any list")
-    return (f"{head}, as for {of_its(p, len(pos) - 1, 'other positives')} and "
-            f"{of_its(n, len(negatives), 'negatives')}")
+    return (f"{head}, as for {of_its(p, len(pos) - 1, 'other positives', LIST)} and "
+            f"{of_its(n, len(negatives), 'negatives', LIST)}")
 
 
 def likeness_clause(ctx: Context, ev: SetEvidence, at: int, positive: bool,
@@ -192,8 +198,8 @@ def likeness_clause(ctx: Context, ev: SetEvidence, at: int, positive: bool,
             f"{like:.2f}")
     if positive:
         higher = int(np.count_nonzero(pos > like + 1e-12))
-        return (f"{head}: above that of {of_its(below, n_neg, 'negatives')} and below that "
-                f"of {of_its(higher, len(pos) - 1, 'other positives')}")
+        return (f"{head}: above that of {of_its(below, n_neg, 'negatives', LIST)} and below "
+                f"that of {of_its(higher, len(pos) - 1, 'other positives', LIST)}")
     reached = int(np.count_nonzero(pos <= like + 1e-12))
-    return (f"{head}: above that of {of_its(below, n_neg, 'negatives')} and as high as that "
-            f"of {of_its(reached, len(pos), 'positives')}")
+    return (f"{head}: above that of {of_its(below, n_neg, 'negatives', LIST)} and as high "
+            f"as that of {of_its(reached, len(pos), 'positives', LIST)}")

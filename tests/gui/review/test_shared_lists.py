@@ -137,7 +137,8 @@ def test_accepting_an_image_in_the_wrong_list_fixes_both_lists_as_one_undo_step(
     assert w.review.panel.model.index(0, 5).data() == "good: bridge_1 → souls_1 and souls_2"
     w.review.panel.select_position(0)
     detail = w.review.panel.detail.text()
-    assert "out of the list of bridge_1" in detail and "both lists fixed together" in detail
+    assert "into the list of <b>souls_1 and souls_2</b> (shown: souls_1" in detail
+    assert "out of the list of <b>bridge_1</b>" in detail and "both lists fixed together" in detail
     w.review.accept(0)
     log = w.corrections.controller.log
     assert [(c.query, c.item, c.label) for c in log.corrections] == [
