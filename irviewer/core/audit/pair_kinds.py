@@ -69,9 +69,7 @@ def problems(ctx: Context) -> list[Problem]:
     best = _best_keys(ctx)
     known: dict[tuple[int, int], bool] = {}
     found: dict[tuple[int, int, bool], Problem] = {}
-    for key, j in best.items():
-        if key[2] and ctx.labels is not None:
-            continue  # image labels: a label is wrong as far as another label claims it
+    for key, j in best.items():  # image labels: no positive is doubted (_best_keys)
         if ps.prob[j] >= ctx.options.min_score:
             p = _problem(ctx, members, key, j)
             if p is not None:
@@ -101,17 +99,27 @@ def problems(ctx: Context) -> list[Problem]:
 
 
 def _best_keys(ctx: Context) -> dict[tuple[int, int, bool], int]:
-    """Return, per (family, item, label), the pair-score key of its most doubted set."""
+    """Return, per (family, item, label) of an item with a label doubted enough to list, the
+    pair-score key of its most doubted set: the doubted labels' and, where the sets are lists,
+    every other label of those items (the other side of an image in the wrong list)."""
     ps = ctx.pair_scores
     assert ps is not None
     n_g = ctx.n_g
-    f = ctx.family[ps.keys // n_g]
-    order = np.lexsort((-ps.log_odds, ps.is_pos, ps.keys % n_g, f))
-    group = np.stack([f[order], ps.keys[order] % n_g, ps.is_pos[order]], axis=1)
+    doubted = ps.prob >= ctx.options.min_score
+    if ctx.labels is not None:  # image labels: a positive is never doubted, no other side
+        doubted &= ~ps.is_pos
+        pick = np.flatnonzero(doubted)
+    else:
+        items = np.unique(ps.keys[doubted] % n_g)
+        pick = np.flatnonzero(np.isin(ps.keys % n_g, items))
+    keys, log_odds, is_pos = ps.keys[pick], ps.log_odds[pick], ps.is_pos[pick]
+    f = ctx.family[keys // n_g]
+    order = np.lexsort((-log_odds, is_pos, keys % n_g, f))
+    group = np.stack([f[order], keys[order] % n_g, is_pos[order]], axis=1)
     first = np.r_[True, (np.diff(group, axis=0) != 0).any(axis=1)] if len(order) else \
         np.zeros(0, dtype=bool)
     return {(int(a), int(b), bool(c)): int(j)
-            for (a, b, c), j in zip(group[first].tolist(), order[first].tolist(),
+            for (a, b, c), j in zip(group[first].tolist(), pick[order[first]].tolist(),
                                     strict=True)}
 
 
