@@ -140,8 +140,8 @@ def test_an_unrelated_image_put_into_a_list_is_found_by_its_likeness_and_its_nei
     assert found[0].query in ("A_1", "A_2") and set(found[0].queries) == {"A_1", "A_2"}
     assert "none of its 10 nearest gallery images is a positive of any list" in \
         found[0].evidence
-    assert re.search(r"its mean cosine with its 5 most similar positives of A_1 and A_2's "
-                     r"list is -?\d\.\d\d: above that of .* and below that of all 15 of the "
+    assert re.search(r"its mean cosine with its 5 most similar positives of the list of A_1 "
+                     r"and A_2 is -?\d\.\d\d: above that of .* and below that of all 15 of the "
                      r"list's other positives", found[0].evidence)
 
 
@@ -236,3 +236,6 @@ def test_query_names_are_folded_as_people_read_them():
     assert span(["h_2", "h_3"]) == "h_2 and h_3"
     assert span(["x"]) == "x"
     assert span([f"q{i}" for i in (1, 3, 5, 7, 9, 11)]) == "q1, q3 and 4 more"
+    assert span(["q_9", "q_10", "q_11"]) == "q_9–11"
+    assert span(["h_000015", "o_001752", "x_0007", "x_0008", "x_0009"]) == \
+        "h_000015, o_001752 and x_0007–0009"  # names keep their digits

@@ -200,8 +200,7 @@ def _evidence_of(ctx: Context, j: int) -> tuple[SetEvidence, int] | None:
 
 def _list_name(ctx: Context, queries: tuple[int, ...]) -> str:
     """Return how the evidence names a list: by the queries that carry it."""
-    return span([ctx.dataset.queries[q].name for q in queries]) + "'s list" \
-        if len(queries) > 1 else f"{ctx.dataset.queries[queries[0]].name}'s list"
+    return "the list of " + span([ctx.dataset.queries[q].name for q in queries])
 
 
 def _looks_positive(ctx: Context, p: Problem) -> tuple[int, str]:

@@ -175,31 +175,30 @@ def rank_phrase(ranks: list[int | None]) -> str:
 
 
 def span(names: list[str]) -> str:
-    """Return a list of query names as people read it: runs of numbered names folded
-    ("all_souls_1–5", "all_souls_1–3 and all_souls_5"), else "a, b and c" (more than four
-    parts: "a, b and 7 more")."""
+    """Return a list of query names as people read it: runs of three or more consecutive
+    numbered names folded ("all_souls_1–5", "all_souls_1–3 and all_souls_5", zero-padded
+    names keep their digits: "q_0007–0009"), else "a, b and c" (more than four parts: "a, b
+    and 7 more")."""
     if not names:
         return ""
     parts: list[str] = []
-    run: list[tuple[str, int]] = []
+    run: list[tuple[str, str]] = []  # (stem, digits) of consecutive names
 
     def close() -> None:
-        if run:
-            stem = run[0][0]
-            if len(run) > 2:
-                parts.append(f"{stem}{run[0][1]}–{run[-1][1]}")
-            else:
-                parts.extend(f"{stem}{number}" for _, number in run)
-            run.clear()
+        if len(run) > 2:
+            parts.append(f"{run[0][0]}{run[0][1]}–{run[-1][1]}")
+        else:
+            parts.extend(stem + digits for stem, digits in run)
+        run.clear()
 
     for name in names:
         m = re.fullmatch(r"(.*?)(\d+)", name)
-        if m and run and run[-1][0] == m.group(1) and run[-1][1] + 1 == int(m.group(2)):
-            run.append((m.group(1), int(m.group(2))))
+        if m and run and run[-1][0] == m.group(1) and _follows(run[-1][1], m.group(2)):
+            run.append((m.group(1), m.group(2)))
             continue
         close()
         if m:
-            run.append((m.group(1), int(m.group(2))))
+            run.append((m.group(1), m.group(2)))
         else:
             parts.append(name)
     close()
@@ -208,3 +207,10 @@ def span(names: list[str]) -> str:
     if len(parts) <= 4:
         return ", ".join(parts[:-1]) + " and " + parts[-1]
     return f"{', '.join(parts[:2])} and {len(parts) - 2} more"
+
+
+def _follows(before: str, after: str) -> bool:
+    """Return True when the digits ``after`` number the name after ``before`` (zero-padded
+    numbers of one width, or numbers without padding)."""
+    padded = before.startswith("0") or after.startswith("0")
+    return int(before) + 1 == int(after) and (len(before) == len(after) or not padded)
