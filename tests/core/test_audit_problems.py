@@ -154,6 +154,7 @@ FORBIDDEN = (
     (r"\(100%\)|\b100(\.0+)?% \(", "a part printed as 100 %"),
     (r"probability", "a probability in the evidence (the score says it)"),
     (r"\b1\.0+\b", "a number printed as 1 that is not"),
+    (r"none of [^;]*, as many as for", "nothing compared with how many have at least nothing"),
 )
 
 
@@ -185,6 +186,8 @@ def test_the_checker_catches_the_sentences_that_read_as_nonsense():
                           "positives, a share as low as that of 0% of its other positives")
     assert check_sentence("ranks 3rd, above 52 of its 50 positives")
     assert check_sentence("above that of 4,948 of 4,951 (100%) of its negatives")
+    assert check_sentence("none of its 10 nearest labelled gallery images is a positive of the "
+                          "list, as many as for all 12 of the list's positives")
     assert not check_sentence("none of its 10 nearest labelled gallery images is another "
                               "positive of A's list, as few as for 7 of its 53 other "
                               "positives and 4,836 of its 5,002 negatives (97%)")

@@ -142,6 +142,11 @@ def neighbour_clause(ctx: Context, ev: SetEvidence, at: int, positive: bool,
                 f"{of_its(n, n_neg, 'negatives', LIST)}")
     own_neg = int(bool(ev.v_ref[at]))
     n_pos, n_neg = len(pos), len(neg) + unkeyed - own_neg
+    if hits == 0:  # no evidence for it: say how common that is, not "as many as all"
+        p = int(np.count_nonzero(pos <= 1e-9))
+        n = int(np.count_nonzero(neg <= 1e-9)) + unkeyed - own_neg
+        return (f"{head}, as for {of_its(p, n_pos, 'positives', LIST)} and "
+                f"{of_its(n, n_neg, 'negatives', LIST)}")
     p = int(np.count_nonzero(pos >= share - 1e-9))
     n = max(int(np.count_nonzero(neg >= share - 1e-9)) - own_neg, 0)
     if p == 0:
