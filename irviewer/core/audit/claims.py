@@ -102,15 +102,34 @@ def competing_claims(ctx: Context, ev: SetEvidence, known: dict[tuple[int, int],
         ev.prob = probability(ev.log_odds)
 
 
-def other_list_claims(ctx: Context, ev: SetEvidence,
-                      known: dict[tuple[int, int], bool]) -> None:
+def unrelated_sets(sets: PositiveSets) -> np.ndarray:
+    """Return the (sets, sets) matrix of :func:`unrelated`: True where two sets share at most
+    :data:`SHARED` of the smaller one's positives, or one image (never a set with itself)."""
+    n_sets, n_g = sets.n_sets, sets.n_g
+    out = np.ones((n_sets, n_sets), dtype=bool)
+    np.fill_diagonal(out, False)
+    if not n_sets:
+        return out
+    owners = sets.pos_keys // n_g
+    members = csr_matrix((np.ones(len(owners)), (owners, sets.pos_keys % n_g)),
+                         shape=(n_sets, n_g))
+    shared = (members @ members.T).tocoo()
+    limit = np.maximum(1, (SHARED * np.minimum(sets.n_pos[shared.row],
+                                               sets.n_pos[shared.col])).astype(np.int64))
+    related = shared.data > limit
+    out[shared.row[related], shared.col[related]] = False
+    return out
+
+
+def other_list_claims(ctx: Context, ev: SetEvidence, apart: np.ndarray) -> None:
     """Weigh, under one method, the claims of unrelated lists on the images listed as
     positives (lists only; see the module): a positive of B that looks like one of A's
     positives is more probably wrong in B, and a negative of A listed by B is a missed
     positive of A only as far as it is not B's (the odds that it belongs to A and not to B).
-    Each family of sets counts once, by its strongest set."""
-    sets, n_g = ctx.sets, ctx.n_g
-    assert sets is not None and ev.log_odds is not None and ev.log_lr is not None
+    Each family of sets counts once, by its strongest set; ``apart`` is
+    :func:`unrelated_sets`."""
+    n_g = ctx.n_g
+    assert ev.log_odds is not None and ev.log_lr is not None
     if ctx.labels is not None or not len(ev.keys):
         return
     family = ctx.family
@@ -118,49 +137,42 @@ def other_list_claims(ctx: Context, ev: SetEvidence,
     items = ev.keys % n_g
     listed = np.zeros(n_g, dtype=bool)
     listed[items[ev.is_pos]] = True
-    candidates = np.flatnonzero(listed[items])
-    if not len(candidates):
+    pos_at = np.flatnonzero(ev.is_pos)
+    neg_at = np.flatnonzero(~ev.is_pos & listed[items])
+    if not len(neg_at):
         return
-    order = candidates[np.argsort(items[candidates], kind="stable")]
-    bounds = np.flatnonzero(np.r_[True, np.diff(items[order]) != 0, True])
+    # every (positive key, negative key) pair of one item, both sets unrelated
+    neg_at = neg_at[np.argsort(items[neg_at], kind="stable")]
+    lo = np.searchsorted(items[neg_at], items[pos_at], side="left")
+    hi = np.searchsorted(items[neg_at], items[pos_at], side="right")
+    count = hi - lo
+    i = np.repeat(pos_at, count)
+    j = neg_at[np.repeat(lo - np.cumsum(count) + count, count) + np.arange(int(count.sum()))]
+    a, b = ev.keys[j] // n_g, ev.keys[i] // n_g
+    keep = apart[a, b] & (family[a] != family[b])
+    i, j, a = i[keep], j[keep], a[keep]
+    if not len(i):
+        return
     before, fits = ev.log_odds, ev.log_lr
+    # per (positive key, family): the strongest claim, exp(log LR) / K
+    group = i * (int(family.max()) + 1) + family[a]
+    order = np.lexsort((-fits[j], group))
+    first = order[np.r_[True, group[order][1:] != group[order][:-1]]]
+    claim_i, claim_f = i[first], family[a[first]]
+    claim = np.exp(np.minimum(fits[j[first]], 700.0)) / others
+    total = np.bincount(claim_i, claim, minlength=len(ev.keys))
     after = before.copy()
-    for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
-        at = order[lo:hi]
-        pos_at = at[ev.is_pos[at]]
-        neg_at = at[~ev.is_pos[at]]
-        if not len(neg_at):
-            continue
-        owner = dict(zip(at.tolist(), (ev.keys[at] // n_g).tolist(), strict=True))
-        for kb in pos_at.tolist():  # B's label doubted by the lists claiming it by evidence
-            claims = _claims(family, owner, neg_at, fits, owner[kb], sets, known)
-            if claims:
-                after[kb] = before[kb] + np.log1p(sum(np.exp(v) for v in claims.values())
-                                                  / others)
-        for ka in neg_at.tolist():  # A's claim weighed against the list that has it
-            a = owner[ka]
-            listing = [kb for kb in pos_at.tolist() if unrelated(sets, a, owner[kb], known)]
-            if not listing:
-                continue
-            kb = max(listing, key=lambda k: before[k])
-            claims = _claims(family, owner, neg_at, fits, owner[kb], sets, known)
-            rest = sum(np.exp(v) for f, v in claims.items() if f != family[a]) / others
-            after[ka] = (before[kb] + fits[ka] - np.log(others)
-                         - np.logaddexp(0.0, before[kb] + np.log1p(rest)))
+    doubted = np.unique(claim_i)
+    after[doubted] = before[doubted] + np.log1p(total[doubted])
+    # each negative key against the most doubted unrelated listing of its item
+    order = np.lexsort((-before[i], j))
+    firsts = order[np.r_[True, j[order][1:] != j[order][:-1]]]
+    ka, kb = j[firsts], i[firsts]
+    own = dict(zip((claim_i * (int(family.max()) + 1) + claim_f).tolist(), claim.tolist(),
+                   strict=True))
+    key_own = kb * (int(family.max()) + 1) + family[ev.keys[ka] // n_g]
+    rest = total[kb] - np.array([own.get(k, 0.0) for k in key_own.tolist()])
+    after[ka] = (before[kb] + fits[ka] - np.log(others)
+                 - np.logaddexp(0.0, before[kb] + np.log1p(np.maximum(rest, 0.0))))
     ev.log_odds = after
     ev.prob = probability(after)
-
-
-def _claims(family: np.ndarray, owner: dict[int, int], neg_at: np.ndarray,
-            fits: np.ndarray, b: int, sets: PositiveSets,
-            known: dict[tuple[int, int], bool]) -> dict[int, float]:
-    """Return, per family unrelated to set ``b`` with evidence on the item, the largest log
-    likelihood ratio among its sets that the item is one of its positives."""
-    out: dict[int, float] = {}
-    for ka in neg_at.tolist():
-        a = owner[ka]
-        if family[a] == family[b] or not unrelated(sets, a, b, known):
-            continue
-        f = int(family[a])
-        out[f] = max(out.get(f, -np.inf), float(fits[ka]))
-    return out

@@ -59,10 +59,11 @@ def set_likeness(unit: nb.UnitGallery, sets: PositiveSets,
         own = positives[at] == block
         sims[np.flatnonzero(own), at[own]] = -np.inf  # an image is not like itself
         for s in range(n_sets):
-            m = min(LIKE_TOP, len(cols[s]) - 1)
+            n = len(cols[s])
+            m = min(LIKE_TOP, n - 1)
             if m < 1:
                 continue
-            top = -np.partition(-sims[:, cols[s]], m - 1, axis=1)[:, :m]
+            top = np.partition(sims[:, cols[s]], n - m, axis=1)[:, n - m:]
             with np.errstate(invalid="ignore"):
                 like[a:a + len(block), s] = np.where(np.isfinite(top).all(axis=1),
                                                      top.mean(axis=1), np.nan)

@@ -10,7 +10,12 @@ import numpy as np
 
 from irviewer.core import neighbours as nb
 from irviewer.core.audit.calibration import score
-from irviewer.core.audit.claims import competing_claims, families, other_list_claims
+from irviewer.core.audit.claims import (
+    competing_claims,
+    families,
+    other_list_claims,
+    unrelated_sets,
+)
 from irviewer.core.audit.context import (
     Context,
     MethodView,
@@ -262,11 +267,13 @@ def set_scores(ctx: Context) -> None:
     per (set, item), the smallest probability over the methods that the label is wrong
     (:class:`PairScores`)."""
     run_each(lambda ev: score(ctx, ev), ctx.set_evidence)
-    ctx.family = families(ctx.sets) if ctx.sets is not None else np.zeros(0, np.int64)
+    assert ctx.sets is not None
+    ctx.family = families(ctx.sets)
+    apart = unrelated_sets(ctx.sets) if ctx.labels is None else np.zeros((0, 0), bool)
     known: dict[tuple[int, int], bool] = {}
     for ev in ctx.set_evidence:
         competing_claims(ctx, ev, known)
-        other_list_claims(ctx, ev, known)
+        other_list_claims(ctx, ev, apart)
     if ctx.labels is None:  # again, the positives the first pass doubts left out
         for ev in ctx.set_evidence:
             assert ev.prob is not None
@@ -275,7 +282,7 @@ def set_scores(ctx: Context) -> None:
         run_each(lambda ev: score(ctx, ev), ctx.set_evidence)
         for ev in ctx.set_evidence:
             competing_claims(ctx, ev, known)
-            other_list_claims(ctx, ev, known)
+            other_list_claims(ctx, ev, apart)
     keys = sorted_unique(np.concatenate([ev.keys for ev in ctx.set_evidence]))
     assert ctx.sets is not None
     at = tuple(ev.find_in(keys) for ev in ctx.set_evidence)
