@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import connected_components
 
 from irviewer.core.audit.context import Context, SetEvidence
 from irviewer.core.audit.sets import PositiveSets, probability
@@ -49,9 +48,26 @@ def families(sets: PositiveSets) -> np.ndarray:
     shared = (members @ members.T).tocoo()
     smaller = np.minimum(sets.n_pos[shared.row], sets.n_pos[shared.col])
     keep = shared.data >= SAME_LIST * np.maximum(smaller, 1)
-    graph = csr_matrix((np.ones(int(keep.sum())), (shared.row[keep], shared.col[keep])),
-                       shape=(n_sets, n_sets))
-    return connected_components(graph, directed=False)[1].astype(np.int64)
+    return _components(n_sets, shared.row[keep], shared.col[keep])
+
+
+def _components(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Return the connected component of each of ``n`` nodes joined by the edges (a, b),
+    numbered by their smallest node in order (union-find with path halving)."""
+    parent = np.arange(n)
+
+    def root(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = int(parent[x])
+        return x
+
+    for x, y in zip(a.tolist(), b.tolist(), strict=True):
+        rx, ry = root(x), root(y)
+        if rx != ry:
+            parent[max(rx, ry)] = min(rx, ry)
+    roots = np.array([root(x) for x in range(n)], dtype=np.int64)
+    return np.unique(roots, return_inverse=True)[1].astype(np.int64)
 
 
 def unrelated(sets: PositiveSets, a: int, b: int, known: dict[tuple[int, int], bool]) -> bool:
