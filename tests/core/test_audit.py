@@ -139,8 +139,8 @@ def test_positive_that_looks_negative_is_found():
     assert found[0].suggested == "negative" and found[0].labelled == "good"
     assert re.search(r"below (9\d(\.\d+)?)% \(\d+ of \d+\) of its negatives", found[0].evidence)
     assert re.search(r"none of its 10 nearest labelled gallery images is another positive of "
-                     r"the list of A_1 and A_2, as few as for none of the list's 15 other positives",
-                     found[0].evidence)
+                     r"the list of A_1 and A_2, as few as for none of the list's 15 other "
+                     r"positives", found[0].evidence)
     assert re.search(r"\(\d+(st|nd|rd|th) for A_[12]\)", found[0].evidence)
 
 
