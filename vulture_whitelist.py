@@ -27,6 +27,9 @@ _.find_class  # formats/safe_pickle.py: pickle.Unpickler's hook, the allow-list
 _.persistent_load  # formats/safe_pickle.py: pickle.Unpickler's hook, refused
 _.external_attr  # formats/descriptor_files.py: zipfile.ZipInfo's field, the file's mode
 
+_.send_event  # gui/presentation/desktops.py: an X11 ClientMessage's field, read by the server
+_.message_type  # gui/presentation/desktops.py: likewise
+
 # -- entry points and the documented Python API ----------------------------------------------
 demo_extractor  # extract/vlad.py: the irviewer.extractors entry point demo-vlad
 open_demo_searcher  # collection/photo_search.py: docs/search.md, "In Python"

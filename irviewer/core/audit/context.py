@@ -78,12 +78,14 @@ class SetEvidence:
     """One method's evidence on (positive set, item) pairs (:mod:`irviewer.core.audit.sets`).
 
     ``keys``: sorted ``s * n_g + g`` of every labelled pair with evidence: each set's
-    positives, and the negatives ranked within the stored lists of one of the set's queries or
-    with a positive among their nearest gallery images (the other negatives, the *bulk*, have
-    no evidence); ``is_pos`` their label; ``u`` the share of the set's other positives the item
-    outranks (mean over the set's queries); ``v`` the share of its nearest labelled gallery
-    images in the set (NaN: neighbours not computed); ``v_ref`` whether the item is one of the
-    reference rows whose ``v`` the set's negatives' histogram counts. ``ref_neg``: per set,
+    positives, and the negatives ranked within the stored lists of one of the set's queries,
+    with a positive among their nearest gallery images or more like the set than some of its
+    negatives (the other negatives, the *bulk*, have no evidence); ``is_pos`` their label;
+    ``u`` the share of the set's other positives the item outranks (mean over the set's
+    queries); ``v`` the share of its nearest labelled gallery images in the set (NaN:
+    neighbours not computed); ``x`` (lists only) the share of its nearest gallery images that
+    are a positive of any list; ``v_ref`` whether the item is one of the reference rows whose
+    shares the set's negatives' histograms count. ``ref_neg``: per set,
     how many reference rows are its negatives (None until neighbours are computed);
     ``whole``: every active gallery image is a reference row. After scoring: ``log_lr``,
     ``prob`` (probability that the label is wrong), ``bulk_prob`` of a
@@ -100,6 +102,11 @@ class SetEvidence:
     u: np.ndarray
     v: np.ndarray
     v_ref: np.ndarray
+    x: np.ndarray | None = None
+    x_ref: list[np.ndarray] | None = None
+    w: np.ndarray | None = None
+    like: np.ndarray | None = None
+    like_neg: np.ndarray | None = None
     ref_neg: np.ndarray | None = None
     whole: bool = False
     log_lr: np.ndarray | None = None
@@ -109,6 +116,8 @@ class SetEvidence:
     bulk_prob: np.ndarray | None = None
     rho: tuple[float, float] = (0.0, 0.0)
     v_hist: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+    parts: np.ndarray | None = None
+    doubted: np.ndarray | None = None
 
     def find(self, keys: np.ndarray) -> np.ndarray:
         """Return the position of each key in ``keys`` (-1 where it has no evidence)."""
@@ -179,6 +188,8 @@ class Context:
     label_members: dict[str, np.ndarray] = field(default_factory=dict)
     #: (set, item) key -> the unrelated set whose competing claim the item fits better
     rivals: dict[int, int] = field(default_factory=dict)
+    #: the family of each positive set (:func:`~irviewer.core.audit.claims.families`)
+    family: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     @property
     def n_g(self) -> int:
