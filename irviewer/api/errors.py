@@ -12,7 +12,7 @@ KEYWORDS = {
     "protocol": "protocol=", "ap": "ap=", "self_match": "self_match=", "depth": "depth=",
     "rerank": "rerank=", "ann": "ann=", "engine": "engine=", "collection": "collection=",
     "engine_names": "engine_names=", "corrections": "corrections=", "images": "images=",
-    "row_names": "names=",
+    "row_names": "names=", "ann_names": "ann_names=",
 }
 
 

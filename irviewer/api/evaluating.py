@@ -36,6 +36,7 @@ def evaluate(data: object = None, more: object = None, /, *,
              ann: str | Sequence[str] | None = None, engine: str | None = None,
              collection: str | None = None, engine_names: str | None = None,
              corrections: str | os.PathLike[str] | None = None,
+             ann_names: str | os.PathLike[str] | None = None,
              conventions: bool = False, pair_scores: bool = False) -> Result:
     """Return the evaluation of vectors (or a score matrix) against a ground truth, with
     the benchmark's own conventions: what ``irviewer eval --json`` writes for the same data
@@ -92,7 +93,7 @@ def evaluate(data: object = None, more: object = None, /, *,
             if not isinstance(value, bool):
                 raise ArgumentError(key, f"{key}: give True or False, not {value!r}")
         options = options_of(protocol, ap, self_match, depth, rerank, ann, engine,
-                             collection, engine_names, corrections)
+                             collection, engine_names, corrections, ann_names)
         prepared = prepare(given)
         request = request_of(given, prepared, options)
         opened = open_request(request, prepared)

@@ -25,8 +25,9 @@ from irviewer.opening.request import OpenRequest
 class Options:
     """The options of ``irviewer eval``, checked: the protocol (None: the dataset's own),
     the AP and self-match rules (None: each protocol's own), the depth of the result
-    lists, the re-ranking SPECs, the approximate-search SPECs, a vector engine's
-    collection, and the corrections file applied to the ground truth."""
+    lists, the re-ranking SPECs, the approximate-search SPECs (and the file naming their
+    index files' ids), a vector engine's collection, and the corrections file applied to
+    the ground truth."""
 
     protocol: str | None = None
     ap: str | None = None
@@ -38,6 +39,7 @@ class Options:
     collection: str | None = None
     engine_names: str | None = None
     corrections: Path | None = None
+    ann_names: Path | None = None
 
 
 def options_of(protocol: str | None = None, ap: str | None = None,
@@ -45,7 +47,8 @@ def options_of(protocol: str | None = None, ap: str | None = None,
                rerank: str | Sequence[str] | None = None, ann: str | Sequence[str] | None = None,
                engine: str | None = None, collection: str | None = None,
                engine_names: str | None = None,
-               corrections: str | os.PathLike[str] | None = None) -> Options:
+               corrections: str | os.PathLike[str] | None = None,
+               ann_names: str | os.PathLike[str] | None = None) -> Options:
     """Return the options checked: ArgumentError naming the one that is unknown or does not
     parse (a protocol, an AP or self-match rule, a depth under 1, a SPEC)."""
     from irviewer.core.ann.spec import parse_ann_spec
@@ -75,13 +78,15 @@ def options_of(protocol: str | None = None, ap: str | None = None,
     if engine is not None and not collection:
         raise ArgumentError("collection", "collection: name the collection of the engine "
                             f"{engine} that holds the gallery")
-    path = None
-    if corrections is not None:
-        path = Path(corrections).expanduser()
-        if not path.is_file():
-            raise ArgumentError("corrections", f"corrections: {path}: no such file")
+    files: dict[str, Path | None] = {}
+    given_files: tuple[tuple[str, str | os.PathLike[str] | None], ...] = (
+        ("corrections", corrections), ("ann_names", ann_names))
+    for key, path_given in given_files:
+        found = files[key] = None if path_given is None else Path(path_given).expanduser()
+        if found is not None and not found.is_file():
+            raise ArgumentError(key, f"{key}: {found}: no such file")
     return Options(protocol, ap, self_match, depth, specs["rerank"], specs["ann"], engine,
-                   collection, engine_names, path)
+                   collection, engine_names, files["corrections"], files["ann_names"])
 
 
 def _texts(value: str | Sequence[str] | None, key: str) -> tuple[str, ...]:
@@ -114,7 +119,8 @@ def request_of(given: Given, prepared: Prepared, options: Options) -> OpenReques
         protocol=options.protocol, ap=options.ap, self_match=options.self_match,
         corrections=options.corrections, rerank=options.rerank, ann=options.ann,
         engine=options.engine, collection=options.collection,
-        engine_names=options.engine_names, held_dataset=prepared.dataset,
+        engine_names=options.engine_names, ann_names=options.ann_names,
+        held_dataset=prepared.dataset,
         held=prepared.held)
 
 

@@ -110,7 +110,8 @@ def view(data: object = None, more: object = None, /, *,
          depth: int = DEFAULT_DEPTH, rerank: str | Sequence[str] | None = None,
          ann: str | Sequence[str] | None = None, engine: str | None = None,
          collection: str | None = None, engine_names: str | None = None,
-         corrections: str | os.PathLike[str] | None = None) -> Viewer:
+         corrections: str | os.PathLike[str] | None = None,
+         ann_names: str | os.PathLike[str] | None = None) -> Viewer:
     """Open the window on the data :func:`irviewer.evaluate` takes (the same arguments, and
     a :class:`~irviewer.api.result.Result` of it as the first argument), and return it as a
     :class:`Viewer`.
@@ -152,7 +153,7 @@ def view(data: object = None, more: object = None, /, *,
                              distances=distances, descriptors=descriptors, ranking=ranking,
                              name=name, format=format, read_options=read_options)
             options = options_of(protocol, ap, self_match, depth, rerank, ann, engine,
-                                 collection, engine_names, corrections)
+                                 collection, engine_names, corrections, ann_names)
             prepared = prepare(given)
             request, order = request_of(given, prepared, options), prepared.rows
             argument = prepared.vectors_argument

@@ -20,6 +20,7 @@ from irviewer.opening.options import (
     dataset_problem,
     request_from_args,
 )
+from irviewer.view.figure_formats import FORMATS_TEXT, figure_suffix
 
 NAME = "figure"
 HELP = "draw the ranked results of chosen queries as a PDF, SVG or PNG figure"
@@ -37,8 +38,8 @@ EPILOG = ("Choose the queries with one of --queries, --worst, --best, --largest-
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add ``irviewer figure``'s arguments to ``p``."""
     add_dataset(p)
-    add_options(p, "demo", *METHODS, *READER, *CONVENTIONS, "rerank", "ann", "engine",
-                "collection", "engine_names", "depth", help={
+    add_options(p, "demo", *METHODS, *READER, *CONVENTIONS, "rerank", "ann", "ann_names",
+                "engine", "collection", "engine_names", "depth", help={
         "demo": "the built-in museum demo, with strong.npz and weak.npz unless -d or "
         "--ranking names others",
         "descriptors": "descriptor files, one method each (one or two methods)",
@@ -70,15 +71,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--label", action="append", default=[], metavar="NAME",
                    help="a method's name in the figure, in method order (repeatable)")
     p.add_argument("--out", type=Path, required=True, metavar="FIG",
-                   help="the figure: .pdf or .svg (vector) or .png (300 dpi)")
+                   help=f"the figure: {FORMATS_TEXT}")
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Draw the figure ``args`` asks for; return the exit code."""
     from irviewer.view.figure import describe_selection, layout_figure, select_queries
 
-    if args.out.suffix.lower() not in (".pdf", ".svg", ".png"):
-        raise InputError(f"{args.out.name}: a figure is written as .pdf, .svg or .png")
+    figure_suffix(args.out)
     if args.sweep:
         return run_sweep(args, parser)
 

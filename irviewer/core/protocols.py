@@ -16,13 +16,18 @@ from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
 from irviewer.core.convention_names import (
+    ALL_POSITIVES,
     AP_DEFINITIONS,
+    AP_DENOMINATORS,
     AP_RULES,
+    DEPTH_DENOMINATORS,
     FINITE,
     KEEP,
+    LISTED_POSITIVES,
     REMOVE,
     SELF_MATCH_RULES,
     TRAPEZOID,
+    APDenominator,
     APRule,
     SelfMatch,
     one_of,
@@ -30,11 +35,6 @@ from irviewer.core.convention_names import (
 from irviewer.core.errors import InputError
 
 CMCRule = Literal["none", "market", "cuhk03"]
-APDenominator = Literal["all", "retrieved", "depth", "list"]
-#: Every AP denominator: all positives (trec_eval), those retrieved within the list (VLFeat
-#: vl_pr as HPatches calls it), min(positives, list depth) (delf's mAP@100 for Google
-#: Landmarks v2), the list depth itself (the GLDv2 2019 winners' ``map_at_k``).
-AP_DENOMINATORS: tuple[APDenominator, ...] = ("all", "retrieved", "depth", "list")
 
 TIES = "stable: equal scores keep gallery order"
 #: Why a query with no positive left is out of the means (unless its protocol says why).
@@ -96,7 +96,7 @@ class Protocol:
     seed: int = 0
     inp: bool = False
     list_depth: int | None = None
-    ap_positives: APDenominator = "all"
+    ap_positives: APDenominator = ALL_POSITIVES
     first_position: bool = False
     family_note: str | None = None
     map_at_r: bool = False
@@ -125,7 +125,7 @@ class Protocol:
                              f"{one_of(AP_DENOMINATORS)}")
         if self.list_depth is not None and self.list_depth < 1:
             raise InputError(f"protocol {self.name}: the list depth must be at least 1")
-        if self.list_depth is None and (self.ap_positives in ("depth", "list")
+        if self.list_depth is None and (self.ap_positives in DEPTH_DENOMINATORS
                                         or self.first_position):
             raise InputError(f"protocol {self.name}: AP over min(positives, depth), over the "
                              "depth, and the first position need a list depth")
@@ -205,13 +205,13 @@ PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (
              source="CUHK03 (Li et al. CVPR 2014) single-gallery-shot CMC as torchreid "
                     "eval_cuhk03 defines it, with a seeded sampler"),
     Protocol("hpatches-patch", "hpatches", positive=("same_patch",), ap=FINITE,
-             self_match=REMOVE, list_depth=50, ap_positives="retrieved",
+             self_match=REMOVE, list_depth=50, ap_positives=LISTED_POSITIVES,
              source="HPatches patch retrieval (Balntas et al. CVPR 2017; hpatches-benchmark "
                     "retrieval_eval.m with VLFeat vl_pr): the corresponding patches are "
                     "positive; AP over the 50 results after the query patch, divided by the "
                     "positives among them (0 when none)"),
     Protocol("hpatches-image", "hpatches", positive=("same_image",), ap=FINITE,
-             self_match=REMOVE, list_depth=50, ap_positives="retrieved",
+             self_match=REMOVE, list_depth=50, ap_positives=LISTED_POSITIVES,
              source="HPatches image retrieval (hpatches-benchmark retrieval_eval.m): any patch "
                     "of an image of the query's cluster is positive; AP as the patch task"),
     *(Protocol(f"hpatches-retrieval-{noise}", "hpatches", positive=(noise,),

@@ -45,11 +45,6 @@ from irviewer.core.convention_names import SUM_AP_RULES, TRAPEZOID
 #: Scores closer than this are tied (cosine rankings); a ranking file's ties are exact.
 TIE_TOLERANCE = 1e-6
 
-#: What the output says about ties, beside the gallery-order rule the ranking uses.
-TIE_RULE = (f"scores within {TIE_TOLERANCE:g} are tied (a ranking file's: equal as "
-            "written); AP_best / AP_worst put the positives first / last within each tie, "
-            "AP_expected is the mean over all tie orders (McSherry & Najork, ECIR 2008)")
-
 #: What each tie-bound summary key's suffix means, for the sentence naming its convention.
 TIE_ORDERS = {
     "best": f"tied scores ordered positives first (scores within {TIE_TOLERANCE:g} tie; a "

@@ -173,7 +173,8 @@ def _iter_approximate(specs: list[MethodSpec], plain: Method, aligned: AlignedDe
     assert isinstance(first, Approximate)
     try:
         searched = yield from as_steps(iter_ann_search(
-            plain.name, aligned, plain.ranking, dataset, specs[0].depth, (first.spec,), label))
+            plain.name, aligned, plain.ranking, dataset, specs[0].depth, (first.spec,), label,
+            first.id_names))
     except InputError as e:
         if specs[0].required or not_made is None:
             raise
@@ -198,7 +199,8 @@ def _iter_engine(spec: MethodSpec, aligned: AlignedDescriptors, exact: Ranking |
     d = spec.derivation
     assert isinstance(d, Engine)
     return (yield from as_steps(iter_engine(spec.name, aligned, exact, dataset, spec.depth,
-                                            d.uri, d.collection, d.names_field, label)))
+                                            d.uri, d.collection, d.names_field, label,
+                                            d.params)))
 
 
 def _iter_ranking_file(spec: MethodSpec, dataset: Dataset, label: str,

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
 
+from irviewer.core.ann.engine_spec import parse_engine_spec
 from irviewer.core.ann.spec import parse_ann_spec
 from irviewer.core.dataset import Dataset
 from irviewer.core.ranking import DEFAULT_DEPTH
@@ -74,11 +75,14 @@ class OpenRequest:
     one method "F + SETTING" per setting of each SPEC; ``approximate`` holds (position in
     ``descriptors``, SPEC) pairs, that file alone searched by SPEC (the window's File ▸ Add
     an approximate index method, a session's approximate methods). ``engine`` (a Milvus
-    URI) and ``collection`` name a vector engine's collection holding the gallery (image
-    names in its primary key, or in the field ``engine_names``): every descriptor file's
-    queries searched there give the method "F + milvus:COLLECTION"; ``engines`` holds
-    (position in ``descriptors``, (URI, collection, names field)) pairs, that file alone
-    searched there (the window's File ▸ Add an engine method).
+    URI, search parameters after it) and ``collection`` name a vector engine's collection
+    holding the gallery (image names in its primary key, or in the field ``engine_names``):
+    every descriptor file's queries searched there give the method "F + milvus:COLLECTION"
+    (one per setting of the search parameters, "F + milvus:COLLECTION:nprobe=8");
+    ``engines`` holds (position in ``descriptors``, (URI, collection, names field)) pairs,
+    that file alone searched there (the window's File ▸ Add an engine method).
+    ``ann_names`` names the image of each id of the ``ann`` SPECs' index files
+    (:mod:`irviewer.core.ann.index_ids`).
 
     Data given from Python (:mod:`irviewer.api`) is held in memory: ``held_dataset`` is a
     dataset opened instead of reading ``dataset`` (which then only names where the window
@@ -104,6 +108,7 @@ class OpenRequest:
     collection: str | None = None
     engine_names: str | None = None
     engines: tuple[tuple[int, EngineRef], ...] = ()
+    ann_names: Path | None = None
     held_dataset: Dataset | None = field(default=None, compare=False, repr=False)
     held: tuple[tuple[Path, Held], ...] = field(default=(), compare=False, repr=False)
 
@@ -222,10 +227,14 @@ def plan_methods(request: OpenRequest) -> tuple[MethodSpec, ...]:
             if j != i:
                 continue
             parsed = parse_ann_spec(text)
-            derived += [(Approximate(parsed.text, setting), text in strict_ann)
+            ids = request.ann_names if text in strict_ann and parsed.is_file else None
+            derived += [(Approximate(parsed.text, setting, ids), text in strict_ann)
                         for setting in parsed.settings()]
-        derived += [(Engine(uri, collection, names_field), True)
-                    for j, (uri, collection, names_field) in request.engine_pairs() if j == i]
+        for j, (uri, collection, names_field) in request.engine_pairs():
+            if j == i:
+                engine = parse_engine_spec(uri)
+                derived += [(Engine(engine.uri, collection, names_field, setting.params), True)
+                            for setting in engine.settings()]
         out += [MethodSpec(derived_name(plain.name, d.label), plain.source, d, request.k,
                            plain.name, required) for d, required in derived]
     return tuple(out)

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from irviewer.core.ann.engine_spec import parse_engine_spec
 from irviewer.core.ann.spec import parse_ann_spec
 from irviewer.core.convention_names import AP_RULES, SELF_MATCH_RULES, one_of
 from irviewer.core.errors import InputError
@@ -73,12 +74,14 @@ class SessionFile:
             index anew, the same every time).
         engine: the vector engine every descriptor file's queries are searched in, as
             ``(URI, collection, names field or None)``, or None: a Milvus Lite file by its
-            absolute path, a server by its address (its token stays in the environment).
-            Reopening asks the engine again.
+            absolute path, a server by its address (its token stays in the environment; a
+            user name and password in the URI are refused on load and never saved), search
+            parameters after the URI. Reopening asks the engine again, and never creates
+            a Milvus Lite database.
         engines: the vector engines one descriptor file's queries are searched in (the
             window's File ▸ Add an engine method), as (position in ``descriptors``, (URI,
-            collection, names field or None)) pairs. An irviewer that does not know this
-            key opens without them.
+            collection, names field or None)) pairs, the URI as ``engine``'s. An irviewer
+            that does not know this key opens without them.
         active_rerank: what derives the method shown from ``active_method``'s plain one:
             a re-ranking SPEC or an approximate setting's label (None: the plain method).
             An irviewer that does not know these keys opens the plain methods and shows the
@@ -183,6 +186,12 @@ def _check_values(s: SessionFile) -> str | None:
         if not 0 <= i < len(s.descriptors) or not uri or not collection:
             return (f"\"engines\" names descriptor file {i} for {collection!r}; each needs "
                     "a URI, a collection and an index into \"descriptors\"")
+    for key, uri in [*(("engine", s.engine[0]) for _ in (0,) if s.engine is not None),
+                     *(("engines", uri) for _, (uri, _c, _n) in s.engines)]:
+        try:
+            parse_engine_spec(uri)
+        except InputError as e:
+            return f"\"{key}\" holds a bad URI ({e})"
     if s.ap_range is not None:
         a, b = s.ap_range
         if not (0.0 <= a <= b <= 1.0):
@@ -298,6 +307,12 @@ def load_session(path: Path) -> SessionFile:
         raise InputError(f"{path}: not valid JSON (line {e.lineno}, column {e.colno}: "
                          f"{e.msg}); fix it in a text editor or save the session again"
                          ) from None
+    except ValueError:  # a number of more digits than Python converts (4,300)
+        raise InputError(f"{path}: not a session irviewer saved (it holds a number of "
+                         "thousands of digits); save the session again") from None
+    except RecursionError:
+        raise InputError(f"{path}: not a session irviewer saved (its JSON is nested too "
+                         "deeply to read); save the session again") from None
     if not isinstance(data, dict) or data.get("format") != SESSION_FORMAT:
         raise InputError(f"{path}: not an irviewer session (it lacks \"format\": "
                          f"\"{SESSION_FORMAT}\"); open a .irv file saved by irviewer")

@@ -75,7 +75,7 @@ def add_ann(report: dict, opened: Opened, methods: Sequence[Method], ap: str | N
     against_base`); every SPEC swept over several settings, its ``sweep`` record under the
     first protocol (``sweeps``, one per file and SPEC; ``sweep``, the first, as one-sweep
     reports had it); the top-level ``ann`` is the first searched method's run."""
-    from irviewer.methods.spec import Approximate
+    from irviewer.methods.spec import Approximate, Engine
     from irviewer.opening.base_comparison import against_base, sweep_of
     from irviewer.reports.ann_report import ann_member, sweep_record
 
@@ -91,6 +91,8 @@ def add_ann(report: dict, opened: Opened, methods: Sequence[Method], ap: str | N
         d = m.made.derivation
         if isinstance(d, Approximate):
             groups.setdefault((m.base, d.spec), []).append(m.name)
+        elif isinstance(d, Engine):  # an engine's search parameters swept
+            groups.setdefault((m.base, f"{d.uri} {d.collection}"), []).append(m.name)
     sweeps = [sweep_record(sweep_of(opened, group, opened.protocols[0], ap, self_match))
               for group in groups.values() if len(group) > 1]
     if sweeps:

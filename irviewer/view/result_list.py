@@ -143,6 +143,17 @@ class ResultList:
                 f"{self.shown}{hardest}")
 
 
+def tile_caption(tile: ResultTile, numbers: bool = True) -> tuple[str, str]:
+    """Return the words under a tile, (left, right): its rank ("#3", "ignored") and score;
+    without ``numbers`` (a curator's window:
+    :class:`~irviewer.view.window_layout.WindowLayout`), its title (else its name) and
+    nothing."""
+    if not numbers:
+        return tile.title or tile.name, ""
+    rank = f"#{tile.rank}" if tile.rank is not None else "ignored"
+    return rank, "" if math.isnan(tile.score) else f"{tile.score:.3f}"
+
+
 def relevance_words(tile: ResultTile) -> str:
     """Return the tile's relevance in words ("relevant", "ignored: junk", ...)."""
     if tile.relevance == POSITIVE:

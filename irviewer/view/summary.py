@@ -19,6 +19,7 @@ from irviewer.core.protocols import MICRO_AP, UNIT_FREE_KEYS, Protocol
 from irviewer.formats.collection import NAME as COLLECTION
 from irviewer.view.answers_view import counts_words
 from irviewer.view.ties_view import tie_summary
+from irviewer.view.window_layout import window_layout
 
 #: Why a collection of one photo per artwork has nothing to score, and what it shows instead.
 ONE_PHOTO_EACH = ("every artwork has one photo, so each is shown with the artworks most like "
@@ -60,10 +61,15 @@ class Summary:
     nothing: str = ""
     ties: str = ""
     counts: str = ""
+    research: bool = True
 
     def html(self) -> str:
         """Return the bar as rich text; the headline metric is larger. When no query could
-        be scored, the sentence saying why replaces the (undefined) means."""
+        be scored, the sentence saying why replaces the (undefined) means; a curator's
+        collection without ground truth (``research`` False) gets that sentence alone, no
+        protocol and no conventions."""
+        if not self.research:
+            return self.nothing[:1].upper() + self.nothing[1:]
         if not self.n_evaluated:
             return (f"<b>Nothing to score</b>: {self.nothing} &nbsp;·&nbsp; "
                     f"{self.protocol}: {self.conventions}")
@@ -92,4 +98,5 @@ def summary(evaluation: Evaluation) -> Summary:
         said = f"{MICRO_AP}: one number over all pairs, not a mean over queries"
     return Summary(metrics, p.headline, int(s["n_evaluated"]), skipped, p.name, said,
                    nothing, tie_summary(evaluation) if int(s["n_evaluated"]) else "",
-                   counts_words(p, int(s["n_evaluated"]), skipped))
+                   counts_words(p, int(s["n_evaluated"]), skipped),
+                   window_layout(evaluation).research)

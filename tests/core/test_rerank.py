@@ -15,12 +15,17 @@ from irviewer.core.dataset import Dataset, build_query
 from irviewer.core.descriptors import normalise_rows
 from irviewer.core.errors import InputError
 from irviewer.core.evaluation import evaluate
+from irviewer.core.progress import result_of as run
 from irviewer.core.protocols import get_protocol
 from irviewer.core.ranking import rank
 from irviewer.core.rerank import check_budget, iter_rerank, parse_spec
 from irviewer.core.rerank.expansion import expand_queries, iter_dba
-from irviewer.core.rerank.kreciprocal import _order_by_distance, iter_encode, squared_distance
-from irviewer.core.rerank.search import iter_self_top, run
+from irviewer.core.rerank.kreciprocal import (
+    _order_by_distance,
+    iter_encode_joined,
+    squared_distance,
+)
+from irviewer.core.rerank.search import iter_self_top
 from tests.core.helpers import aligned, random_dataset
 from tests.core.rerank_dense import dense_expansion, dense_kreciprocal
 
@@ -40,7 +45,8 @@ def clustered_unit(rng, n, dim, centers=6, noise=0.6):
 
 
 def encode(q, g, k1, k2, lam, block_rows=4096):
-    return finish(iter_encode(q, g, k1, k2, lam, block_rows=block_rows))
+    vectors = np.concatenate([q, g]).astype(np.float32, copy=False)
+    return finish(iter_encode_joined(vectors, len(q), k1, k2, lam, block_rows=block_rows))
 
 
 @settings(max_examples=25, deadline=None)

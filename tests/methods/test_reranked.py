@@ -12,10 +12,11 @@ import numpy as np
 import pytest
 
 from irviewer.core import rerank as core_rerank
+from irviewer.core.ap_rules import average_precision
 from irviewer.core.corrections import Correction, apply_correction
 from irviewer.core.errors import InputError
 from irviewer.core.evaluation import evaluate
-from irviewer.core.metrics import average_precision
+from irviewer.core.metrics import one_query
 from irviewer.core.protocols import get_protocol
 from irviewer.methods.reranked import iter_reranked, plan_reranking, rerank_refusal
 from irviewer.opening.opener import open_now
@@ -140,7 +141,7 @@ def test_a_correction_on_a_reranked_method_rescores_from_its_rows():
     assert g in positives
     kept = [int(i) for i in order if int(i) not in ignored]
     ranks = np.array([r for r, i in enumerate(kept) if i in positives])
-    expected = average_precision(ranks, len(positives), protocol.ap)
+    expected = average_precision(one_query(ranks, len(positives)), protocol.ap)[0]
     assert after.per_query["AP"][q] == pytest.approx(expected, abs=1e-6)
     assert after.per_query["AP"][q] != pytest.approx(before.per_query["AP"][q])
     # A ranking made with the corrected ground truth stores the item's rank itself.

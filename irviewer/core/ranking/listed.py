@@ -17,7 +17,6 @@ microAP) also needs every pair, not only the first ``k`` of each list the viewer
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -85,11 +84,6 @@ class ListedRanking(Ranking):
                                                           strict=True)]
         return ranking_from_positions(dataset, lists, scores, self.outside,
                                       f"{self.source}, first {k}")
-
-    def result_name(self, code: int, gallery: Sequence[str]) -> str:
-        """Return the name of a listed result: a gallery image's, or the name a
-        placeholder stands for."""
-        return gallery[code] if code >= 0 else self.outside[int(outside_index(code))]
 
 
 def ranking_from_positions(dataset: Dataset, lists: list[np.ndarray], scores: list[np.ndarray]

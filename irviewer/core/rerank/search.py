@@ -194,11 +194,3 @@ def cross_top(queries: np.ndarray, gallery: np.ndarray, width: int,
             best.offer(rows + a, cols + c, block[rows, cols], slice(a, b))
     return Top(best.idx, best.val)
 
-
-def run(search: Searching) -> Top:
-    """Return the result of a blocked search generator, ignoring its progress."""
-    while True:
-        try:
-            next(search)
-        except StopIteration as finished:
-            return finished.value

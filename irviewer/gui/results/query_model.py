@@ -67,6 +67,7 @@ class QueryTableModel(QAbstractTableModel):
         self._tied: np.ndarray = np.zeros(0, dtype=bool)  # AP depends on the ties' order
         self._delta_tied: np.ndarray = np.zeros(0, dtype=bool)  # ΔAP within the tie range
         self._delta_tips: dict[int, str] = {}
+        self._first_header = COLUMNS[0]
 
     def set_evaluation(self, evaluation: Evaluation) -> None:
         """Show ``evaluation``'s per-query values. The same queries re-scored (another
@@ -110,6 +111,12 @@ class QueryTableModel(QAbstractTableModel):
             self._order = self._sorted_order(*self._sorted_by)
             self._order_list = None
         self.endResetModel()
+
+    def set_first_header(self, text: str) -> None:
+        """Head the name column with ``text`` ("Query"; "Artwork" in a curator's window)."""
+        if text != self._first_header:
+            self._first_header = text
+            self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, 0)
 
     def update_queries(self, evaluation: Evaluation, queries: np.ndarray,
                        notify: bool = True) -> bool:
@@ -235,7 +242,7 @@ class QueryTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             if section == OTHER_AP and self.compared_with:
                 return compared_header(self.compared_with)
-            return COLUMNS[section]
+            return self._first_header if section == 0 else COLUMNS[section]
         if role == Qt.ItemDataRole.ToolTipRole:
             if section == OTHER_AP and self.compared_with:
                 return f"Compare mode: AP (%) under {self.compared_with}"
