@@ -231,11 +231,6 @@ class Opened:
                       and n not in order]
         self.methods = {n: found[n] for n in order}
 
-    def cached(self) -> dict[EvaluationKey, Evaluation]:
-        """Return a copy of the cache: (method, protocol, AP rule, self-match rule, depth)
-        -> evaluation."""
-        return dict(self._evaluations)
-
     def update_ground_truth(self, dataset: Dataset, changed: Sequence[int]) -> None:
         """Replace the dataset by ``dataset`` (the same gallery and queries in the same
         order, new ground truth for the queries at positions ``changed``) and re-score
