@@ -78,8 +78,9 @@ class OpenRequest:
     (one per setting of the search parameters, "F + milvus:COLLECTION:nprobe=8");
     ``engines`` holds (position in ``descriptors``, (URI, collection, names field)) pairs,
     that file alone searched there (the window's File ▸ Add an engine method).
-    ``ann_names`` names the image of each id of the ``ann`` SPECs' index files
-    (:mod:`irviewer.core.ann.index_ids`)."""
+    ``ann_names`` names the image of each id of the index files searched (``ann`` or
+    ``approximate``; :mod:`irviewer.core.ann.index_ids`): one names file for them all, which
+    a session keeps."""
 
     dataset: Path
     descriptors: tuple[Path, ...] = ()
@@ -200,7 +201,7 @@ def plan_methods(request: OpenRequest) -> tuple[MethodSpec, ...]:
             if j != i:
                 continue
             parsed = parse_ann_spec(text)
-            ids = request.ann_names if text in strict_ann and parsed.is_file else None
+            ids = request.ann_names if parsed.is_file else None
             derived += [(Approximate(parsed.text, setting, ids), text in strict_ann)
                         for setting in parsed.settings()]
         for j, (uri, collection, names_field) in request.engine_pairs():

@@ -105,3 +105,16 @@ def test_a_recorded_search_that_fails_is_said_and_the_rest_opens(tmp_path):
     assert opened.request.approximate == request.approximate
     with pytest.raises(InputError, match="no such index file"):
         open_now(OpenRequest(MANIFEST, (STRONG,), ann=(f"{gone}:nprobe=2",)))
+
+
+def test_the_names_file_of_index_ids_follows_every_index_file_of_the_request(tmp_path):
+    """``--ann-names`` reaches an index file's method whether the SPEC was given for every
+    file or recorded for one (a file added in the window turns the first into the second,
+    as a saved session does)."""
+    ids = tmp_path / "ids.txt"
+    request = OpenRequest(MANIFEST, (STRONG,), ann=(f"{tmp_path / 'g.faiss'}:nprobe=2",),
+                          ann_names=ids)
+    later = request.with_methods((WEAK,))
+    for r in (request, later):
+        (spec,) = [s for s in r.plan() if s.derivation is not None]
+        assert spec.derivation.id_names == ids

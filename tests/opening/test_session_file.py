@@ -603,3 +603,17 @@ def test_credentials_in_an_engine_uri_are_refused_without_repeating_them(data):
     assert "S3cr3t" not in text and "admin" not in text
     assert ('"engine" holds a bad URI (--engine http://milvus.example:19530: irviewer takes '
             "no user name or password in the URI") in text
+
+
+def test_the_names_file_of_index_ids_is_kept_relative_to_the_session(data):
+    names = data["dataset"].parent / "ids.txt"
+    names.write_text("a\n", encoding="utf-8")
+    session = full_session(data, ann_names=names)
+    path = data["dataset"].parent / "s.irv"
+    save_session(path, session)
+    assert stored(path)["ann_names"] == "ids.txt"
+    loaded = load_session(path)
+    assert loaded.ann_names == names
+    from irviewer.opening.session_file import open_request
+
+    assert open_request(loaded).ann_names == names
