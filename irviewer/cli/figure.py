@@ -130,8 +130,9 @@ def run_sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from irviewer.core.ann.spec import parse_ann_spec
     from irviewer.opening.opener import open_now
 
-    engine = getattr(args, "engine", None)
-    swept_engine = bool(engine) and len(parse_engine_spec(engine).settings()) > 1
+    engine: str | None = getattr(args, "engine", None)
+    swept_engine = engine is not None and bool(engine) and \
+        len(parse_engine_spec(engine).settings()) > 1
     if swept_engine == bool(args.ann) or (args.ann and (
             len(args.ann) != 1 or not parse_ann_spec(args.ann[0]).is_sweep)):
         raise InputError("--sweep draws one --ann SPEC with a comma list of values, e.g. "
