@@ -66,10 +66,6 @@ _.show_tab  # gui/scores/controller.py: the Scores tab brought to the front
 #    then from here ------------------------------------------------------------------------
 _.swept  # core/ann/spec.py (the approximate-search specs' validation)
 error_probability  # core/audit/sets.py (the label audit)
-_.cached  # opening/opener.py (the method model)
-with_default_corrections  # opening/request.py (the method model)
-_.method_names  # opening/request.py (the method model)
-_.lists_only  # methods/spec.py (the method model): not called at all
 _.look_for_others  # gui/corrections/store.py (the corrections file's writers): what the
 #                   watch timer does, called by tests only
 _.hovered  # gui/widgets/tiles.py (set for the corrections' keys, read nowhere)

@@ -142,12 +142,6 @@ class MethodSpec:
         return self.source.position, self.label
 
     @property
-    def lists_only(self) -> bool:
-        """Return True when the method's ranking stops at its lists (a positive past them is
-        never retrieved): a precomputed ranking, an approximate index, a vector engine."""
-        return self.source.kind == RANKING or isinstance(self.derivation, (Approximate, Engine))
-
-    @property
     def tie_rule(self) -> str:
         """Return how equal scores are ordered (the one rule of every ranking irviewer
         makes; a precomputed list keeps its own order)."""

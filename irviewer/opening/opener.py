@@ -231,11 +231,6 @@ class Opened:
                       and n not in order]
         self.methods = {n: found[n] for n in order}
 
-    def cached(self) -> dict[EvaluationKey, Evaluation]:
-        """Return a copy of the cache: (method, protocol, AP rule, self-match rule, depth)
-        -> evaluation."""
-        return dict(self._evaluations)
-
     def update_ground_truth(self, dataset: Dataset, changed: Sequence[int]) -> None:
         """Replace the dataset by ``dataset`` (the same gallery and queries in the same
         order, new ground truth for the queries at positions ``changed``) and re-score
@@ -320,8 +315,8 @@ def check_plan(request: OpenRequest) -> tuple[MethodSpec, ...]:
     if request.engine and not request.collection:
         raise InputError(f"{ENGINE_WHERE} {without_credentials(request.engine)}: name the "
                          f"collection holding the gallery ({COLLECTION_WHERE})")
-    if request.ann_names is not None and not any(parse_ann_spec(t).is_file
-                                                 for t in request.ann):
+    if request.ann_names is not None and not any(
+            parse_ann_spec(t).is_file for _, t in request.approximate_pairs()):
         raise InputError(f"{ID_NAMES_WHERE}: names the images of an index file's ids, and no "
                          f"{ANN_WHERE} SPEC is an index file (a factory string is built in the "
                          "dataset's order)")

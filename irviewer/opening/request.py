@@ -62,7 +62,7 @@ class OpenRequest:
     optionally the protocol and conventions to score with first (None: the dataset's
     protocols, each with its own AP and self-match rules), and the corrections file to
     apply to the published ground truth (None: none; the window fills in the dataset's
-    default sidecar with :func:`with_default_corrections`, the CLI only applies a file it is
+    default corrections file, the CLI only applies a file it is
     given, so a published number never changes silently).
 
     The methods it opens are :meth:`plan`'s, one :class:`~irviewer.methods.spec.MethodSpec`
@@ -81,8 +81,9 @@ class OpenRequest:
     (one per setting of the search parameters, "F + milvus:COLLECTION:nprobe=8");
     ``engines`` holds (position in ``descriptors``, (URI, collection, names field)) pairs,
     that file alone searched there (the window's File ▸ Add an engine method).
-    ``ann_names`` names the image of each id of the ``ann`` SPECs' index files
-    (:mod:`irviewer.core.ann.index_ids`).
+    ``ann_names`` names the image of each id of the index files searched (``ann`` or
+    ``approximate``; :mod:`irviewer.core.ann.index_ids`): one names file for them all, which
+    a session keeps.
 
     Data given from Python (:mod:`irviewer.api`) is held in memory: ``held_dataset`` is a
     dataset opened instead of reading ``dataset`` (which then only names where the window
@@ -179,11 +180,6 @@ class OpenRequest:
                        approximate=self.approximate_pairs(), engine=None, collection=None,
                        engine_names=None, engines=self.engine_pairs())
 
-    def method_names(self) -> list[str]:
-        """Return the name of every method the request opens, in opening order
-        (:meth:`plan`)."""
-        return [spec.name for spec in self.plan()]
-
     def method_key(self, name: str | None) -> tuple[int, str | None] | None:
         """Return (position in :meth:`sources`, what derives the method from the file's
         plain one, or None for the plain method) of the method called ``name``
@@ -227,7 +223,7 @@ def plan_methods(request: OpenRequest) -> tuple[MethodSpec, ...]:
             if j != i:
                 continue
             parsed = parse_ann_spec(text)
-            ids = request.ann_names if text in strict_ann and parsed.is_file else None
+            ids = request.ann_names if parsed.is_file else None
             derived += [(Approximate(parsed.text, setting, ids), text in strict_ann)
                         for setting in parsed.settings()]
         for j, (uri, collection, names_field) in request.engine_pairs():
@@ -269,17 +265,6 @@ def with_default_method(request: OpenRequest) -> OpenRequest:
         return request
     defaults = default_methods(request.dataset)
     return replace(request, descriptors=defaults) if defaults else request
-
-
-def with_default_corrections(request: OpenRequest) -> OpenRequest:
-    """Return ``request`` with the dataset's own corrections file when it names none and one
-    exists (``<dataset>.corrections.csv`` beside it, or the one the user's data folder keeps
-    for a dataset whose folder cannot be written: :func:`corrections_place`), as the window
-    opens a dataset with the corrections made on it before."""
-    if request.corrections is not None:
-        return request
-    existing = corrections_place(Path(request.dataset)).existing
-    return replace(request, corrections=existing) if existing is not None else request
 
 
 def unapplied_corrections(request: OpenRequest) -> Path | None:

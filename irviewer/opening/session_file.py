@@ -66,6 +66,9 @@ class SessionFile:
         window: opaque strings (base64 geometry and splitter states), kept as they are.
         corrections: the dataset's label-corrections file (``<dataset>.corrections.csv`` or
             one the user chose), or None; it need not exist yet.
+        ann_names: the names file of the index files' ids (``--ann-names``: line i names the
+            image of FAISS id i), for every index file the session searches; None when
+            their ids are read in the dataset's or the descriptor file's order.
         reranked: the re-ranked methods, as (position in ``descriptors``, SPEC) pairs in
             the order they open (:meth:`OpenRequest.reranked_pairs`).
         approximate: the approximate-search methods, as (position in ``descriptors``,
@@ -113,6 +116,7 @@ class SessionFile:
     ap_range: tuple[float, float] | None = None
     window: dict[str, str] = field(default_factory=dict)
     corrections: Path | None = None
+    ann_names: Path | None = None
     reranked: tuple[tuple[int, str], ...] = ()
     approximate: tuple[tuple[int, str], ...] = ()
     engine: tuple[str, str, str | None] | None = None
@@ -125,6 +129,8 @@ class SessionFile:
         object.__setattr__(self, "dataset", Path(self.dataset))
         if self.corrections is not None:
             object.__setattr__(self, "corrections", Path(self.corrections))
+        if self.ann_names is not None:
+            object.__setattr__(self, "ann_names", Path(self.ann_names))
         object.__setattr__(self, "descriptors", tuple(Path(p) for p in self.descriptors))
         object.__setattr__(self, "rankings", tuple(Path(p) for p in self.rankings))
         for key in ("reranked", "approximate"):
@@ -259,6 +265,8 @@ def session_to_json(session: SessionFile, folder: Path) -> dict[str, Any]:
         "window": dict(session.window),
         "corrections": (None if session.corrections is None
                         else _store_path(session.corrections, folder)),
+        "ann_names": (None if session.ann_names is None
+                      else _store_path(session.ann_names, folder)),
         "reranked": [{"descriptor": i, "spec": spec} for i, spec in session.reranked],
         "approximate": [{"descriptor": i, "spec": spec} for i, spec in session.approximate],
         "engine": None if session.engine is None else {
@@ -398,6 +406,8 @@ def load_session(path: Path) -> SessionFile:
         window=dict(window),
         corrections=None if data.get("corrections") is None else a_path(
             "corrections", data["corrections"], "", check=False),
+        ann_names=None if data.get("ann_names") is None else a_path(
+            "ann_names", data["ann_names"], "", check=False),
         reranked=reranked_raw,
         approximate=approximate_raw,
         engine=engine,
@@ -445,6 +455,7 @@ def open_request(session: SessionFile, k: int = DEFAULT_DEPTH) -> OpenRequest:
     engine = session.engine or (None, None, None)
     return OpenRequest(session.dataset, session.descriptors, session.rankings, session.format,
                        read_options(session), k, corrections=session.corrections,
+                       ann_names=session.ann_names,
                        reranked=session.reranked, approximate=session.approximate,
                        engine=engine[0], collection=engine[1], engine_names=engine[2],
                        engines=session.engines)

@@ -343,3 +343,12 @@ def test_a_failure_with_the_database_held_here_is_not_blamed_on_another_program(
     said = _fails([str(manifest), "-d", str(npz), "--engine", db, "--collection", "flat"],
                   capsys)
     assert said == f"--engine {db}: the engine cannot be reached (GOAWAY received)"
+
+
+def test_figure_sweep_draws_an_engines_swept_parameter(data, tmp_path, capsys, qapp):
+    _root, manifest, npz, db, _names, _n_g = data
+    out = tmp_path / "sweep.png"
+    assert main(["figure", str(manifest), "-d", str(npz), "--engine", f"{db}:ef=4,64",
+                 "--collection", "hnsw", "--sweep", "--out", str(out)]) == 0
+    assert "2 settings of milvus:hnsw" in capsys.readouterr().out
+    assert out.stat().st_size > 1000

@@ -14,7 +14,7 @@ from irviewer.collection.answer import Answer, Verifier, answer_json, leading, o
 from irviewer.collection.calibration import lookalike_pairs
 from irviewer.collection.curation import MergeArtworks
 from irviewer.collection.describing import SERIAL
-from irviewer.collection.indexing import IndexRequest, index_now
+from irviewer.collection.indexing import IndexRequest
 from irviewer.collection.lookalikes import (
     ArtworkPair,
     artwork_groups,
@@ -29,6 +29,7 @@ from irviewer.core.errors import InputError
 from irviewer.core.local_features import LocalFeatures
 from irviewer.formats.collection import read_collection, read_record, write_record
 from irviewer.io.resources import resources_dir
+from tests.collection_photos import index_now
 
 IMAGES = resources_dir() / "demo" / "images"
 HELD = ("bruegel_the-harvesters", "leonardo_mona-lisa", "van-gogh_the-starry-night",

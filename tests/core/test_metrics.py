@@ -394,7 +394,7 @@ BAD = [
     ("rule", lambda: average_precision(one([0], 1), "area"),
      "unknown AP rule 'area': use finite, trapezoid, interpolated or 11point"),
     ("denominator", lambda: average_precision(one([0], 1), "finite", "listed"),
-     "unknown AP denominator 'listed': use all or retrieved"),
+     "unknown AP denominator 'listed': use all, retrieved, depth or list"),
     ("batch rule", lambda: average_precision(m.ragged(*_batch([0], [0, 1], [1])), "x"),
      "unknown AP rule 'x': use finite, trapezoid, interpolated or 11point"),
     ("batch k", lambda: m.ragged(*_batch([0], [0, 1], [1])).precision_at_k(0),

@@ -14,6 +14,7 @@ import pytest
 from irviewer.cli import main
 from irviewer.core.copy_pairs import PairSettings
 from irviewer.core.errors import InputError
+from irviewer.core.ranking.listed import outside_index
 from irviewer.formats.base import ReadOptions
 from irviewer.formats.disc21 import read_disc21_predictions, sniff_disc21
 from irviewer.formats.rankings import sniff_ranking
@@ -107,7 +108,7 @@ def test_predictions_outside_the_dataset_are_kept_and_said(tmp_path):
     path = write(tmp_path, "p.csv", "Q2,R7,0.95\nQ9,R1,0.1\nQ1,R1,0.9\n")
     ranking, notes = read_disc21_predictions(path, ds)
     assert ranking.pairs is not None and ranking.pairs.query.tolist() == [1, -1, 0]
-    assert ranking.result_name(int(ranking.top_indices[1, 0]), ds.gallery) == "R7"
+    assert ranking.outside[int(outside_index(int(ranking.top_indices[1, 0])))] == "R7"
     assert notes == ("p.csv: 1 prediction names 1 query the ground truth does not list, e.g. "
                      "Q9: false positives in microAP, as isc2021's evaluate counts them",
                      "p.csv: 1 predicted reference is not in the gallery, e.g. R7: false "

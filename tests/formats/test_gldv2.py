@@ -11,7 +11,7 @@ import pytest
 
 from irviewer.cli import main
 from irviewer.core.errors import InputError
-from irviewer.core.ranking.listed import ListedRanking
+from irviewer.core.ranking.listed import ListedRanking, outside_index
 from irviewer.formats.base import ReadOptions
 from irviewer.formats.gldv2 import read_gldv2_submission, sniff_gldv2
 from irviewer.formats.rankings import read_ranking, sniff_ranking
@@ -98,7 +98,7 @@ def test_a_submission_keeps_repeats_and_unknown_ids_at_their_place(tmp_path):
     assert sniff_ranking(sub)
     ranking, notes = read_ranking(sub, ds)
     assert isinstance(ranking, ListedRanking)
-    assert ranking.result_name(int(ranking.top_indices[0, 1]), ds.gallery) == "x"
+    assert ranking.outside[int(outside_index(int(ranking.top_indices[0, 1])))] == "x"
     assert ranking.top_indices[0].tolist() == [1, -2, -3, 0]  # i2, x, i2 again, i1
     assert ranking.rank_items(0, np.array([0, 1])).tolist() == [3, 0]
     assert (ranking.top_indices[1] == -1).all()  # t2 predicted nothing

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from irviewer.core.convention_names import AP_RULES
 from irviewer.core.errors import InputError
+from irviewer.opening.request import OpenRequest
 from irviewer.opening.session_file import (
     SessionFile,
     load_session,
@@ -20,6 +21,11 @@ from irviewer.opening.session_file import (
     save_session,
 )
 from irviewer.opening.session_options import OPTION_TYPES
+
+
+def names(request: OpenRequest) -> list[str]:
+    """Return the names of the methods ``request`` plans, in order."""
+    return [spec.name for spec in request.plan()]
 
 
 def make_data(folder: Path) -> dict[str, Path]:
@@ -554,7 +560,7 @@ def test_a_session_written_before_engines_per_file_opens_with_the_same_methods(t
     session = load_session(path)
     assert session.engines == ()
     request = open_request(session)
-    assert request.method_names() == [
+    assert names(request) == [
         "strong.npz", "strong.npz + aqe", "weak.npz", "weak.npz + IVF4,Flat:nprobe=1",
         "weak.npz + IVF4,Flat:nprobe=2"]
     assert request.method_named(session.active_method, session.active_rerank) == \
@@ -597,3 +603,17 @@ def test_credentials_in_an_engine_uri_are_refused_without_repeating_them(data):
     assert "S3cr3t" not in text and "admin" not in text
     assert ('"engine" holds a bad URI (--engine http://milvus.example:19530: irviewer takes '
             "no user name or password in the URI") in text
+
+
+def test_the_names_file_of_index_ids_is_kept_relative_to_the_session(data):
+    names = data["dataset"].parent / "ids.txt"
+    names.write_text("a\n", encoding="utf-8")
+    session = full_session(data, ann_names=names)
+    path = data["dataset"].parent / "s.irv"
+    save_session(path, session)
+    assert stored(path)["ann_names"] == "ids.txt"
+    loaded = load_session(path)
+    assert loaded.ann_names == names
+    from irviewer.opening.session_file import open_request
+
+    assert open_request(loaded).ann_names == names

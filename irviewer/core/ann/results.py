@@ -34,9 +34,9 @@ class AnnRun:
     ``build_s`` (seconds to build, read or connect), ``search_s`` (seconds inside the
     index's or engine's search, every query), ``recall`` (per-query arrays: ``recall@k`` by
     ann-benchmarks' rule, ``recall@k(tie-aware)`` by big-ann-benchmarks'; empty when no
-    exact ranking was computed beside it), ``depth`` (results asked per query),
-    ``exact_lists`` (the exact ranking's top ``depth`` scored by the rule for result lists:
-    what ΔAP is taken against; None without an exact ranking), ``id_order`` (for an index
+    exact ranking was computed beside it), ``depth`` (results asked per query; what the
+    search is compared with at that depth is the opening's rule,
+    :meth:`irviewer.opening.opener.Opened.paired`), ``id_order`` (for an index
     file: which image each FAISS id was read as, a sentence; None otherwise),
     ``beam_note`` (the sentence of :func:`narrow_beam_note` when the search beam is
     narrower than the depth; None otherwise), ``warnings`` (what FAISS warned of while
@@ -50,7 +50,6 @@ class AnnRun:
     n_queries: int
     depth: int
     recall: Mapping[str, np.ndarray] = field(default_factory=dict, compare=False)
-    exact_lists: Ranking | None = field(default=None, compare=False, repr=False)
     id_order: str | None = None
     beam_note: str | None = None
     warnings: tuple[str, ...] = ()

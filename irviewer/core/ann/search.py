@@ -31,7 +31,7 @@ from irviewer.core.ann.spec import WHERE, AnnSetting, AnnSpec, engine_label, par
 from irviewer.core.dataset import Dataset
 from irviewer.core.descriptors import AlignedDescriptors
 from irviewer.core.errors import InputError, either
-from irviewer.core.ranking import Ranking, ranking_from_lists
+from irviewer.core.ranking import Ranking
 
 #: How a message names the engine's names field.
 NAMES_WHERE = either("--engine-names FIELD", "the names field", key="engine_names")
@@ -69,14 +69,6 @@ def ann_name(method: str, setting: AnnSetting) -> str:
 def setting_label(setting: AnnSetting) -> str:
     """Return a setting as method names and tables show it (:attr:`AnnSetting.label`)."""
     return setting.label
-
-
-def exact_lists(dataset: Dataset, exact: Ranking) -> Ranking:
-    """Return the exact ranking's top K scored by the rule for result lists (a positive
-    beyond the depth never retrieved): what an approximate search of the same depth is
-    compared with, so that an exhaustive index loses nothing at any depth."""
-    return ranking_from_lists(dataset, exact.top_indices, exact.top_scores,
-                              f"exact top {exact.k}")
 
 
 def iter_ann_search(method: str, aligned: AlignedDescriptors, exact: Ranking,
@@ -135,13 +127,12 @@ def iter_settings(method: str, aligned: AlignedDescriptors, exact: Ranking, data
     says how, for the output), yielding progress: each one's lists scored and compared
     with the exact ranking ``exact``, with a note when its search beam is narrower than
     the depth (:func:`~irviewer.core.ann.results.narrow_beam_note`)."""
-    compared = exact_lists(dataset, exact)
     warm_up(built, aligned.queries)
     out = []
     for setting in settings:
         beam = set_parameters(built, setting, setting_label(setting))
-        searched = yield from _iter_setting(method, aligned, exact, compared, dataset, depth,
-                                            built, setting, id_map, source, label)
+        searched = yield from _iter_setting(method, aligned, exact, dataset, depth, built,
+                                            setting, id_map, source, label)
         out.append(replace(searched, run=replace(
             searched.run, id_order=id_order, warnings=built.warnings,
             beam_note=narrow_beam_note(beam, depth, "efSearch", "FAISS"))))
@@ -149,7 +140,7 @@ def iter_settings(method: str, aligned: AlignedDescriptors, exact: Ranking, data
 
 
 def _iter_setting(method: str, aligned: AlignedDescriptors, exact: Ranking,
-                  compared: Ranking, dataset: Dataset, depth: int, built: BuiltIndex,
+                  dataset: Dataset, depth: int, built: BuiltIndex,
                   setting: AnnSetting, id_map: np.ndarray | None, source: str,
                   label: str) -> Generator[Progress, None, Searched]:
     # Entries that cannot count (rows outside the dataset, images removed for every query)
@@ -173,7 +164,7 @@ def _iter_setting(method: str, aligned: AlignedDescriptors, exact: Ranking,
     yield (f"scoring {setting_label(setting)}{label}", 0, 0)
     ranking, recall = score_lists(dataset, ids, sims, depth, name, aligned, exact)
     run = AnnRun(setting.text, source, built.facts.kind, built.build_s, spent,
-                 dataset.n_queries, depth, recall, compared)
+                 dataset.n_queries, depth, recall)
     return Searched(name, ranking, run)
 
 
@@ -254,8 +245,7 @@ def _iter_engine_setting(method: str, aligned: AlignedDescriptors, exact: Rankin
     yield (f"scoring {shown}{label}", 0, 0)
     ranking, recall = score_lists(dataset, ids, sims, depth, name, aligned, exact)
     run = AnnRun(shown, source, f"{found.index_type} {found.metric}".strip(), build_s, spent,
-                 dataset.n_queries, depth, recall,
-                 None if exact is None else exact_lists(dataset, exact))
+                 dataset.n_queries, depth, recall)
     return Searched(name, ranking, run)
 
 
@@ -270,5 +260,5 @@ def _labelled(steps: Generator[Progress, None, BuiltIndex],
 
 
 __all__ = ["COLLECTION_WHERE", "NAMES_WHERE", "Progress", "Searched", "ann_name", "engine_name",
-           "exact_lists", "file_rows", "iter_ann_search", "iter_engine", "iter_settings",
+           "file_rows", "iter_ann_search", "iter_engine", "iter_settings",
            "rows_to_gallery", "setting_label"]

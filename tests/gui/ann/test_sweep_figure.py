@@ -38,4 +38,5 @@ def test_a_spec_without_a_sweep_is_refused(tmp_path, capsys):
                  "--out", str(tmp_path / "x.png")]) == 2
     assert capsys.readouterr().err.strip() == (
         "irviewer: error: --sweep draws one --ann SPEC with a comma list of values, e.g. "
-        "--ann IVF256,Flat:nprobe=1,2,4,8")
+        "--ann IVF256,Flat:nprobe=1,2,4,8, or one --engine with them, e.g. --engine "
+        "gallery.db:nprobe=1,2,4")

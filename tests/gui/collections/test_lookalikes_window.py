@@ -16,6 +16,7 @@ from irviewer.collection.describing import SERIAL
 from irviewer.gui.main_window import MainWindow
 from irviewer.io.resources import resources_dir
 from irviewer.opening.request import OpenRequest
+from tests.collection_photos import index_now
 
 IMAGES = resources_dir() / "demo" / "images"
 TITLES = ("id,title,artist\nleonardo_mona-lisa,Mona Lisa,Leonardo\n"
@@ -32,7 +33,7 @@ def duplicated(tmp_path):
         shutil.copy(IMAGES / f"{artwork}_g1.jpg", photos / f"{artwork}.jpg")
     shutil.copy(IMAGES / "leonardo_mona-lisa_g2.jpg", photos / "mona-lisa-print.jpg")
     (tmp_path / "titles.csv").write_text(TITLES, encoding="utf-8")
-    indexing.index_now(indexing.IndexRequest(photos, tmp_path / "coll",
+    index_now(indexing.IndexRequest(photos, tmp_path / "coll",
                                              tmp_path / "titles.csv", mode=SERIAL))
     return tmp_path / "coll"
 
