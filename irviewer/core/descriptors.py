@@ -102,7 +102,15 @@ class AlignedDescriptors:
     order (``gallery`` is then exactly those rows, a view, and no gather is needed).
     ``gallery_names``: the names of ``gallery``'s rows, for messages. ``gallery_norms``: the
     L2 norm of each dataset gallery item (float32) when :func:`align` computed and checked
-    them; None when ranking has to (a large memory-mapped gallery).
+    them; None when ranking has to (a large memory-mapped gallery). ``query_values``: the
+    query vectors as the file holds them (float32, not normalised), from which near ties are
+    settled exactly (:mod:`irviewer.core.ranking.settle`); None: ``queries`` are those values.
+    ``query_inv_norms``: set when the vectors are small whole numbers (times a power of
+    two: sign-binarised or quantised codes) whose float32 products and sums are exact
+    (:func:`irviewer.core.ranking.gallery.exact_products`): then a score is the exact dot
+    product of ``query_values`` with the gallery row, times the two inverse norms, the
+    same on every machine; ``equal_gallery_norms`` says whether every gallery row has the
+    same norm (then equal scores are exactly the equal cosines).
     """
 
     queries: np.ndarray
@@ -112,6 +120,15 @@ class AlignedDescriptors:
     path: Path | None = None
     gallery_names: tuple[str, ...] = ()
     gallery_norms: np.ndarray | None = None
+    query_values: np.ndarray | None = None
+    query_inv_norms: np.ndarray | None = None
+    equal_gallery_norms: bool = False
+
+    def raw_queries(self, rows: np.ndarray) -> np.ndarray:
+        """Return the float32 query vectors ``rows`` as the file holds them (normalised only
+        when no other values were kept)."""
+        source = self.queries if self.query_values is None else self.query_values
+        return np.asarray(source[rows], dtype=np.float32)
 
 
 def name_key(name: str) -> str:
@@ -365,7 +382,8 @@ def align(descriptors: Descriptors, dataset: Dataset) -> AlignedDescriptors:
             raise InputError(message)
     return AlignedDescriptors(queries=normalise_rows(queries), gallery=gallery,
                               gallery_rows=rows, dim=dim, path=descriptors.path,
-                              gallery_names=tuple(gallery_table.names), gallery_norms=g_norms)
+                              gallery_names=tuple(gallery_table.names), gallery_norms=g_norms,
+                              query_values=queries)
 
 
 def align_queries(descriptors: Descriptors, dataset: Dataset) -> AlignedDescriptors:
@@ -377,7 +395,7 @@ def align_queries(descriptors: Descriptors, dataset: Dataset) -> AlignedDescript
     dim = int(queries.shape[1])
     return AlignedDescriptors(queries=normalise_rows(queries),
                               gallery=np.empty((0, dim), dtype=np.float32), gallery_rows=None,
-                              dim=dim, path=descriptors.path)
+                              dim=dim, path=descriptors.path, query_values=queries)
 
 
 def holds_gallery(names: Sequence[str], dataset: Dataset) -> bool:

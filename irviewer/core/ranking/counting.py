@@ -1,7 +1,9 @@
-"""Exact rank counting: the 0-based stable rank of every item of interest, counted block by
-block without sorting whole rows (rank = #(scores above) + #(equal scores earlier in the
+"""Exact rank counting: the 0-based rank of every item of interest, counted block by block
+without sorting whole rows (rank = #(scores above) + #(equal scores earlier in the
 gallery)); with a gallery in several chunks, from an estimate's narrow band resolved at the
-end (see :mod:`irviewer.core.ranking`)."""
+end (see :mod:`irviewer.core.ranking`). Where a ranking has exact scores, an item whose
+float32 score has others within :data:`~irviewer.core.ranking.settle.NEAR` is counted
+again among them by exact score (:func:`~irviewer.core.ranking.settle.settle_items`)."""
 
 from __future__ import annotations
 
@@ -11,30 +13,66 @@ from dataclasses import dataclass
 import numpy as np
 
 from irviewer.core.descriptors import AlignedDescriptors
+from irviewer.core.ranking.settle import NEAR, ExactScores, settle_items
 from irviewer.core.ranking.top_k import Candidates
-from irviewer.core.tie_windows import window_edges, windows_in_row
+from irviewer.core.tie_windows import window_edges
 from irviewer.core.ties import TIE_TOLERANCE
 
 #: Scores closer than this to an item's estimated score are resolved exactly (multi-chunk only).
 BAND = 1e-5
 
 
-def ranks_in_row(row: np.ndarray, gallery_indices: np.ndarray) -> np.ndarray:
-    """Return exact 0-based stable ranks of ``gallery_indices`` in a full score row.
+@dataclass(frozen=True)
+class Settle:
+    """What a ranking settles its near ties with: its exact scores and gallery size."""
 
-    rank(g) = #(scores > row[g]) + #(scores == row[g] at an earlier gallery index);
-    an item whose score is -inf (removed) gets -1.
+    scores: ExactScores
+    n_gallery: int
+
+
+def ranks_in_row(row: np.ndarray, gallery_indices: np.ndarray,
+                 settle: Settle | None = None, query: int = 0) -> np.ndarray:
+    """Return exact 0-based ranks of ``gallery_indices`` in query ``query``'s full score row.
+
+    rank(g) = #(scores > row[g]) + #(scores == row[g] at an earlier gallery index), near
+    ties settled by exact score when ``settle`` is given; an item whose score is -inf
+    (removed) gets -1.
     """
+    return counts_in_row(row, gallery_indices, TIE_TOLERANCE, settle, query).ranks
+
+
+def counts_in_row(row: np.ndarray, gallery_indices: np.ndarray, tolerance: float,
+                  settle: Settle | None = None, query: int = 0) -> Counted:
+    """Return the :class:`Counted` ranks, scores and tie windows (``tolerance``) of
+    ``gallery_indices`` in query ``query``'s full score row (removed entries -inf count
+    for nothing; a removed item's rank is -1). With ``settle``, an item with other scores
+    within NEAR of its own is counted among them by exact score, and its score is its
+    exact one."""
     g = np.asarray(gallery_indices, dtype=np.int64)
+    row = np.asarray(row, dtype=np.float32)
     s = row[g]
-    finite = row[np.isfinite(row)]
-    ordered = np.sort(finite)
-    above = len(ordered) - np.searchsorted(ordered, s, side="right")
+    ordered = np.sort(row[np.isfinite(row)])
+    n = len(ordered)
+    above = n - np.searchsorted(ordered, s, side="right")
     ties_before = np.array([np.count_nonzero(row[:gi] == si) for gi, si in zip(g, s, strict=True)],
                            dtype=np.int64) if len(g) else np.zeros(0, dtype=np.int64)
-    out = above + ties_before
-    out[~np.isfinite(s)] = -1
-    return out
+    ranks = (above + ties_before).astype(np.int64)
+    upper, lower = window_edges(s, tolerance if settle is None else NEAR)
+    far = (n - np.searchsorted(ordered, upper, side="left")).astype(np.int64)
+    through = (n - np.searchsorted(ordered, lower, side="right")).astype(np.int64)
+    scores = s.copy()
+    if settle is not None:
+        many = np.flatnonzero(np.isfinite(s) & (through - far > 1))
+        if len(many):
+            members = [np.flatnonzero((row > lower[j]) & (row < upper[j])) for j in many]
+            done = settle_items(settle.scores, settle.n_gallery,
+                                np.full(len(many), query, dtype=np.int64), g[many], far[many],
+                                np.repeat(np.arange(len(many)), [len(m) for m in members]),
+                                np.concatenate(members), tolerance)
+            ranks[many], far[many], through[many] = done.ranks, done.above, done.through
+            scores[many] = done.keys.astype(np.float32)
+    ranks[~np.isfinite(s)] = -1
+    return Counted(ranks, scores, far, through)
 
 
 class CountState:
@@ -45,12 +83,20 @@ class CountState:
     row's candidates. With several chunks each item's score is estimated first; every chunk
     counts the scores above the estimate's band and keeps the few scores inside the band,
     which are resolved once the exact score is known.
+
+    With ``settle`` (a ranking with exact scores) the windows are counted :data:`NEAR`
+    wide, and an item with others in its window (its *members*) is settled: counted among
+    them by exact score, its tie window (``tolerance``) counted on exact scores too — in
+    the block that holds it with one chunk, at the end with several.
     """
 
     def __init__(self, offsets: np.ndarray, items: np.ndarray, item_query: np.ndarray,
-                 multi: bool, tolerance: float = TIE_TOLERANCE) -> None:
+                 multi: bool, tolerance: float = TIE_TOLERANCE,
+                 settle: Settle | None = None) -> None:
         self.offsets, self.items, self.item_query, self.multi = offsets, items, item_query, multi
-        self.tolerance = tolerance
+        self.tie_tolerance = tolerance
+        self.settle = settle
+        self.tolerance = tolerance if settle is None else NEAR  # the counted windows' width
         n = len(items)
         self.above = np.zeros(n, dtype=np.int64)
         # Tie windows (irviewer.core.tie_windows): the scores at or above each item's upper
@@ -60,10 +106,14 @@ class CountState:
         self.win_through = np.zeros(n, dtype=np.int64)
         self.elsewhere = np.zeros(n, dtype=np.int64)
         self.exact = np.full(n, np.nan, dtype=np.float32)
+        self.settled = np.full(n, np.nan, dtype=np.float32)  # exact scores of settled items
         self.estimate_val = np.zeros(n, dtype=np.float32)
         # The scores inside items' bands, kept chunk by chunk: (item of each score, the
-        # scores, whether its chunk lies before the item in gallery order).
-        self.band: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        # scores, whether its chunk lies before the item in gallery order, their gallery
+        # indices).
+        self.band: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        # Multi-chunk: the members of items found in the items' own chunks (item, gallery).
+        self.members: list[tuple[np.ndarray, np.ndarray]] = []
 
     def estimate(self, aligned: AlignedDescriptors) -> None:
         """Estimate each item's score with a gather (multi-chunk galleries only)."""
@@ -146,11 +196,17 @@ class CountState:
         for j in tied:
             above[j] += np.count_nonzero(scores[rows[j], :items[j] - start] == hi[j])
         self.above[ia:ib] += above
+        if self.settle is not None:
+            many = np.flatnonzero(inside & (win_above - win_through > 1))
+            if len(many):
+                found = [np.flatnonzero((scores[rows[j]] > lower[j])
+                                        & (scores[rows[j]] < upper[j])) + start for j in many]
+                self._members(ia + np.repeat(many, [len(m) for m in found]),
+                              np.concatenate(found), ia + many)
         if self.multi:
             kept = np.flatnonzero(~inside & (right > left))
-            self._keep_band(ia + kept, ordered.reshape(-1),
-                            rows[kept] * ordered.shape[1] + left[kept], (right - left)[kept],
-                            stop <= items[kept])
+            if len(kept):
+                self._keep_sorted_band(scores, start, stop, ia, kept, rows, lo, hi, items)
 
     def count(self, found: Candidates, qa: int, qb: int, start: int, stop: int) -> None:
         """Add the block of queries qa..qb x gallery start..stop to the counts.
@@ -169,26 +225,90 @@ class CountState:
         before = found.position(rows, hi, cols)
         self.above[ia:ib] += before
         upper, lower = window_edges(hi[inside], self.tolerance)
-        self.win_above[ia:ib][inside] += found.at_least(rows[inside], upper)
-        self.win_through[ia:ib][inside] += found.at_least(
-            rows[inside], np.nextafter(lower, np.float32(np.inf)))
+        in_rows = rows[inside]
+        win_above = found.at_least(in_rows, upper)
+        win_through = found.at_least(in_rows, np.nextafter(lower, np.float32(np.inf)))
+        self.win_above[ia:ib][inside] += win_above
+        self.win_through[ia:ib][inside] += win_through
         self.elsewhere[ia:ib][~inside] += before[~inside]
+        if self.settle is not None:
+            many = win_through - win_above > 1
+            if many.any():
+                which = np.flatnonzero(inside)[many]
+                first = found.starts[in_rows[many]] + win_above[many]
+                length = (win_through - win_above)[many]
+                at = _ranges(first, length)
+                self._members(ia + np.repeat(which, length), found.cols[at] + start,
+                              ia + which)
         if self.multi:
             after = found.at_least(rows, lo)
             kept = np.flatnonzero(~inside & (after > before))
-            self._keep_band(ia + kept, found.values, found.starts[rows[kept]] + before[kept],
+            first = found.starts[rows[kept]] + before[kept]
+            at = _ranges(first, (after - before)[kept])
+            self._keep_band(ia + kept, found.values[at], found.cols[at] + start,
                             (after - before)[kept], stop <= items[kept])
 
-    def _keep_band(self, item: np.ndarray, flat: np.ndarray, first: np.ndarray,
+    def _members(self, item: np.ndarray, gallery: np.ndarray, settled: np.ndarray) -> None:
+        """Take the members found in an item's own chunk (``item``, ``gallery``; the items
+        ``settled`` each have some): with one chunk the items are settled now, their counts
+        complete; with several they are kept for :meth:`finish`."""
+        if self.multi:
+            self.members.append((item, gallery))
+            return
+        self._settle(settled, item, gallery, self.win_above[settled])
+
+    def _settle(self, which: np.ndarray, member_item: np.ndarray, member_gallery: np.ndarray,
+                far: np.ndarray) -> None:
+        """Settle the items ``which`` (positions, ascending) from their members (``far``:
+        the scores at or above each one's window): their ranks, windows and exact scores."""
+        assert self.settle is not None
+        slot = np.searchsorted(which, member_item)
+        done = settle_items(self.settle.scores, self.settle.n_gallery,
+                            self.item_query[which], self.items[which], far, slot,
+                            member_gallery, self.tie_tolerance)
+        self.above[which] = done.ranks
+        self.win_above[which] = done.above
+        self.win_through[which] = done.through
+        self.settled[which] = done.keys.astype(np.float32)
+
+    def _keep_band(self, item: np.ndarray, values: np.ndarray, gallery: np.ndarray,
                    length: np.ndarray, earlier: np.ndarray) -> None:
-        """Keep ``flat[first[i]:first[i] + length[i]]``, the band scores of item
-        ``item[i]`` in this chunk, copied (the block's arrays are reused)."""
+        """Keep the band scores of item ``item[i]`` in this chunk (``length[i]`` of them,
+        consecutive in ``values`` and ``gallery``), copied (the block's arrays are reused)."""
         if not len(item):
             return
-        ends = np.cumsum(length)
-        at = np.arange(ends[-1]) + np.repeat(first - (ends - length), length)
-        self.band.append((np.repeat(item, length), flat[at],
-                          np.repeat(np.asarray(earlier, dtype=bool), length)))
+        self.band.append((np.repeat(item, length), np.array(values, dtype=np.float32),
+                          np.repeat(np.asarray(earlier, dtype=bool), length),
+                          np.asarray(gallery, dtype=np.int64)))
+
+    def _keep_sorted_band(self, scores: np.ndarray, start: int, stop: int, ia: int,
+                          kept: np.ndarray, rows: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                          items: np.ndarray) -> None:
+        """Keep the band scores of the items ``kept`` (not in this chunk) from the unsorted
+        block rows: per row, the scores inside any of its items' bands, found in one pass."""
+        item_parts, value_parts, gallery_parts, lengths = [], [], [], []
+        for r in np.unique(rows[kept]):
+            mine = kept[rows[kept] == r]
+            row = scores[r]
+            by_lo = np.argsort(lo[mine])
+            lows, highs = lo[mine][by_lo], np.maximum.accumulate(hi[mine][by_lo])
+            # inside some band: a band starting at or below it that ends at or above it
+            reach = np.searchsorted(lows, row, side="right")
+            inside_any = (reach > 0) & (row <= highs[np.maximum(reach - 1, 0)])
+            cols = np.flatnonzero(inside_any)
+            order = np.lexsort((cols, row[cols]))
+            cols, vals = cols[order], row[cols[order]]
+            a = np.searchsorted(vals, lo[mine], side="left")
+            b = np.searchsorted(vals, hi[mine], side="right")
+            at = _ranges(a, b - a)
+            item_parts.append(ia + mine)
+            lengths.append(b - a)
+            value_parts.append(vals[at])
+            gallery_parts.append(cols[at] + start)
+        length = np.concatenate(lengths)
+        item = np.concatenate(item_parts)
+        self._keep_band(item, np.concatenate(value_parts), np.concatenate(gallery_parts),
+                        length, stop <= self.items[item])
 
     def finish(self, full_row: Callable[[int], np.ndarray]) -> Counted:
         """Return the ranks, scores and tie windows of all items: counts above plus the
@@ -198,34 +318,64 @@ class CountState:
         chunk before the item; for the tie window, when it is at or above the window's upper
         edge, or above its lower edge. An item whose exact score fell outside its band (the
         estimate missed), or whose tie window reaches beyond it, has its whole query counted
-        again from its score row.
+        again from its score row. With exact scores, an item with members (scores inside
+        its window) is then settled among them.
         """
         ranks = self.above.copy()
         exact = self.exact
         above, through = self.win_above.copy(), self.win_through.copy()
         if not self.multi:
-            return Counted(ranks, exact, above, through)
+            return Counted(ranks, _scores(exact, self.settled), above, through)
         lo = self.estimate_val - np.float32(BAND)
         hi = self.estimate_val + np.float32(BAND)
         upper, lower = window_edges(exact, self.tolerance)
         missed = ~((lo <= exact) & (exact <= hi) & (lo <= lower) & (upper <= hi))
         above += self.elsewhere
         through += self.elsewhere
+        band_item = np.zeros(0, dtype=np.int64)
+        band_gallery = np.zeros(0, dtype=np.int64)
         if self.band:
-            item, values, earlier = (np.concatenate(part) for part in zip(*self.band,
-                                                                          strict=True))
+            item, values, earlier, gallery = (np.concatenate(part)
+                                              for part in zip(*self.band, strict=True))
             score = exact[item]
             counted = (values > score) | (earlier & (values == score))
             ranks += np.bincount(item[counted], minlength=len(ranks))
             above += np.bincount(item[values >= upper[item]], minlength=len(ranks))
             through += np.bincount(item[values > lower[item]], minlength=len(ranks))
+            near = (values > lower[item]) & (values < upper[item])
+            band_item, band_gallery = item[near], gallery[near]
+        self.win_above, self.win_through, self.above = above, through, ranks
+        if self.settle is not None:
+            which = np.flatnonzero(~missed & (through - above > 1))
+            if len(which):
+                own = [(i, g) for i, g in self.members] + [(band_item, band_gallery)]
+                m_item = np.concatenate([i for i, _ in own] + [which])
+                m_gallery = np.concatenate([g for _, g in own] + [self.items[which]])
+                keep = np.isin(m_item, which)
+                self._settle(which, m_item[keep], m_gallery[keep], above[which])
         for q in np.unique(self.item_query[missed]):
             a, b = self.offsets[q], self.offsets[q + 1]
-            row = full_row(int(q))
-            ranks[a:b] = ranks_in_row(row, self.items[a:b])
-            exact[a:b] = row[self.items[a:b]]
-            above[a:b], through[a:b] = windows_in_row(row, exact[a:b], self.tolerance)
-        return Counted(ranks, exact, above, through)
+            again = counts_in_row(full_row(int(q)), self.items[a:b], self.tie_tolerance,
+                                  self.settle, int(q))
+            ranks[a:b], exact[a:b] = again.ranks, again.scores
+            above[a:b], through[a:b] = again.above, again.through
+            self.settled[a:b] = np.nan
+        return Counted(ranks, _scores(exact, self.settled), above, through)
+
+
+def _scores(exact: np.ndarray, settled: np.ndarray) -> np.ndarray:
+    """Return the items' scores: the exact one where an item was settled."""
+    return np.where(np.isnan(settled), exact, settled).astype(np.float32)
+
+
+def _ranges(first: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """Return the positions ``first[i] .. first[i] + length[i] - 1`` of every i, in order."""
+    first = np.asarray(first, dtype=np.int64)
+    length = np.asarray(length, dtype=np.int64)
+    if not len(length):
+        return np.zeros(0, dtype=np.int64)
+    ends = np.cumsum(length)
+    return np.arange(ends[-1], dtype=np.int64) + np.repeat(first - (ends - length), length)
 
 
 @dataclass(frozen=True)

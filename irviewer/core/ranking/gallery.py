@@ -1,15 +1,18 @@
 """The gallery as the ranking reads it: in chunks of aligned float32 rows (converted from
-float16 or gathered in threads when it is not one already), and one query's whole score row
-from them."""
+float16 or gathered in threads when it is not one already), one query's whole score row
+from them, and the exact cosines that settle near ties."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 import numpy as np
 
 from irviewer.core.descriptors import NORM_CHUNK_BYTES, AlignedDescriptors, block_norms
+from irviewer.core.exact_scores import exact_pair_cosines, small_integer_unit
 from irviewer.core.parallel import row_parts, run_parts
+from irviewer.core.ranking.settle import ExactScores
 
 #: Bytes of float32 gallery held at once; larger galleries are processed in chunks.
 GALLERY_CHUNK_BYTES = 256 * 2**20
@@ -72,9 +75,22 @@ def converted(aligned: AlignedDescriptors) -> bool:
             or not (g.flags.c_contiguous and g.flags.aligned))
 
 
+def query_rows(aligned: AlignedDescriptors,
+               rows: slice | np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """Return what multiplies the gallery for the queries ``rows``: the unit float32 query
+    vectors and no scale, or, in exact-products mode (:func:`exact_products`), the query
+    values as the file holds them and their inverse norms, by which each score row is
+    scaled after the multiply."""
+    if aligned.query_inv_norms is not None and aligned.query_values is not None:
+        return (np.ascontiguousarray(aligned.query_values[rows], dtype=np.float32),
+                aligned.query_inv_norms[rows])
+    return aligned.queries[rows], None
+
+
 def row_from(aligned: AlignedDescriptors, inv_norms: np.ndarray, ignored: np.ndarray,
-              q: int) -> np.ndarray:
-    return scores_of(aligned, inv_norms, ignored, aligned.queries[q:q + 1])
+             q: int) -> np.ndarray:
+    """Return query ``q``'s score row, computed as the ranking computes it."""
+    return score_rows_of(aligned, inv_norms, ignored, *query_rows(aligned, slice(q, q + 1)))[0]
 
 
 def scores_of(aligned: AlignedDescriptors, inv_norms: np.ndarray, ignored: np.ndarray,
@@ -84,12 +100,90 @@ def scores_of(aligned: AlignedDescriptors, inv_norms: np.ndarray, ignored: np.nd
 
 
 def score_rows_of(aligned: AlignedDescriptors, inv_norms: np.ndarray, ignored: np.ndarray,
-                  qv: np.ndarray) -> np.ndarray:
-    """Return the score rows of the unit float32 query vectors ``qv`` (n x dim): (n,
-    n_gallery) cosines, -inf where ``ignored``, the gallery read chunk by chunk."""
+                  qv: np.ndarray, scale: np.ndarray | None = None) -> np.ndarray:
+    """Return the score rows of the float32 query vectors ``qv`` (n x dim): (n,
+    n_gallery) cosines, -inf where ``ignored``, the gallery read chunk by chunk; each row
+    times ``scale`` when given (``qv`` not normalised, :func:`query_rows`)."""
     out = np.empty((len(qv), len(inv_norms)), dtype=np.float32)
     for start, stop in chunks(len(inv_norms), chunk_rows(aligned.dim)):
         np.matmul(qv, gallery_chunk(aligned, start, stop).T, out=out[:, start:stop])
         out[:, start:stop] *= inv_norms[start:stop]
+    if scale is not None:
+        out *= scale[:, None]
     out[:, ignored] = -np.inf
     return out
+
+
+#: A float32 multiply of whole numbers is exact while its sums stay below 2**24; this many
+#: bits leave room for the two roundings of the scaling (distinct sums stay distinct).
+EXACT_PRODUCT_BITS = 20
+#: At most this many bits per value (of the query's and the gallery's values).
+_VALUE_BITS = 11
+
+
+def exact_products(aligned: AlignedDescriptors) -> AlignedDescriptors:
+    """Return ``aligned`` in exact-products mode when its values allow it, else unchanged.
+
+    When every query and gallery value is a small whole multiple of a power of two
+    (sign-binarised ±1, 0/1 codes, small quantised integers) and the dot products stay
+    below 2**20 units, the float32 multiply of the values as the file holds them is exact in
+    any order, on any machine and thread count; each score is then that exact dot product
+    times the gallery row's and the query's inverse norms (two roundings, the same
+    everywhere), and two gallery rows of the same norm score equal exactly when their
+    cosines are equal. The queries are checked first (the first row, then all), so
+    descriptors of real numbers cost nothing; the gallery is read once only when the
+    queries qualify.
+    """
+    raw = aligned.query_values
+    if raw is None or aligned.query_inv_norms is not None or not len(raw) \
+            or not aligned.dim or not len(aligned.gallery):
+        return aligned
+    if small_integer_unit(raw[:1], _VALUE_BITS) is None:
+        return aligned
+    q = small_integer_unit(raw, _VALUE_BITS)
+    if q is None:
+        return aligned
+    budget = EXACT_PRODUCT_BITS - int(np.ceil(np.log2(max(aligned.dim, 2)))) - q[1]
+    n_g = len(aligned.gallery) if aligned.gallery_rows is None else len(aligned.gallery_rows)
+    squares = np.empty(n_g, dtype=np.float64)
+    for start, stop in chunks(n_g, chunk_rows(aligned.dim)):
+        block = gallery_chunk(aligned, start, stop)
+        g = small_integer_unit(block, min(budget, _VALUE_BITS))
+        if g is None:
+            return aligned
+        wide = block.astype(np.float64)
+        squares[start:stop] = np.einsum("ij,ij->i", wide, wide)  # whole numbers: exact
+    wide = np.asarray(raw, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        inv_q = (1.0 / np.sqrt(np.einsum("ij,ij->i", wide, wide))).astype(np.float32)
+    return replace(aligned, query_inv_norms=inv_q,
+                   equal_gallery_norms=bool(len(squares) and (squares == squares[0]).all()))
+
+
+def gallery_values(aligned: AlignedDescriptors, indices: np.ndarray) -> np.ndarray:
+    """Return the float32 vectors of the dataset gallery images ``indices`` as the file
+    holds them (converted to float32 as the multiply reads them; not normalised)."""
+    idx = np.asarray(indices, dtype=np.int64)
+    rows = idx if aligned.gallery_rows is None else aligned.gallery_rows[idx]
+    return np.asarray(aligned.gallery[rows], dtype=np.float32)
+
+
+def cosine_exact_scores(aligned: AlignedDescriptors) -> ExactScores:
+    """Return the exact cosines of the descriptors' (query, gallery image) pairs
+    (:mod:`irviewer.core.exact_scores`), from the vectors as the file holds them, by which
+    a cosine ranking settles its near ties (:mod:`irviewer.core.ranking.settle`)."""
+
+    def vectors(queries: np.ndarray, gallery: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return aligned.raw_queries(queries), gallery_values(aligned, gallery)
+
+    def fast(queries: np.ndarray, gallery: np.ndarray) -> np.ndarray:
+        q, g = (v.astype(np.float64) for v in vectors(queries, gallery))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (np.einsum("ij,ij->i", q, g) / np.sqrt(np.einsum("ij,ij->i", g, g))
+                    / np.sqrt(np.einsum("ij,ij->i", q, q)))
+
+    def exact(queries: np.ndarray, gallery: np.ndarray) -> np.ndarray:
+        return exact_pair_cosines(*vectors(queries, gallery))
+
+    # Small whole numbers: the float64 sums are exact already (exact_products).
+    return ExactScores(fast, fast if aligned.query_inv_norms is not None else exact)

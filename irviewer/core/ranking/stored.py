@@ -1,7 +1,7 @@
 """What a ranking stores (:class:`Ranking`: top-K lists and the exact ranks of the items of
 interest, see :mod:`irviewer.core.ranking`), and the rules every ranking follows: the items of
-interest of a query, the top-K of one whole score row (descending score, equal scores in
-gallery order)."""
+interest of a query, the top-K of one whole score row (descending score, near ties settled
+by exact score, equal scores in gallery order: :mod:`irviewer.core.ranking.settle`)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ import numpy as np
 from irviewer.core.dataset import Dataset
 from irviewer.core.descriptors import AlignedDescriptors, normalise_rows
 from irviewer.core.errors import InputError, either
-from irviewer.core.ranking.counting import ranks_in_row
-from irviewer.core.ranking.gallery import row_from, score_rows_of, scores_of
-from irviewer.core.tie_windows import windows_in_list, windows_in_row
+from irviewer.core.ranking.counting import Settle, counts_in_row, ranks_in_row
+from irviewer.core.ranking.gallery import query_rows, row_from, score_rows_of, scores_of
+from irviewer.core.ranking.settle import NEAR, ExactScores, settle_lists
+from irviewer.core.tie_windows import windows_in_list
 from irviewer.core.ties import TIE_TOLERANCE
 
 #: How many results per query a ranking stores unless told otherwise (``--depth``).
@@ -64,6 +65,10 @@ class Ranking:
         tie_tolerance: scores closer than this are tied (0: equal as written).
         block_scores: (qa, qb) -> the whole score rows of queries qa..qb, the same rows
             as ``row_scores`` made a block at a time (None: row by row).
+        exact_scores: the exact scores of (query, gallery image) pairs by which the
+            ranking settled its near ties (:mod:`irviewer.core.ranking.settle`), so that
+            a score row made again is ordered as the ranking is; None for a ranking whose
+            float32 scores are its order (a ranking file, rows re-ranked elsewhere).
     """
 
     top_indices: np.ndarray
@@ -86,6 +91,17 @@ class Ranking:
     tie_tolerance: float = TIE_TOLERANCE
     block_scores: Callable[[int, int], np.ndarray] | None = field(default=None, compare=False,
                                                                   repr=False)
+    exact_scores: ExactScores | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def settle(self) -> Settle | None:
+        """Return how the ranking settles near ties (None: by float32 score alone)."""
+        if self.exact_scores is None:
+            return None
+        n_gallery = (len(self.gallery_inv_norms) if self.gallery_inv_norms is not None
+                     else len(self.ignored_mask) if self.ignored_mask is not None
+                     else int(self.top_indices.max(initial=-1)) + 1)
+        return Settle(self.exact_scores, n_gallery)
 
     @property
     def n_queries(self) -> int:
@@ -113,7 +129,9 @@ class Ranking:
         """Return query ``q``'s float32 score for every gallery image (-inf where removed).
 
         One vector-matrix product over the gallery, chunk by chunk; the values equal the
-        ones the ranking used up to float32 rounding of the multiply.
+        ones the ranking used up to float32 rounding of the multiply (which is why the order
+        of a row comes from :meth:`ranked` and :meth:`rank_items`, which settle its near
+        ties as the ranking did, never from sorting the row).
         """
         if self.row_scores is not None:
             return self.row_scores(q)
@@ -136,7 +154,7 @@ class Ranking:
         ignored = (self.ignored_mask if self.ignored_mask is not None
                    else np.zeros(len(self.gallery_inv_norms), dtype=bool))
         return score_rows_of(self.descriptors, self.gallery_inv_norms, ignored,
-                             self.descriptors.queries[qa:qb])
+                             *query_rows(self.descriptors, slice(qa, qb)))
 
     def score_vector(self, vector: np.ndarray) -> np.ndarray:
         """Return a new query vector's float32 cosine score for every gallery image (-inf
@@ -187,9 +205,31 @@ class Ranking:
                 a, t = windows_in_list(self.top_scores[q], at, self.tie_tolerance)
             else:
                 row = rows[q] if q in rows else rows.setdefault(q, self.score_row(q))
-                a, t = windows_in_row(row, row[[g]], self.tie_tolerance)
+                again = counts_in_row(row, np.array([g]), self.tie_tolerance, self.settle, q)
+                a, t = again.above, again.through
             above[i], through[i] = int(a[0]), int(t[0])
         return above, through
+
+    def ranked(self, q: int, n: int, drop: np.ndarray | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
+        """Return (gallery indices, float32 scores) of the first ``n`` images of query
+        ``q``'s ranking, leaving out the images ``drop`` marks (a boolean mask over the
+        gallery; None: none): the stored list when it holds them, else the query's score
+        row made again and ordered as the ranking orders (near ties settled by exact score,
+        equal ones in gallery order); as far as known for a ranking read from a file."""
+        top, val = self.top_indices[q], self.top_scores[q]
+        valid = top >= 0
+        top, val = top[valid], val[valid]
+        if drop is not None:
+            keep = ~drop[top]
+            top, val = top[keep], val[keep]
+        if len(top) >= n or len(top) == self.n_ranked or self.truncated \
+                or not self.has_score_rows:
+            return top[:n], val[:n]
+        row = np.array(self.score_row(q), dtype=np.float32)
+        if drop is not None:
+            row[drop] = -np.inf
+        return top_of_row(row, n, self.settle, q)
 
     def rank_items(self, q: int, gallery_indices: np.ndarray) -> np.ndarray:
         """Return the exact 0-based ranks of ``gallery_indices`` for query ``q``.
@@ -213,18 +253,32 @@ class Ranking:
                 where = {int(g): r for r, g in enumerate(top) if g >= 0}
                 out[missing] = [where.get(int(g), -1) for g in wanted[missing]]
             else:
-                out[missing] = ranks_in_row(self.score_row(q), wanted[missing])
+                out[missing] = ranks_in_row(self.score_row(q), wanted[missing], self.settle, q)
         return out
 
 
-def top_of_row(row: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Return (gallery indices, scores) of the ``k`` best entries of a full score row, in
-    rank order: descending score, equal scores in gallery order (the stable rule every
-    ranking here follows); removed entries (-inf) never appear, so fewer than ``k`` may
-    come back."""
-    order = np.argsort(-row, kind="stable")
-    order = order[np.isfinite(row[order])][:max(k, 0)]
-    return order.astype(np.int64), row[order]
+def top_of_row(row: np.ndarray, k: int, settle: Settle | None = None,
+               query: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Return (gallery indices, scores) of the ``k`` best entries of query ``query``'s full
+    score row, in rank order: descending score, equal scores in gallery order (the stable
+    rule every ranking here follows), near ties settled by exact score when ``settle`` is
+    given (then a settled entry's score is its exact one); removed entries (-inf) never
+    appear, so fewer than ``k`` may come back."""
+    k = max(k, 0)
+    row = np.asarray(row, dtype=np.float32)
+    idx = np.flatnonzero(np.isfinite(row))
+    values = row[idx]
+    if 0 < k < len(values):
+        cut = np.partition(values, len(values) - k)[len(values) - k]
+        keep = (values.astype(np.float64) > float(cut) - NEAR if settle is not None
+                else values >= cut)
+        idx, values = idx[keep], values[keep]
+    if settle is None:
+        order = np.lexsort((idx, -values))[:k]
+        return idx[order].astype(np.int64), values[order]
+    (top, scores), = settle_lists(settle.scores, settle.n_gallery, np.array([query]),
+                                  [(idx, values)], k)
+    return top.astype(np.int64), scores
 
 
 def items_of_interest(dataset: Dataset) -> tuple[np.ndarray, np.ndarray]:

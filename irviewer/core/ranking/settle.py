@@ -1,0 +1,248 @@
+"""Near ties settled by exact scores: the order of a ranking does not depend on the machine.
+
+A ranking's float32 scores come from a matrix multiply whose rounding depends on the BLAS
+kernel, the CPU and the thread count: scores equal in exact arithmetic (binarised or
+quantised descriptors, duplicates) come out a few units of the last place apart. So the
+order is not the float32 scores' but this one, the same on every machine:
+
+* by descending exact score — for a cosine ranking the float64 cosine of the vectors'
+  exact dot product and norms (:mod:`irviewer.core.exact_scores`), for HPatches' task pools
+  the exact negative squared distance;
+* equal exact scores in gallery order.
+
+Float32 scores further apart than :data:`NEAR` (2e-6) are far beyond their rounding (below
+1e-7 for unit vectors of 2048 dimensions, measured) and keep their float32 order, which is
+then the exact one; only scores within :data:`NEAR` of another are *settled*: their exact
+scores are computed (first in plain float64, and exactly where two float64 values are
+closer than :data:`AMBIGUOUS`, which plain float64 cannot order reliably) and order them.
+A settled entry's stored score is its exact score rounded to float32, so that exact ties
+show equal scores and every list's scores descend.
+
+The tie windows of :mod:`irviewer.core.tie_windows` are counted on the same exact scores:
+an item's window holds the ranked items whose exact score is within the tie tolerance of its
+own, so windows and ranks agree on every machine as well.
+
+A ranking without exact scores (a ranking file, rows re-ranked elsewhere) keeps the float32
+order, equal float32 scores in gallery order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Float32 scores closer than this to another are ordered by their exact scores.
+NEAR = 2e-6
+#: Float64 scores closer than this are recomputed exactly before they are compared.
+AMBIGUOUS = 1e-10
+
+#: Pairs (queries, gallery indices) -> float64 scores of those pairs.
+PairScores = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+@dataclass(frozen=True)
+class ExactScores:
+    """A ranking's exact scores: ``fast`` in plain float64 (within about 1e-12 of the exact
+    value, never exactly reproducible) and ``exact`` (the exact value rounded once), both
+    for pairs of (query, gallery index) arrays."""
+
+    fast: PairScores
+    exact: PairScores
+
+
+def pair_keys(scores: ExactScores, n_gallery: int, query: np.ndarray,
+              gallery: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return (pair codes, their fast keys, where each given pair is among the codes):
+    the distinct (query, gallery) pairs, sorted, each scored once."""
+    code = np.asarray(query, dtype=np.int64) * n_gallery + np.asarray(gallery, dtype=np.int64)
+    codes, at = np.unique(code, return_inverse=True)
+    keys = scores.fast(codes // n_gallery, codes % n_gallery) if len(codes) else np.zeros(0)
+    return codes, np.asarray(keys, dtype=np.float64), at.reshape(-1)
+
+
+def make_exact(scores: ExactScores, n_gallery: int, codes: np.ndarray, keys: np.ndarray,
+               which: np.ndarray) -> None:
+    """Replace ``keys[which]`` (positions among ``codes``) by the exact scores, in place."""
+    which = np.unique(which)
+    if len(which):
+        keys[which] = scores.exact(codes[which] // n_gallery, codes[which] % n_gallery)
+
+
+def order_in_groups(scores: ExactScores, n_gallery: int, query: np.ndarray,
+                    gallery: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return (order, keys): the permutation that sorts the entries (query, gallery image) by
+    group (ascending), descending exact score and gallery index, and every entry's key.
+
+    Within a group, keys closer than :data:`AMBIGUOUS` are made exact first, so the order
+    is the exact one whatever float64 rounding the machine does."""
+    codes, keys, at = pair_keys(scores, n_gallery, query, gallery)
+    entry = keys[at]
+    first = np.lexsort((gallery, -entry, group))
+    g_sorted, k_sorted = group[first], entry[first]
+    close = (g_sorted[1:] == g_sorted[:-1]) & (np.abs(k_sorted[1:] - k_sorted[:-1]) <= AMBIGUOUS)
+    if close.any():
+        make_exact(scores, n_gallery, codes, keys,
+                   np.concatenate([at[first[1:][close]], at[first[:-1][close]]]))
+        entry = keys[at]
+        first = np.lexsort((gallery, -entry, group))
+    return first, entry
+
+
+@dataclass(frozen=True)
+class SettledItems:
+    """Items' ranks and tie windows counted on exact scores (:func:`settle_items`), and
+    their exact scores."""
+
+    ranks: np.ndarray
+    above: np.ndarray
+    through: np.ndarray
+    keys: np.ndarray
+
+
+def settle_items(scores: ExactScores, n_gallery: int, item_query: np.ndarray,
+                 item_gallery: np.ndarray, far: np.ndarray, member_item: np.ndarray,
+                 member_gallery: np.ndarray, tolerance: float) -> SettledItems:
+    """Return the exact ranks and tie windows of items whose float32 score has neighbours
+    within :data:`NEAR`.
+
+    Item i (query ``item_query[i]``, gallery image ``item_gallery[i]``) has ``far[i]``
+    ranked scores at or above its score + NEAR, and its *members*: every ranked image whose
+    float32 score is within NEAR of its own (entries j with ``member_item[j] == i``; the
+    item itself and repeats may be listed or not). Then its rank is ``far`` + the members
+    ahead of it by exact score (equal exact scores: an earlier gallery index first); its
+    window (above, through) counts ``far`` + the members whose exact score is at or above
+    its own + ``tolerance``, and above its own - ``tolerance`` (itself included). Keys
+    closer than :data:`AMBIGUOUS` to what they are compared with are made exact first.
+    """
+    n = len(item_query)
+    item_gallery = np.asarray(item_gallery, dtype=np.int64)
+    pairs = np.unique(np.concatenate([
+        np.asarray(member_item, dtype=np.int64) * n_gallery
+        + np.asarray(member_gallery, dtype=np.int64),
+        np.arange(n, dtype=np.int64) * n_gallery + item_gallery]))
+    member_item, member_gallery = pairs // n_gallery, pairs % n_gallery
+    mq = item_query[member_item]
+    codes, keys, at = pair_keys(scores, n_gallery, np.concatenate([mq, item_query]),
+                                np.concatenate([member_gallery, item_gallery]))
+    m_at, i_at = at[:len(mq)], at[len(mq):]
+    own = member_gallery != item_gallery[member_item]
+
+    def compared() -> tuple[np.ndarray, np.ndarray]:
+        return keys[m_at], keys[i_at][member_item]
+
+    km, pivot = compared()
+    near = own & ((np.abs(km - pivot) <= AMBIGUOUS)
+                  | (np.abs(km - (pivot + tolerance)) <= AMBIGUOUS)
+                  | (np.abs(km - (pivot - tolerance)) <= AMBIGUOUS))
+    if near.any():
+        make_exact(scores, n_gallery, codes, keys,
+                   np.concatenate([m_at[near], i_at[member_item[near]]]))
+        km, pivot = compared()
+    ahead = own & ((km > pivot) | ((km == pivot) & (member_gallery < item_gallery[member_item])))
+    ranks = far + np.bincount(member_item[ahead], minlength=n)
+    above = far + np.bincount(member_item[own & (km >= pivot + tolerance)], minlength=n)
+    through = far + np.bincount(member_item[km > pivot - tolerance], minlength=n)
+    return SettledItems(ranks.astype(np.int64), above.astype(np.int64),
+                        through.astype(np.int64), keys[i_at])
+
+
+def near_runs(values: np.ndarray) -> np.ndarray:
+    """Return, for descending float32 ``values`` (one list), the run each belongs to: a
+    new run starts where a value is :data:`NEAR` or more below the one before it."""
+    v = np.asarray(values, dtype=np.float64)
+    new = np.ones(len(v), dtype=bool)
+    with np.errstate(invalid="ignore"):
+        new[1:] = ~(v[:-1] - v[1:] < NEAR)
+    return np.cumsum(new) - 1
+
+
+def settle_lists(scores: ExactScores | None, n_gallery: int, queries: np.ndarray,
+                 lists: list[tuple[np.ndarray, np.ndarray]],
+                 k: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Return each (gallery indices, float32 scores) list of query ``queries[i]``, ordered by
+    descending float32 score and gallery index, with every run of scores within
+    :data:`NEAR` of each other ordered by exact score (equal ones by gallery index) and
+    scored by it, cut to its first ``k``.
+
+    Each list must hold every entry whose float32 score is within NEAR of the ``k``-th
+    (the entries beyond ``k`` that could order before it). -inf entries (removed) stay last.
+    """
+    out: list[tuple[np.ndarray, np.ndarray]] = []
+    parts: list[tuple[int, np.ndarray, np.ndarray]] = []  # (list, places, runs) to settle
+    runs_so_far = 0
+    for i, (idx, val) in enumerate(lists):
+        idx = np.asarray(idx, dtype=np.int64)
+        val = np.asarray(val, dtype=np.float32)
+        order = np.lexsort((idx, -val.astype(np.float64)))
+        idx, val = idx[order], val[order]  # copies
+        out.append((idx, val))
+        if scores is None:
+            continue
+        finite = np.flatnonzero(np.isfinite(val))
+        runs = near_runs(val[finite])
+        tied = np.bincount(runs)[runs] > 1
+        if tied.any():
+            parts.append((i, finite[tied], runs[tied] + runs_so_far))
+            runs_so_far += int(runs[-1]) + 1
+    if parts and scores is not None:
+        which = np.concatenate([np.full(len(places), i) for i, places, _ in parts])
+        g = np.concatenate([out[i][0][places] for i, places, _ in parts])
+        run = np.concatenate([r for _, _, r in parts])
+        order, keys = order_in_groups(scores, n_gallery, queries[which], g, run)
+        # Entries are in list order and runs numbered in that order, so sorted by run the
+        # entries of each list stay together: the entries of a run, in exact order, take
+        # the run's places in turn.
+        new_g, new_key = g[order], keys[order].astype(np.float32)
+        at = 0
+        for i, places, _ in parts:
+            idx, val = out[i]
+            idx[places] = new_g[at:at + len(places)]
+            val[places] = new_key[at:at + len(places)]
+            at += len(places)
+    return [(idx[:k], val[:k]) for idx, val in out]
+
+
+def settle_top_lists(scores: ExactScores, n_gallery: int, queries: np.ndarray,
+                     top_idx: np.ndarray, top_val: np.ndarray, left_out: np.ndarray,
+                     rows_of: Callable[[np.ndarray], np.ndarray]) -> None:
+    """Settle the near ties of finished top-K lists, in place (list ``r`` is query
+    ``queries[r]``'s, descending, -1 / -inf padded): a run of entries within :data:`NEAR`
+    of each other is ordered by exact score from the list itself; a list whose last entry
+    may have near ties outside it (``left_out[r]``, the best score not in the list, or an
+    upper bound of the scores never looked at, is within NEAR of it) is made again from
+    its whole score row, ``rows_of(list positions)`` (-inf where excluded). Blocked
+    searches keep ``left_out`` as they merge, so that only the rare list whose cut falls
+    inside a run of near ties costs a row."""
+    k = top_val.shape[1]
+    if k == 0 or not len(top_val):
+        return
+    val = top_val.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        inner = (val[:, :-1] - val[:, 1:] < NEAR).any(axis=1)
+    kth = val[:, -1]
+    outside = np.isfinite(kth) & (kth - np.asarray(left_out, dtype=np.float64) < NEAR)
+    in_list = np.flatnonzero(inner & ~outside)
+    if len(in_list):
+        settled = settle_lists(scores, n_gallery, queries[in_list],
+                               [(top_idx[r], top_val[r]) for r in in_list.tolist()], k)
+        for r, (idx, v) in zip(in_list.tolist(), settled, strict=True):
+            top_idx[r, :len(idx)], top_val[r, :len(v)] = idx, v
+    again = np.flatnonzero(outside)
+    step = 256
+    for s in range(0, len(again), step):
+        rs = again[s:s + step]
+        lists = []
+        for row in rows_of(rs):
+            kept = np.flatnonzero(np.isfinite(row))
+            values = row[kept]
+            if len(values) > k:
+                cut = np.partition(values, len(values) - k)[len(values) - k]
+                near = values.astype(np.float64) > float(cut) - NEAR
+                kept, values = kept[near], values[near]
+            lists.append((kept, values))
+        settled = settle_lists(scores, n_gallery, queries[rs], lists, k)
+        for r, (idx, v) in zip(rs.tolist(), settled, strict=True):
+            top_idx[r], top_val[r] = -1, -np.inf
+            top_idx[r, :len(idx)], top_val[r, :len(v)] = idx, v
