@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from irviewer.core import parallel
+from irviewer.core.descriptors import AlignedDescriptors, normalise_rows
 from irviewer.core.errors import InputError
 from irviewer.core.ranking import gallery, iter_rank, rank, ranker, ranks_in_row, top_of_row
-from irviewer.core.descriptors import AlignedDescriptors, normalise_rows
 from tests.core.helpers import (
     aligned,
     brute_force_order,

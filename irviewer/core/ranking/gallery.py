@@ -187,3 +187,22 @@ def cosine_exact_scores(aligned: AlignedDescriptors) -> ExactScores:
 
     # Small whole numbers: the float64 sums are exact already (exact_products).
     return ExactScores(fast, fast if aligned.query_inv_norms is not None else exact)
+
+
+def gallery_exact_scores(aligned: AlignedDescriptors) -> ExactScores:
+    """Return the exact cosines of pairs of gallery images (the audit's neighbours), as
+    :func:`cosine_exact_scores` does for queries: (gallery indices, gallery indices)."""
+
+    def vectors(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return gallery_values(aligned, a), gallery_values(aligned, b)
+
+    def fast(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        x, y = (v.astype(np.float64) for v in vectors(a, b))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (np.einsum("ij,ij->i", x, y) / np.sqrt(np.einsum("ij,ij->i", y, y))
+                    / np.sqrt(np.einsum("ij,ij->i", x, x)))
+
+    def exact(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return exact_pair_cosines(*vectors(a, b))
+
+    return ExactScores(fast, fast if aligned.query_inv_norms is not None else exact)

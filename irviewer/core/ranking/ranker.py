@@ -280,8 +280,9 @@ def _settle_top(scores: np.ndarray, found: Candidates, qa: int, top_idx: np.ndar
     following = np.where(more, found.values[np.minimum(beyond, max(len(found.values) - 1, 0))],
                          -np.inf) if len(found.values) else np.full(len(kth), -np.inf)
     finite = np.isfinite(kth)
-    boundary = finite & (kth - following < NEAR)
-    unsure = finite & (found.threshold.astype(np.float64) > kth - NEAR)
+    with np.errstate(invalid="ignore"):
+        boundary = finite & (kth - following < NEAR)
+        unsure = finite & (found.threshold.astype(np.float64) > kth - NEAR)
     rows = np.flatnonzero(inner | boundary | unsure)
     if not len(rows):
         return

@@ -219,10 +219,10 @@ def settle_top_lists(scores: ExactScores, n_gallery: int, queries: np.ndarray,
     if k == 0 or not len(top_val):
         return
     val = top_val.astype(np.float64)
-    with np.errstate(invalid="ignore"):
-        inner = (val[:, :-1] - val[:, 1:] < NEAR).any(axis=1)
     kth = val[:, -1]
-    outside = np.isfinite(kth) & (kth - np.asarray(left_out, dtype=np.float64) < NEAR)
+    with np.errstate(invalid="ignore"):  # -inf padding: no run, no near tie
+        inner = (val[:, :-1] - val[:, 1:] < NEAR).any(axis=1)
+        outside = np.isfinite(kth) & (kth - np.asarray(left_out, dtype=np.float64) < NEAR)
     in_list = np.flatnonzero(inner & ~outside)
     if len(in_list):
         settled = settle_lists(scores, n_gallery, queries[in_list],
