@@ -31,7 +31,10 @@ from irviewer.core.errors import InputError
 
 CMCRule = Literal["none", "market", "cuhk03"]
 
-TIES = "stable: equal scores keep gallery order"
+#: The tie rule every ranking follows, as the output names it (see
+#: :mod:`irviewer.core.ranking.settle`; a ranking file's scores are its order as written).
+TIES = ("stable: equal scores keep gallery order; computed scores within 2e-06 of each other "
+        "are ordered by their exact value (exact dot products), the same on every machine")
 
 
 
