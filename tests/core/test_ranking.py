@@ -375,3 +375,24 @@ def test_score_vector_refuses_another_dimension_and_file_rankings():
     from dataclasses import replace
     with pytest.raises(InputError, match="no gallery vectors"):
         replace(result, descriptors=None).score_vector(np.ones(16))
+
+
+def test_the_lists_runs_of_near_ties_are_settled_when_first_read_not_by_an_evaluation():
+    """Ordering near ties inside the top-K lists waits until a list is read: an evaluation
+    (which counts the items' exact ranks, never the lists) leaves it pending; the first read
+    of either list settles both, once, in the exact order."""
+    from irviewer.core.evaluation import evaluate
+    from irviewer.core.protocols import get_protocol
+
+    rng = np.random.default_rng(12)
+    qv, gv = tied_vectors(rng, "scaled signs", 6, 32), tied_vectors(rng, "scaled signs", 200, 32)
+    ds = random_dataset(rng, 6, 200, max_per_group=20)
+    result = rank(raw_aligned(qv, gv), ds, k=40)
+    assert result.lists_pending is not None
+    evaluate(ds, result, get_protocol("instance"))
+    assert not result.lists_pending.done
+    scores = result.top_scores
+    assert result.lists_pending.done
+    for q, order in enumerate(exact_cosine_order(qv, gv)):
+        np.testing.assert_array_equal(result.top_indices[q], order[:40])
+        assert (np.diff(scores[q]) <= 0).all()

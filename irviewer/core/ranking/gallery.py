@@ -4,7 +4,7 @@ from them, and the exact cosines that settle near ties."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 import numpy as np
@@ -171,16 +171,20 @@ def gallery_values(aligned: AlignedDescriptors, indices: np.ndarray) -> np.ndarr
 def cosine_exact_scores(aligned: AlignedDescriptors) -> ExactScores:
     """Return the exact cosines of the descriptors' (query, gallery image) pairs
     (:mod:`irviewer.core.exact_scores`), from the vectors as the file holds them, by which
-    a cosine ranking settles its near ties (:mod:`irviewer.core.ranking.settle`)."""
+    a cosine ranking settles its near ties (:mod:`irviewer.core.ranking.settle`).
+
+    The plain float64 cosines come from dot products of float32 rows summed in float64 (a
+    few pairs at a time, so the rows stay in the cache), each row's squared norm summed
+    once and kept."""
+    n_g = len(aligned.gallery) if aligned.gallery_rows is None else len(aligned.gallery_rows)
+    q_squares = np.full(len(aligned.queries), np.nan)
+    g_squares = np.full(n_g, np.nan)
 
     def vectors(queries: np.ndarray, gallery: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return aligned.raw_queries(queries), gallery_values(aligned, gallery)
 
     def fast(queries: np.ndarray, gallery: np.ndarray) -> np.ndarray:
-        q, g = (v.astype(np.float64) for v in vectors(queries, gallery))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return (np.einsum("ij,ij->i", q, g) / np.sqrt(np.einsum("ij,ij->i", g, g))
-                    / np.sqrt(np.einsum("ij,ij->i", q, q)))
+        return _fast_cosines(vectors, queries, gallery, q_squares, g_squares)
 
     def exact(queries: np.ndarray, gallery: np.ndarray) -> np.ndarray:
         return exact_pair_cosines(*vectors(queries, gallery))
@@ -189,18 +193,44 @@ def cosine_exact_scores(aligned: AlignedDescriptors) -> ExactScores:
     return ExactScores(fast, fast if aligned.query_inv_norms is not None else exact)
 
 
+#: Pairs whose float64 dot products are summed at a time (their rows stay in the cache).
+_FAST_PAIRS = 256
+
+
+def _fast_cosines(vectors: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
+                  a: np.ndarray, b: np.ndarray, a_squares: np.ndarray,
+                  b_squares: np.ndarray) -> np.ndarray:
+    """Return plain float64 cosines of the pairs (a[i], b[i]) of row indices whose vectors
+    ``vectors(a, b)`` gives, keeping each row's squared norm in ``a_squares`` / ``b_squares``
+    (nan: not yet summed; shared by threads, which write the same values)."""
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    out = np.empty(len(a), dtype=np.float64)
+    for s in range(0, len(a), _FAST_PAIRS):
+        x, y = vectors(a[s:s + _FAST_PAIRS], b[s:s + _FAST_PAIRS])
+        dots = np.einsum("ij,ij->i", x, y, dtype=np.float64)
+        for rows, v, squares in ((a[s:s + _FAST_PAIRS], x, a_squares),
+                                 (b[s:s + _FAST_PAIRS], y, b_squares)):
+            new = np.isnan(squares[rows])
+            if new.any():
+                squares[rows[new]] = np.einsum("ij,ij->i", v[new], v[new], dtype=np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[s:s + _FAST_PAIRS] = (dots / np.sqrt(b_squares[b[s:s + _FAST_PAIRS]])
+                                      / np.sqrt(a_squares[a[s:s + _FAST_PAIRS]]))
+    return out
+
+
 def gallery_exact_scores(aligned: AlignedDescriptors) -> ExactScores:
     """Return the exact cosines of pairs of gallery images (the audit's neighbours), as
     :func:`cosine_exact_scores` does for queries: (gallery indices, gallery indices)."""
+    n_g = len(aligned.gallery) if aligned.gallery_rows is None else len(aligned.gallery_rows)
+    squares = np.full(n_g, np.nan)
 
     def vectors(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return gallery_values(aligned, a), gallery_values(aligned, b)
 
     def fast(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        x, y = (v.astype(np.float64) for v in vectors(a, b))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return (np.einsum("ij,ij->i", x, y) / np.sqrt(np.einsum("ij,ij->i", y, y))
-                    / np.sqrt(np.einsum("ij,ij->i", x, x)))
+        return _fast_cosines(vectors, a, b, squares, squares)
 
     def exact(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return exact_pair_cosines(*vectors(a, b))

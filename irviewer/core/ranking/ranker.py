@@ -32,7 +32,7 @@ from irviewer.core.ranking.gallery import (
     row_ids,
     score_rows_of,
 )
-from irviewer.core.ranking.settle import NEAR, settle_lists, settle_top_lists
+from irviewer.core.ranking.settle import NEAR, PendingRuns, settle_lists, settle_top_lists
 from irviewer.core.ranking.stored import DEFAULT_DEPTH, DEPTH, Progress, Ranking, items_of_interest
 from irviewer.core.ranking.top_k import Candidates, below_near, bits, candidates, merge_top, select
 
@@ -135,7 +135,7 @@ def iter_rank(aligned: AlignedDescriptors, dataset: Dataset, k: int = DEFAULT_DE
         settle_top_lists(settle.scores, n_g, np.arange(n_q), top_idx, top_val,
                          np.maximum(left_out, unseen),
                          lambda qs: score_rows_of(aligned, inv_norms, ignored,
-                                                  *query_rows(aligned, qs)))
+                                                  *query_rows(aligned, qs)), runs=False)
     top_idx[~np.isfinite(top_val)] = -1
     ranking = Ranking(top_indices=top_idx, top_scores=top_val, item_offsets=offsets,
                       item_indices=items, item_ranks=counted.ranks,
@@ -143,7 +143,8 @@ def iter_rank(aligned: AlignedDescriptors, dataset: Dataset, k: int = DEFAULT_DE
                       item_tie_through=counted.through,
                       n_ranked=n_active, descriptors=aligned, gallery_inv_norms=inv_norms,
                       ignored_mask=ignored if len(dataset.global_ignored) else None,
-                      exact_scores=None if settle is None else exact)
+                      exact_scores=None if settle is None else exact,
+                      lists_pending=None if settle is None else PendingRuns(exact, n_g))
     yield Progress(total, total, ranking)
 
 
@@ -264,16 +265,15 @@ def _rank_rows(block: np.ndarray, block_query: int, a: int, b: int, *, start: in
 
 def _settle_top(scores: np.ndarray, found: Candidates, qa: int, top_idx: np.ndarray,
                 top_val: np.ndarray, settle: Settle) -> None:
-    """Settle the near ties of the complete top-K lists of queries qa.. (one gallery chunk:
-    ``scores`` are their whole rows, ``found`` their candidates), in place: a run of list
-    entries within NEAR of each other, and the entries beyond the K-th that are within NEAR
-    of it, ordered by exact score (:func:`~irviewer.core.ranking.settle.settle_lists`)."""
+    """Settle, in place, the complete top-K lists of queries qa.. (one gallery chunk:
+    ``scores`` are their whole rows, ``found`` their candidates) whose last entry has near
+    ties beyond it: the list and those entries ordered by exact score
+    (:func:`~irviewer.core.ranking.settle.settle_lists`). Runs of near ties inside a list
+    are settled when the lists are read (:class:`~irviewer.core.ranking.settle.PendingRuns`)."""
     k = top_val.shape[1]
     if k == 0:
         return
     val = top_val.astype(np.float64)
-    with np.errstate(invalid="ignore"):
-        inner = (val[:, :-1] - val[:, 1:] < NEAR).any(axis=1)
     kth = val[:, -1]
     beyond = found.starts[:-1] + k
     more = beyond < found.starts[1:]
@@ -283,7 +283,7 @@ def _settle_top(scores: np.ndarray, found: Candidates, qa: int, top_idx: np.ndar
     with np.errstate(invalid="ignore"):
         boundary = finite & (kth - following < NEAR)
         unsure = finite & (found.threshold.astype(np.float64) > kth - NEAR)
-    rows = np.flatnonzero(inner | boundary | unsure)
+    rows = np.flatnonzero(boundary | unsure)  # the others' runs: when the lists are read
     if not len(rows):
         return
     lists = []

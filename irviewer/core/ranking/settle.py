@@ -28,6 +28,7 @@ order, equal float32 scores in gallery order.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -204,9 +205,38 @@ def settle_lists(scores: ExactScores | None, n_gallery: int, queries: np.ndarray
     return [(idx[:k], val[:k]) for idx, val in out]
 
 
+def settle_runs(scores: ExactScores, n_gallery: int, queries: np.ndarray,
+                top_idx: np.ndarray, top_val: np.ndarray, rows: np.ndarray) -> None:
+    """Order by exact score, in place, every run of entries within :data:`NEAR` of each
+    other inside the top-K lists ``rows`` (list ``r`` is query ``queries[r]``'s, descending),
+    equal exact scores in gallery order, each entry of a run scored by its exact score: what
+    :func:`settle_lists` does to a list whose near ties all lie inside it, for many lists at
+    once."""
+    if not len(rows):
+        return
+    val = top_val[rows].astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        gap = val[:, :-1] - val[:, 1:] < NEAR
+    in_run = np.zeros(val.shape, dtype=bool)
+    in_run[:, :-1] |= gap
+    in_run[:, 1:] |= gap
+    r, pos = np.nonzero(in_run)  # by list, then place
+    if not len(r):
+        return
+    continued = np.zeros(len(r), dtype=bool)
+    inside = pos > 0
+    continued[inside] = gap[r[inside], pos[inside] - 1]
+    run = np.cumsum(~continued) - 1
+    list_of = rows[r]
+    g = top_idx[list_of, pos]
+    order, keys = order_in_groups(scores, n_gallery, queries[list_of], g, run)
+    top_idx[list_of, pos] = g[order]
+    top_val[list_of, pos] = keys[order].astype(np.float32)
+
+
 def settle_top_lists(scores: ExactScores, n_gallery: int, queries: np.ndarray,
                      top_idx: np.ndarray, top_val: np.ndarray, left_out: np.ndarray,
-                     rows_of: Callable[[np.ndarray], np.ndarray]) -> None:
+                     rows_of: Callable[[np.ndarray], np.ndarray], runs: bool = True) -> None:
     """Settle the near ties of finished top-K lists, in place (list ``r`` is query
     ``queries[r]``'s, descending, -1 / -inf padded): a run of entries within :data:`NEAR`
     of each other is ordered by exact score from the list itself; a list whose last entry
@@ -214,7 +244,8 @@ def settle_top_lists(scores: ExactScores, n_gallery: int, queries: np.ndarray,
     upper bound of the scores never looked at, is within NEAR of it) is made again from
     its whole score row, ``rows_of(list positions)`` (-inf where excluded). Blocked
     searches keep ``left_out`` as they merge, so that only the rare list whose cut falls
-    inside a run of near ties costs a row."""
+    inside a run of near ties costs a row. ``runs=False`` leaves the runs inside the lists
+    (:class:`PendingRuns` settles them when the lists are read)."""
     k = top_val.shape[1]
     if k == 0 or not len(top_val):
         return
@@ -223,12 +254,9 @@ def settle_top_lists(scores: ExactScores, n_gallery: int, queries: np.ndarray,
     with np.errstate(invalid="ignore"):  # -inf padding: no run, no near tie
         inner = (val[:, :-1] - val[:, 1:] < NEAR).any(axis=1)
         outside = np.isfinite(kth) & (kth - np.asarray(left_out, dtype=np.float64) < NEAR)
-    in_list = np.flatnonzero(inner & ~outside)
-    if len(in_list):
-        settled = settle_lists(scores, n_gallery, queries[in_list],
-                               [(top_idx[r], top_val[r]) for r in in_list.tolist()], k)
-        for r, (idx, v) in zip(in_list.tolist(), settled, strict=True):
-            top_idx[r, :len(idx)], top_val[r, :len(v)] = idx, v
+    if runs:
+        settle_runs(scores, n_gallery, queries, top_idx, top_val,
+                    np.flatnonzero(inner & ~outside))
     again = np.flatnonzero(outside)
     step = 256
     for s in range(0, len(again), step):
@@ -246,3 +274,29 @@ def settle_top_lists(scores: ExactScores, n_gallery: int, queries: np.ndarray,
         for r, (idx, v) in zip(rs.tolist(), settled, strict=True):
             top_idx[r], top_val[r] = -1, -np.inf
             top_idx[r, :len(idx)], top_val[r, :len(v)] = idx, v
+
+
+class PendingRuns:
+    """The runs of near ties inside a ranking's top-K lists, settled the first time the
+    lists are read (:func:`settle_runs`; thread-safe, once). The metrics never read the
+    lists, so an evaluation does not pay for ordering near ties among the images that do not
+    count; the window, the exports, the audit and the approximate search read them settled.
+    A list whose last entry has near ties outside it is settled while ranking, not here."""
+
+    def __init__(self, scores: ExactScores, n_gallery: int) -> None:
+        self.scores, self.n_gallery = scores, n_gallery
+        self.done = False
+        self._lock = threading.Lock()
+
+    def settle(self, top_idx: np.ndarray, top_val: np.ndarray) -> None:
+        """Settle every list's inner runs in place, unless done already."""
+        if self.done:
+            return
+        with self._lock:
+            if self.done:
+                return
+            with np.errstate(invalid="ignore"):
+                gaps = top_val[:, :-1].astype(np.float64) - top_val[:, 1:] < NEAR
+            settle_runs(self.scores, self.n_gallery, np.arange(len(top_idx)), top_idx, top_val,
+                        np.flatnonzero(gaps.any(axis=1)))
+            self.done = True

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import cast, overload
 
 import numpy as np
 
@@ -15,7 +16,7 @@ from irviewer.core.descriptors import AlignedDescriptors, normalise_rows
 from irviewer.core.errors import InputError, either
 from irviewer.core.ranking.counting import Settle, counts_in_row, ranks_in_row
 from irviewer.core.ranking.gallery import query_rows, row_from, score_rows_of, scores_of
-from irviewer.core.ranking.settle import NEAR, ExactScores, settle_lists
+from irviewer.core.ranking.settle import NEAR, ExactScores, PendingRuns, settle_lists
 from irviewer.core.tie_windows import windows_in_list
 from irviewer.core.ties import TIE_TOLERANCE
 
@@ -34,6 +35,35 @@ class Progress:
     ranking: Ranking | None = None
 
 
+class _SettledOnRead:
+    """A :class:`Ranking`'s top-K list field (indices or scores) whose runs of near ties are
+    settled the first time either list is read (``Ranking.lists_pending``,
+    :class:`~irviewer.core.ranking.settle.PendingRuns`), so that every reader sees them in
+    the ranking's order and an evaluation, which reads none, does not pay for them."""
+
+    def __init__(self, name: str) -> None:
+        self.key = "#" + name
+
+    @overload
+    def __get__(self, obj: None, objtype: type | None = None) -> _SettledOnRead: ...
+
+    @overload
+    def __get__(self, obj: Ranking, objtype: type | None = None) -> np.ndarray: ...
+
+    def __get__(self, obj: Ranking | None,
+                objtype: type | None = None) -> np.ndarray | _SettledOnRead:
+        if obj is None:  # the dataclass asks for a default: there is none
+            raise AttributeError(self.key)
+        state = obj.__dict__
+        pending = state.get("lists_pending")
+        if pending is not None and not pending.done:
+            pending.settle(state["#top_indices"], state["#top_scores"])
+        return cast("np.ndarray", state[self.key])
+
+    def __set__(self, obj: Ranking, value: np.ndarray) -> None:
+        obj.__dict__[self.key] = value
+
+
 @dataclass(frozen=True)
 class Ranking:
     """The ranked gallery of every query, as far as the metrics and the viewer need it.
@@ -41,6 +71,7 @@ class Ranking:
     Attributes:
         top_indices: (n_queries, k) gallery indices in rank order; -1 pads lists shorter
             than k (fewer active gallery images than k, or a truncated precomputed list).
+            Its runs of near ties are settled when it (or ``top_scores``) is first read.
         top_scores: (n_queries, k) float32 scores matching ``top_indices`` (-inf padding).
         item_offsets: (n_queries + 1,) offsets: query q's items are
             ``item_*[item_offsets[q]:item_offsets[q+1]]``.
@@ -69,9 +100,11 @@ class Ranking:
             ranking settled its near ties (:mod:`irviewer.core.ranking.settle`), so that
             a score row made again is ordered as the ranking is; None for a ranking whose
             float32 scores are its order (a ranking file, rows re-ranked elsewhere).
+        lists_pending: the runs of near ties inside the top-K lists, settled when the lists
+            are first read (None: nothing pending).
     """
 
-    top_indices: np.ndarray
+    top_indices: np.ndarray  # both read through _SettledOnRead (set below the class)
     top_scores: np.ndarray
     item_offsets: np.ndarray
     item_indices: np.ndarray
@@ -92,6 +125,7 @@ class Ranking:
     block_scores: Callable[[int, int], np.ndarray] | None = field(default=None, compare=False,
                                                                   repr=False)
     exact_scores: ExactScores | None = field(default=None, compare=False, repr=False)
+    lists_pending: PendingRuns | None = field(default=None, compare=False, repr=False)
 
     @property
     def settle(self) -> Settle | None:
@@ -255,6 +289,12 @@ class Ranking:
             else:
                 out[missing] = ranks_in_row(self.score_row(q), wanted[missing], self.settle, q)
         return out
+
+
+# The lists are plain fields to the dataclass (and to mypy); reading them goes through the
+# descriptor, which the generated __init__ writes through as well.
+for _name in ("top_indices", "top_scores"):
+    setattr(Ranking, _name, _SettledOnRead(_name))
 
 
 def top_of_row(row: np.ndarray, k: int, settle: Settle | None = None,
