@@ -140,12 +140,17 @@ class Ranking:
     @property
     def n_queries(self) -> int:
         """Return the number of ranked queries."""
-        return self.top_indices.shape[0]
+        return int(self._list_shape[0])
 
     @property
     def k(self) -> int:
         """Return the depth of the stored top-K lists."""
-        return self.top_indices.shape[1]
+        return int(self._list_shape[1])
+
+    @property
+    def _list_shape(self) -> tuple[int, ...]:
+        """The lists' shape, read without settling them (settling keeps it)."""
+        return cast("np.ndarray", self.__dict__["#top_indices"]).shape
 
     @property
     def has_score_rows(self) -> bool:
