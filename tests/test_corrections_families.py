@@ -29,6 +29,7 @@ from irviewer.core.descriptors import name_key
 from irviewer.core.errors import InputError
 from irviewer.core.evaluation import evaluate
 from irviewer.core.label_rules import REID_DISTRACTOR_ID, REID_JUNK_ID
+from irviewer.core.ranking import cut_at
 from irviewer.formats.corrected import write_corrected
 from irviewer.formats.corrections_file import write_corrections
 from irviewer.formats.registry import read_dataset
@@ -128,8 +129,11 @@ def assert_values_equal(a: dict, b: dict) -> None:
 
 
 def assert_full_evaluation(opened: Opened) -> None:
-    for (method, _, _, _), ev in opened.cached().items():
-        assert_same(ev, evaluate(opened.dataset, opened.methods[method].ranking, ev.protocol))
+    for (method, _, _, _, depth), ev in opened.cached().items():
+        ranking = opened.methods[method].ranking
+        if depth is not None:
+            ranking = cut_at(ranking, opened.dataset, depth)
+        assert_same(ev, evaluate(opened.dataset, ranking, ev.protocol))
 
 
 def assert_same_ground_truth(a, b) -> None:

@@ -16,7 +16,7 @@ from irviewer.core.dataset import Dataset, build_query
 from irviewer.core.errors import InputError
 from irviewer.core.evaluation import evaluate
 from irviewer.core.protocols import get_protocol
-from irviewer.core.ranking import rank
+from irviewer.core.ranking import cut_at, rank
 from irviewer.opening.opener import Method, Opened
 from irviewer.opening.request import OpenRequest
 from tests.core.helpers import aligned, sign_vectors
@@ -68,6 +68,8 @@ def test_every_cached_evaluation_equals_a_full_evaluation_after_changes(seed, n_
     ds, opened = random_case(rng)
     for protocol, ap, self_match in CACHED:
         opened.evaluation("m", protocol, ap, self_match)
+    for protocol, ap, self_match in CACHED[:2]:  # compared on the first 5 results only
+        opened.evaluation("m", protocol, ap, self_match, depth=5)
     changed = rng.choice(ds.n_queries, size=n_changes, replace=False)
     queries = list(ds.queries)
     for q in changed:
@@ -78,11 +80,14 @@ def test_every_cached_evaluation_equals_a_full_evaluation_after_changes(seed, n_
     opened.update_ground_truth(new, changed.tolist())
     assert opened.dataset is new
     cache = opened.cached()
-    assert len(cache) == len(CACHED)
-    for (method, name, ap, self_match), ev in cache.items():
+    assert len(cache) == len(CACHED) + 2
+    for (method, name, ap, self_match, depth), ev in cache.items():
         protocol = get_protocol(name).override(ap=ap, self_match=self_match)
         assert ev.dataset is new and ev.protocol == protocol
-        assert_same(ev, evaluate(new, opened.methods[method].ranking, protocol))
+        ranking = opened.methods[method].ranking
+        if depth is not None:  # an evaluation of the first results only, re-scored too
+            ranking = cut_at(ranking, new, depth)
+        assert_same(ev, evaluate(new, ranking, protocol))
     # The method's own view reads the same cache: nothing can drift.
     assert opened.methods["m"].evaluations["instance"] is opened.evaluation("m", "instance")
 

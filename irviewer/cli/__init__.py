@@ -123,14 +123,16 @@ def check_rerank(args: argparse.Namespace, session: bool) -> None:
     """Return None when the viewer's ``--rerank`` SPECs parse and have descriptor files to
     re-rank; InputError (one sentence) otherwise. A session keeps its own re-ranked
     methods, so it takes none."""
-    from irviewer.opening.opener import rerank_chains
+    from irviewer.opening.opener import check_plan
     from irviewer.opening.options import OPTIONS, request_from_args
     from irviewer.opening.request import with_default_method
 
     if session:
         raise InputError(f"a session reopens its own methods, re-ranked ones included; "
                          f"give {OPTIONS['rerank'].flag} with a DATASET and its -d files")
-    rerank_chains(with_default_method(request_from_args(args)))
+    request = with_default_method(request_from_args(args))
+    if request.sources():
+        check_plan(request)
 
 
 def kiosk_problem(args: argparse.Namespace) -> str | None:

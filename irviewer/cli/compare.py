@@ -40,7 +40,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add ``irviewer compare``'s arguments to ``p``."""
     add_dataset(p)
     add_options(p, "demo", *METHODS, *READER, *CONVENTIONS, "rerank", "ann", "engine",
-                "collection", "engine_names", help={
+                "collection", "engine_names", "depth", help={
         "demo": "the built-in museum demo: strong.npz (baseline) against weak.npz unless -d "
         "or --ranking names others",
         "descriptors": "descriptor files, one method each (the first method is the "
@@ -53,7 +53,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "ann": "also each descriptor file F searched by an approximate index, one method "
         "'F + SETTING' per setting right after F, so -d F --ann IVF256,Flat:nprobe=8 pairs "
         "exact against approximate: a FAISS index factory string or index file, search "
-        "parameters after a colon, a comma list sweeps them (docs/ann.md; irviewer[ann])"})
+        "parameters after a colon, a comma list sweeps them (docs/ann.md; irviewer[ann]); "
+        "an approximate method is compared with its exact one on the first --depth results "
+        "of both",
+        "depth": "how many results per query are kept; a method that stops at its lists "
+        "(a precomputed ranking, an approximate index, a vector engine) is compared with "
+        "another on the first results of both, at the shorter depth"})
     p.add_argument("--metric", default="AP",
                    help="per-query metric to compare: AP (default), P@1, P@5, CMC@1, INP, "
                    "R-precision, ... (the protocol's)")
@@ -93,12 +98,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         write_compare_csv,
     )
 
-    if not args.demo:
-        from irviewer.core.ann.spec import parse_ann_spec
-
-        settings = sum(len(parse_ann_spec(s).settings()) for s in args.ann)
-        check_method_count(len(args.descriptors) * (1 + len(args.rerank) + settings)
-                           + len(args.ranking))
+    if not args.demo and args.dataset is not None:
+        check_method_count(len(request_from_args(args).plan()))
     for value, what in ((args.permutations, "--permutations"), (args.list, "--list")):
         if value < (0 if what == "--list" else 1):
             raise InputError(f"{what} must be at least {0 if what == '--list' else 1}, "

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,8 +34,8 @@ from irviewer.reports.eval_report import (
 )
 
 if TYPE_CHECKING:
-    from irviewer.core.evaluation import Evaluation
-    from irviewer.opening.opener import Method, Opened
+    from irviewer.methods.method import Method
+    from irviewer.opening.opener import Opened
 
 NAME = "eval"
 HELP = "score a dataset with a descriptor file, headless"
@@ -64,11 +63,12 @@ def add_arguments(ev: argparse.ArgumentParser) -> None:
         "protocol": "protocol to use instead of the dataset's default(s)",
         "depth": "how many results per query are kept (the lists --export-trec and "
         "--write-results write); the ranks of positives are exact at any depth",
-        "rerank": "score the ranking re-ranked by SPEC instead of the plain one; the report "
-        "names every parameter and its source, docs/rerank.md defines each method. "
-        + spec_help(),
-        "ann": "score the descriptor file's ranking by an approximate index instead of the "
-        "exact one, compared with the exact ranking query by query: a FAISS index factory "
+        "rerank": "score each descriptor file's ranking re-ranked by SPEC instead of the plain "
+        "one (several SPECs: one method each); the report names every parameter and its "
+        "source, docs/rerank.md defines each method. " + spec_help(),
+        "ann": "score each descriptor file's ranking by an approximate index instead of the "
+        "exact one, compared with the exact ranking query by query at the index's depth: "
+        "a FAISS index factory "
         "string built from the gallery rows (IVF256,Flat, IVF1024,PQ32, HNSW32) or a FAISS "
         "index file built over them in the file's order, search parameters after a colon "
         "(:nprobe=8, :efSearch=64); a comma list of values sweeps them (:nprobe=1,2,4,8) "
@@ -109,57 +109,53 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if problem:
         parser.error(problem)
     at_most_one(args, ("protocol",), "protocol")
-    at_most_one(args, ("rerank",), "re-ranking SPEC", "irviewer compare takes several")
-    at_most_one(args, ("ann",), "approximate-index SPEC",
-                "a comma list of values sweeps one index's parameters")
-    if args.rerank and args.ann:
-        raise InputError("--rerank and --ann: eval scores one method; irviewer compare "
-                         "takes both")
     return run_eval(args)
 
 
 def run_eval(args: argparse.Namespace) -> int:
     """Evaluate as ``irviewer eval`` asks, through the one opening path
-    (:mod:`irviewer.opening.opener`); return the exit code."""
+    (:mod:`irviewer.opening.opener`); return the exit code. The methods scored are
+    :meth:`Opened.reported`'s: every derived method (one per file and derivation, a sweep's
+    every setting) when ``--rerank``, ``--ann`` or ``--engine`` asks for them, else every
+    file's plain method."""
     from irviewer.formats.collection import NAME as COLLECTION
     from irviewer.formats.collection import artworks_with_views, nothing_to_score
     from irviewer.formats.trec import write_qrels, write_trec_run
     from irviewer.opening.opener import open_now
 
     request = request_from_args(args, demo_methods=1)
-    opened = open_now(replace(request, keep_plain=not request.rerank))
+    opened = open_now(request)
     note = window_corrections_note(request, "scores")
     if note:
         print(f"note: {note}", file=sys.stderr)
     dataset = opened.dataset
-    # An approximate search (--ann) scores the searched method (its first setting), whose
-    # report adds the index's recall against the exact one; otherwise every method given.
-    searched = [m for m in opened.methods.values() if m.ann is not None]
     if dataset.format == COLLECTION and not artworks_with_views(dataset):
         print(nothing_to_score(dataset))  # a curator's collection, not an error: exit 0
         return 0
-    methods = searched[:1] if searched else list(opened.methods.values())
+    methods = opened.reported()
     if len(methods) > 1:
         for flag, given in (("--write-results", args.write_results),
                             ("--export-trec", args.export_trec),
                             ("--export-csv", args.export_csv)):
             if given is not None:
                 raise InputError(f"{flag} writes one method's results; {len(methods)} "
-                                 "methods were given (give one -d or --ranking)")
+                                 f"methods were scored ({', '.join(m.name for m in methods)}); "
+                                 "give one -d or --ranking, and one setting")
     scored = []
-    notes: tuple[str, ...] = tuple(dataset.notes)
+    notes: list[str] = list(dataset.notes)
     for m in methods:
         source = method_record(m)
         if opened.corrections is not None:
             source |= corrections_record(opened.corrections)
         scored.append(ScoredMethod(m.name, source, [
             opened.evaluation(m.name, p, args.ap, args.self_match) for p in opened.protocols]))
-        notes += m.notes
+        base = opened.base_of(m.name)
+        notes += [n for n in (*(base.notes if base is not None else ()), *m.notes)
+                  if n not in notes]
     if opened.corrections is not None:
         notes += opened.corrections.notes()
     report = build_report(dataset, scored, notes=notes, every_convention=args.conventions)
-    if searched:
-        add_ann(report, opened, searched, list(scored[0].evaluations), args)
+    add_ann(report, opened, methods, args)
     if args.scores:
         from irviewer.core.score_distribution import pair_scores
         from irviewer.reports.score_report import scores_record
@@ -194,19 +190,36 @@ def run_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_ann(report: dict, opened: Opened, searched: list[Method],
-            evaluations: list[Evaluation], args: argparse.Namespace) -> None:
-    """Add the approximate search to the eval report: each evaluation's ``ann`` member
-    (the first setting's) and, for a sweep, the ``sweep`` member of every setting under the
-    first protocol."""
+def add_ann(report: dict, opened: Opened, methods: list[Method],
+            args: argparse.Namespace) -> None:
+    """Add the approximate searches to the eval report: each searched method's evaluation
+    gets its ``ann`` member (against its base, :func:`irviewer.opening.base_comparison.
+    against_base`); every SPEC swept over several settings, its ``sweep`` record under the
+    first protocol (``sweeps``, one per file and SPEC; ``sweep``, the first, as one-sweep
+    reports had it); the top-level ``ann`` is the first searched method's run."""
+    from irviewer.methods.spec import Approximate
+    from irviewer.opening.base_comparison import against_base, sweep_of
     from irviewer.reports.ann_report import ann_member, sweep_record
 
-    run = searched[0].ann
-    assert run is not None
-    for entry, ev in zip(report["evaluations"], evaluations, strict=True):
-        entry["ann"] = ann_member(run, ev)
-    if len(searched) > 1:
-        protocol = evaluations[0].protocol.name
-        report["sweep"] = sweep_record([
-            (m.name, m.ann, opened.evaluation(m.name, protocol, args.ap, args.self_match))
-            for m in searched if m.ann is not None])
+    names = [q.name for q in opened.dataset.queries]
+    entries = iter(report["evaluations"])
+    groups: dict[tuple[str | None, str], list[str]] = {}
+    for m in methods:
+        for p in opened.protocols:
+            entry = next(entries)
+            if m.ann is not None:
+                entry["ann"] = ann_member(against_base(opened, m.name, p, args.ap,
+                                                       args.self_match),
+                                          names, opened.dataset.gallery)
+        d = m.made.derivation
+        if isinstance(d, Approximate):
+            groups.setdefault((m.base, d.spec), []).append(m.name)
+    sweeps = [sweep_record(sweep_of(opened, group, opened.protocols[0], args.ap,
+                                    args.self_match))
+              for group in groups.values() if len(group) > 1]
+    if sweeps:
+        report["sweep"] = sweeps[0]
+        report["sweeps"] = sweeps
+        swept = {s["method"]: s["setting"] for record in sweeps for s in record["settings"]}
+        for entry in report["evaluations"]:
+            entry["setting"] = swept.get(entry["method"])

@@ -37,7 +37,8 @@ EPILOG = ("Choose the queries with one of --queries, --worst, --best, --largest-
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add ``irviewer figure``'s arguments to ``p``."""
     add_dataset(p)
-    add_options(p, "demo", *METHODS, *READER, *CONVENTIONS, "rerank", "ann", help={
+    add_options(p, "demo", *METHODS, *READER, *CONVENTIONS, "rerank", "ann", "engine",
+                "collection", "engine_names", "depth", help={
         "demo": "the built-in museum demo, with strong.npz and weak.npz unless -d or "
         "--ranking names others",
         "descriptors": "descriptor files, one method each (one or two methods)",
@@ -80,11 +81,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         raise InputError(f"{args.out.name}: a figure is written as .pdf, .svg or .png")
     if args.sweep:
         return run_sweep(args, parser)
-    from irviewer.core.ann.spec import parse_ann_spec
 
-    files = len(args.descriptors) or (2 if args.demo and not args.ranking else 0)
-    settings = sum(len(parse_ann_spec(s).settings()) for s in args.ann)
-    n_methods = files * (1 + len(args.rerank) + settings) + len(args.ranking)
+    n_methods = (len(request_from_args(args, demo_methods=2).plan())
+                 if args.dataset is not None or args.demo else 0)
     if n_methods > 2 or (not args.demo and n_methods == 0):
         also = ", each -d once more per --rerank" if args.rerank else ""
         raise InputError(f"a figure shows one or two methods (-d / --ranking{also}), not "
@@ -102,8 +101,13 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         raise InputError(f"{len(args.label)} --label names for {len(methods)} methods")
     evaluations = [(m, opened.evaluation(m, protocol, ap=args.ap, self_match=args.self_match))
                    for m in methods]
+    paired = None
+    if len(methods) == 2:
+        both = opened.paired(methods[0], methods[1], protocol, args.ap, args.self_match)
+        paired = (both.base, both.other)
     queries = select_queries(evaluations, queries=args.queries, worst=args.worst,
-                             best=args.best, largest_changes=args.largest_changes)
+                             best=args.best, largest_changes=args.largest_changes,
+                             paired=paired)
     layout = layout_figure(evaluations, queries, args.top, scores=args.scores,
                            show_ignored=args.show_ignored,
                            labels=dict(zip(methods, args.label, strict=False)))
@@ -123,7 +127,6 @@ def run_sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     from irviewer.core.ann.spec import parse_ann_spec
     from irviewer.opening.opener import open_now
-    from irviewer.reports.ann_report import sweep_record
 
     if len(args.ann) != 1 or not parse_ann_spec(args.ann[0]).is_sweep:
         raise InputError("--sweep draws one --ann SPEC with a comma list of values, e.g. "
@@ -137,17 +140,17 @@ def run_sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         raise InputError("--sweep searches one descriptor file (-d F)")
     opened = open_now(replace(request, rankings=()))
     protocol = args.protocol[0] if args.protocol else opened.protocols[0]
-    searched = [m for m in opened.methods.values() if m.ann is not None]
-    record = sweep_record([(m.name, m.ann, opened.evaluation(m.name, protocol, args.ap,
-                                                             args.self_match))
-                           for m in searched if m.ann is not None])
+    from irviewer.opening.base_comparison import sweep_of
+    from irviewer.view.sweep_view import sweep_view
+
+    searched = [m.name for m in opened.methods.values() if m.ann is not None]
+    title = f"{opened.first.name} + {parse_ann_spec(args.ann[0]).index}"
+    view = sweep_view(sweep_of(opened, searched, protocol, args.ap, args.self_match), title)
     _ensure_gui()
     from irviewer.gui.sweep_painter import export_sweep
 
-    title = f"{opened.first.name} + {parse_ann_spec(args.ann[0]).index}"
-    export_sweep(record, args.out, title)
-    print(f"wrote {args.out} ({len(record['settings'])} settings of {args.ann[0]}, "
-          f"{protocol})")
+    export_sweep(view, args.out)
+    print(f"wrote {args.out} ({len(view.rows)} settings of {args.ann[0]}, {protocol})")
     return 0
 
 

@@ -21,6 +21,7 @@ from irviewer.core import metrics
 from irviewer.core.ap_rules import ALL_AP_RULES, average_precision
 from irviewer.core.convention_names import AP_EVALUATORS, AP_LABELS, KEEP, REMOVE
 from irviewer.core.evaluation import Evaluation, PositiveRanks, scored_ranks
+from irviewer.core.learning_metrics import AP_AT_R, first_result_dropped, recall_key
 
 #: Each AP rule's name in the table (its label without "AP"; its evaluators are
 #: :data:`~irviewer.core.convention_names.AP_EVALUATORS`).
@@ -107,4 +108,59 @@ def all_conventions(ev: Evaluation) -> list[ConventionRow]:
         rows.append(_row(f"P@{k} revisitop", f"P@{k}", "revisitop mP@k",
                          PK_SOURCES["revisitop"], batch.precision_at_k_revisitop(k), p,
                          revisitop_own))
+    if protocol.map_at_r or protocol.recall_ks:
+        rows += _learning_rows(ev, flipped if flip == KEEP else None)
+    return rows
+
+
+BY_INDEX = ("pytorch-metric-learning 1.5.2 and later (2.x) AccuracyCalculator: "
+            "inference.return_results removes the query's own index")
+FIRST_DROPPED = ("pytorch-metric-learning up to 1.5.1 AccuracyCalculator: "
+                 "inference.return_results keeps D[:, 1:], I[:, 1:]")
+PAPERS_RECALL = ("the papers' Recall@K code, e.g. Proxy-Anchor (Kim et al. CVPR 2020) "
+                 "utils.evaluate_cos: topk(1 + K)[1][:, 1:], calc_recall_at_k over every query")
+INSHOP_RECALL = ("Proxy-Anchor (Kim et al. CVPR 2020) utils.evaluate_cos_Inshop: a hit when "
+                 "fewer than K negatives score above the best positive")
+
+
+def _learning_rows(ev: Evaluation, kept: PositiveRanks | None) -> list[ConventionRow]:
+    """Return metric learning's rows: where the queries are gallery images too (``kept``:
+    the positive ranks with the query's own image kept; None when the protocol keeps it,
+    and then there is no row), MAP@R, R-precision, P@1 and Recall@K with the query removed
+    by index (the protocol's own) beside the same with the first result dropped
+    (:func:`~irviewer.core.learning_metrics.first_result_dropped`); on a query -> gallery
+    set, Recall@K with tied scores in gallery order beside the same with ties resolved for
+    the positive, as the papers' In-Shop code counts them."""
+    protocol, p = ev.protocol, ev.positives
+    rows: list[ConventionRow] = []
+    if not ev.dataset.has_self_images:
+        for k in protocol.recall_ks:
+            key = recall_key(k)
+            rows.append(_row(f"{key} gallery order", key, "tied scores in gallery order",
+                             "irviewer's stable ranking", ev.per_query[key], p, True))
+            rows.append(_row(f"{key} ties for the positive", key,
+                             "tied scores ordered positives first", INSHOP_RECALL,
+                             ev.ties.per_query[f"{key}_best"], p, False))
+        return rows
+    if kept is None:  # the query's own image is kept (--self-match keep): no rule to compare
+        return rows
+    dropped = first_result_dropped(kept.ranks, kept.offsets, kept.n_positives,
+                                   protocol.recall_ks)
+    pairs = [(AP_AT_R, "MAP@R")] if protocol.map_at_r else []
+    for key, metric in (*pairs, ("R-precision", "R-precision"), ("P@1", "P@1")):
+        if key != "P@1":  # the P@1 by index is the true P@k row above
+            rows.append(_row(f"{metric} by index", metric, "the query removed by index",
+                             BY_INDEX, ev.per_query[key], p, True))
+        rows.append(_row(f"{metric} first dropped", metric, "the first result dropped",
+                         FIRST_DROPPED, dropped[key], p, False))
+    every = np.ones(len(p.n_positives), dtype=np.int64)
+    for k in protocol.recall_ks:
+        key = recall_key(k)
+        rows.append(_row(f"{key} by index", key, "the query removed by index",
+                         "irviewer, as pytorch-metric-learning 2.x removes the query",
+                         ev.per_query[key], p, True))
+        values = dropped[f"{key}_all"]
+        rows.append(ConventionRow(f"{key} first dropped, every query", key,
+                                  "the first result dropped, every query counted",
+                                  PAPERS_RECALL, values, _mean(values, every), False))
     return rows

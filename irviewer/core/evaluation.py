@@ -24,7 +24,8 @@ from irviewer.core.ap_rules import ap_polyline, average_precision
 from irviewer.core.convention_names import REMOVE
 from irviewer.core.dataset import Dataset, Query
 from irviewer.core.errors import InputError
-from irviewer.core.protocols import Protocol, check_applicable
+from irviewer.core.learning_metrics import learning_metrics
+from irviewer.core.protocols import Protocol, check_applicable, mean_key
 from irviewer.core.ranking import Ranking, top_of_row
 from irviewer.core.ties import (
     AP_EPSILON,
@@ -62,10 +63,10 @@ class Evaluation:
     """Per-query metric arrays and their means under one protocol.
 
     ``per_query`` maps a metric key (``AP``, ``P@1``, ``P@5(revisitop)``, ``INP``,
-    ``CMC@1``, ``R-precision``, ``first_positive_rank``, ``n_positives``) to an array over
-    queries; nan (or -1 for ranks) marks a skipped query. ``summary`` maps ``mAP``, ``mP@k``,
-    ``mP@k(revisitop)``, ``CMC@k``, ``mINP``, ``mR-precision``, ``n_evaluated`` and
-    ``n_skipped`` to numbers.
+    ``CMC@1``, ``R-precision``, ``AP@R``, ``Recall@1``, ``first_positive_rank``,
+    ``n_positives``) to an array over queries; nan (or -1 for ranks) marks a skipped query.
+    ``summary`` maps each metric's mean (:func:`~irviewer.core.protocols.mean_key`: ``mAP``,
+    ``CMC@k``, ...), ``n_evaluated`` and ``n_skipped`` to numbers.
     """
 
     dataset: Dataset
@@ -241,8 +242,7 @@ def tie_bounds(ev: Evaluation) -> TieBounds:
         groups, n, np.diff(ev.positives.offsets), protocol.ap, protocol.ap_positives,
         protocol.list_depth)
     ok = n > 0
-    summary = {f"m{k}" if not k.startswith("CMC@") else k:
-               float(np.mean(v[ok])) if ok.any() else float("nan")
+    summary = {mean_key(k): float(np.mean(v[ok])) if ok.any() else float("nan")
                for k, v in per_query.items()}
     tied = ok & (per_query["AP_best"] - per_query["AP_worst"] > AP_EPSILON)
     return TieBounds(per_query, summary, tied)
@@ -443,6 +443,7 @@ def _per_query(p: PositiveRanks, protocol: Protocol) -> dict[str, np.ndarray]:
             out[f"CMC@{k}"] = np.full(len(n), np.nan)
     if protocol.inp:
         out["INP"] = batch.inverse_negative_penalty()
+    out.update(learning_metrics(batch, protocol.map_at_r, protocol.recall_ks))
     out["R-precision"] = batch.r_precision()
     out["first_positive_rank"] = batch.first_positive_rank()
     out["n_positives"] = n.astype(np.int64)
@@ -457,8 +458,7 @@ def _summary(per_query: dict[str, np.ndarray], p: PositiveRanks,
     for key, values in per_query.items():
         if key in ("first_positive_rank", "n_positives"):
             continue
-        name = key if key.startswith("CMC@") else f"m{key}"
-        summary[name] = float(np.mean(values[ok])) if n_eval else float("nan")
+        summary[mean_key(key)] = float(np.mean(values[ok])) if n_eval else float("nan")
     summary["n_evaluated"] = n_eval
     summary["n_skipped"] = int(len(ok) - n_eval)
     return summary

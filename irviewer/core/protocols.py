@@ -58,6 +58,10 @@ class Protocol:
         cmc_repeats / seed: the CUHK03 sampler's repeat count and seed.
         inp: report mINP (Ye et al., TPAMI 2021).
         list_depth: score only the first N results after removals (HPatches: 50).
+        map_at_r: report MAP@R (Musgrave et al. ECCV 2020, as pytorch-metric-learning's
+            AccuracyCalculator computes it; :mod:`irviewer.core.learning_metrics`).
+        recall_ks: cut-offs of metric learning's Recall@K (a same-label result within the
+            first K; none when empty).
         ap_positives: AP's denominator: ``all`` positives of the query (trec_eval) or only
             those ``retrieved`` within the list (VLFeat ``vl_pr`` as HPatches uses it; 0 when
             none is retrieved).
@@ -80,6 +84,8 @@ class Protocol:
     inp: bool = False
     list_depth: int | None = None
     ap_positives: Literal["all", "retrieved"] = "all"
+    map_at_r: bool = False
+    recall_ks: tuple[int, ...] = ()
     headline: str = "mAP"
     source: str = ""
 
@@ -97,7 +103,7 @@ class Protocol:
         if overlap:
             raise InputError(f"protocol {self.name}: group(s) {', '.join(sorted(overlap))} "
                              "cannot be both positive and ignored")
-        if any(k < 1 for k in (*self.ks, *self.cmc_ks)):
+        if any(k < 1 for k in (*self.ks, *self.cmc_ks, *self.recall_ks)):
             raise InputError(f"protocol {self.name}: cut-offs k must be at least 1")
         if self.ap_positives not in ("all", "retrieved"):
             raise InputError(f"unknown AP denominator {self.ap_positives!r}: use all or "
@@ -138,6 +144,8 @@ class Protocol:
             "inp": self.inp,
             "list_depth": self.list_depth,
             "ap_positives": self.ap_positives,
+            "map_at_r": self.map_at_r,
+            "recall_ks": list(self.recall_ks),
             "headline": self.headline,
             "source": self.source,
         }
@@ -191,7 +199,43 @@ PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (
              self_match=REMOVE, ks=(1, 5, 10),
              source="INRIA Holidays (Jegou et al. ECCV 2008, eval_holidays): same group is "
                     "positive, the query image is removed from its own results"),
+    *(Protocol(name, "instance", positive=("positive",), ignored=("junk",), ap=FINITE,
+               self_match=REMOVE, ks=(1,), map_at_r=True, recall_ks=cutoffs,
+               headline="Recall@1",
+               source=f"{what}, leave-one-out: every image queries all the others, the same "
+                      "label is positive, the query itself removed by index; MAP@R, "
+                      "R-precision and P@1 as pytorch-metric-learning 2.x AccuracyCalculator "
+                      "(avg_of_avgs=False), Recall@K as the metric-learning papers (Song et "
+                      "al. CVPR 2016)")
+      for name, what, cutoffs in (
+          ("metric-learning", "deep metric learning (CUB-200-2011 and Cars196 test classes, "
+           "or any labelled set)", (1, 2, 4, 8)),
+          ("sop", "Stanford Online Products (Song et al. CVPR 2016)", (1, 10, 100, 1000)))),
+    Protocol("inshop", "instance", positive=("positive",), ignored=("junk",), ap=FINITE,
+             self_match=REMOVE, ks=(1,), recall_ks=(1, 10, 20, 30, 40, 50),
+             headline="Recall@1",
+             source="In-Shop Clothes Retrieval (Liu et al. CVPR 2016, DeepFashion): each "
+                    "query image against the gallery, the gallery images of its item are "
+                    "positive; Recall@K as the metric-learning papers"),
 )}
+
+#: Per-query keys whose mean over the queries keeps the key's name (a CMC or Recall@K value
+#: is already a rate over queries); every other mean is the key with "m" in front.
+RATE_PREFIXES = ("CMC@", "Recall@")
+
+
+def mean_key(key: str) -> str:
+    """Return the summary key of the mean of per-query key ``key``: ``CMC@1`` and
+    ``Recall@1`` as they are, ``m`` + the key otherwise (``mAP``, ``mP@1``, ``mAP@R``)."""
+    return key if key.startswith(RATE_PREFIXES) else f"m{key}"
+
+
+#: The sentences of metric learning's metrics (:func:`conventions`).
+MAP_AT_R = ("MAP@R (Musgrave et al. ECCV 2020) as pytorch-metric-learning's "
+            "AccuracyCalculator: the precision at each same-label result within the first R, "
+            "summed and divided by R = the query's same-label references, itself excluded")
+RECALL_AT_K = ("Recall@K of the metric-learning papers (Song et al. CVPR 2016): 1 when a "
+               "same-label result is among the first K")
 
 
 def conventions(protocol: Protocol, keys: Iterable[str]) -> dict[str, str]:
@@ -261,6 +305,10 @@ def _metric_convention(protocol: Protocol, key: str) -> str | None:
         return "inverse negative penalty (Ye et al. TPAMI 2021)"
     if key == "mR-precision":
         return "precision at R = number of positives"
+    if key == "mAP@R":
+        return MAP_AT_R
+    if key.startswith("Recall@"):
+        return RECALL_AT_K
     return ""
 
 

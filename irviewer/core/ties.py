@@ -226,7 +226,7 @@ def expected_ap(groups: TieGroups, denominators: np.ndarray, rule: str,
 
 #: The per-query metrics whose best and worst tie orders bound them: each can only fall
 #: when a positive moves down (revisitop's mP@k can rise, so it is not bounded this way).
-BOUNDED = ("AP", "P@", "CMC@")
+BOUNDED = ("AP", "P@", "CMC@", "Recall@")
 
 
 @dataclass(frozen=True)
@@ -234,7 +234,8 @@ class TieBounds:
     """How far tied scores move one evaluation's numbers.
 
     ``per_query`` maps ``AP_best``, ``AP_worst``, ``AP_expected`` and, where the protocol
-    has them, ``P@k_best`` / ``P@k_worst`` and ``CMC@k_best`` / ``CMC@k_worst`` to arrays
+    has them, ``P@k_best`` / ``P@k_worst``, ``CMC@k_best`` / ``CMC@k_worst`` (likewise
+    ``AP@R`` and ``Recall@k``) to arrays
     over queries (nan for a skipped query; ``AP_expected`` also nan where no closed form
     exists: an interpolated AP rule, or a tie group cut by the protocol's list depth under
     a denominator of listed positives). ``summary`` has their means over the evaluated

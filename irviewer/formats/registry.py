@@ -17,7 +17,7 @@ from irviewer.formats.base import Reader, ReadOptions, option, refuse_options_no
 
 #: Modules of irviewer.formats that each define ``READER`` (one benchmark family each).
 BUILTIN = ("collection", "manifest", "oxford", "revisited", "reid", "holidays", "instance_names",
-           "hpatches", "hpatches_tasks")
+           "hpatches", "hpatches_tasks", "sop", "cub", "cars", "inshop")
 
 _READERS: dict[str, Reader] = {}
 

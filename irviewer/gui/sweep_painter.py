@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 from irviewer.core.errors import InputError
 from irviewer.io.atomic import atomic_write_bytes
 from irviewer.view import palette
+from irviewer.view.sweep_view import SweepView
 
 #: The figure's size in points (PDF, SVG) and, at 2x, in PNG pixels.
 SIZE = QSize(640, 400)
@@ -26,12 +27,11 @@ _INK = QColor(palette.PLOT_INK)
 _PAPER = QColor(palette.WHITE)
 
 
-def paint_sweep(painter: QPainter, area: QRectF, record: dict, title: str = "") -> None:
-    """Paint the sweep ``record`` (the eval report's ``sweep`` member:
-    :func:`irviewer.reports.ann_report.sweep_record`) into ``area``: x = search time per
-    query (ms, log scale), y = mAP (%), each setting a labelled point, the exact mAP a
-    dashed line."""
-    settings = [s for s in record["settings"] if s["mAP"] is not None]
+def paint_sweep(painter: QPainter, area: QRectF, view: SweepView) -> None:
+    """Paint the sweep ``view`` (:func:`irviewer.view.sweep_view.sweep_view`) into
+    ``area``: x = search time per query (ms, log scale), y = mAP (%), each setting a
+    labelled point, the exact mAP at the same depth a dashed line."""
+    title = view.title
     painter.save()
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     painter.fillRect(area, _PAPER)
@@ -41,10 +41,10 @@ def paint_sweep(painter: QPainter, area: QRectF, record: dict, title: str = "") 
     left, right, top, bottom = 58.0, 18.0, 30.0 if title else 14.0, 46.0
     plot = QRectF(area.left() + left, area.top() + top, area.width() - left - right,
                   area.height() - top - bottom)
-    times = [max(s["ms_per_query"], 1e-4) for s in settings] or [1.0]
-    maps = [100 * s["mAP"] for s in settings]
-    exact = record.get("mAP_exact")
-    ys = [*maps, *([100 * exact] if exact is not None else [])] or [0.0, 100.0]
+    times = [max(p.ms_per_query, 1e-4) for p in view.points] or [1.0]
+    maps = [p.map_percent for p in view.points]
+    exact = view.exact_percent
+    ys = [*maps, *([exact] if exact is not None else [])] or [0.0, 100.0]
     lo_x, hi_x = math.log10(min(times)), math.log10(max(times))
     if hi_x - lo_x < 0.3:
         lo_x, hi_x = lo_x - 0.3, hi_x + 0.3
@@ -92,7 +92,7 @@ def paint_sweep(painter: QPainter, area: QRectF, record: dict, title: str = "") 
     painter.translate(area.left() + 14, plot.center().y())
     painter.rotate(-90)
     painter.drawText(QRectF(-plot.height() / 2, -8, plot.height(), 16),
-                     Qt.AlignmentFlag.AlignHCenter, f"mAP % ({record['protocol']})")
+                     Qt.AlignmentFlag.AlignHCenter, view.y_label)
     painter.restore()
     if title:
         bold = QFont(font)
@@ -104,21 +104,20 @@ def paint_sweep(painter: QPainter, area: QRectF, record: dict, title: str = "") 
     if exact is not None:
         pen = QPen(_EXACT, 1.2, Qt.PenStyle.DashLine)
         painter.setPen(pen)
-        y = at(times[0], 100 * exact).y()
+        y = at(times[0], exact).y()
         painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
         painter.drawText(QRectF(plot.left() + 4, y - 15, plot.width() - 8, 14),
-                         Qt.AlignmentFlag.AlignLeft,
-                         f"exact ranking: {100 * exact:.2f}")
+                         Qt.AlignmentFlag.AlignLeft, view.exact_label)
     points = [at(t, m) for t, m in zip(times, maps, strict=True)]
     painter.setPen(QPen(_CURVE, 1.6))
     for a, b in itertools.pairwise(points):
         painter.drawLine(a, b)
     painter.setBrush(_CURVE)
-    for s, p in zip(settings, points, strict=True):
+    for s, p in zip(view.points, points, strict=True):
         painter.setPen(QPen(_CURVE, 1.0))
         painter.drawEllipse(p, 3.2, 3.2)
         painter.setPen(_INK)
-        label = s["setting"].split(":", 1)[-1] if ":" in s["setting"] else s["setting"]
+        label = s.label
         width = painter.fontMetrics().horizontalAdvance(label) + 4
         x = p.x() + 5 if p.x() + 5 + width <= plot.right() else p.x() - 5 - width
         painter.drawText(QRectF(x, p.y() + 2, width, 14), Qt.AlignmentFlag.AlignLeft, label)
@@ -135,9 +134,9 @@ def _ticks(lo: float, hi: float) -> list[float]:
 class SweepFigure(QWidget):
     """The sweep figure as a widget (the window's sweep dialog)."""
 
-    def __init__(self, record: dict, title: str = "", parent: QWidget | None = None) -> None:
+    def __init__(self, view: SweepView, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.record, self.title = record, title
+        self.view = view
         self.setMinimumSize(480, 300)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
 
@@ -148,11 +147,11 @@ class SweepFigure(QWidget):
     def paintEvent(self, _event: object) -> None:  # noqa: N802 - Qt's name
         """Paint the figure over the whole widget."""
         painter = QPainter(self)
-        paint_sweep(painter, QRectF(self.rect()), self.record, self.title)
+        paint_sweep(painter, QRectF(self.rect()), self.view)
         painter.end()
 
 
-def export_sweep(record: dict, path: Path, title: str = "") -> None:
+def export_sweep(view: SweepView, path: Path) -> None:
     """Write the sweep figure to ``path``: .png (2x pixels), .pdf or .svg (vector);
     InputError for another suffix."""
     from PySide6.QtCore import QBuffer, QByteArray, QIODevice
@@ -167,7 +166,7 @@ def export_sweep(record: dict, path: Path, title: str = "") -> None:
         image.fill(_PAPER)
         painter = QPainter(image)
         painter.scale(2, 2)
-        paint_sweep(painter, area, record, title)
+        paint_sweep(painter, area, view)
         painter.end()
         from PySide6.QtGui import QImageWriter
 
@@ -186,7 +185,7 @@ def export_sweep(record: dict, path: Path, title: str = "") -> None:
         writer.setPageLayout(QPageLayout(size, QPageLayout.Orientation.Portrait,
                                          QMarginsF(0, 0, 0, 0)))
         painter = QPainter(writer)
-        paint_sweep(painter, area, record, title)
+        paint_sweep(painter, area, view)
         painter.end()
     elif kind == ".svg":
         from PySide6.QtSvg import QSvgGenerator
@@ -196,7 +195,7 @@ def export_sweep(record: dict, path: Path, title: str = "") -> None:
         generator.setSize(SIZE)
         generator.setViewBox(area)
         painter = QPainter(generator)
-        paint_sweep(painter, area, record, title)
+        paint_sweep(painter, area, view)
         painter.end()
     else:
         raise InputError(f"{Path(path).name}: a figure is written as .pdf, .svg or .png")

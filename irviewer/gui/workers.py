@@ -20,7 +20,7 @@ A worker is one of two kinds:
 
 :class:`Opener` opens datasets (:func:`irviewer.opening.opener.iter_open`, whose generator
 returns the :class:`~irviewer.opening.opener.Opened`); :class:`Reranker` re-ranks one
-method of them (:func:`irviewer.opening.reranking.iter_reranked`, returning the new
+method of them (:func:`irviewer.methods.reranked.iter_reranked`, returning the new
 method); :class:`Auditor` audits labels (:func:`irviewer.core.audit.iter_audit`, whose last
 step carries the result); :class:`Scorer` counts the score of every pair of an evaluation
 (:func:`irviewer.core.score_distribution.iter_pair_scores`, whose last step carries it);
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from irviewer.core.dataset import Dataset
     from irviewer.core.evaluation import Evaluation
     from irviewer.core.ranking import Ranking
-    from irviewer.opening.reranking import Reranking
+    from irviewer.methods.reranked import Reranking
 
 # The audit, the indexer and the re-ranking are imported when first asked for (on the GUI
 # thread, in the method that starts them): the window opens without them, about 60 ms sooner.
@@ -229,15 +229,15 @@ class Opener(Worker):
 
 
 class Reranker(Worker):
-    """Re-ranks one method of the open data (:mod:`irviewer.opening.reranking`);
+    """Re-ranks one method of the open data (:mod:`irviewer.methods.reranked`);
     ``done(Method)``, the method "F + SPEC"."""
 
     def rerank(self, opened: Opened, plan: Reranking, sync: bool = False) -> None:
         """Start re-ranking ``plan``'s method of ``opened`` (what it needs is taken now, on
         the calling thread); makes any earlier request stale."""
-        from irviewer.opening.reranking import iter_reranked
+        from irviewer.methods.reranked import iter_reranked
 
-        job = iter_reranked(opened, plan)
+        job = iter_reranked(opened.methods[plan.method], plan, opened.dataset)
         self.start(lambda: job,
                    f"not enough memory to re-rank {plan.method} by {plan.chain.text}; close "
                    "other programs, or re-rank by a chain without k-reciprocal", sync=sync)

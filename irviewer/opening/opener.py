@@ -11,9 +11,12 @@ worker thread; ``irviewer eval`` runs :func:`open_now`. What to open, the
 :class:`~irviewer.opening.request.OpenRequest`, is :mod:`irviewer.opening.request`'s.
 
 :class:`Opened` holds one shared :class:`Dataset` and every evaluation, computed once per
-(method, protocol, AP rule, self-match rule) and kept in one cache; other conventions are
-re-scored from the same ranking on request, never re-ranked, and a change of ground truth
-(:meth:`Opened.update_ground_truth`) re-scores only the queries it touches.
+(method, protocol, AP rule, self-match rule, depth) and kept in one cache; other conventions
+are re-scored from the same ranking on request, never re-ranked, and a change of ground
+truth (:meth:`Opened.update_ground_truth`) re-scores only the queries it touches. Two
+methods are compared by one rule (:meth:`Opened.paired`): at their common depth when either
+stops at its lists. The methods themselves, every kind, are made by one pipeline
+(:mod:`irviewer.methods.making`) from the request's plan (:meth:`OpenRequest.plan`).
 """
 
 from __future__ import annotations
@@ -22,47 +25,30 @@ from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from irviewer.core.ann.search import iter_engine
+from irviewer.core.ann.milvus_engine import ENGINE_WHERE
+from irviewer.core.ann.search import COLLECTION_WHERE
 from irviewer.core.ann.spec import WHERE as ANN_WHERE
 from irviewer.core.ann.spec import parse_ann_spec
 from irviewer.core.chance import chance_level
 from irviewer.core.dataset import Dataset
-from irviewer.core.descriptors import (
-    AlignedDescriptors,
-    Descriptors,
-    align,
-    align_queries,
-    file_sha256,
-    holds_gallery,
-    prefetch_sha256,
-)
+from irviewer.core.descriptors import prefetch_sha256
 from irviewer.core.errors import InputError, Sentence
 from irviewer.core.evaluation import Evaluation, evaluate
 from irviewer.core.progress import result_of
 from irviewer.core.protocols import get_protocol
-from irviewer.core.ranking import Ranking, iter_rank
-from irviewer.core.rerank import Chain, iter_rerank, parse_spec
+from irviewer.core.ranking import Ranking, common_depth, cut_at
 from irviewer.core.rerank.spec import WHERE
-from irviewer.formats.base import ReadOptions, option, read_name_list
+from irviewer.formats.base import ReadOptions, read_name_list
 from irviewer.formats.corrections_file import (
     LoadedCorrections,
     load_corrections,
 )
-from irviewer.formats.descriptor_files import descriptor_names, read_descriptors
-from irviewer.formats.hpatches_tasks import NAME as TASKS
-from irviewer.formats.hpatches_tasks import iter_rank_tasks
+from irviewer.formats.descriptor_files import descriptor_names
 from irviewer.formats.registry import read_dataset
-from irviewer.opening.approximate import iter_ann_methods, iter_engine_search, iter_recorded
-from irviewer.opening.method import Method, Step, as_steps
-from irviewer.opening.request import (
-    DescriptorFile,
-    MethodSource,
-    OpenRequest,
-    RankingFile,
-    method_names,
-    reranked_name,
-    with_default_method,
-)
+from irviewer.methods.making import iter_make
+from irviewer.methods.method import Method, Step
+from irviewer.methods.spec import Approximate, Engine, MethodSpec, Reranked
+from irviewer.opening.request import OpenRequest, with_default_method
 
 
 class MethodEvaluations(Mapping[str, Evaluation]):
@@ -84,8 +70,24 @@ class MethodEvaluations(Mapping[str, Evaluation]):
         return len(self._opened.protocols)
 
 
-#: An evaluation's cache key: (method, protocol, AP rule, self-match rule), rules resolved.
-EvaluationKey = tuple[str, str, str, str]
+#: An evaluation's cache key: (method, protocol, AP rule, self-match rule, depth), rules
+#: resolved; depth None: the method's own lists (a depth: its first results only).
+EvaluationKey = tuple[str, str, str, str, "int | None"]
+
+
+@dataclass(frozen=True)
+class Paired:
+    """Two methods scored for a comparison under one protocol and conventions: ``base`` and
+    ``other`` at one ``depth`` (None: both whole, every positive at its exact rank; a depth
+    K: both on their first K results, a positive past K missed, every positive in AP's
+    denominator: :mod:`irviewer.core.ranking.cut`), and each method's own evaluation
+    (``base_own``, ``other_own``: its lists as made, the numbers eval reports for it)."""
+
+    base: Evaluation
+    other: Evaluation
+    depth: int | None
+    base_own: Evaluation
+    other_own: Evaluation
 
 
 @dataclass
@@ -93,12 +95,13 @@ class Opened:
     """A dataset ready to inspect: one shared dataset and, per method, its ranking; every
     evaluation in one cache (:meth:`evaluation`).
 
-    ``methods`` keeps the request's order; the first is shown first. ``protocols`` are the
-    protocols scored (the request's, else the dataset's). ``corrections`` is the
-    corrections file applied when opening (None when none was): its log's ``published``
-    dataset is the ground truth as read, ``dataset`` starts as the corrected one.
-    ``not_reopened`` says, one sentence each, which methods the request recorded could not
-    be made again (an approximate method whose index file is gone); the request keeps them.
+    ``methods`` keeps the request's plan order (:meth:`OpenRequest.plan`); the first is
+    shown first. ``protocols`` are the protocols scored (the request's, else the dataset's).
+    ``corrections`` is the corrections file applied when opening (None when none was): its
+    log's ``published`` dataset is the ground truth as read, ``dataset`` starts as the
+    corrected one. ``not_reopened`` says, one sentence each, which methods the request
+    recorded could not be made again (an approximate method whose index file is gone); the
+    request keeps them.
     """
 
     dataset: Dataset
@@ -138,65 +141,98 @@ class Opened:
         (a method's notes name its file)."""
         return (*self.dataset.notes, *(n for m in self.methods.values() for n in m.notes))
 
+    def reported(self) -> list[Method]:
+        """Return the methods a report scores: the derived ones when the request asks every
+        file for a derivation (``--rerank``, ``--ann``, ``--engine``: one per file and
+        setting), otherwise the plain ones; each derived one is reported with its plain
+        method beside it (:meth:`paired`)."""
+        if self.request.derives:
+            derived = [m for m in self.methods.values() if m.made.derivation is not None]
+            if derived:
+                return derived
+        return [m for m in self.methods.values() if m.made.derivation is None]
+
     def evaluation(self, method: str, protocol: str, ap: str | None = None,
-                   self_match: str | None = None) -> Evaluation:
+                   self_match: str | None = None, depth: int | None = None) -> Evaluation:
         """Return ``method``'s evaluation under ``protocol`` with the AP rule and self-match
-        rule overridden where given (None: the protocol's own); computed once, from the
-        method's ranking (re-scored, never re-ranked)."""
+        rule overridden where given (None: the protocol's own), on its first ``depth``
+        results when given (:func:`irviewer.core.ranking.cut_at`; None: its lists as made);
+        computed once, from the method's ranking (re-scored, never re-ranked)."""
         m = self.methods[method]
         chosen = get_protocol(protocol).override(ap=ap, self_match=self_match)
-        key = (method, protocol, chosen.ap, chosen.self_match)
+        if depth is not None and m.ranking.truncated and m.ranking.k <= depth:
+            depth = None  # its lists stop there already
+        key = (method, protocol, chosen.ap, chosen.self_match, depth)
         found = self._evaluations.get(key)
         if found is None:
-            found = self._evaluations[key] = evaluate(self.dataset, m.ranking, chosen)
+            ranking = m.ranking if depth is None else cut_at(m.ranking, self.dataset, depth)
+            found = self._evaluations[key] = evaluate(self.dataset, ranking, chosen)
         return found
 
-    def add_reranked(self, index: int, method: Method) -> None:
-        """Add ``method``, descriptor file ``index`` re-ranked by ``method.rerank``: placed
-        after that file's other methods and recorded in :attr:`request` (``reranked``), so
-        that a session reopens it (:mod:`irviewer.opening.reranking` makes it)."""
-        assert method.rerank is not None
-        self.request = replace(self.request, reranked=(*self.request.reranked,
-                                                       (index, method.rerank.text)))
-        found = {**self.methods,
-                 method.name: replace(method, evaluations=MethodEvaluations(self, method.name))}
-        order = [n for n in self.request.method_names() if n in found]
-        self.methods = {n: found[n] for n in (*order, *(n for n in found if n not in order))}
+    def paired(self, base: str, other: str, protocol: str, ap: str | None = None,
+               self_match: str | None = None) -> Paired:
+        """Return ``base`` and ``other`` scored for comparison under ``protocol``: at their
+        common depth when either stops at its lists (:func:`irviewer.core.ranking.
+        common_depth`), else whole. The one rule of compare, the window's compare mode, an
+        approximate search's ΔAP and the sweep."""
+        depth = common_depth(self.methods[base].ranking, self.methods[other].ranking)
+        own = (self.evaluation(base, protocol, ap, self_match),
+               self.evaluation(other, protocol, ap, self_match))
+        return Paired(self.evaluation(base, protocol, ap, self_match, depth),
+                      self.evaluation(other, protocol, ap, self_match, depth), depth, *own)
 
-    def add_methods(self, after: str, methods: Sequence[Method], spec: str | None = None,
-                    engine: tuple[str, str, str | None] | None = None) -> None:
-        """Add ``methods`` (approximate searches of method ``after``) right after ``after``
-        and the methods already derived from it. What made them is recorded in
-        :attr:`request`, so that a session reopens them, when ``after`` is a descriptor
-        file's plain method: ``spec``, an approximate-search SPEC (``approximate``; an
-        index file by its absolute path), or ``engine``, (URI, collection, names field) of a
-        vector engine the first file's queries were searched in (``engine``; one engine a
-        request)."""
-        key = self.request.method_key(after)
-        file = key[0] if key is not None and key[1] is None \
-            and key[0] < len(self.request.descriptors) else None
-        if file is not None and spec is not None:
-            parsed = parse_ann_spec(spec)
-            if parsed.is_file:
-                parsed = replace(parsed, index=str(Path(parsed.index).resolve()))
-            self.request = replace(self.request, approximate=(
-                *self.request.approximate, (file, parsed.text)))
-        if file == 0 and engine is not None and self.request.engine is None:
-            self.request = replace(self.request, engine=engine[0], collection=engine[1],
-                                   engine_names=engine[2])
-        names = list(self.methods)
-        at = names.index(after) + 1
-        while at < len(names) and names[at].startswith(f"{after} + "):
-            at += 1
-        added = {m.name: replace(m, evaluations=MethodEvaluations(self, m.name))
-                 for m in methods}
-        order = [*names[:at], *added, *names[at:]]
-        found = {**self.methods, **added}
+    def base_of(self, method: str) -> Method | None:
+        """Return the method ``method`` is derived from and compared with (its file's plain
+        method), or None for a plain method or one with no plain method beside it (a
+        descriptor file holding the queries only, searched in a vector engine)."""
+        base = self.methods[method].base
+        return None if base is None else self.methods.get(base)
+
+    def related(self, method: str) -> list[str]:
+        """Return the other methods of ``method``'s file, in the Method list's order: its
+        plain method and every method derived from it."""
+        position = self.methods[method].made.source.position
+        return [n for n, m in self.methods.items()
+                if n != method and m.made.source.position == position]
+
+    def add(self, methods: Sequence[Method]) -> None:
+        """Add ``methods`` (derived from methods already open: the window's File ▸ Add a
+        re-ranked / approximate index / engine method) right after their file's methods,
+        and record what derives them in :attr:`request` (``reranked``, ``approximate``,
+        ``engines``), so that a session reopens them."""
+        request = self.request
+        for m in methods:
+            spec = m.made
+            d, i = spec.derivation, spec.source.position
+            if isinstance(d, Reranked) and (i, d.spec) not in request.reranked_pairs():
+                request = replace(request, reranked=(*request.reranked, (i, d.spec)))
+            elif isinstance(d, Approximate):
+                text = d.spec
+                parsed = parse_ann_spec(text)
+                if parsed.is_file:
+                    text = replace(parsed, index=str(Path(parsed.index).resolve())).text
+                if (i, text) not in request.approximate_pairs() \
+                        and (i, d.spec) not in request.approximate_pairs():
+                    request = replace(request, approximate=(*request.approximate, (i, text)))
+            elif isinstance(d, Engine):
+                ref = (d.uri, d.collection, d.names_field)
+                if (i, ref) not in request.engine_pairs():
+                    request = replace(request, engines=(*request.engines, (i, ref)))
+        self.request = request
+        found = {**self.methods, **{m.name: replace(m, evaluations=MethodEvaluations(
+            self, m.name)) for m in methods}}
+        order: list[str] = []
+        for m in found.values():  # each file's methods together, in the order they came
+            if m.name in order:
+                continue
+            position = m.made.source.position
+            order += [n for n, o in found.items() if o.made.source.position == position
+                      and n not in order]
         self.methods = {n: found[n] for n in order}
 
     def cached(self) -> dict[EvaluationKey, Evaluation]:
-        """Return a copy of the cache: (method, protocol, AP rule, self-match rule) ->
-        evaluation."""
+        """Return a copy of the cache: (method, protocol, AP rule, self-match rule, depth)
+        -> evaluation."""
         return dict(self._evaluations)
 
     def update_ground_truth(self, dataset: Dataset, changed: Sequence[int]) -> None:
@@ -218,7 +254,8 @@ Opening = Generator[Step, None, Opened]
 
 
 def iter_open(request: OpenRequest) -> Opening:
-    """Read, rank and evaluate every method of ``request``, yielding :class:`Step` progress;
+    """Read, rank and evaluate every method of ``request`` (:meth:`OpenRequest.plan`,
+    made by :func:`irviewer.methods.making.iter_make`), yielding :class:`Step` progress;
     return the :class:`Opened` result (``opened = yield from iter_open(request)``).
 
     Stop iterating (``close()``) to cancel between steps; ranking yields a step per block
@@ -227,147 +264,70 @@ def iter_open(request: OpenRequest) -> Opening:
     file). InputError for bad input.
     """
     request = with_default_method(request)
-    sources = request.method_sources()
-    if not sources:
-        raise InputError(f"{Path(request.dataset).name}: give a descriptor file or a "
-                         "precomputed ranking to inspect it with")
-    for source in sources:  # each file's hash, for the report, on another core meanwhile
-        prefetch_sha256(source.path)
-    chains = rerank_chains(request)
-    pairs, approximate = request.reranked_pairs(), request.approximate_pairs()
+    specs = check_plan(request)
+    for path in request.sources():  # each file's hash, for the report, on another core
+        prefetch_sha256(Path(path))
     yield Step("reading the dataset")
     dataset, corrections = open_ground_truth(request)
-    names = method_names(request.sources())
-    n_methods = len(names)
+    not_reopened: list[str] = []
+    made = yield from iter_make(specs, dataset, _row_names(request.options), not_reopened)
     methods: dict[str, Method] = {}
     scored: dict[EvaluationKey, Evaluation] = {}
-    not_reopened: list[str] = []
-    for i, (name, source) in enumerate(zip(names, sources, strict=True)):
-        label = f" ({name}, {i + 1} of {n_methods})" if n_methods > 1 else ""
-        own = tuple(chains[spec] for j, spec in pairs if j == i)
-        only = i == 0 and isinstance(source, DescriptorFile) and _queries_only(
-            source, dataset, request, own)
-        if only:
-            assert isinstance(source, DescriptorFile)
-            found = [(yield from _iter_engine_only(source, name, label, dataset, request))]
-        else:
-            found = yield from iter_methods(source, name, label, dataset, request, own)
-        searches = tuple(spec for j, spec in approximate if j == i)
-        if (searches or (request.engine and i == 0)) and isinstance(source, DescriptorFile) \
-                and not only:
-            plain = next((m for m in found if m.rerank is None), None)
-            if plain is None or dataset.format == TASKS:
-                raise InputError(f"{source.path.name}: {ANN_WHERE} searches one gallery "
-                                 "with the descriptor file's plain (exact) method")
-            strict = tuple(spec for spec in searches if spec in request.ann)
-            found += yield from iter_ann_methods(plain, dataset, request.k, strict, label)
-            found += yield from iter_recorded(  # the window's or a session's: said if not
-                plain, dataset, request.k, [s for s in searches if s not in strict],
-                not_reopened, label)
-            if request.engine and i == 0:
-                found.append((yield from iter_engine_search(
-                    plain, dataset, request.k, request.engine, request.collection,
-                    request.engine_names, label)))
-        for method in found:
-            yield Step(f"scoring{label}")
-            mine = []
-            for p in dataset.protocols:
-                chosen = get_protocol(p).override(ap=request.ap, self_match=request.self_match)
-                ev = evaluate(dataset, method.ranking, chosen)
-                scored[(method.name, p, chosen.ap, chosen.self_match)] = ev
-                mine.append(ev)
-            if method.matched_by_position:
-                method = replace(method, notes=(*method.notes, *chance_notes(method, mine)))
-            methods[method.name] = method
+    files = list(dict.fromkeys(m.made.source.position for m in made))
+    for method in made:
+        yield Step(f"scoring{file_label(method, files)}")
+        mine = []
+        for p in dataset.protocols:
+            chosen = get_protocol(p).override(ap=request.ap, self_match=request.self_match)
+            ev = evaluate(dataset, method.ranking, chosen)
+            scored[(method.name, p, chosen.ap, chosen.self_match, None)] = ev
+            mine.append(ev)
+        if method.matched_by_position:
+            method = replace(method, notes=(*method.notes, *chance_notes(method, mine)))
+        methods[method.name] = method
     return Opened(dataset, methods, request, scored, corrections, tuple(not_reopened))
 
 
-def _queries_only(source: DescriptorFile, dataset: Dataset, request: OpenRequest,
-                  chains: tuple[Chain, ...]) -> bool:
-    """Return True when ``source`` is searched in a vector engine and names gallery images
-    but not every one of ``dataset``'s: it holds the queries, the gallery lives in the
-    engine. False (today's path, and its sentence for missing gallery images) without an
-    engine, for HPatches task lists, and when the file is also re-ranked or searched by a
-    FAISS index, which need its gallery rows."""
-    searched = any(j == 0 for j, _ in request.approximate_pairs())
-    if not request.engine or chains or searched or dataset.format == TASKS:
-        return False
-    names = descriptor_names(source.path)
-    return names is not None and not holds_gallery(names, dataset)
+def file_label(method: Method, files: list[int]) -> str:
+    """Return how a progress stage names ``method``'s file among ``files`` (positions):
+    " (F, i of n)", or nothing for one file; as :func:`irviewer.methods.making.iter_make`
+    names them."""
+    if len(files) < 2:
+        return ""
+    at = files.index(method.made.source.position)
+    plain = method.base or method.name
+    return f" ({plain}, {at + 1} of {len(files)})"
 
 
-def _iter_engine_only(source: DescriptorFile, name: str, label: str, dataset: Dataset,
-                      request: OpenRequest) -> Generator[Step, None, Method]:
-    """Return the method "F + milvus:COLLECTION" of a descriptor file holding the queries
-    only, yielding progress: its queries searched in the engine
-    (:func:`irviewer.core.ann.search.iter_engine`), no exact ranking beside them."""
-    descriptors = yield from _iter_read_descriptors(source, label, dataset, request)
-    aligned = align_queries(descriptors, dataset)
-    assert request.engine is not None
-    searched = yield from as_steps(iter_engine(name, aligned, None, dataset, request.k,
-                                               request.engine, request.collection,
-                                               request.engine_names, label))
-    return replace(_descriptor_method(source, name, descriptors, searched.ranking),
-                   name=searched.name, ann=searched.run)
-
-
-def rerank_chains(request: OpenRequest) -> dict[str, Chain]:
-    """Return the request's re-ranking chains by SPEC (``rerank`` and ``reranked``), parsed
-    (nothing is read yet); InputError for a bad SPEC, for SPECs without a descriptor file to
-    re-rank (precomputed rankings carry no vectors), or for a ``reranked`` pair naming no
-    descriptor file."""
-    texts = dict.fromkeys([*request.rerank, *(s for _, s in request.reranked)])
-    chains = {text: parse_spec(text) for text in texts}
-    if request.rerank and not request.descriptors:
+def check_plan(request: OpenRequest) -> tuple[MethodSpec, ...]:
+    """Return ``request``'s plan (:meth:`OpenRequest.plan`), checked before anything is read:
+    InputError (one sentence) for no method at all, a SPEC that does not parse, a
+    derivation asked for every file when no descriptor file is given (precomputed rankings
+    carry no vectors), or a recorded derivation naming no descriptor file."""
+    if not request.sources():
+        raise InputError(f"{Path(request.dataset).name}: give a descriptor file or a "
+                         "precomputed ranking to inspect it with")
+    if (request.rerank or request.ann) and not request.descriptors:
         files = ", ".join(Path(p).name for p in request.rankings) or Path(request.dataset).name
-        raise InputError(f"{files}: {WHERE} re-ranks the vectors of a descriptor file, and a "
+        where, verb = (WHERE, "re-ranks") if request.rerank else (ANN_WHERE, "searches")
+        raise InputError(f"{files}: {where} {verb} the vectors of a descriptor file, and a "
                          "precomputed ranking (TREC run, .npz indices, .results) has none; "
                          "give the descriptor file instead")
-    for i, spec in request.reranked:
-        if not 0 <= i < len(request.descriptors):
-            raise InputError(f"{WHERE} {spec}: there is no descriptor file {i + 1} to "
-                             f"re-rank ({len(request.descriptors)} given)")
-    return chains
-
-
-def iter_methods(source: MethodSource, name: str, label: str, dataset: Dataset,
-                 request: OpenRequest,
-                 chains: tuple[Chain, ...] = ()) -> Generator[Step, None, list[Method]]:
-    """Return the methods that ``source`` gives, yielding progress: its plain method
-    (:func:`iter_method`) and, for a descriptor file, one method "name + SPEC" per chain
-    (:func:`irviewer.core.rerank.iter_rerank`; the plain one left out when
-    ``request.keep_plain`` is False). The vectors are read and aligned once for all."""
-    if isinstance(source, RankingFile) or not chains:
-        return [(yield from iter_method(source, name, label, dataset, request))]
-    if dataset.format == TASKS:
-        raise InputError(f"{source.path.name}: HPatches task lists rank each query's own "
-                         f"pool of patches; {WHERE} applies to a dataset with one gallery")
-    descriptors = yield from _iter_read_descriptors(source, label, dataset, request)
-    aligned = align(descriptors, dataset)
-    plain = None
-    out = []
-    if request.keep_plain:
-        for progress in iter_rank(aligned, dataset, k=request.k):
-            yield Step(f"ranking{label}", progress.done, progress.total)
-            plain = progress.ranking or plain
-        assert plain is not None
-        out.append(_descriptor_method(source, name, descriptors, plain))
-    for chain in chains:
-        ranking = yield from iter_reranking(chain, aligned, dataset, request.k, plain,
-                                            f"re-ranking {chain.text}: ", label)
-        out.append(replace(_descriptor_method(source, name, descriptors, ranking),
-                           name=reranked_name(name, chain.text), rerank=chain))
-    return out
-
-
-def iter_reranking(chain: Chain, aligned: AlignedDescriptors, dataset: Dataset, k: int,
-                   plain: Ranking | None, prefix: str,
-                   suffix: str = "") -> Generator[Step, None, Ranking]:
-    """Return the ranking of ``aligned`` re-ranked by ``chain``
-    (:func:`irviewer.core.rerank.iter_rerank`, ``plain`` the cosine ranking when made),
-    yielding each of its stages as a :class:`Step` named ``prefix + stage + suffix``."""
-    return (yield from as_steps(iter_rerank(chain, aligned, dataset, k, plain), prefix,
-                                suffix))
+    if request.engine and not request.collection:
+        raise InputError(f"{ENGINE_WHERE} {request.engine}: name the collection holding the "
+                         f"gallery ({COLLECTION_WHERE})")
+    n = len(request.descriptors)
+    for pairs, where, verb in ((request.reranked, WHERE, "re-rank"),
+                               (request.approximate, ANN_WHERE, "search")):
+        for i, spec in pairs:
+            if not 0 <= i < n:
+                raise InputError(f"{where} {spec}: there is no descriptor file {i + 1} to "
+                                 f"{verb} ({n} given)")
+    for i, (_uri, collection, _names) in request.engines:
+        if not 0 <= i < n:
+            raise InputError(f"engine {collection}: there is no descriptor file {i + 1} to "
+                             f"search ({n} given)")
+    return request.plan()
 
 
 def open_ground_truth(request: OpenRequest) -> tuple[Dataset, LoadedCorrections | None]:
@@ -384,19 +344,6 @@ def open_ground_truth(request: OpenRequest) -> tuple[Dataset, LoadedCorrections 
 def open_now(request: OpenRequest) -> Opened:
     """Return :func:`iter_open`'s result without progress (scripts, tests, ``eval``)."""
     return result_of(iter_open(request))
-
-
-def iter_method(source: MethodSource, name: str, label: str, dataset: Dataset,
-                request: OpenRequest) -> Generator[Step, None, Method]:
-    """Return the :class:`Method` that ``source`` gives on ``dataset``, yielding progress
-    (``label`` names the method in the stages): the one place where a ranking is chosen —
-    a precomputed ranking is read (:func:`irviewer.formats.rankings.read_ranking`), a
-    descriptor file ranks HPatches task lists over their own pools
-    (:func:`irviewer.formats.hpatches_tasks.iter_rank_tasks`) and every other dataset by
-    cosine similarity (:func:`irviewer.core.ranking.iter_rank`)."""
-    if isinstance(source, RankingFile):
-        return (yield from _iter_ranking_method(source, name, label, dataset))
-    return (yield from _iter_descriptor_method(source, name, label, dataset, request))
 
 
 def _read_dataset(request: OpenRequest) -> Dataset:
@@ -423,51 +370,6 @@ def _row_names(options: ReadOptions) -> tuple[str, ...] | None:
     return tuple(read_name_list(options.row_names))
 
 
-def _iter_ranking_method(source: RankingFile, name: str, label: str,
-                         dataset: Dataset) -> Generator[Step, None, Method]:
-    from irviewer.formats.rankings import read_ranking
-
-    yield Step(f"reading the ranking{label}")
-    ranking, notes = read_ranking(source.path, dataset)
-    return Method(name, source.path, "ranking", ranking, notes=tuple(notes),
-                  sha256=file_sha256(source.path))
-
-
-def _iter_read_descriptors(source: DescriptorFile, label: str, dataset: Dataset,
-                           request: OpenRequest) -> Generator[Step, None, Descriptors]:
-    yield Step(f"reading the descriptors{label}")
-    return read_descriptors(source.path, gallery_names=dataset.gallery,
-                            query_names=tuple(q.name for q in dataset.queries),
-                            row_names=_row_names(request.options))
-
-
-def _iter_descriptor_method(source: DescriptorFile, name: str, label: str, dataset: Dataset,
-                            request: OpenRequest) -> Generator[Step, None, Method]:
-    descriptors = yield from _iter_read_descriptors(source, label, dataset, request)
-    ranking = yield from _iter_rank_descriptors(descriptors, dataset, request.k, label)
-    return _descriptor_method(source, name, descriptors, ranking)
-
-
-def _descriptor_method(source: DescriptorFile, name: str, descriptors: Descriptors,
-                       ranking: Ranking) -> Method:
-    by_position = descriptors.by_position is not None
-    notes = (position_note(source.path, descriptors.by_position),) if by_position else ()
-    return Method(name, source.path, "descriptors", ranking, notes=notes,
-                  sha256=descriptors.sha256, dim=int(descriptors.dim),
-                  matched_by_position=by_position)
-
-
-def position_note(path: Path, layout: str | None) -> Sentence:
-    """Return the sentence saying that the rows of the descriptor file ``path`` were matched
-    to the dataset by position (``layout``: which order was assumed) and how to match them
-    by name instead."""
-    return Sentence(f"{Path(path).name}: its rows carry no image names, so they were matched "
-                    f"to the dataset by position ({layout}); if the file is in another order "
-                    "the numbers mean nothing. To match by name, give "
-                    f"{option('row_names')} (one image name per row, in file order) or a "
-                    "descriptor file with names")
-
-
 def chance_notes(method: Method, evaluations: Sequence[Evaluation]) -> tuple[Sentence, ...]:
     """Return the sentence saying that ``method``'s result is at chance level, so its rows
     are probably in another order, when it is so under every evaluation
@@ -481,20 +383,3 @@ def chance_notes(method: Method, evaluations: Sequence[Evaluation]) -> tuple[Sen
                      f"{100 * first.observed:.2f} % under {ev.protocol.name}, where a random "
                      f"order gives {100 * first.chance:.2f} %{also}): the rows are probably "
                      "in another order than the dataset's"),)
-
-
-def _iter_rank_descriptors(descriptors: Descriptors, dataset: Dataset, k: int,
-                           label: str) -> Generator[Step, None, Ranking]:
-    ranking: Ranking | None = None
-    if dataset.format == TASKS:  # each query ranks its own pool (HPatches tasks)
-        for done, total, result in iter_rank_tasks(dataset, descriptors, k):
-            yield Step(f"ranking{label}", done, total)
-            ranking = result or ranking
-    else:
-        for progress in iter_rank(align(descriptors, dataset), dataset, k=k):
-            yield Step(f"ranking{label}", progress.done, progress.total)
-            ranking = progress.ranking or ranking
-    assert ranking is not None
-    return ranking
-
-

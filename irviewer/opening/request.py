@@ -1,5 +1,6 @@
-"""What to open: a dataset, its methods (descriptor files, precomputed rankings, re-ranked
-versions) and the reader options, as one :class:`OpenRequest`; the methods' display names;
+"""What to open: a dataset, its methods (descriptor files, precomputed rankings, and the
+methods derived from them) and the reader options, as one :class:`OpenRequest`; its plan
+(every method as a :class:`~irviewer.methods.spec.MethodSpec`, with its unique name);
 the built-in demo; the defaults a dataset opens with (a collection's descriptor file, the
 corrections made on it in the window); and files dropped on the window sorted by role
 (Qt-free). :mod:`irviewer.opening.opener` opens a request.
@@ -10,15 +11,28 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TypeVar
 
-from irviewer.core.ann.spec import engine_label, parse_ann_spec
-from irviewer.core.errors import InputError
+from irviewer.core.ann.spec import parse_ann_spec
 from irviewer.core.ranking import DEFAULT_DEPTH
+from irviewer.core.rerank import parse_spec
 from irviewer.formats.base import ReadOptions
 from irviewer.formats.collection import descriptors_path as collection_descriptors
 from irviewer.formats.collection import is_collection
 from irviewer.formats.corrections_file import corrections_place
 from irviewer.io.resources import resources_dir
+from irviewer.methods.spec import (
+    DESCRIPTORS,
+    RANKING,
+    Approximate,
+    Derivation,
+    Engine,
+    MethodSpec,
+    Reranked,
+    Source,
+    derived_name,
+    file_names,
+)
 
 #: The suffix of irviewer's session files.
 SESSION_SUFFIX = ".irv"
@@ -31,21 +45,10 @@ TOP_K_RANGE = (10, DEFAULT_DEPTH)
 RESULTS_SHOWN = 50
 
 
-@dataclass(frozen=True)
-class DescriptorFile:
-    """A method given as a descriptor file (or hpatches-benchmark descriptor folder)."""
+#: A vector engine's collection: (URI, collection, the field holding image names or None).
+EngineRef = tuple[str, str, "str | None"]
 
-    path: Path
-
-
-@dataclass(frozen=True)
-class RankingFile:
-    """A method given as precomputed result lists (TREC run, ``.npz`` indices, ``.results``)."""
-
-    path: Path
-
-
-MethodSource = DescriptorFile | RankingFile
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -58,20 +61,21 @@ class OpenRequest:
     default sidecar with :func:`with_default_corrections`, the CLI only applies a file it is
     given, so a published number never changes silently).
 
-    ``rerank`` holds re-ranking SPECs (:mod:`irviewer.core.rerank`): every descriptor file F
-    gives, after its plain method, one more method "F + SPEC" per SPEC. ``reranked`` holds
-    (position in ``descriptors``, SPEC) pairs: that file alone re-ranked by SPEC (the
-    window's File ▸ Add a re-ranked method, a session's re-ranked methods), after the
-    methods ``rerank`` gives it. ``ann`` holds approximate-search SPECs
-    (:mod:`irviewer.core.ann.spec`): every descriptor file F gives, after its methods above,
+    The methods it opens are :meth:`plan`'s, one :class:`~irviewer.methods.spec.MethodSpec`
+    each: every file's plain method, then the methods derived from it. ``rerank`` holds
+    re-ranking SPECs (:mod:`irviewer.core.rerank`): every descriptor file F gives one more
+    method "F + SPEC" per SPEC. ``reranked`` holds (position in ``descriptors``, SPEC)
+    pairs: that file alone re-ranked by SPEC (the window's File ▸ Add a re-ranked method, a
+    session's re-ranked methods), after the methods ``rerank`` gives it. ``ann`` holds
+    approximate-search SPECs (:mod:`irviewer.core.ann.spec`): every descriptor file F gives
     one method "F + SETTING" per setting of each SPEC; ``approximate`` holds (position in
     ``descriptors``, SPEC) pairs, that file alone searched by SPEC (the window's File ▸ Add
-    an approximate index method, a session's approximate methods). ``engine`` (a Milvus URI) and
-    ``collection`` name a vector engine's collection holding the gallery (image names in
-    its primary key, or in the field ``engine_names``): the first descriptor file's queries
-    searched there give the method "F + milvus:COLLECTION". ``keep_plain`` False leaves the
-    plain methods of the descriptor files out (``irviewer eval --rerank`` scores the
-    re-ranked ranking instead of the plain one)."""
+    an approximate index method, a session's approximate methods). ``engine`` (a Milvus
+    URI) and ``collection`` name a vector engine's collection holding the gallery (image
+    names in its primary key, or in the field ``engine_names``): every descriptor file's
+    queries searched there give the method "F + milvus:COLLECTION"; ``engines`` holds
+    (position in ``descriptors``, (URI, collection, names field)) pairs, that file alone
+    searched there (the window's File ▸ Add an engine method)."""
 
     dataset: Path
     descriptors: tuple[Path, ...] = ()
@@ -90,7 +94,7 @@ class OpenRequest:
     engine: str | None = None
     collection: str | None = None
     engine_names: str | None = None
-    keep_plain: bool = True
+    engines: tuple[tuple[int, EngineRef], ...] = ()
 
     def sources(self) -> tuple[Path, ...]:
         """Return every method's file: descriptor files first, then rankings."""
@@ -100,96 +104,109 @@ class OpenRequest:
         """Return every re-ranked method as (position in ``descriptors``, SPEC), in the
         order the methods open: per file, the ``rerank`` SPECs, then its own ``reranked``
         ones (a SPEC once per file)."""
-        return self._per_file(self.rerank, self.reranked)
+        return _per_file(len(self.descriptors), self.rerank, self.reranked)
 
     def approximate_pairs(self) -> tuple[tuple[int, str], ...]:
         """Return every approximate search as (position in ``descriptors``, SPEC), in the
         order the methods open: per file, the ``ann`` SPECs, then its own ``approximate``
         ones (a SPEC once per file)."""
-        return self._per_file(self.ann, self.approximate)
+        return _per_file(len(self.descriptors), self.ann, self.approximate)
 
-    def _per_file(self, every: tuple[str, ...], own: tuple[tuple[int, str], ...]
-                  ) -> tuple[tuple[int, str], ...]:
-        out: list[tuple[int, str]] = []
-        for i in range(len(self.descriptors)):
-            specs = [*every, *(s for j, s in own if j == i)]
-            out += [(i, s) for s in dict.fromkeys(specs)]
-        return tuple(out)
+    def engine_pairs(self) -> tuple[tuple[int, EngineRef], ...]:
+        """Return every vector-engine search as (position in ``descriptors``, (URI,
+        collection, names field)), in the order the methods open: per file, the request's
+        ``engine`` (every file), then its own ``engines`` (an engine's collection once per
+        file)."""
+        every: tuple[EngineRef, ...] = ()
+        if self.engine and self.collection:
+            every = ((self.engine, self.collection, self.engine_names),)
+        return _per_file(len(self.descriptors), every, self.engines)
 
-    def derived(self) -> list[tuple[int, str, str]]:
-        """Return every method derived from a file's plain method, in opening order, as
-        (position in :meth:`sources`, what derives it: the re-ranking SPEC, the approximate
-        search's setting label or the engine's "milvus:COLLECTION", the method's name
-        "F + WHAT"). An approximate SPEC that does not parse derives nothing here (opening
-        says why)."""
-        names = method_names(self.sources())
-        out = [(j, spec, reranked_name(names[j], spec)) for j, spec in self.reranked_pairs()]
-        for j, spec in self.approximate_pairs():
-            try:
-                settings = parse_ann_spec(spec).settings()
-            except InputError:
-                continue
-            out += [(j, s.label, reranked_name(names[j], s.label)) for s in settings]
-        if self.engine and self.collection and self.descriptors:
-            label = engine_label(self.collection)
-            out.append((0, label, reranked_name(names[0], label)))
-        return sorted(out, key=lambda d: d[0])  # stable: re-ranked, approximate, engine
+    @property
+    def derives(self) -> bool:
+        """Return True when the request asks for derived methods for every file (``rerank``,
+        ``ann``, ``engine``): what ``irviewer eval`` then scores instead of the plain
+        methods."""
+        return bool(self.rerank or self.ann or (self.engine and self.collection))
+
+    def plan(self) -> tuple[MethodSpec, ...]:
+        """Return every method the request opens, in opening order: each file's plain method,
+        then (descriptor files) its re-ranked, approximate and engine methods, each named
+        "F + WHAT" after its file's unique name. InputError for a SPEC that does not
+        parse."""
+        return plan_methods(self)
 
     def with_methods(self, descriptors: Sequence[Path] = (),
                      rankings: Sequence[Path] = ()) -> OpenRequest:
         """Return this request with more method files: ``descriptors`` and ``rankings`` not
         already open are added after the open ones. Every other setting is kept (reader,
-        protocol, conventions, corrections, depth), and so is every re-ranked method already
-        asked for, each now named by its own file (``reranked``), and every approximate
-        search (``approximate``): a re-ranking or search given for every file (``rerank``,
-        ``ann``) is not extended to the added files, which open plain."""
+        protocol, conventions, corrections, depth), and so is every derived method already
+        asked for, each now named by its own file (``reranked``, ``approximate``,
+        ``engines``): a derivation given for every file (``rerank``, ``ann``, ``engine``)
+        is not extended to the added files, which open plain."""
         known = set(self.sources())
         more_d = tuple(dict.fromkeys(p for p in descriptors if p not in known))
         more_r = tuple(dict.fromkeys(p for p in rankings if p not in known))
         return replace(self, descriptors=(*self.descriptors, *more_d),
                        rankings=(*self.rankings, *more_r), rerank=(),
                        reranked=self.reranked_pairs(), ann=(),
-                       approximate=self.approximate_pairs())
+                       approximate=self.approximate_pairs(), engine=None, collection=None,
+                       engine_names=None, engines=self.engine_pairs())
 
     def method_names(self) -> list[str]:
-        """Return the name of every method the request opens, in opening order: each
-        file's plain method (unless ``keep_plain`` is False and it is re-ranked), then its
-        re-ranked, approximate and engine methods (:meth:`derived`)."""
-        names = method_names(self.sources())
-        derived = self.derived()
-        reranked = {j for j, _ in self.reranked_pairs()}
-        out = []
-        for i, name in enumerate(names):
-            if self.keep_plain or i not in reranked:
-                out.append(name)
-            out += [d for j, _, d in derived if j == i]
-        return out
+        """Return the name of every method the request opens, in opening order
+        (:meth:`plan`)."""
+        return [spec.name for spec in self.plan()]
 
     def method_key(self, name: str | None) -> tuple[int, str | None] | None:
         """Return (position in :meth:`sources`, what derives the method from the file's
-        plain one as :meth:`derived` says it, or None for the plain method) of the method
-        called ``name``, or None when the request opens no such method."""
-        names = method_names(self.sources())
-        for j, what, derived in self.derived():
-            if derived == name:
-                return j, what
-        return (names.index(name), None) if name in names else None
+        plain one, or None for the plain method) of the method called ``name``
+        (:attr:`MethodSpec.key`), or None when the request opens no such method."""
+        return next((s.key for s in self.plan() if s.name == name), None)
 
-    def method_named(self, index: int, spec: str | None = None) -> str | None:
-        """Return the name of source ``index``'s method (derived by ``spec`` as
-        :meth:`derived` says it, when given), or None when the request opens no such method
-        (the inverse of :meth:`method_key`)."""
-        names = method_names(self.sources())
-        if not 0 <= index < len(names):
-            return None
-        if spec is None:
-            return names[index]
-        return next((d for j, what, d in self.derived() if (j, what) == (index, spec)), None)
+    def method_named(self, index: int, label: str | None = None) -> str | None:
+        """Return the name of source ``index``'s method derived by ``label`` (None: its
+        plain method), or None when the request opens no such method (the inverse of
+        :meth:`method_key`)."""
+        return next((s.name for s in self.plan() if s.key == (index, label)), None)
 
-    def method_sources(self) -> tuple[MethodSource, ...]:
-        """Return every method as a typed source, in :meth:`sources` order."""
-        return (*(DescriptorFile(Path(p)) for p in self.descriptors),
-                *(RankingFile(Path(p)) for p in self.rankings))
+
+def _per_file(n_files: int, every: tuple[T, ...], own: tuple[tuple[int, T], ...]
+              ) -> tuple[tuple[int, T], ...]:
+    out: list[tuple[int, T]] = []
+    for i in range(n_files):
+        items = [*every, *(x for j, x in own if j == i)]
+        out += [(i, x) for x in dict.fromkeys(items)]
+    return tuple(out)
+
+
+def plan_methods(request: OpenRequest) -> tuple[MethodSpec, ...]:
+    """Return :meth:`OpenRequest.plan`: every method of ``request`` as a
+    :class:`~irviewer.methods.spec.MethodSpec`."""
+    names = file_names(request.sources())
+    n_d = len(request.descriptors)
+    strict_ann = set(request.ann)
+    out: list[MethodSpec] = []
+    for i, path in enumerate(request.sources()):
+        kind = DESCRIPTORS if i < n_d else RANKING
+        plain = MethodSpec(names[i], Source(Path(path), kind, i), depth=request.k)
+        out.append(plain)
+        if kind != DESCRIPTORS:
+            continue
+        derived: list[tuple[Derivation, bool]] = []
+        derived += [(Reranked(parse_spec(s).text), True)
+                    for j, s in request.reranked_pairs() if j == i]
+        for j, text in request.approximate_pairs():
+            if j != i:
+                continue
+            parsed = parse_ann_spec(text)
+            derived += [(Approximate(parsed.text, setting), text in strict_ann)
+                        for setting in parsed.settings()]
+        derived += [(Engine(uri, collection, names_field), True)
+                    for j, (uri, collection, names_field) in request.engine_pairs() if j == i]
+        out += [MethodSpec(derived_name(plain.name, d.label), plain.source, d, request.k,
+                           plain.name, required) for d, required in derived]
+    return tuple(out)
 
 
 def demo_paths() -> tuple[Path, Path]:
@@ -202,32 +219,6 @@ def demo_request() -> OpenRequest:
     """Return the request that opens the built-in demo with both descriptor files."""
     manifest, strong = demo_paths()
     return OpenRequest(manifest, (strong, strong.parent / "weak.npz"))
-
-
-def method_names(paths: tuple[Path, ...]) -> list[str]:
-    """Return a short, unique display name per method file: its file name, with as many
-    parent folders as needed to tell two equal file names apart (" (2)", " (3)"... for the
-    same path given twice)."""
-    parts = [Path(p).parts for p in paths]
-    depth = {i: 1 for i in range(len(paths))}
-    while True:
-        names = [Path(*parts[i][-depth[i]:]).as_posix() for i in range(len(paths))]
-        clash = [i for i, n in enumerate(names) if depth[i] < len(parts[i]) and any(
-            names[j] == n and parts[j] != parts[i] for j in range(len(paths)))]
-        if not clash:
-            seen: dict[str, int] = {}
-            for i, n in enumerate(names):
-                seen[n] = seen.get(n, 0) + 1
-                if seen[n] > 1:
-                    names[i] = f"{n} ({seen[n]})"
-            return names
-        for i in clash:
-            depth[i] += 1
-
-
-def reranked_name(name: str, spec: str) -> str:
-    """Return the name of the method ``name`` re-ranked by ``spec`` ("F + SPEC")."""
-    return f"{name} + {spec}"
 
 
 def default_methods(dataset: Path | str) -> tuple[Path, ...]:

@@ -87,6 +87,22 @@ class SessionFields:
                             "NAME, \"names\": FIELD or null}; edit the session")
         return raw["uri"], raw["collection"], raw.get("names")
 
+    def engine_pairs(self, key: str) -> tuple[tuple[int, tuple[str, str, str | None]], ...]:
+        """Return the list of {"descriptor": index, "uri", "collection", "names"} objects at
+        ``key`` (empty when absent) as (index, (URI, collection, names field or None))
+        pairs."""
+        raw = self.data.get(key, [])
+        if not isinstance(raw, list) or not all(
+                isinstance(x, dict) and isinstance(x.get("descriptor"), int)
+                and not isinstance(x["descriptor"], bool) and isinstance(x.get("uri"), str)
+                and isinstance(x.get("collection"), str)
+                and isinstance(x.get("names"), (str, type(None))) for x in raw):
+            raise self.fail(f"\"{key}\" must be a list of {{\"descriptor\": index, \"uri\": "
+                            "URI, \"collection\": NAME, \"names\": FIELD or null} objects; "
+                            "edit the session")
+        return tuple((x["descriptor"], (x["uri"], x["collection"], x.get("names")))
+                     for x in raw)
+
     def optional_integer(self, key: str) -> int | None:
         value = self.data.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)):

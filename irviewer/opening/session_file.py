@@ -71,10 +71,14 @@ class SessionFile:
             SPEC) pairs in the order they open (:meth:`OpenRequest.approximate_pairs`); an
             index file by its absolute path. Reopening searches again (FAISS builds the
             index anew, the same every time).
-        engine: the vector engine the first descriptor file's queries are searched in, as
+        engine: the vector engine every descriptor file's queries are searched in, as
             ``(URI, collection, names field or None)``, or None: a Milvus Lite file by its
             absolute path, a server by its address (its token stays in the environment).
             Reopening asks the engine again.
+        engines: the vector engines one descriptor file's queries are searched in (the
+            window's File ▸ Add an engine method), as (position in ``descriptors``, (URI,
+            collection, names field or None)) pairs. An irviewer that does not know this
+            key opens without them.
         active_rerank: what derives the method shown from ``active_method``'s plain one:
             a re-ranking SPEC or an approximate setting's label (None: the plain method).
             An irviewer that does not know these keys opens the plain methods and shows the
@@ -109,6 +113,7 @@ class SessionFile:
     reranked: tuple[tuple[int, str], ...] = ()
     approximate: tuple[tuple[int, str], ...] = ()
     engine: tuple[str, str, str | None] | None = None
+    engines: tuple[tuple[int, tuple[str, str, str | None]], ...] = ()
     active_rerank: str | None = None
     compare_method: int | None = None
     compare_rerank: str | None = None
@@ -174,6 +179,10 @@ def _check_values(s: SessionFile) -> str | None:
     if s.engine is not None and (not s.engine[0] or not s.engine[1] or not s.descriptors):
         return ("\"engine\" needs a URI, a collection and a descriptor file whose queries "
                 "it searches")
+    for i, (uri, collection, _names) in s.engines:
+        if not 0 <= i < len(s.descriptors) or not uri or not collection:
+            return (f"\"engines\" names descriptor file {i} for {collection!r}; each needs "
+                    "a URI, a collection and an index into \"descriptors\"")
     if s.ap_range is not None:
         a, b = s.ap_range
         if not (0.0 <= a <= b <= 1.0):
@@ -246,6 +255,8 @@ def session_to_json(session: SessionFile, folder: Path) -> dict[str, Any]:
         "engine": None if session.engine is None else {
             "uri": session.engine[0], "collection": session.engine[1],
             "names": session.engine[2]},
+        "engines": [{"descriptor": i, "uri": uri, "collection": collection, "names": names}
+                    for i, (uri, collection, names) in session.engines],
         "active_rerank": session.active_rerank,
         "compare_method": session.compare_method,
         "compare_rerank": session.compare_rerank,
@@ -350,6 +361,7 @@ def load_session(path: Path) -> SessionFile:
                      "window layout")
     reranked_raw, approximate_raw = r.pairs("reranked"), r.pairs("approximate")
     engine = r.engine("engine")
+    engines = r.engine_pairs("engines")
     fields: dict[str, Any] = dict(
         dataset=dataset,
         descriptors=descriptors,
@@ -374,6 +386,7 @@ def load_session(path: Path) -> SessionFile:
         reranked=reranked_raw,
         approximate=approximate_raw,
         engine=engine,
+        engines=engines,
         active_rerank=r.string("active_rerank", None, nullable=True),
         compare_method=r.optional_integer("compare_method"),
         compare_rerank=r.string("compare_rerank", None, nullable=True),
@@ -418,7 +431,8 @@ def open_request(session: SessionFile, k: int = DEFAULT_DEPTH) -> OpenRequest:
     return OpenRequest(session.dataset, session.descriptors, session.rankings, session.format,
                        read_options(session), k, corrections=session.corrections,
                        reranked=session.reranked, approximate=session.approximate,
-                       engine=engine[0], collection=engine[1], engine_names=engine[2])
+                       engine=engine[0], collection=engine[1], engine_names=engine[2],
+                       engines=session.engines)
 
 
 __all__ = [

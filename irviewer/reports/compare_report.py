@@ -31,6 +31,7 @@ from irviewer.io.atomic import atomic_open
 from irviewer.reports.eval_report import json_number
 
 if TYPE_CHECKING:
+    from irviewer.core.evaluation import Evaluation
     from irviewer.core.protocols import Protocol
     from irviewer.opening.opener import Opened
 
@@ -42,13 +43,18 @@ LISTED_CHANGES = 5
 @dataclass(frozen=True)
 class ProtocolComparison:
     """One method against the baseline under one protocol: the paired comparison, with more
-    than one method against the baseline the Holm-adjusted randomization p-value, and the
-    sentence naming the metric's convention under the protocol as scored."""
+    than one method against the baseline the Holm-adjusted randomization p-value, the
+    sentence naming the metric's convention under the protocol as scored, and the depth
+    both were scored at (:meth:`~irviewer.opening.opener.Opened.paired`: None, both whole;
+    K, both on their first K results, when either stops at its lists) with the baseline's
+    mean on its whole ranking beside it (None when compared whole)."""
 
     protocol: str
     comparison: PairedComparison
     holm_p_value: float | None = None
     convention: str = ""
+    depth: int | None = None
+    mean_baseline_whole: float | None = None
 
 
 def check_method_count(n: int) -> None:
@@ -76,16 +82,26 @@ def compare_opened(opened: Opened, metric: str = "AP", protocols: list[str] | No
     baseline, others = names[0], names[1:]
     out: list[ProtocolComparison] = []
     for protocol in protocols or list(opened.protocols):
-        evs = {m: opened.evaluation(m, protocol, ap=ap, self_match=self_match) for m in names}
-        rows = [compare_evaluations(baseline, evs[baseline], m, evs[m], metric,
+        pairs = [opened.paired(baseline, m, protocol, ap=ap, self_match=self_match)
+                 for m in others]
+        rows = [compare_evaluations(baseline, p.base, m, p.other, metric,
                                     permutations=permutations, seed=seed,
-                                    resamples=resamples) for m in others]
+                                    resamples=resamples)
+                for m, p in zip(others, pairs, strict=True)]
         adjusted = (holm_adjust([c.randomization.p_value for c in rows]) if len(rows) > 1
                     else [None] * len(rows))
-        said = metric_convention(evs[baseline].protocol, metric)
-        out += [ProtocolComparison(protocol, c, None if h is None else float(h), said)
-                for c, h in zip(rows, adjusted, strict=True)]
+        said = metric_convention(pairs[0].base.protocol, metric)
+        out += [ProtocolComparison(protocol, c, None if h is None else float(h), said,
+                                   p.depth, None if p.depth is None else
+                                   _mean_of(p.base_own, metric))
+                for c, h, p in zip(rows, adjusted, pairs, strict=True)]
     return out
+
+
+def _mean_of(ev: Evaluation, metric: str) -> float | None:
+    """Return the mean of ``metric`` over ``ev``'s evaluated queries (None: none)."""
+    values = np.asarray(ev.per_query[metric], dtype=np.float64)[ev.evaluated]
+    return float(np.mean(values)) if values.size else None
 
 
 def build_compare_report(opened: Opened, comparisons: list[ProtocolComparison]) -> dict:
@@ -113,6 +129,7 @@ def build_compare_report(opened: Opened, comparisons: list[ProtocolComparison]) 
             "mean_baseline": c.mean_baseline, "mean_method": c.mean_method,
             "mean_delta": c.mean_delta, "ci95": [c.ci95[0], c.ci95[1]],
             "wins": c.wins, "losses": c.losses, "ties": c.ties, "tests": tests,
+            "depth_compared": row.depth, "mean_baseline_whole": row.mean_baseline_whole,
             "queries": [{"name": c.queries[i], "baseline": float(c.baseline_values[i]),
                          "method": float(c.method_values[i]), "delta": float(c.deltas[i])}
                         for i in range(c.n)],
@@ -122,7 +139,9 @@ def build_compare_report(opened: Opened, comparisons: list[ProtocolComparison]) 
         "dataset": {"path": str(ds.path), "format": ds.format, "n_queries": ds.n_queries,
                     "n_gallery": ds.n_gallery},
         "methods": [{"name": m.name, "path": str(m.path), "sha256": m.sha256,
-                     **({"rerank": m.rerank.record()} if m.rerank is not None else {})}
+                     "kind": m.made.kind, "base": m.base,
+                     **({"rerank": m.rerank.record()} if m.rerank is not None else {}),
+                     **({"ann": m.ann.record()} if m.ann is not None else {})}
                     for m in opened.methods.values()],
         "comparisons": out,
     }
@@ -174,6 +193,12 @@ def format_compare_table(report: dict, listed: int = LISTED_CHANGES) -> str:
         if "holm_p_value" in c["tests"]:
             line += f"p={_p(c['tests']['holm_p_value'])}"
         lines.append(line.rstrip())
+        if c.get("depth_compared") is not None:
+            whole = c.get("mean_baseline_whole")
+            lines.append(f"    both scored on their first {c['depth_compared']} results (a "
+                         f"positive past {c['depth_compared']} missed); {c['baseline']} on "
+                         "its whole ranking: "
+                         + ("n/a" if whole is None else f"{100 * whole:.2f}"))
         gains, losses = largest_changes(np.array([q["delta"] for q in c["queries"]]), listed)
         for label, chosen in (("gains", gains), ("losses", losses)):
             items = [c["queries"][i] for i in chosen]
@@ -219,9 +244,9 @@ def metric_convention(protocol: Protocol, metric: str) -> str:
     ``protocol`` (a :class:`~irviewer.core.protocols.Protocol`, overrides applied; the one
     source of these sentences is :func:`irviewer.core.protocols.conventions`), "" when it
     has none."""
-    from irviewer.core.protocols import conventions
+    from irviewer.core.protocols import conventions, mean_key
 
-    key = metric if metric.startswith("CMC@") else f"m{metric}"
+    key = mean_key(metric)
     return conventions(protocol, [key]).get(key, "")
 
 

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from irviewer.core.dataset import Dataset
     from irviewer.core.evaluation import Evaluation
     from irviewer.formats.corrections_file import LoadedCorrections
-    from irviewer.opening.opener import Method
+    from irviewer.methods.method import Method
 
 
 def json_number(x: object) -> object:
@@ -34,17 +34,24 @@ def json_number(x: object) -> object:
 
 
 def method_record(method: Method) -> dict:
-    """Return how the report identifies a :class:`~irviewer.opening.opener.Method`:
+    """Return how the report identifies a :class:`~irviewer.methods.method.Method`:
     ``{"descriptors": {path, dim, sha256}}`` or, for a precomputed ranking,
     ``{"ranking": {path, depth, sha256, rule}}``; a re-ranked method ("F + SPEC") also has
     ``"rerank": {spec, chain, steps}``, every step with its paper and every parameter with
-    its value and source (:meth:`irviewer.core.rerank.spec.Chain.record`)."""
+    its value and source (:meth:`irviewer.core.rerank.spec.Chain.record`), an approximate
+    one ``"ann"`` (:meth:`irviewer.core.ann.results.AnnRun.record`); every method its
+    ``kind`` (descriptors, ranking, reranked, approximate, engine), the ``base`` it is
+    derived from and compared with (null for a plain method), its ``depth`` (results kept
+    per query) and its ``ties`` rule."""
+    spec = method.made
+    what = {"kind": spec.kind, "base": spec.base, "depth": method.ranking.k,
+            "ties": spec.tie_rule}
     if method.kind == "ranking":
         return {"ranking": {"path": str(method.path), "depth": method.ranking.k,
                             "sha256": method.sha256,
-                            "rule": "positives beyond a list were never retrieved"}}
+                            "rule": "positives beyond a list were never retrieved"}, **what}
     record = {"descriptors": {"path": str(method.path), "dim": method.dim,
-                              "sha256": method.sha256}}
+                              "sha256": method.sha256}, **what}
     chain = getattr(method, "rerank", None)
     if chain is not None:
         record["rerank"] = chain.record()
@@ -229,6 +236,7 @@ def format_table(report: dict) -> str:
         lines.append(f"  {'metric':<18}{'value %':>9}  convention")
         for key in _shown_keys(s):
             lines.append(f"  {key:<18}{_percent(s[key])}  {said.get(key, '')}")
+            lines += _bounds_line(s, key)
         lines += _tie_line(s)
         lines += _conventions_lines(ev)
         lines += _query_lines(ev)
@@ -236,12 +244,12 @@ def format_table(report: dict) -> str:
 
 
 def _sweep_lines(report: dict) -> list[str]:
-    """Return the table of an approximate index's parameter sweep (nothing without one)."""
-    if "sweep" not in report:
-        return []
+    """Return the table of each approximate index's parameter sweep (nothing without
+    one)."""
+    sweeps = report.get("sweeps") or ([report["sweep"]] if "sweep" in report else [])
     from irviewer.reports.ann_report import format_sweep
 
-    return list(format_sweep(report["sweep"]))
+    return [line for record in sweeps for line in format_sweep(record)]
 
 
 def _conventions_lines(ev: dict) -> list[str]:
@@ -284,6 +292,16 @@ def _tie_line(summary: dict, indent: str = "  ") -> list[str]:
             "depends on it"]
 
 
+def _bounds_line(summary: dict, key: str) -> list[str]:
+    """Return the line under a Recall@K saying how far the order of tied scores moves it
+    (nothing when it does not)."""
+    best, worst = summary.get(f"{key}_best"), summary.get(f"{key}_worst")
+    if not key.startswith("Recall@") or best is None or worst is None or best - worst <= 1e-12:
+        return []
+    return [f"  {'':<18}{'':>9}  ties: {100 * worst:.2f} to {100 * best:.2f} by the order of "
+            "tied scores (positives last / first)"]
+
+
 def _percent(value: float | None) -> str:
     return "      n/a" if value is None else f"{100 * value:9.2f}"
 
@@ -323,12 +341,12 @@ def _protocol_lines(ev: dict) -> list[str]:
             f"  source: {p['source']}"]
 
 
-def _query_lines(ev: dict) -> list[str]:
+def _query_lines(ev: dict, with_ann: bool = True) -> list[str]:
     """Return the lines on the queries evaluated, skipped and removed by the reader."""
     s = ev["summary"]
     lines = [f"  queries: {s['n_evaluated']} evaluated, {s['n_skipped']} skipped "
              "(no positive left)"]
-    if "ann" in ev:
+    if "ann" in ev and with_ann:
         from irviewer.reports.ann_report import format_ann
 
         lines += format_ann(ev["ann"])
@@ -373,21 +391,32 @@ def _methods_table(evaluations: list[dict], names: list[str]) -> list[str]:
             said = _conventions_lines(ev)
             if said:
                 lines += [f"  {ev['method']}:", *said[1:]] if len(rows) > 1 else said
-        lines += _query_lines(first)[1:]
+        lines += _query_lines(first, with_ann=False)[1:]
+        for ev in rows:
+            if "ann" in ev:
+                from irviewer.reports.ann_report import format_ann
+
+                lines += [f"  {ev['method']}:", *format_ann(ev["ann"])]
     return lines
 
 
 def write_per_query_csv(path: Path, report: dict) -> None:
     """Write one row per (protocol, query) with every per-query value (empty = skipped);
-    for a report of several methods, one row per (method, protocol, query)."""
+    for a report of several methods, one row per (method, protocol, query); with a sweep,
+    a ``setting`` column (the swept setting of an approximate method, empty for a method
+    that is not swept)."""
     rows: list[dict[str, object]] = []
     keys: list[str] = ["protocol", "name"]
     several = len(report.get("methods", ())) > 1
+    swept = "sweeps" in report or "sweep" in report
+    if swept:
+        keys.insert(0, "setting")
     if several:
         keys.insert(0, "method")
     for ev in report["evaluations"]:
         for q in ev["queries"]:
             row = {**({"method": ev["method"]} if several else {}),
+                   **({"setting": ev.get("setting")} if swept else {}),
                    "protocol": ev["protocol"]["name"], **q}
             rows.append(row)
             keys += [k for k in row if k not in keys]

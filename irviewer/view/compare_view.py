@@ -19,6 +19,7 @@ import numpy as np
 from irviewer.core.dataset import Dataset
 from irviewer.core.evaluation import IGNORED, Evaluation
 from irviewer.core.paired import PairedComparison, compare_evaluations
+from irviewer.opening.opener import Paired
 from irviewer.view import palette
 from irviewer.view.result_list import ResultTile
 
@@ -50,6 +51,24 @@ def compared_header(name: str) -> str:
     method's whole name, one line per step of a re-ranking chain (each " + " starts a
     line), so that no name is cut."""
     return "AP " + name.replace(" + ", "\n+ ")
+
+
+def depth_clause(shown: str, paired: Paired) -> str:
+    """Return the sentence saying at which depth two methods are compared (:meth:`Opened.
+    paired`): nothing for two whole rankings; else that both are scored on their first K
+    results, with the shown method's mAP there and on its whole ranking, so the number
+    beside the Method list is not mistaken for the one compared."""
+    if paired.depth is None:
+        return ""
+    cut = _map(paired.base)
+    own = _map(paired.base_own)
+    return (f"both on their first {paired.depth} results (a positive past {paired.depth} "
+            f"missed): {shown} {cut} there, {own} on its whole ranking")
+
+
+def _map(ev: Evaluation) -> str:
+    ap = np.asarray(ev.per_query["AP"], dtype=np.float64)[ev.evaluated]
+    return f"mAP {100 * float(np.mean(ap)):.2f}" if ap.size else "no mAP"
 
 
 def compare_shown(shown: str, shown_ev: Evaluation, other: str, other_ev: Evaluation,

@@ -120,14 +120,17 @@ class FigureLayout:
 
 def select_queries(evaluations: list[tuple[str, Evaluation]], *,
                    queries: list[str] | None = None, worst: int | None = None,
-                   best: int | None = None, largest_changes: int | None = None) -> list[int]:
+                   best: int | None = None, largest_changes: int | None = None,
+                   paired: tuple[Evaluation, Evaluation] | None = None) -> list[int]:
     """Return the query positions a figure shows, in the order it shows them.
 
     Exactly one selection: ``queries`` by name (a query's name, or its file name with or
     without extension when that is unique); ``worst`` / ``best``: the N evaluated queries
     with the lowest / highest AP under the first method (equal APs keep query order);
     ``largest_changes``: the N queries whose AP differs most (|delta|) between the two
-    methods, evaluated by both (:mod:`irviewer.core.paired`). InputError otherwise.
+    methods, evaluated by both (:mod:`irviewer.core.paired`), as ``paired`` scores them for
+    the comparison (:meth:`irviewer.opening.opener.Opened.paired`: at their common depth;
+    None: the two evaluations as given). InputError otherwise.
     """
     chosen = [k for k, v in (("--queries", queries), ("--worst", worst), ("--best", best),
                              ("--largest-changes", largest_changes)) if v is not None]
@@ -149,6 +152,8 @@ def select_queries(evaluations: list[tuple[str, Evaluation]], *,
             give = either("give two (-d A B, or --ranking)", "open a second one", "descriptors")
             raise InputError(f"{changes} needs two methods to compare: {give}")
         (a, ev_a), (b, ev_b) = evaluations
+        if paired is not None:
+            ev_a, ev_b = paired
         c = compare_evaluations(a, ev_a, b, ev_b, "AP")
         order = np.argsort(-np.abs(c.deltas), kind="stable")[:n]
         where = {q.name: i for i, q in enumerate(ds.queries)}

@@ -54,11 +54,14 @@ def check_path(path: Path | str) -> Path:
 
 def figure_layout(request: FigureRequest, shown: tuple[str, Evaluation],
                   compared: tuple[str, Evaluation] | None, selected: int | None,
-                  listed: list[int]) -> FigureLayout:
+                  listed: list[int],
+                  paired: tuple[Evaluation, Evaluation] | None = None) -> FigureLayout:
     """Return the layout of ``request``: ``shown`` (and ``compared`` when asked for a second
-    row, or for the largest changes) under one protocol; ``selected`` the query shown,
-    ``listed`` the query positions the table lists in its order. InputError for a choice
-    that cannot be made (no query selected, nothing listed, no compared method)."""
+    row, or for the largest changes) under one protocol, each its own evaluation;
+    ``paired`` the two as compared (at their common depth), whose deltas choose the largest
+    changes; ``selected`` the query shown, ``listed`` the query positions the table lists in
+    its order. InputError for a choice that cannot be made (no query selected, nothing
+    listed, no compared method)."""
     check_path(request.path)
     evaluations = [shown]
     if compared is not None and (request.second_row or request.choice == "largest_changes"):
@@ -77,7 +80,7 @@ def figure_layout(request: FigureRequest, shown: tuple[str, Evaluation],
     else:
         n = {request.choice: request.n}  # worst, best or largest_changes
         queries = select_queries(evaluations, worst=n.get("worst"), best=n.get("best"),
-                                 largest_changes=n.get("largest_changes"))
+                                 largest_changes=n.get("largest_changes"), paired=paired)
     if not request.second_row:
         evaluations = evaluations[:1]
     return layout_figure(evaluations, queries, request.top_k, scores=request.scores)

@@ -19,6 +19,7 @@ import numpy as np
 from irviewer.core.convention_names import REMOVE
 from irviewer.core.dataset import Dataset
 from irviewer.core.evaluation import IGNORED, NEGATIVE, POSITIVE, Evaluation, query_roles
+from irviewer.core.learning_metrics import AP_AT_R
 from irviewer.core.protocols import Protocol
 from irviewer.formats.collection import NAME as COLLECTION
 from irviewer.view.ties_view import ap_tie_range
@@ -316,14 +317,17 @@ class QueryHeader:
 
 
 def query_header(evaluation: Evaluation, q: int) -> QueryHeader:
-    """Return query ``q``'s header: AP, P@1 and positives, or why it is skipped."""
+    """Return query ``q``'s header: AP, AP@R where the protocol reports MAP@R, P@1 and
+    positives, or why it is skipped."""
     ds = evaluation.dataset
     query = ds.queries[q]
     pq = evaluation.per_query
     ap, p1 = float(pq["AP"][q]), float(pq["P@1"][q])
+    at_r = (f"AP@R <b>{100 * float(pq[AP_AT_R][q]):.1f}</b> &nbsp; "
+            if AP_AT_R in pq else "")
     metrics = (ONLY_PHOTO if not has_ground_truth(evaluation, q) else
                "skipped: no positive left" if math.isnan(ap) else
-               f"AP <b>{100 * ap:.1f}</b>{ap_tie_range(evaluation, q)} &nbsp; "
+               f"AP <b>{100 * ap:.1f}</b>{ap_tie_range(evaluation, q)} &nbsp; {at_r}"
                f"P@1 <b>{100 * p1:.0f}</b> &nbsp; {int(pq['n_positives'][q])} positives")
     title = str(query.meta.get("title") or "")
     return QueryHeader(int(q), query.name, title, query.image, ds.image_paths.get(query.image),

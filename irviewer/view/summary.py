@@ -3,7 +3,8 @@ protocol reports, the evaluated and skipped counts and the conventions in words 
 
 Which metrics a protocol reports follows its fields (:class:`~irviewer.core.protocols.Protocol`):
 ``headline`` (the number a paper of the family cites first), mAP always, revisitop's mP@k
-where ``revisitop_pk``, CMC where ``cmc`` is not ``none``, mINP where ``inp``.
+where ``revisitop_pk``, CMC where ``cmc`` is not ``none``, mINP where ``inp``, mAP@R where
+``map_at_r``, the first two Recall@K of ``recall_ks``.
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ def summary_keys(protocol: Protocol) -> tuple[str, ...]:
         keys += [f"CMC@{k}" for k in protocol.cmc_ks[:2]]
     if protocol.inp:
         keys.append("mINP")
+    if protocol.map_at_r:
+        keys.append("mAP@R")
+    keys += [f"Recall@{k}" for k in protocol.recall_ks[:2]]
     ordered = [protocol.headline, *(k for k in keys if k != protocol.headline)]
     return tuple(ordered)
 

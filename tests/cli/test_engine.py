@@ -53,6 +53,30 @@ def test_a_flat_collection_ranks_as_the_exact_multiply(data, tmp_path):
     assert member["recall@10"] == 1.0
 
 
+def test_compare_counts_an_engine_method_and_a_flat_one_differs_by_nothing(data, tmp_path):
+    """compare -d F --engine DB: the engine's method is the second method, compared with F
+    at the depth the engine returned (F's list cut there): ΔAP 0 on every query."""
+    _root, manifest, npz, db, *_ = data
+    out = tmp_path / "c.json"
+    assert main(["compare", str(manifest), "-d", str(npz), "--engine", db, "--collection",
+                 "gallery", "--depth", "5", "--json", str(out)]) == 0
+    (row,) = json.loads(out.read_text())["comparisons"]
+    assert row["method"] == "desc.npz + milvus:gallery" and row["depth_compared"] == 5
+    assert all(q["delta"] == 0.0 for q in row["queries"])
+    assert row["mean_baseline"] < row["mean_baseline_whole"]
+
+
+def test_every_descriptor_file_is_searched_in_the_engine(data, tmp_path):
+    _root, manifest, npz, db, *_ = data
+    other = tmp_path / "other.npz"
+    other.write_bytes(npz.read_bytes())
+    report = _report([str(manifest), "-d", str(npz), "-d", str(other), "--engine", db,
+                      "--collection", "gallery"], tmp_path / "e.json")
+    assert [e["method"] for e in report["evaluations"]] == [
+        "desc.npz + milvus:gallery", "other.npz + milvus:gallery"]
+    assert [e["ann"]["base"] for e in report["evaluations"]] == ["desc.npz", "other.npz"]
+
+
 def test_an_ivf_collection_is_compared_with_the_exact_ranking(data, tmp_path):
     _root, manifest, npz, db, names, rows, n_gallery = data
     # The names in another field than the primary key, and a gallery out of order.

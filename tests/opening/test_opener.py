@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from irviewer.core.errors import InputError
+from irviewer.methods.spec import file_names
 from irviewer.opening.opener import Opened, Step, iter_open, open_now
-from irviewer.opening.request import OpenRequest, classify_paths, demo_request, method_names
+from irviewer.opening.request import OpenRequest, classify_paths, demo_request
 
 
 def test_the_demo_opens_with_both_descriptor_files():
@@ -122,7 +123,7 @@ def test_a_request_without_methods_is_a_sentence():
     (["/d/a/x.npz", "/d/a/x.npz"], ["x.npz", "x.npz (2)"]),  # absolute, twice
 ])
 def test_method_names_are_short_and_unique(paths, names):
-    assert method_names(tuple(Path(p) for p in paths)) == names
+    assert file_names(tuple(Path(p) for p in paths)) == names
 
 
 def test_dropped_files_are_sorted_by_role(tmp_path):

@@ -518,3 +518,47 @@ def test_the_row_name_list_is_kept_in_the_session_relative_to_it(data):
     save_session(irv, full_session(data, options=options_json(opts)))
     assert stored(irv)["options"]["row_names"] == "rows.txt"
     assert read_options(load_session(irv)).row_names == rows
+
+
+def test_a_session_written_before_engines_per_file_opens_with_the_same_methods(tmp_path):
+    """A session as irviewer wrote it before methods were one model (no "engines" key):
+    it loads, and its request plans the same methods in the same order, the shown and the
+    compared one named as they were."""
+    from irviewer.opening.request import demo_paths
+    from irviewer.opening.session_file import open_request
+
+    manifest, strong = demo_paths()
+    weak = strong.parent / "weak.npz"
+    path = tmp_path / "old.irv"
+    path.write_text(json.dumps({
+        "format": "irviewer-session", "version": 1, "dataset": str(manifest),
+        "descriptors": [str(strong), str(weak)], "rankings": [], "active_method": 0,
+        "images": None, "reader": None, "options": {}, "protocol": None, "ap": None,
+        "self_match": None, "selected_query": None, "top_k": 50, "tile_size": 132,
+        "show_ignored": False, "filter_text": "", "failures_only": False, "ap_range": None,
+        "window": {}, "corrections": None,
+        "reranked": [{"descriptor": 0, "spec": "aqe"}],
+        "approximate": [{"descriptor": 1, "spec": "IVF4,Flat:nprobe=1,2"}],
+        "engine": None, "active_rerank": "aqe", "compare_method": 1,
+        "compare_rerank": "IVF4,Flat:nprobe=2"}), encoding="utf-8")
+    session = load_session(path)
+    assert session.engines == ()
+    request = open_request(session)
+    assert request.method_names() == [
+        "strong.npz", "strong.npz + aqe", "weak.npz", "weak.npz + IVF4,Flat:nprobe=1",
+        "weak.npz + IVF4,Flat:nprobe=2"]
+    assert request.method_named(session.active_method, session.active_rerank) == \
+        "strong.npz + aqe"
+    assert request.method_named(session.compare_method or 0, session.compare_rerank) == \
+        "weak.npz + IVF4,Flat:nprobe=2"
+
+
+def test_engines_of_one_file_round_trip(data):
+    session = full_session(data, engines=((1, ("/data/g.db", "gallery", "name")),))
+    path = data["dataset"].parent / "s.irv"
+    save_session(path, session)
+    assert stored(path)["engines"] == [{"descriptor": 1, "uri": "/data/g.db",
+                                        "collection": "gallery", "names": "name"}]
+    assert load_session(path).engines == session.engines
+    with pytest.raises(InputError, match="\"engines\" names descriptor file 5"):
+        full_session(data, engines=((5, ("/data/g.db", "gallery", None)),))

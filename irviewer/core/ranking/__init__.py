@@ -40,6 +40,7 @@ before ranking: they never appear in a top-K list and never count in a rank (ran
 """
 
 from irviewer.core.ranking.counting import ranks_in_row
+from irviewer.core.ranking.cut import common_depth, cut_at
 from irviewer.core.ranking.from_lists import ranking_from_lists
 from irviewer.core.ranking.ranker import iter_rank, iter_rank_rows, rank
 from irviewer.core.ranking.stored import (
@@ -51,5 +52,6 @@ from irviewer.core.ranking.stored import (
     top_of_row,
 )
 
-__all__ = ["DEFAULT_DEPTH", "DEPTH", "Progress", "Ranking", "items_of_interest", "iter_rank",
-           "iter_rank_rows", "rank", "ranking_from_lists", "ranks_in_row", "top_of_row"]
+__all__ = ["DEFAULT_DEPTH", "DEPTH", "Progress", "Ranking", "common_depth", "cut_at",
+           "items_of_interest", "iter_rank", "iter_rank_rows", "rank", "ranking_from_lists",
+           "ranks_in_row", "top_of_row"]

@@ -20,16 +20,16 @@ from irviewer.gui.ann.dialogs import AnnDialog, EngineDialog, SweepDialog
 from irviewer.gui.menus import Menus
 from irviewer.gui.method_job import Comparing, Jobs, MethodJob
 from irviewer.gui.workers import AnnSearcher
-from irviewer.opening.ann import (
+from irviewer.methods.method import Method
+from irviewer.methods.searched import (
     AnnPlan,
     EnginePlan,
     ann_refusal,
-    iter_ann,
-    iter_engine_job,
+    iter_searched,
     plan_ann,
     plan_engine,
 )
-from irviewer.opening.opener import Method, Opened
+from irviewer.opening.opener import Opened
 
 TIP = ("Search a descriptor method with an approximate index (FAISS: IVF, PQ, HNSW), one "
        "more method per setting, compared with the exact ranking")
@@ -40,8 +40,7 @@ ENGINE_TIP = ("Rank by a vector engine's collection holding the gallery (Milvus)
 class Shown(method_job.Shown, Protocol):
     """What the feature takes from the inspector."""
 
-    def add_methods(self, after: str, methods: list[Method], spec: str | None = None,
-                    engine: tuple[str, str, str | None] | None = None) -> None: ...
+    def add_methods(self, methods: list[Method]) -> None: ...
 
 
 class AnnUI(MethodJob):
@@ -90,24 +89,26 @@ class AnnUI(MethodJob):
     def start(self, method: str, spec: str, sync: bool = False) -> None:
         """Search ``method`` of the open data by ``spec`` in the background (``sync`` for
         tests); a refusal is a message box."""
-        found = self.planned(lambda opened: plan_ann(opened, method, spec))
+        found = self.planned(lambda opened: plan_ann(opened.methods, opened.dataset, method,
+                                                     spec))
         if found is None:
             return
         opened, plan = found
         self.message.emit(f"Searching {method} by {plan.spec.text}…")
-        self.worker.search(iter_ann(opened, plan), f"{method} by {plan.spec.text}", sync=sync)
+        self.worker.search(iter_searched(opened.methods[method], plan, opened.dataset),
+                           f"{method} by {plan.spec.text}", sync=sync)
 
     def start_engine(self, method: str, uri: str, collection: str,
                      names_field: str | None = None, sync: bool = False) -> None:
         """Search ``method``'s queries in ``collection`` at ``uri`` in the background."""
-        found = self.planned(
-            lambda opened: plan_engine(opened, method, uri, collection, names_field))
+        found = self.planned(lambda opened: plan_engine(opened.methods, opened.dataset,
+                                                        method, uri, collection, names_field))
         if found is None:
             return
         opened, engine = found
         self.message.emit(f"Searching {method}'s queries in {collection} at {uri}…")
-        self.worker.search(iter_engine_job(opened, engine), f"{collection} at {uri}",
-                           sync=sync)
+        self.worker.search(iter_searched(opened.methods[method], engine, opened.dataset),
+                           f"{collection} at {uri}", sync=sync)
 
     def _ask(self, opened: Opened) -> tuple[str, str] | None:
         dialog = AnnDialog(self.parent_widget, opened, self.shown.method())
@@ -126,11 +127,7 @@ class AnnUI(MethodJob):
         if self.shown.opened is not opened:  # another dataset was opened meanwhile
             self.message.emit("The approximate search was not added: other data is open now")
             return
-        if isinstance(plan, AnnPlan):
-            self.shown.add_methods(plan.method, methods, spec=plan.spec.text)
-        else:
-            self.shown.add_methods(plan.method, methods, engine=(
-                plan.uri, plan.collection, plan.names_field))
+        self.shown.add_methods(methods)
         self.shown.show_method(plan.method)  # the baseline: ΔAP = approximate − exact
         self.compare.set_compared(methods[0].name)
         self.message.emit(f"{', '.join(m.name for m in methods)} added to the methods, "
@@ -140,13 +137,11 @@ class AnnUI(MethodJob):
 
     def show_sweep(self, opened: Opened, methods: list[Method]) -> None:
         """Open the sweep's figure and table for ``methods`` (the settings, in order)."""
-        from irviewer.reports.ann_report import sweep_record
+        from irviewer.opening.base_comparison import sweep_of
+        from irviewer.view.sweep_view import sweep_view
 
-        protocol = opened.protocols[0]
-        rows = [(m.name, m.ann, opened.evaluation(m.name, protocol)) for m in methods
-                if m.ann is not None]
-        record = sweep_record(rows)
+        sweep = sweep_of(opened, [m.name for m in methods], opened.protocols[0])
         title = methods[0].name.rsplit(":", 1)[0] if ":" in methods[0].name else \
             methods[0].name
-        self.sweep = SweepDialog(self.parent_widget, record, title)
+        self.sweep = SweepDialog(self.parent_widget, sweep_view(sweep, title))
         self.sweep.show()

@@ -1,7 +1,8 @@
 """The approximate-search dialogs: Add an approximate index method (which descriptor
 method, the SPEC or an index file, checked as it changes), Add an engine method (the
 method, the engine's URI, the collection, the names field), and a sweep's figure and table.
-What a SPEC means and why one is refused comes from :mod:`irviewer.opening.ann`."""
+What a SPEC means and why one is refused comes from
+:mod:`irviewer.methods.searched`."""
 
 from __future__ import annotations
 
@@ -25,9 +26,10 @@ from PySide6.QtWidgets import (
 
 from irviewer.core.errors import InputError, window_text
 from irviewer.gui.sweep_painter import SweepFigure
-from irviewer.opening.ann import AnnPlan, ann_refusal, plan_ann
+from irviewer.methods.searched import AnnPlan, ann_refusal, plan_ann
 from irviewer.opening.opener import Opened
 from irviewer.view import palette
+from irviewer.view.sweep_view import SweepView
 
 #: The SPEC the dialog offers first: an inverted file over a few lists, swept.
 EXAMPLE = "IVF16,Flat:nprobe=1,2,4,8"
@@ -111,7 +113,8 @@ class AnnDialog(QDialog):
     def _check(self) -> None:
         ok = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
         try:
-            self.plan = plan_ann(self.opened, self.method(), self.spec_text())
+            self.plan = plan_ann(self.opened.methods, self.opened.dataset, self.method(),
+                                 self.spec_text())
         except (InputError, KeyError) as e:
             self.plan = None
             self.note.setText(window_text(e.for_window()) if isinstance(e, InputError)
@@ -178,21 +181,15 @@ class SweepDialog(QDialog):
     """A sweep's figure (mAP against time per query) and table (per setting: mAP, recall,
     time, queries broken)."""
 
-    COLUMNS = ("setting", "mAP %", "recall@1", "recall@10", "recall@100", "ms/query",
-               "queries broken")
-
-    def __init__(self, parent: QWidget | None, record: dict, title: str) -> None:
+    def __init__(self, parent: QWidget | None, view: SweepView) -> None:
         super().__init__(parent)
-        self.setWindowTitle(f"Sweep: {title}")
+        self.setWindowTitle(f"Sweep: {view.title}")
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        self.figure = SweepFigure(record, title)
-        table = QTableWidget(len(record["settings"]), len(self.COLUMNS))
-        table.setHorizontalHeaderLabels(list(self.COLUMNS))
+        self.figure = SweepFigure(view)
+        table = QTableWidget(len(view.rows), len(view.columns))
+        table.setHorizontalHeaderLabels(list(view.columns))
         table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        for r, s in enumerate(record["settings"]):
-            cells = [s["setting"], _pct(s["mAP"]), _pct(s["recall@1"]), _pct(s["recall@10"]),
-                     _pct(s["recall@100"]), f"{s['ms_per_query']:.3f}",
-                     str(s["queries_broken"])]
+        for r, cells in enumerate(view.rows):
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if c:
@@ -201,15 +198,7 @@ class SweepDialog(QDialog):
                 table.setItem(r, c, item)
         table.resizeColumnsToContents()
         table.verticalHeader().setVisible(False)
-        reach: dict[str | None, int] = {}
-        for entry in record["first_reaching_exact"]:
-            reach[entry["setting"]] = reach.get(entry["setting"], 0) + 1
-        said = "; ".join(f"{reach[s['setting']]} at {s['setting']}"
-                         for s in record["settings"] if s["setting"] in reach)
-        never = reach.get(None, 0)
-        line = QLabel("Queries reaching their exact AP first: " + (said or "none")
-                      + (f"; {never} never" if never else "")
-                      + ". Recall by ann-benchmarks' rule.")
+        line = QLabel(view.reaching)
         line.setWordWrap(True)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
@@ -219,10 +208,6 @@ class SweepDialog(QDialog):
         layout.addWidget(line)
         layout.addWidget(buttons)
         self.resize(720, 640)
-
-
-def _pct(x: float | None) -> str:
-    return "n/a" if x is None else f"{100 * x:.2f}"
 
 
 __all__ = ["AnnDialog", "EngineDialog", "SweepDialog"]

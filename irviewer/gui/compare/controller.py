@@ -20,12 +20,12 @@ from irviewer.gui.compare.scatter import APScatter
 from irviewer.gui.compare.strips import CompareStrips
 from irviewer.gui.widgets.thumbnails import ThumbnailCache
 from irviewer.gui.workers import Worker
-from irviewer.opening.ann import method_source
 from irviewer.opening.opener import Opened
 from irviewer.view.compare_view import (
     PairedStatistics,
     compare_shown,
     compare_summary_html,
+    depth_clause,
     paired_columns,
     paired_statistics,
     rank_marks,
@@ -69,17 +69,13 @@ class Tabs(Protocol):
     def set_tab_shown(self, index: int, shown: bool, current: bool = False) -> None: ...
 
 
-def related(opened: Opened, shown: str, reranked: bool | None = None) -> list[str]:
-    """Return the other methods of ``shown``'s descriptor file, in the Method list's order:
-    its plain method and its re-ranked ones (``reranked`` True: only re-ranked ones)."""
-    key = method_source(opened, shown)
-    out = []
-    for name in opened.methods:
-        other = method_source(opened, name)
-        if name != shown and key is not None and other is not None and other[0] == key[0] \
-                and (reranked is None or (other[1] is not None) == reranked):
-            out.append(name)
-    return out
+def related(opened: Opened, shown: str, derived: bool | None = None) -> list[str]:
+    """Return the other methods of ``shown``'s file, in the Method list's order: its plain
+    method and the methods derived from it (``derived`` True: only derived ones)."""
+    if shown not in opened.methods:
+        return []
+    return [n for n in opened.related(shown)
+            if derived is None or (opened.methods[n].made.derivation is not None) == derived]
 
 
 class CompareMode(QObject):
@@ -113,6 +109,9 @@ class CompareMode(QObject):
         shown.add_beside_results(self.strips)
         self._offered_for = ""
         self.other: Evaluation | None = None
+        self.base: Evaluation | None = None  # the shown method as compared (at the depth)
+        self.other_own: Evaluation | None = None  # the compared method's own evaluation
+        self.depth_clause = ""
         self.comparison: PairedComparison | None = None
         self.statistics: PairedStatistics | None = None
         # One at a time (they cannot stop half-way); a newer comparison makes the older
@@ -137,11 +136,19 @@ class CompareMode(QObject):
         self.box.setCurrentIndex(max(0, i))
 
     def compared_evaluation(self) -> tuple[str, Evaluation] | None:
-        """Return (the compared method's name, its evaluation as shown), or None."""
+        """Return (the compared method's name, its own evaluation: the numbers eval reports
+        for it), or None."""
         name = self.compared()
-        if self.comparison is None or self.other is None or name is None:
+        if self.comparison is None or self.other_own is None or name is None:
             return None
-        return name, self.other
+        return name, self.other_own
+
+    def compared_pair(self) -> tuple[Evaluation, Evaluation] | None:
+        """Return the shown and the compared method as compared (at their common depth:
+        :meth:`Opened.paired`), or None."""
+        if self.comparison is None or self.base is None or self.other is None:
+            return None
+        return self.base, self.other
 
     def methods_changed(self, *_args: object) -> None:
         """The open data's methods changed (a re-ranked one was added): offer them (the one
@@ -157,7 +164,7 @@ class CompareMode(QObject):
         opened = self.shown.opened
         if opened is not None and (opened.request.rerank or opened.request.ann
                                    or opened.request.engine) and self.compared() is None:
-            after = next(iter(related(opened, self.shown.choice()[0], reranked=True)), None)
+            after = next(iter(related(opened, self.shown.choice()[0], derived=True)), None)
             if after is not None:
                 self.box.blockSignals(True)
                 self.box.setCurrentIndex(self.box.findText(after))
@@ -193,20 +200,22 @@ class CompareMode(QObject):
             self._off()
             return
         method, protocol, ap, self_match = w.choice()
-        self.other = w.opened.evaluation(other, protocol, ap=ap, self_match=self_match)
+        paired = w.opened.paired(method, other, protocol, ap=ap, self_match=self_match)
+        self.other, self.base, self.other_own = paired.other, paired.base, paired.other_own
+        self.depth_clause = depth_clause(method, paired)
         try:
-            c = compare_shown(method, w.evaluation, other, self.other)
+            c = compare_shown(method, paired.base, other, self.other)
         except InputError as e:
             self._off()
             self.line.setText(f"Compare with {other}: {e}")
             self.line.setVisible(True)
             return
         self.comparison, self.statistics = c, None
-        other_ap, delta = paired_columns(c, w.evaluation.dataset)
+        other_ap, delta = paired_columns(c, paired.base.dataset)
         w.set_compared(other, other_ap, delta)
-        self._mark_ties(w.evaluation, self.other)
-        paired = np.flatnonzero(~np.isnan(delta))
-        self.scatter.set_points(paired, w.evaluation.per_query["AP"][paired], other_ap[paired],
+        self._mark_ties(paired.base, self.other)
+        both = np.flatnonzero(~np.isnan(delta))
+        self.scatter.set_points(both, paired.base.per_query["AP"][both], other_ap[both],
                                 method, other)
         self.plots.set_tab_shown(self.scatter_tab, True, current=from_box)
         self.line.setVisible(True)
@@ -222,10 +231,10 @@ class CompareMode(QObject):
 
     def show_query(self, q: int) -> None:
         """Show query ``q``'s point and both ranked lists (compare mode only)."""
-        if self.comparison is None or self.other is None or self.shown.evaluation is None:
+        if self.comparison is None or self.other is None or self.base is None:
             return
         self.scatter.set_selected(q)
-        shown, other = self.shown.evaluation, self.other
+        shown, other = self.base, self.other
         depth = min(self.shown.depth, STRIP_DEPTH)
         here = result_list(shown, q, depth, False).tiles
         there = result_list(other, q, depth, False).tiles
@@ -273,11 +282,13 @@ class CompareMode(QObject):
 
     def _show_line(self) -> None:
         assert self.comparison is not None
-        clause = f" &nbsp;·&nbsp; {self.tie_clause}" if self.tie_clause else ""
+        clause = "".join(f" &nbsp;·&nbsp; {c}" for c in (self.depth_clause, self.tie_clause)
+                         if c)
         self.line.setText(compare_summary_html(self.comparison, self.statistics) + clause)
 
     def _off(self) -> None:
-        self.comparison = self.other = self.statistics = None
+        self.comparison = self.other = self.base = self.other_own = self.statistics = None
+        self.depth_clause = ""
         self.shown.set_compared("", None, None)
         self.line.setVisible(False)
         self.plots.set_tab_shown(self.scatter_tab, False)

@@ -47,6 +47,7 @@ class Compared(Protocol):
     """What the export takes from compare mode."""
 
     def compared_evaluation(self) -> tuple[str, Evaluation] | None: ...
+    def compared_pair(self) -> tuple[Evaluation, Evaluation] | None: ...
 
 
 class FigureExporter(QObject):
@@ -94,10 +95,11 @@ class FigureExporter(QObject):
         assert evaluation is not None
         shown = (self.shown.method(), evaluation)
         compared = self.compared.compared_evaluation()
+        paired = self.compared.compared_pair()
         selected, listed = self.shown.current, self.shown.listed_queries(MAX_LISTED)
 
         def work() -> Path:
-            layout = figure_layout(request, shown, compared, selected, listed)
+            layout = figure_layout(request, shown, compared, selected, listed, paired)
             export_figure(layout, request.path)
             return request.path
 

@@ -19,8 +19,9 @@ from irviewer.gui.menus import Menus
 from irviewer.gui.method_job import Comparing, Jobs, MethodJob
 from irviewer.gui.rerank.dialog import RerankDialog
 from irviewer.gui.workers import Reranker
-from irviewer.opening.opener import Method, Opened
-from irviewer.opening.reranking import Reranking, plan_reranking, rerank_refusal
+from irviewer.methods.method import Method
+from irviewer.methods.reranked import Reranking, plan_reranking, rerank_refusal
+from irviewer.opening.opener import Opened
 
 SHORTCUT = "Ctrl+R"
 TIP = ("Re-rank a descriptor method by k-reciprocal encoding, αQE or DBA (or a chain of "
@@ -30,7 +31,7 @@ TIP = ("Re-rank a descriptor method by k-reciprocal encoding, αQE or DBA (or a 
 class Shown(method_job.Shown, Protocol):
     """What the feature takes from the inspector."""
 
-    def add_reranked(self, index: int, method: Method) -> None: ...
+    def add_methods(self, methods: list[Method]) -> None: ...
     def add_beside_method(self, label: str, widget: QWidget) -> None: ...
 
 
@@ -65,9 +66,13 @@ class RerankUI(MethodJob):
     def refusal(self, opened: Opened) -> str | None:
         """Return why no method of ``opened`` can be re-ranked (the shown method's reason
         first), or None."""
-        if all(rerank_refusal(opened, m) for m in opened.methods):
-            return rerank_refusal(opened, self.shown.method()) or rerank_refusal(
-                opened, next(iter(opened.methods)))
+        def refused(name: str) -> str | None:
+            return rerank_refusal(opened.methods[name], opened.dataset)
+
+        if all(refused(m) for m in opened.methods):
+            shown = self.shown.method()
+            return (refused(shown) if shown in opened.methods else None) or refused(
+                next(iter(opened.methods)))
         return None
 
     def choose(self) -> None:
@@ -77,7 +82,8 @@ class RerankUI(MethodJob):
     def start(self, method: str, spec: str, sync: bool = False) -> None:
         """Re-rank ``method`` of the open data by ``spec`` in the background (``sync`` for
         tests); a refusal (bad SPEC, no vectors, over the budget) is a message box."""
-        found = self.planned(lambda opened: plan_reranking(opened, method, spec))
+        found = self.planned(lambda opened: plan_reranking(opened.methods, opened.dataset,
+                                                           method, spec))
         if found is None:
             return
         opened, plan = found
@@ -97,7 +103,7 @@ class RerankUI(MethodJob):
         if self.shown.opened is not opened:  # another dataset was opened meanwhile
             self.message.emit(f"{plan.name} was not added: other data is open now")
             return
-        self.shown.add_reranked(plan.index, method)
+        self.shown.add_methods([method])
         self.shown.show_method(plan.method)  # the baseline: ΔAP = re-ranked − plain
         self.compare.set_compared(plan.name)
         self.message.emit(f"{plan.name} added to the methods, compared with {plan.method}: "

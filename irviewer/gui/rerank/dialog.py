@@ -1,7 +1,7 @@
 """The Add a re-ranked method dialog: which descriptor method, the chain (DBA, αQE,
 k-reciprocal, applied in that order) with every parameter, and the SPEC they make, checked
 as it changes. Every default, range and source comes from :mod:`irviewer.core.rerank.spec`;
-what a SPEC would cost, or why it is refused, from :mod:`irviewer.opening.reranking`."""
+what a SPEC would cost, or why it is refused, from :mod:`irviewer.methods.reranked`."""
 
 from __future__ import annotations
 
@@ -26,8 +26,8 @@ from irviewer.core.protocols import get_protocol
 from irviewer.core.rerank import parse_spec
 from irviewer.core.rerank.chain import BUDGET_MULTIPLY_ADDS
 from irviewer.core.rerank.spec import CHAIN_ORDER, METHODS, ParamRule, write_spec
+from irviewer.methods.reranked import Reranking, plan_reranking, rerank_refusal
 from irviewer.opening.opener import Opened
-from irviewer.opening.reranking import Reranking, plan_reranking, rerank_refusal
 from irviewer.view import palette
 
 
@@ -131,13 +131,12 @@ class RerankDialog(QDialog):
         assert isinstance(model, QStandardItemModel)
         for i, name in enumerate(self.opened.methods):
             self.method_box.addItem(name)
-            refusal = rerank_refusal(self.opened, name)
+            refusal = rerank_refusal(self.opened.methods[name], self.opened.dataset)
             if refusal is not None:
                 item = model.item(i)
                 item.setEnabled(False)
                 item.setToolTip(refusal)
-        key = self.opened.request.method_key(shown)
-        plain = self.opened.request.method_named(key[0]) if key is not None else None
+        plain = self.opened.methods[shown].base if shown in self.opened.methods else None
         for candidate in (shown, plain, *self.opened.methods):
             i = self.method_box.findText(candidate) if candidate else -1
             if i >= 0 and self._enabled(i):
@@ -195,7 +194,8 @@ class RerankDialog(QDialog):
         try:
             if not text:
                 raise InputError("choose at least one step (or type a SPEC)")
-            self.plan = plan_reranking(self.opened, self.method(), text)
+            self.plan = plan_reranking(self.opened.methods, self.opened.dataset,
+                                       self.method(), text)
         except InputError as e:
             self.name.setText("")
             self.note.setText(f'<span style="color:{palette.ALERT_TEXT}">{window_text(e)}</span>')

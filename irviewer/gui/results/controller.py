@@ -134,22 +134,12 @@ class Inspector(QObject):
         _method, protocol, ap, self_match = self.bar.choice()
         self.bar.set_choice(name, protocol, ap, self_match)
 
-    def add_reranked(self, index: int, method: Method) -> None:
-        """Add ``method``, descriptor file ``index`` re-ranked, to the open data
-        (:meth:`Opened.add_reranked`) and offer it; the method shown stays; then
-        ``methods_changed()``."""
+    def add_methods(self, methods: list[Method]) -> None:
+        """Add ``methods`` (derived from open ones: re-ranked, approximate, engine) to the
+        open data (:meth:`Opened.add`, which records them for sessions) and offer them; the
+        method shown stays; then ``methods_changed()``."""
         assert self.opened is not None
-        self.opened.add_reranked(index, method)
-        self.bar.set_methods(list(self.opened.methods))
-        self.methods_changed.emit()
-
-    def add_methods(self, after: str, methods: list[Method], spec: str | None = None,
-                    engine: tuple[str, str, str | None] | None = None) -> None:
-        """Add ``methods`` (approximate searches of method ``after`` by ``spec``, or in
-        ``engine``) to the open data (:meth:`Opened.add_methods`, which records them for
-        sessions) and offer them; the method shown stays; then ``methods_changed()``."""
-        assert self.opened is not None
-        self.opened.add_methods(after, methods, spec, engine)
+        self.opened.add(methods)
         self.bar.set_methods(list(self.opened.methods))
         self.methods_changed.emit()
 

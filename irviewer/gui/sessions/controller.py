@@ -77,6 +77,7 @@ def session_of(request: OpenRequest, methods: list[str], view: ViewState,
         active_rerank=key[1] if key is not None else None,
         reranked=request.reranked_pairs(), approximate=request.approximate_pairs(),
         engine=engine_of(request),
+        engines=tuple((i, _kept(ref)) for i, ref in request.engines),
         images=request.options.images, format=request.format,
         options=options_json(request.options), protocol=view.protocol, ap=view.ap,
         self_match=view.self_match, selected_query=view.selected_query, top_k=view.top_k,
@@ -92,10 +93,14 @@ def engine_of(request: OpenRequest) -> tuple[str, str, str | None] | None:
     field), a Milvus Lite file by its absolute path; None without one."""
     if not request.engine or not request.collection:
         return None
-    uri = request.engine
-    if "://" not in uri:
-        uri = os.path.abspath(uri)
-    return uri, request.collection, request.engine_names
+    return _kept((request.engine, request.collection, request.engine_names))
+
+
+def _kept(ref: tuple[str, str, str | None]) -> tuple[str, str, str | None]:
+    """Return a vector engine's (URI, collection, names field) as a session keeps it: a
+    Milvus Lite file by its absolute path."""
+    uri = ref[0] if "://" in ref[0] else os.path.abspath(ref[0])
+    return uri, ref[1], ref[2]
 
 
 def view_of(session: SessionFile, methods: list[str]) -> ViewState:

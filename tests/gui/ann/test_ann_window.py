@@ -42,6 +42,28 @@ def test_the_command_line_opens_exact_and_approximate_compared(window):
     assert window.compare_mode.strips.isVisible()
 
 
+def test_compare_mode_with_an_exhaustive_index_shows_no_difference(window, tmp_path):
+    """The exact method compared with FAISS Flat at depth 30 of 176 gallery images: both
+    lists cut at 30, ΔAP 0 on every query as eval's ann block says; the summary line says
+    at which depth, with the exact method's whole-ranking mAP beside it."""
+    from tests.ann_cases import clustered_set
+
+    manifest, npz = clustered_set(tmp_path / "set", n_instances=16, per=10, dim=24,
+                                  spread=1.0)
+    args = build_viewer_parser().parse_args([str(manifest), "-d", str(npz), "--ann", "Flat",
+                                             "--depth", "30"])
+    window.open_request(request_from_args(args), sync=True)
+    assert window.compare_mode.compared() == "desc.npz + Flat"
+    delta = window.queries.model.column_values(window.queries.model.columnCount() - 1)
+    assert np.all(delta == 0.0)
+    whole = window.opened.evaluation("desc.npz", "instance").summary["mAP"]
+    cut = window.opened.evaluation("desc.npz", "instance", depth=30).summary["mAP"]
+    assert cut < whole
+    line = window.compare_mode.line.text()
+    assert (f"both on their first 30 results (a positive past 30 missed): desc.npz mAP "
+            f"{100 * cut:.2f} there, mAP {100 * whole:.2f} on its whole ranking") in line
+
+
 def test_adding_a_sweep_adds_a_method_per_setting_and_its_figure(window, qtbot):
     window.open_request(OpenRequest(MANIFEST, (STRONG,)), sync=True)
     ui = window.ann
@@ -59,7 +81,7 @@ def test_adding_a_sweep_adds_a_method_per_setting_and_its_figure(window, qtbot):
         exact.summary["mAP"])  # every list probed: exhaustive
     sweep = ui.sweep
     assert sweep is not None and sweep.isVisible()
-    settings = [s["setting"] for s in sweep.figure.record["settings"]]
+    settings = [row[0] for row in sweep.figure.view.rows]
     assert settings == ["IVF4,Flat:nprobe=1", "IVF4,Flat:nprobe=4"]
     image = sweep.figure.grab().toImage()
     assert image.width() > 300 and not image.isNull()
@@ -185,14 +207,19 @@ def test_a_session_keeps_the_vector_engine_and_its_method_shown(window, qtbot, t
     assert offered(again) == offered(window) and again.bar.method() == engine
     np.testing.assert_array_equal(again.opened.methods[engine].ranking.top_indices,
                                   window.opened.methods[engine].ranking.top_indices)
-    # added in the window (File ▸ Add an engine method…), it is kept the same way
+    # added in the window (File ▸ Add an engine method…), it is kept as that file's
     third = MainWindow(top_k=20)
     qtbot.addWidget(third)
     third.open_request(OpenRequest(MANIFEST, (STRONG,)), sync=True)
     third.ann.start_engine("strong.npz", str(tmp_path / "g.db"), "paintings", sync=True)
     assert offered(third) == offered(window)
     assert third.save_session_as(tmp_path / "added.irv")
-    assert load_session(tmp_path / "added.irv").engine == saved.engine
+    added = load_session(tmp_path / "added.irv")  # the engine of that one file
+    assert added.engine is None and added.engines == ((0, saved.engine),)
+    fourth = MainWindow(top_k=20)
+    qtbot.addWidget(fourth)
+    fourth.open_session(tmp_path / "added.irv", sync=True)
+    assert offered(fourth) == offered(window)
 
 
 def demo_gallery_in_milvus(db) -> tuple[list[str], np.ndarray, set[str]]:

@@ -17,9 +17,9 @@ from irviewer.core.errors import InputError
 from irviewer.core.evaluation import evaluate
 from irviewer.core.metrics import average_precision
 from irviewer.core.protocols import get_protocol
+from irviewer.methods.reranked import iter_reranked, plan_reranking, rerank_refusal
 from irviewer.opening.opener import open_now
 from irviewer.opening.request import OpenRequest, demo_paths
-from irviewer.opening.reranking import iter_reranked, plan_reranking, rerank_refusal
 from tests.core.rerank_dense import dense_kreciprocal
 from tests.core.test_rerank import finish as run
 
@@ -63,12 +63,12 @@ def test_a_pair_naming_no_descriptor_file_is_refused():
 
 def test_adding_a_reranked_method_equals_opening_it():
     opened = open_now(OpenRequest(MANIFEST, (STRONG, WEAK)))
-    plan = plan_reranking(opened, "strong.npz", "k-reciprocal:k1=4")
+    plan = plan_reranking(opened.methods, opened.dataset, "strong.npz", "k-reciprocal:k1=4")
     assert plan.name == "strong.npz + k-reciprocal:k1=4"
     assert (plan.n_queries, plan.n_gallery, plan.dim) == (22, 154, 4096)
     assert plan.cost == core_rerank.search_cost(plan.chain, 22, 154, 4096)
-    method = run(iter_reranked(opened, plan))
-    opened.add_reranked(plan.index, method)
+    method = run(iter_reranked(opened.methods["strong.npz"], plan, opened.dataset))
+    opened.add([method])
     assert list(opened.methods) == ["strong.npz", "strong.npz + k-reciprocal:k1=4",
                                     "weak.npz"]
     assert opened.request.reranked == ((0, "k-reciprocal:k1=4"),)
@@ -87,21 +87,21 @@ def test_what_cannot_be_reranked_says_why(tmp_path, monkeypatch):
     run_file.write_text("".join(f"{q} 0 {g} {r + 1} {1 - r / 10} x\n"
                                 for q in ("q1",) for r, g in enumerate(("a", "b"))))
     opened = open_now(OpenRequest(MANIFEST, (STRONG,), rerank=("aqe",)))
-    assert rerank_refusal(opened, "strong.npz") is None
-    assert rerank_refusal(opened, "strong.npz + aqe") == (
-        "strong.npz + aqe is re-ranked already; re-rank strong.npz by a longer chain instead")
+    methods, ds = opened.methods, opened.dataset
+    assert rerank_refusal(methods["strong.npz"], ds) is None
+    assert rerank_refusal(methods["strong.npz + aqe"], ds) == (
+        "strong.npz + aqe is derived already; re-rank strong.npz by a longer chain instead")
     with pytest.raises(InputError, match=r"strong.npz \+ aqe is open already"):
-        plan_reranking(opened, "strong.npz", "aqe")
+        plan_reranking(methods, ds, "strong.npz", "aqe")
     with pytest.raises(InputError, match="aqe's n must be a whole number from 0 to 1000"):
-        plan_reranking(opened, "strong.npz", "aqe:n=-1")
+        plan_reranking(methods, ds, "strong.npz", "aqe:n=-1")
     monkeypatch.setattr("irviewer.core.rerank.chain.BUDGET_MULTIPLY_ADDS", 1e3)
     with pytest.raises(InputError, match="over the budget of 1e\\+03"):
-        plan_reranking(opened, "strong.npz", "dba")
-    from irviewer.opening.opener import Method
+        plan_reranking(methods, ds, "strong.npz", "dba")
+    from irviewer.methods.method import Method
     ranked = opened.methods["strong.npz"]
-    opened.methods["run.trec"] = Method("run.trec", run_file, "ranking",
-                                        replace(ranked.ranking, descriptors=None))
-    assert rerank_refusal(opened, "run.trec") == (
+    run_method = Method("run.trec", run_file, "ranking", replace(ranked.ranking, descriptors=None))
+    assert rerank_refusal(run_method, ds) == (
         "run.trec is a precomputed ranking (TREC run, .npz indices, .results): it has no "
         "vectors to re-rank")
 

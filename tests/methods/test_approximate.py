@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from irviewer.core.errors import InputError
-from irviewer.opening.ann import iter_ann, plan_ann
+from irviewer.methods.searched import iter_searched, plan_ann
 from irviewer.opening.opener import open_now
 from irviewer.opening.request import OpenRequest, demo_paths
 from tests.core.test_rerank import finish
@@ -57,8 +57,8 @@ def test_the_windows_additions_are_recorded_for_sessions(tmp_path, monkeypatch):
     import faiss
 
     opened = open_now(OpenRequest(MANIFEST, (STRONG, WEAK), reranked=((0, "aqe"),)))
-    plan = plan_ann(opened, "weak.npz", "IVF4,Flat:nprobe=1,2")
-    opened.add_methods("weak.npz", finish(iter_ann(opened, plan)), plan.spec.text)
+    plan = plan_ann(opened.methods, opened.dataset, "weak.npz", "IVF4,Flat:nprobe=1,2")
+    opened.add(finish(iter_searched(opened.methods["weak.npz"], plan, opened.dataset)))
     assert opened.request.approximate == ((1, "IVF4,Flat:nprobe=1,2"),)
     assert list(opened.methods) == opened.request.method_names()
     # an index file, named relative to the working folder, is recorded absolute; the
@@ -69,14 +69,15 @@ def test_the_windows_additions_are_recorded_for_sessions(tmp_path, monkeypatch):
     index.add(np.ascontiguousarray(gallery.gallery, dtype=np.float32))
     faiss.write_index(index, str(tmp_path / "g.faiss"))
     monkeypatch.chdir(tmp_path)
-    plan = plan_ann(opened, "strong.npz", "g.faiss")
-    opened.add_methods("strong.npz", finish(iter_ann(opened, plan)), plan.spec.text)
+    plan = plan_ann(opened.methods, opened.dataset, "strong.npz", "g.faiss")
+    opened.add(finish(iter_searched(opened.methods["strong.npz"], plan, opened.dataset)))
     assert opened.request.approximate[-1] == (0, os.path.join(str(tmp_path), "g.faiss"))
     assert "strong.npz + g.faiss" in opened.request.method_names()
-    # an engine's method and a search of a re-ranked method are not recorded
+    # a search of a re-ranked method is refused; adding nothing records nothing
+    with pytest.raises(InputError, match="not an exact ranking"):
+        plan_ann(opened.methods, opened.dataset, "strong.npz + aqe", "IVF4,Flat")
     before = opened.request
-    opened.add_methods("strong.npz + aqe", [], "IVF4,Flat")
-    opened.add_methods("strong.npz", [], None)
+    opened.add([])
     assert opened.request == before
 
 
