@@ -95,22 +95,13 @@ class Descriptors:
 class AlignedDescriptors:
     """Descriptors in dataset order, as ranking consumes them.
 
-    ``queries``: (n_queries, dim) float32, L2-normalised, C-contiguous, in dataset query
-    order. ``gallery``: the file's gallery matrix, dtype and storage unchanged (possibly a
-    memory map), not normalised. ``gallery_rows``: the gallery row of each dataset gallery
-    index (int64), or None when the first ``n_gallery`` rows already are in dataset gallery
-    order (``gallery`` is then exactly those rows, a view, and no gather is needed).
-    ``gallery_names``: the names of ``gallery``'s rows, for messages. ``gallery_norms``: the
-    L2 norm of each dataset gallery item (float32) when :func:`align` computed and checked
-    them; None when ranking has to (a large memory-mapped gallery). ``query_values``: the
-    query vectors as the file holds them (float32, not normalised), from which near ties are
-    settled exactly (:mod:`irviewer.core.ranking.settle`); None: ``queries`` are those values.
-    ``query_inv_norms``: set when the vectors are small whole numbers (times a power of
-    two: sign-binarised or quantised codes) whose float32 products and sums are exact
-    (:func:`irviewer.core.ranking.gallery.exact_products`): then a score is the exact dot
-    product of ``query_values`` with the gallery row, times the two inverse norms, the
-    same on every machine; ``equal_gallery_norms`` says whether every gallery row has the
-    same norm (then equal scores are exactly the equal cosines).
+    ``queries``: (n_queries, dim) float32, L2-normalised, C-contiguous, in query order;
+    ``query_values``: those rows as the file holds them (float32; near ties are settled from
+    them), None when ``queries`` are. ``gallery``: the file's gallery matrix, unchanged
+    (possibly a memory map), not normalised; ``gallery_rows``: the gallery row of each dataset
+    gallery index (int64), None when its first ``n_gallery`` rows are the gallery in dataset
+    order (a view). ``gallery_names``: their names, for messages. ``gallery_norms``: each
+    gallery item's L2 norm (float32) when :func:`align` checked them, else None (a large map).
     """
 
     queries: np.ndarray
@@ -121,14 +112,6 @@ class AlignedDescriptors:
     gallery_names: tuple[str, ...] = ()
     gallery_norms: np.ndarray | None = None
     query_values: np.ndarray | None = None
-    query_inv_norms: np.ndarray | None = None
-    equal_gallery_norms: bool = False
-
-    def raw_queries(self, rows: np.ndarray) -> np.ndarray:
-        """Return the float32 query vectors ``rows`` as the file holds them (normalised only
-        when no other values were kept)."""
-        source = self.queries if self.query_values is None else self.query_values
-        return np.asarray(source[rows], dtype=np.float32)
 
 
 def name_key(name: str) -> str:
@@ -380,10 +363,9 @@ def align(descriptors: Descriptors, dataset: Dataset) -> AlignedDescriptors:
         message = bad_rows_message(descriptors.path, g_norms, row_ids, gallery_table.names)
         if message:
             raise InputError(message)
-    return AlignedDescriptors(queries=normalise_rows(queries), gallery=gallery,
-                              gallery_rows=rows, dim=dim, path=descriptors.path,
-                              gallery_names=tuple(gallery_table.names), gallery_norms=g_norms,
-                              query_values=queries)
+    return AlignedDescriptors(queries=normalise_rows(queries), query_values=queries,
+                              gallery=gallery, gallery_rows=rows, dim=dim, path=descriptors.path,
+                              gallery_names=tuple(gallery_table.names), gallery_norms=g_norms)
 
 
 def align_queries(descriptors: Descriptors, dataset: Dataset) -> AlignedDescriptors:

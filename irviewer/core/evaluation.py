@@ -26,7 +26,7 @@ from irviewer.core.dataset import Dataset, Query
 from irviewer.core.errors import InputError
 from irviewer.core.learning_metrics import learning_metrics
 from irviewer.core.protocols import Protocol, check_applicable, mean_key
-from irviewer.core.ranking import Ranking, top_of_row
+from irviewer.core.ranking import Ranking
 from irviewer.core.ties import (
     AP_EPSILON,
     TieBounds,
@@ -486,14 +486,11 @@ def _cuhk03_cmc(dataset: Dataset, ranking: Ranking, protocol: Protocol,
         pos, ign = query_roles(query, protocol, global_mask)
         if not len(pos):
             continue
-        scores = np.array(ranking.score_row(q), dtype=np.float32)
         valid = np.ones(dataset.n_gallery, dtype=bool)
         valid[ign] = False
         valid &= ~global_mask
         idx = np.flatnonzero(valid)
-        scores[~valid] = -np.inf
-        order, _ = top_of_row(scores, len(idx), ranking.settle, q)  # the ranking's order
-        order = np.concatenate([order, idx[~np.isin(idx, order)]])  # -inf ones last
+        order = ranking.order_of(q, idx)
         ranks = np.empty(len(order), dtype=np.int64)
         ranks[np.searchsorted(idx, order)] = np.arange(len(order))
         out[row] = metrics.cmc_single_gallery_shot(

@@ -192,7 +192,8 @@ def nearest(gallery: UnitGallery, items: np.ndarray, k: int,
                        out=left_out[a:b])
     aligned = gallery.ranking.descriptors
     assert aligned is not None
-    settle_top_lists(gallery_exact_scores(aligned), gallery.n, items, top_idx, top_sim,
+    whole = gallery.ranking.exact_products is not None
+    settle_top_lists(gallery_exact_scores(aligned, whole), gallery.n, items, top_idx, top_sim,
                      left_out, lambda rows: _full_rows(gallery, items[rows]))
     top_idx[~np.isfinite(top_sim)] = -1
     return Neighbours(top_idx, top_sim, above)

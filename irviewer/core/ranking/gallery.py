@@ -5,7 +5,7 @@ from them, and the exact cosines that settle near ties."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -75,22 +75,34 @@ def converted(aligned: AlignedDescriptors) -> bool:
             or not (g.flags.c_contiguous and g.flags.aligned))
 
 
-def query_rows(aligned: AlignedDescriptors,
-               rows: slice | np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+@dataclass(frozen=True)
+class ExactProducts:
+    """Descriptors of small whole numbers, multiplied exactly as the file holds them
+    (:func:`exact_products`): the query rows as the file holds them (float32), their inverse
+    norms (float32), and whether every gallery row has the same norm (then equal scores are
+    exactly the equal cosines)."""
+
+    query_values: np.ndarray
+    query_inv_norms: np.ndarray
+    equal_gallery_norms: bool
+
+
+def query_rows(aligned: AlignedDescriptors, rows: slice | np.ndarray,
+               products: ExactProducts | None = None) -> tuple[np.ndarray, np.ndarray | None]:
     """Return what multiplies the gallery for the queries ``rows``: the unit float32 query
-    vectors and no scale, or, in exact-products mode (:func:`exact_products`), the query
-    values as the file holds them and their inverse norms, by which each score row is
-    scaled after the multiply."""
-    if aligned.query_inv_norms is not None and aligned.query_values is not None:
-        return (np.ascontiguousarray(aligned.query_values[rows], dtype=np.float32),
-                aligned.query_inv_norms[rows])
+    vectors and no scale, or, with exact ``products``, the query values as the file holds
+    them and their inverse norms, by which each score row is scaled after the multiply."""
+    if products is not None:
+        return (np.ascontiguousarray(products.query_values[rows], dtype=np.float32),
+                products.query_inv_norms[rows])
     return aligned.queries[rows], None
 
 
 def row_from(aligned: AlignedDescriptors, inv_norms: np.ndarray, ignored: np.ndarray,
-             q: int) -> np.ndarray:
+             q: int, products: ExactProducts | None = None) -> np.ndarray:
     """Return query ``q``'s score row, computed as the ranking computes it."""
-    return score_rows_of(aligned, inv_norms, ignored, *query_rows(aligned, slice(q, q + 1)))[0]
+    return score_rows_of(aligned, inv_norms, ignored,
+                         *query_rows(aligned, slice(q, q + 1), products))[0]
 
 
 def scores_of(aligned: AlignedDescriptors, inv_norms: np.ndarray, ignored: np.ndarray,
@@ -121,8 +133,8 @@ EXACT_PRODUCT_BITS = 20
 _VALUE_BITS = 11
 
 
-def exact_products(aligned: AlignedDescriptors) -> AlignedDescriptors:
-    """Return ``aligned`` in exact-products mode when its values allow it, else unchanged.
+def exact_products(aligned: AlignedDescriptors) -> ExactProducts | None:
+    """Return the :class:`ExactProducts` of ``aligned`` when its values allow them, else None.
 
     When every query and gallery value is a small whole multiple of a power of two
     (sign-binarised ±1, 0/1 codes, small quantised integers) and the dot products stay
@@ -135,29 +147,34 @@ def exact_products(aligned: AlignedDescriptors) -> AlignedDescriptors:
     queries qualify.
     """
     raw = aligned.query_values
-    if raw is None or aligned.query_inv_norms is not None or not len(raw) \
-            or not aligned.dim or not len(aligned.gallery):
-        return aligned
+    if raw is None or not len(raw) or not aligned.dim or not len(aligned.gallery):
+        return None
     if small_integer_unit(raw[:1], _VALUE_BITS) is None:
-        return aligned
+        return None
     q = small_integer_unit(raw, _VALUE_BITS)
     if q is None:
-        return aligned
+        return None
     budget = EXACT_PRODUCT_BITS - int(np.ceil(np.log2(max(aligned.dim, 2)))) - q[1]
     n_g = len(aligned.gallery) if aligned.gallery_rows is None else len(aligned.gallery_rows)
     squares = np.empty(n_g, dtype=np.float64)
     for start, stop in chunks(n_g, chunk_rows(aligned.dim)):
         block = gallery_chunk(aligned, start, stop)
-        g = small_integer_unit(block, min(budget, _VALUE_BITS))
-        if g is None:
-            return aligned
+        if small_integer_unit(block, min(budget, _VALUE_BITS)) is None:
+            return None
         wide = block.astype(np.float64)
         squares[start:stop] = np.einsum("ij,ij->i", wide, wide)  # whole numbers: exact
     wide = np.asarray(raw, dtype=np.float64)
     with np.errstate(divide="ignore"):
         inv_q = (1.0 / np.sqrt(np.einsum("ij,ij->i", wide, wide))).astype(np.float32)
-    return replace(aligned, query_inv_norms=inv_q,
-                   equal_gallery_norms=bool(len(squares) and (squares == squares[0]).all()))
+    return ExactProducts(np.asarray(raw, dtype=np.float32), inv_q,
+                         bool(len(squares) and (squares == squares[0]).all()))
+
+
+def raw_queries(aligned: AlignedDescriptors, rows: np.ndarray) -> np.ndarray:
+    """Return the float32 query vectors ``rows`` as the file holds them (the normalised
+    ones when no other values were kept)."""
+    source = aligned.queries if aligned.query_values is None else aligned.query_values
+    return np.asarray(source[rows], dtype=np.float32)
 
 
 def gallery_values(aligned: AlignedDescriptors, indices: np.ndarray) -> np.ndarray:
@@ -168,10 +185,11 @@ def gallery_values(aligned: AlignedDescriptors, indices: np.ndarray) -> np.ndarr
     return np.asarray(aligned.gallery[rows], dtype=np.float32)
 
 
-def cosine_exact_scores(aligned: AlignedDescriptors) -> ExactScores:
+def cosine_exact_scores(aligned: AlignedDescriptors, whole: bool = False) -> ExactScores:
     """Return the exact cosines of the descriptors' (query, gallery image) pairs
     (:mod:`irviewer.core.exact_scores`), from the vectors as the file holds them, by which
-    a cosine ranking settles its near ties (:mod:`irviewer.core.ranking.settle`).
+    a cosine ranking settles its near ties (:mod:`irviewer.core.ranking.settle`). ``whole``:
+    the values are small whole numbers (:func:`exact_products`), whose float64 sums are exact.
 
     The plain float64 cosines come from dot products of float32 rows summed in float64 (a
     few pairs at a time, so the rows stay in the cache), each row's squared norm summed
@@ -181,7 +199,7 @@ def cosine_exact_scores(aligned: AlignedDescriptors) -> ExactScores:
     g_squares = np.full(n_g, np.nan)
 
     def vectors(queries: np.ndarray, gallery: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return aligned.raw_queries(queries), gallery_values(aligned, gallery)
+        return raw_queries(aligned, queries), gallery_values(aligned, gallery)
 
     def fast(queries: np.ndarray, gallery: np.ndarray) -> np.ndarray:
         return _fast_cosines(vectors, queries, gallery, q_squares, g_squares)
@@ -189,8 +207,7 @@ def cosine_exact_scores(aligned: AlignedDescriptors) -> ExactScores:
     def exact(queries: np.ndarray, gallery: np.ndarray) -> np.ndarray:
         return exact_pair_cosines(*vectors(queries, gallery))
 
-    # Small whole numbers: the float64 sums are exact already (exact_products).
-    return ExactScores(fast, fast if aligned.query_inv_norms is not None else exact)
+    return ExactScores(fast, fast if whole else exact)
 
 
 #: Pairs whose float64 dot products are summed at a time (their rows stay in the cache).
@@ -220,7 +237,7 @@ def _fast_cosines(vectors: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, 
     return out
 
 
-def gallery_exact_scores(aligned: AlignedDescriptors) -> ExactScores:
+def gallery_exact_scores(aligned: AlignedDescriptors, whole: bool = False) -> ExactScores:
     """Return the exact cosines of pairs of gallery images (the audit's neighbours), as
     :func:`cosine_exact_scores` does for queries: (gallery indices, gallery indices)."""
     n_g = len(aligned.gallery) if aligned.gallery_rows is None else len(aligned.gallery_rows)
@@ -235,4 +252,4 @@ def gallery_exact_scores(aligned: AlignedDescriptors) -> ExactScores:
     def exact(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return exact_pair_cosines(*vectors(a, b))
 
-    return ExactScores(fast, fast if aligned.query_inv_norms is not None else exact)
+    return ExactScores(fast, fast if whole else exact)

@@ -78,11 +78,11 @@ def iter_rank(aligned: AlignedDescriptors, dataset: Dataset, k: int = DEFAULT_DE
 
     offsets, items = items_of_interest(dataset)
     item_query = np.repeat(np.arange(n_q, dtype=np.int64), np.diff(offsets))
-    aligned = exact_products(aligned)
-    exact = cosine_exact_scores(aligned)
+    products = exact_products(aligned)
+    exact = cosine_exact_scores(aligned, whole=products is not None)
     # Exact products and one gallery norm: equal scores are exactly the equal cosines and
     # the float32 order is the exact one, so there is nothing to settle.
-    settle = (None if aligned.query_inv_norms is not None and aligned.equal_gallery_norms
+    settle = (None if products is not None and products.equal_gallery_norms
               else Settle(exact, n_g))
     state = CountState(offsets, items, item_query, multi, settle=settle)
     if multi:
@@ -118,7 +118,7 @@ def iter_rank(aligned: AlignedDescriptors, dataset: Dataset, k: int = DEFAULT_DE
         local_ignored = np.flatnonzero(ignored[start:stop])
         for qa, qb in blocks:
             scores = score_buffer[:(qb - qa) * (stop - start)].reshape(qb - qa, stop - start)
-            qv, scale = query_rows(aligned, slice(qa, qb))
+            qv, scale = query_rows(aligned, slice(qa, qb), products)
             np.matmul(qv, g.T, out=scores)
             scores *= inv
             if scale is not None:  # exact products: the query's norm after the multiply
@@ -130,12 +130,13 @@ def iter_rank(aligned: AlignedDescriptors, dataset: Dataset, k: int = DEFAULT_DE
             run_parts(fold, row_parts(qb - qa, scores.size, PARALLEL_SCORES))
             done += 1
             yield Progress(done, total)
-    counted = state.finish(lambda q: row_from(aligned, inv_norms, ignored, q))
+    counted = state.finish(lambda q: row_from(aligned, inv_norms, ignored, q, products))
     if multi and settle is not None:  # unseen scores may be near ties as well
         settle_top_lists(settle.scores, n_g, np.arange(n_q), top_idx, top_val,
                          np.maximum(left_out, unseen),
                          lambda qs: score_rows_of(aligned, inv_norms, ignored,
-                                                  *query_rows(aligned, qs)), runs=False)
+                                                  *query_rows(aligned, qs, products)),
+                         runs=False)
     top_idx[~np.isfinite(top_val)] = -1
     ranking = Ranking(top_indices=top_idx, top_scores=top_val, item_offsets=offsets,
                       item_indices=items, item_ranks=counted.ranks,
@@ -143,7 +144,7 @@ def iter_rank(aligned: AlignedDescriptors, dataset: Dataset, k: int = DEFAULT_DE
                       item_tie_through=counted.through,
                       n_ranked=n_active, descriptors=aligned, gallery_inv_norms=inv_norms,
                       ignored_mask=ignored if len(dataset.global_ignored) else None,
-                      exact_scores=None if settle is None else exact,
+                      exact_scores=None if settle is None else exact, exact_products=products,
                       lists_pending=None if settle is None else PendingRuns(exact, n_g))
     yield Progress(total, total, ranking)
 

@@ -15,7 +15,13 @@ from irviewer.core.dataset import Dataset
 from irviewer.core.descriptors import AlignedDescriptors, normalise_rows
 from irviewer.core.errors import InputError, either
 from irviewer.core.ranking.counting import Settle, counts_in_row, ranks_in_row
-from irviewer.core.ranking.gallery import query_rows, row_from, score_rows_of, scores_of
+from irviewer.core.ranking.gallery import (
+    ExactProducts,
+    query_rows,
+    row_from,
+    score_rows_of,
+    scores_of,
+)
 from irviewer.core.ranking.settle import NEAR, ExactScores, PendingRuns, settle_lists
 from irviewer.core.tie_windows import windows_in_list
 from irviewer.core.ties import TIE_TOLERANCE
@@ -102,6 +108,9 @@ class Ranking:
             float32 scores are its order (a ranking file, rows re-ranked elsewhere).
         lists_pending: the runs of near ties inside the top-K lists, settled when the lists
             are first read (None: nothing pending).
+        exact_products: set when the descriptors are small whole numbers multiplied exactly
+            as the file holds them (:func:`~irviewer.core.ranking.gallery.exact_products`),
+            so that a score row made again is the same row.
     """
 
     top_indices: np.ndarray  # both read through _SettledOnRead (set below the class)
@@ -126,6 +135,7 @@ class Ranking:
                                                                   repr=False)
     exact_scores: ExactScores | None = field(default=None, compare=False, repr=False)
     lists_pending: PendingRuns | None = field(default=None, compare=False, repr=False)
+    exact_products: ExactProducts | None = field(default=None, compare=False, repr=False)
 
     @property
     def settle(self) -> Settle | None:
@@ -179,7 +189,7 @@ class Ranking:
                              "scores beyond its lists are not known")
         ignored = (self.ignored_mask if self.ignored_mask is not None
                    else np.zeros(len(self.gallery_inv_norms), dtype=bool))
-        return row_from(self.descriptors, self.gallery_inv_norms, ignored, q)
+        return row_from(self.descriptors, self.gallery_inv_norms, ignored, q, self.exact_products)
 
     def score_rows(self, qa: int, qb: int) -> np.ndarray:
         """Return the float32 scores of queries qa..qb (qa < qb) against every gallery image,
@@ -193,7 +203,7 @@ class Ranking:
         ignored = (self.ignored_mask if self.ignored_mask is not None
                    else np.zeros(len(self.gallery_inv_norms), dtype=bool))
         return score_rows_of(self.descriptors, self.gallery_inv_norms, ignored,
-                             *query_rows(self.descriptors, slice(qa, qb)))
+                             *query_rows(self.descriptors, slice(qa, qb), self.exact_products))
 
     def score_vector(self, vector: np.ndarray) -> np.ndarray:
         """Return a new query vector's float32 cosine score for every gallery image (-inf
@@ -269,6 +279,18 @@ class Ranking:
         if drop is not None:
             row[drop] = -np.inf
         return top_of_row(row, n, self.settle, q)
+
+    def order_of(self, q: int, among: np.ndarray) -> np.ndarray:
+        """Return the gallery images ``among`` in query ``q``'s ranking order, from its score
+        row made again and ordered as the ranking orders (near ties settled by exact score,
+        equal ones in gallery order); removed ones last. InputError for a ranking read from
+        a file."""
+        row = self.score_row(q)
+        among = np.asarray(among, dtype=np.int64)
+        only = np.full(len(row), -np.inf, dtype=np.float32)
+        only[among] = row[among]
+        order, _ = top_of_row(only, len(among), self.settle, q)
+        return np.concatenate([order, among[~np.isin(among, order)]])
 
     def rank_items(self, q: int, gallery_indices: np.ndarray) -> np.ndarray:
         """Return the exact 0-based ranks of ``gallery_indices`` for query ``q``.
