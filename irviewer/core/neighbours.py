@@ -217,7 +217,7 @@ def _merge(top_idx: np.ndarray, top_sim: np.ndarray, sims: np.ndarray,
     (ties: gallery order, since the chunks come in gallery order); return, per row, the
     best score offered that is not in its list (-inf: none).
 
-    Only scores reaching the row's k-th best so far, less NEAR, are candidates (so that the
+    Only scores reaching the row's k-th best so far, less its near band, are candidates (so the
     near ties of a list's last entry are all seen, for the settling); before k are known,
     the (k+1)-th best of a sample of the chunk's columns (a row's own image may be one) is
     the bar: at most the row's k-th best in the chunk, so no top-k score is lost, and a

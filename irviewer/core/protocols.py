@@ -33,8 +33,9 @@ CMCRule = Literal["none", "market", "cuhk03"]
 
 #: The tie rule every ranking follows, as the output names it (see
 #: :mod:`irviewer.core.ranking.settle`; a ranking file's scores are its order as written).
-TIES = ("stable: equal scores keep gallery order; computed scores within 2e-06 of each other "
-        "are ordered by their exact value (exact dot products), the same on every machine")
+TIES = ("stable: equal scores keep gallery order; computed scores nearer than float32 "
+        "rounding can order are ordered by their exact value (exact dot products), the same "
+        "on every machine")
 
 
 

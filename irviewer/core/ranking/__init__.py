@@ -2,9 +2,10 @@
 
 For every query the gallery is ranked by descending cosine similarity of L2-normalised
 float32 descriptors. Equal scores keep gallery order (a stable ranking), and scores equal in
-exact arithmetic are equal: float32 scores within 2e-6 of each other are ordered by their
-exact cosine (:mod:`irviewer.core.ranking.settle`), so a ranking is fully determined by the
-descriptors and the gallery order, on every machine and with any number of threads.
+exact arithmetic are equal: float32 scores nearer than their rounding can order are
+ordered by their exact cosine (:mod:`irviewer.core.ranking.settle`), so a ranking is fully
+determined by the descriptors and the gallery order, on every machine and with any number
+of threads.
 
 What is stored (:class:`Ranking`) is what the metrics and the viewer need, not the whole
 sorted gallery:

@@ -2,8 +2,9 @@
 without sorting whole rows (rank = #(scores above) + #(equal scores earlier in the
 gallery)); with a gallery in several chunks, from an estimate's narrow band resolved at the
 end (see :mod:`irviewer.core.ranking`). Where a ranking has exact scores, an item whose
-float32 score has others within :data:`~irviewer.core.ranking.settle.NEAR` is counted
-again among them by exact score (:func:`~irviewer.core.ranking.settle.settle_items`)."""
+float32 score has others in its near band (:func:`~irviewer.core.ranking.settle.band_edges`)
+is counted again among them by exact score
+(:func:`~irviewer.core.ranking.settle.settle_items`)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from irviewer.core.descriptors import AlignedDescriptors
-from irviewer.core.ranking.settle import NEAR, ExactScores, settle_items
+from irviewer.core.ranking.settle import ExactScores, band_edges, settle_items
 from irviewer.core.ranking.top_k import Candidates
 from irviewer.core.tie_windows import window_edges
 from irviewer.core.ties import TIE_TOLERANCE
@@ -46,8 +47,7 @@ def counts_in_row(row: np.ndarray, gallery_indices: np.ndarray, tolerance: float
     """Return the :class:`Counted` ranks, scores and tie windows (``tolerance``) of
     ``gallery_indices`` in query ``query``'s full score row (removed entries -inf count
     for nothing; a removed item's rank is -1). With ``settle``, an item with other scores
-    within NEAR of its own is counted among them by exact score, and its score is its
-    exact one."""
+    in its near band is counted among them by exact score, and its score is its exact one."""
     g = np.asarray(gallery_indices, dtype=np.int64)
     row = np.asarray(row, dtype=np.float32)
     s = row[g]
@@ -57,22 +57,24 @@ def counts_in_row(row: np.ndarray, gallery_indices: np.ndarray, tolerance: float
     ties_before = np.array([np.count_nonzero(row[:gi] == si) for gi, si in zip(g, s, strict=True)],
                            dtype=np.int64) if len(g) else np.zeros(0, dtype=np.int64)
     ranks = (above + ties_before).astype(np.int64)
-    upper, lower = window_edges(s, tolerance if settle is None else NEAR)
-    far = (n - np.searchsorted(ordered, upper, side="left")).astype(np.int64)
+    upper, lower = window_edges(s, tolerance)
+    win_above = (n - np.searchsorted(ordered, upper, side="left")).astype(np.int64)
     through = (n - np.searchsorted(ordered, lower, side="right")).astype(np.int64)
     scores = s.copy()
     if settle is not None:
-        many = np.flatnonzero(np.isfinite(s) & (through - far > 1))
+        b_up, b_lo = band_edges(s)
+        far = n - np.searchsorted(ordered, b_up, side="left")
+        inside = n - np.searchsorted(ordered, b_lo, side="right") - far
+        many = np.flatnonzero(np.isfinite(s) & (inside > 1))
         if len(many):
-            members = [np.flatnonzero((row > lower[j]) & (row < upper[j])) for j in many]
-            done = settle_items(settle.scores, settle.n_gallery,
-                                np.full(len(many), query, dtype=np.int64), g[many], far[many],
-                                np.repeat(np.arange(len(many)), [len(m) for m in members]),
-                                np.concatenate(members), tolerance)
-            ranks[many], far[many], through[many] = done.ranks, done.above, done.through
-            scores[many] = done.keys.astype(np.float32)
+            members = [np.flatnonzero((row > b_lo[j]) & (row < b_up[j])) for j in many]
+            ranks[many], keys = settle_items(
+                settle.scores, settle.n_gallery, np.full(len(many), query, dtype=np.int64),
+                g[many], far[many], np.repeat(np.arange(len(many)), [len(m) for m in members]),
+                np.concatenate(members))
+            scores[many] = keys.astype(np.float32)
     ranks[~np.isfinite(s)] = -1
-    return Counted(ranks, scores, far, through)
+    return Counted(ranks, scores, win_above, through)
 
 
 class CountState:
@@ -84,19 +86,18 @@ class CountState:
     counts the scores above the estimate's band and keeps the few scores inside the band,
     which are resolved once the exact score is known.
 
-    With ``settle`` (a ranking with exact scores) the windows are counted :data:`NEAR`
-    wide, and an item with others in its window (its *members*) is settled: counted among
-    them by exact score, its tie window (``tolerance``) counted on exact scores too — in
-    the block that holds it with one chunk, at the end with several.
+    With ``settle`` (a ranking with exact scores) the scores in each item's near band are
+    counted too, and an item with others in it (its *members*) is settled: counted among
+    them by exact score — in the block that holds it with one chunk, at the end with
+    several. Its tie window (``tolerance``) stays counted on float32 scores.
     """
 
     def __init__(self, offsets: np.ndarray, items: np.ndarray, item_query: np.ndarray,
                  multi: bool, tolerance: float = TIE_TOLERANCE,
                  settle: Settle | None = None) -> None:
         self.offsets, self.items, self.item_query, self.multi = offsets, items, item_query, multi
-        self.tie_tolerance = tolerance
+        self.tolerance = tolerance
         self.settle = settle
-        self.tolerance = tolerance if settle is None else NEAR  # the counted windows' width
         n = len(items)
         self.above = np.zeros(n, dtype=np.int64)
         # Tie windows (irviewer.core.tie_windows): the scores at or above each item's upper
@@ -104,6 +105,9 @@ class CountState:
         # scores above the band of the other chunks (multi-chunk), added at the end.
         self.win_above = np.zeros(n, dtype=np.int64)
         self.win_through = np.zeros(n, dtype=np.int64)
+        # The same for each item's near band (settle.band_edges), with exact scores only.
+        self.near_above = np.zeros(n, dtype=np.int64)
+        self.near_through = np.zeros(n, dtype=np.int64)
         self.elsewhere = np.zeros(n, dtype=np.int64)
         self.exact = np.full(n, np.nan, dtype=np.float32)
         self.settled = np.full(n, np.nan, dtype=np.float32)  # exact scores of settled items
@@ -158,6 +162,8 @@ class CountState:
         self.exact[ia:ib][inside] = scores[rows[inside], items[inside] - start]
         _, _, _, _, lo, _ = self._bounds(qa, qb, start, stop)
         np.minimum.at(out, rows, window_edges(lo, self.tolerance)[1])  # the tie window too
+        if self.settle is not None:  # and the near band
+            np.minimum.at(out, rows, band_edges(lo)[1])
         return out
 
     def count_in_sorted(self, ordered: np.ndarray, scores: np.ndarray, qa: int, qb: int,
@@ -176,15 +182,27 @@ class CountState:
         right = np.empty(ib - ia, dtype=np.int64)
         left = np.empty(ib - ia, dtype=np.int64) if self.multi else right
         upper, lower = window_edges(hi, self.tolerance)
+        b_up, b_lo = band_edges(hi)
         win_above = np.empty(ib - ia, dtype=np.int64)
         win_through = np.empty(ib - ia, dtype=np.int64)
+        near_above = np.empty(ib - ia, dtype=np.int64)
+        near_through = np.empty(ib - ia, dtype=np.int64)
+        # One search per side and row: each row's items' values, stacked. (With one chunk
+        # the near bands are searched only for the items that have a neighbour in theirs.)
+        bands = self.settle is not None and self.multi
+        rights = [hi, lower] + ([b_lo] if bands else [])
+        lefts = [upper] + ([b_up] if bands else []) + ([lo] if self.multi else [])
         for r in np.flatnonzero(np.diff(bounds)):
             a, b = bounds[r], bounds[r + 1]
-            right[a:b] = np.searchsorted(ordered[r], hi[a:b], side="right")
-            win_above[a:b] = np.searchsorted(ordered[r], upper[a:b], side="left")
-            win_through[a:b] = np.searchsorted(ordered[r], lower[a:b], side="right")
+            found_r = np.searchsorted(ordered[r], np.concatenate([v[a:b] for v in rights]),
+                                      side="right").reshape(len(rights), b - a)
+            found_l = np.searchsorted(ordered[r], np.concatenate([v[a:b] for v in lefts]),
+                                      side="left").reshape(len(lefts), b - a)
+            right[a:b], win_through[a:b], win_above[a:b] = found_r[0], found_r[1], found_l[0]
+            if bands:
+                near_through[a:b], near_above[a:b] = found_r[2], found_l[1]
             if self.multi:
-                left[a:b] = np.searchsorted(ordered[r], lo[a:b], side="left")
+                left[a:b] = found_l[-1]
         n = scores.shape[1]
         self.win_above[ia:ib][inside] += n - win_above[inside]
         self.win_through[ia:ib][inside] += n - win_through[inside]
@@ -196,17 +214,40 @@ class CountState:
         for j in tied:
             above[j] += np.count_nonzero(scores[rows[j], :items[j] - start] == hi[j])
         self.above[ia:ib] += above
-        if self.settle is not None:
-            many = np.flatnonzero(inside & (win_above - win_through > 1))
+        if self.settle is not None and not self.multi:
+            self._settle_sorted(ordered, scores, ia, rows, inside, right, hi, b_up, b_lo)
+        elif self.settle is not None:
+            self.near_above[ia:ib][inside] += n - near_above[inside]
+            self.near_through[ia:ib][inside] += n - near_through[inside]
+            many = np.flatnonzero(inside & (near_above - near_through > 1))
             if len(many):
-                found = [np.flatnonzero((scores[rows[j]] > lower[j])
-                                        & (scores[rows[j]] < upper[j])) + start for j in many]
-                self._members(ia + np.repeat(many, [len(m) for m in found]),
-                              np.concatenate(found), ia + many)
+                member_of, member = _in_bands(scores, rows[many], b_lo[many], b_up[many])
+                self._members(ia + many[member_of], member + start, ia + many)
         if self.multi:
             kept = np.flatnonzero(~inside & (right > left))
             if len(kept):
                 self._keep_sorted_band(scores, start, stop, ia, kept, rows, lo, hi, items)
+
+    def _settle_sorted(self, ordered: np.ndarray, scores: np.ndarray, ia: int, rows: np.ndarray,
+                       inside: np.ndarray, right: np.ndarray, hi: np.ndarray, b_up: np.ndarray,
+                       b_lo: np.ndarray) -> None:
+        """Settle the items of a one-chunk block whose near band holds another score, from
+        the rows sorted whole: an item's neighbours in its sorted row (its own score is at
+        ``right - 1``) tell whether any other score is in its band; for those few items the
+        band's members (gallery indices) and the scores above it come from their rows."""
+        n = ordered.shape[1]
+        after = ordered[rows, np.minimum(right, n - 1)]
+        before = ordered[rows, np.maximum(right - 2, 0)]
+        some = np.flatnonzero(inside & (((right < n) & (after < b_up))
+                                        | ((right >= 2) & (before > b_lo))))
+        if not len(some):
+            return
+        band = scores[rows[some]]
+        member = (band > b_lo[some, None]) & (band < b_up[some, None])
+        # The scores at or above the band: those above the item, less those inside the band.
+        far = n - right[some] - np.count_nonzero(member & (band > hi[some, None]), axis=1)
+        which, cols = np.nonzero(member)
+        self._settle(ia + some, ia + some[which], cols, far)
 
     def count(self, found: Candidates, qa: int, qb: int, start: int, stop: int) -> None:
         """Add the block of queries qa..qb x gallery start..stop to the counts.
@@ -232,11 +273,16 @@ class CountState:
         self.win_through[ia:ib][inside] += win_through
         self.elsewhere[ia:ib][~inside] += before[~inside]
         if self.settle is not None:
-            many = win_through - win_above > 1
+            b_up, b_lo = band_edges(hi[inside])
+            near_above = found.at_least(in_rows, b_up)
+            near_through = found.at_least(in_rows, np.nextafter(b_lo, np.float32(np.inf)))
+            self.near_above[ia:ib][inside] += near_above
+            self.near_through[ia:ib][inside] += near_through
+            many = near_through - near_above > 1
             if many.any():
                 which = np.flatnonzero(inside)[many]
-                first = found.starts[in_rows[many]] + win_above[many]
-                length = (win_through - win_above)[many]
+                first = found.starts[in_rows[many]] + near_above[many]
+                length = (near_through - near_above)[many]
                 at = _ranges(first, length)
                 self._members(ia + np.repeat(which, length), found.cols[at] + start,
                               ia + which)
@@ -255,21 +301,18 @@ class CountState:
         if self.multi:
             self.members.append((item, gallery))
             return
-        self._settle(settled, item, gallery, self.win_above[settled])
+        self._settle(settled, item, gallery, self.near_above[settled])
 
     def _settle(self, which: np.ndarray, member_item: np.ndarray, member_gallery: np.ndarray,
                 far: np.ndarray) -> None:
         """Settle the items ``which`` (positions, ascending) from their members (``far``:
-        the scores at or above each one's window): their ranks, windows and exact scores."""
+        the scores at or above each one's near band): their ranks and exact scores."""
         assert self.settle is not None
         slot = np.searchsorted(which, member_item)
-        done = settle_items(self.settle.scores, self.settle.n_gallery,
-                            self.item_query[which], self.items[which], far, slot,
-                            member_gallery, self.tie_tolerance)
-        self.above[which] = done.ranks
-        self.win_above[which] = done.above
-        self.win_through[which] = done.through
-        self.settled[which] = done.keys.astype(np.float32)
+        self.above[which], keys = settle_items(self.settle.scores, self.settle.n_gallery,
+                                               self.item_query[which], self.items[which], far,
+                                               slot, member_gallery)
+        self.settled[which] = keys.astype(np.float32)
 
     def _keep_band(self, item: np.ndarray, values: np.ndarray, gallery: np.ndarray,
                    length: np.ndarray, earlier: np.ndarray) -> None:
@@ -329,9 +372,14 @@ class CountState:
         lo = self.estimate_val - np.float32(BAND)
         hi = self.estimate_val + np.float32(BAND)
         upper, lower = window_edges(exact, self.tolerance)
-        missed = ~((lo <= exact) & (exact <= hi) & (lo <= lower) & (upper <= hi))
+        reach_up, reach_lo = (np.maximum(upper, band_edges(exact)[0]),
+                              np.minimum(lower, band_edges(exact)[1]))
+        missed = ~((lo <= exact) & (exact <= hi) & (lo <= reach_lo) & (reach_up <= hi))
         above += self.elsewhere
         through += self.elsewhere
+        near_above = self.near_above + self.elsewhere
+        near_through = self.near_through + self.elsewhere
+        b_up, b_lo = band_edges(exact)
         band_item = np.zeros(0, dtype=np.int64)
         band_gallery = np.zeros(0, dtype=np.int64)
         if self.band:
@@ -342,25 +390,50 @@ class CountState:
             ranks += np.bincount(item[counted], minlength=len(ranks))
             above += np.bincount(item[values >= upper[item]], minlength=len(ranks))
             through += np.bincount(item[values > lower[item]], minlength=len(ranks))
-            near = (values > lower[item]) & (values < upper[item])
+            near_above += np.bincount(item[values >= b_up[item]], minlength=len(ranks))
+            near_through += np.bincount(item[values > b_lo[item]], minlength=len(ranks))
+            near = (values > b_lo[item]) & (values < b_up[item])
             band_item, band_gallery = item[near], gallery[near]
         self.win_above, self.win_through, self.above = above, through, ranks
         if self.settle is not None:
-            which = np.flatnonzero(~missed & (through - above > 1))
+            which = np.flatnonzero(~missed & (near_through - near_above > 1))
             if len(which):
                 own = [(i, g) for i, g in self.members] + [(band_item, band_gallery)]
                 m_item = np.concatenate([i for i, _ in own] + [which])
                 m_gallery = np.concatenate([g for _, g in own] + [self.items[which]])
                 keep = np.isin(m_item, which)
-                self._settle(which, m_item[keep], m_gallery[keep], above[which])
+                self._settle(which, m_item[keep], m_gallery[keep], near_above[which])
         for q in np.unique(self.item_query[missed]):
             a, b = self.offsets[q], self.offsets[q + 1]
-            again = counts_in_row(full_row(int(q)), self.items[a:b], self.tie_tolerance,
+            again = counts_in_row(full_row(int(q)), self.items[a:b], self.tolerance,
                                   self.settle, int(q))
             ranks[a:b], exact[a:b] = again.ranks, again.scores
             above[a:b], through[a:b] = again.above, again.through
             self.settled[a:b] = np.nan
         return Counted(ranks, _scores(exact, self.settled), above, through)
+
+
+def _in_bands(scores: np.ndarray, rows: np.ndarray, lo: np.ndarray,
+              hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return (which band, column) of every score of row ``rows[i]`` strictly inside the
+    band ``lo[i] .. hi[i]``, for each i: one pass over each row, however many bands it has
+    (a score in several overlapping bands is listed for each)."""
+    which, cols = [], []
+    order = np.argsort(rows, kind="stable")
+    starts = np.flatnonzero(np.r_[True, rows[order][1:] != rows[order][:-1]])
+    for a, b in zip(starts.tolist(), [*starts[1:].tolist(), len(order)], strict=True):
+        mine = order[a:b]
+        row = scores[rows[mine[0]]]
+        inside = (row > lo[mine].min()) & (row < hi[mine].max())
+        found = np.flatnonzero(inside)
+        values = row[found]
+        for i in mine.tolist():
+            keep = found[(values > lo[i]) & (values < hi[i])]
+            which.append(np.full(len(keep), i, dtype=np.int64))
+            cols.append(keep)
+    if not cols:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return np.concatenate(which), np.concatenate(cols)
 
 
 def _scores(exact: np.ndarray, settled: np.ndarray) -> np.ndarray:

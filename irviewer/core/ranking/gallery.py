@@ -191,21 +191,19 @@ def cosine_exact_scores(aligned: AlignedDescriptors, whole: bool = False) -> Exa
     a cosine ranking settles its near ties (:mod:`irviewer.core.ranking.settle`). ``whole``:
     the values are small whole numbers (:func:`exact_products`), whose float64 sums are exact.
 
-    The plain float64 cosines come from dot products of float32 rows summed in float64 (a
-    few pairs at a time, so the rows stay in the cache), each row's squared norm summed
-    once and kept."""
+    The plain float64 cosines come from dot products of float32 rows summed in float64,
+    each row's squared norm summed once and kept."""
     n_g = len(aligned.gallery) if aligned.gallery_rows is None else len(aligned.gallery_rows)
     q_squares = np.full(len(aligned.queries), np.nan)
     g_squares = np.full(n_g, np.nan)
 
-    def vectors(queries: np.ndarray, gallery: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return raw_queries(aligned, queries), gallery_values(aligned, gallery)
-
     def fast(queries: np.ndarray, gallery: np.ndarray) -> np.ndarray:
-        return _fast_cosines(vectors, queries, gallery, q_squares, g_squares)
+        return _fast_cosines(lambda rows: raw_queries(aligned, rows),
+                             lambda rows: gallery_values(aligned, rows),
+                             queries, gallery, q_squares, g_squares)
 
     def exact(queries: np.ndarray, gallery: np.ndarray) -> np.ndarray:
-        return exact_pair_cosines(*vectors(queries, gallery))
+        return exact_pair_cosines(raw_queries(aligned, queries), gallery_values(aligned, gallery))
 
     return ExactScores(fast, fast if whole else exact)
 
@@ -214,27 +212,35 @@ def cosine_exact_scores(aligned: AlignedDescriptors, whole: bool = False) -> Exa
 _FAST_PAIRS = 256
 
 
-def _fast_cosines(vectors: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
-                  a: np.ndarray, b: np.ndarray, a_squares: np.ndarray,
-                  b_squares: np.ndarray) -> np.ndarray:
-    """Return plain float64 cosines of the pairs (a[i], b[i]) of row indices whose vectors
-    ``vectors(a, b)`` gives, keeping each row's squared norm in ``a_squares`` / ``b_squares``
-    (nan: not yet summed; shared by threads, which write the same values)."""
+def _fast_cosines(a_rows: Callable[[np.ndarray], np.ndarray],
+                  b_rows: Callable[[np.ndarray], np.ndarray], a: np.ndarray, b: np.ndarray,
+                  a_squares: np.ndarray, b_squares: np.ndarray) -> np.ndarray:
+    """Return plain float64 cosines of the pairs (a[i], b[i]) of row indices (``a`` sorted,
+    as pair codes come), the float32 rows read by ``a_rows`` / ``b_rows``: each ``a`` row
+    read once and multiplied with its pairs' ``b`` rows, sums in float64; each row's
+    squared norm kept in ``a_squares`` / ``b_squares`` (nan: not yet summed; shared by
+    threads, which write the same values)."""
     a = np.asarray(a, dtype=np.int64)
     b = np.asarray(b, dtype=np.int64)
     out = np.empty(len(a), dtype=np.float64)
+    firsts = np.flatnonzero(np.r_[True, a[1:] != a[:-1]]) if len(a) else np.zeros(0, np.int64)
+    own = a_rows(a[firsts])
+    new = np.isnan(a_squares[a[firsts]])
+    if new.any():
+        a_squares[a[firsts][new]] = np.einsum("ij,ij->i", own[new], own[new], dtype=np.float64)
+    group = np.cumsum(np.r_[False, a[1:] != a[:-1]]) if len(a) else a  # each pair's a row
     for s in range(0, len(a), _FAST_PAIRS):
-        x, y = vectors(a[s:s + _FAST_PAIRS], b[s:s + _FAST_PAIRS])
-        dots = np.einsum("ij,ij->i", x, y, dtype=np.float64)
-        for rows, v, squares in ((a[s:s + _FAST_PAIRS], x, a_squares),
-                                 (b[s:s + _FAST_PAIRS], y, b_squares)):
-            new = np.isnan(squares[rows])
-            if new.any():
-                squares[rows[new]] = np.einsum("ij,ij->i", v[new], v[new], dtype=np.float64)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out[s:s + _FAST_PAIRS] = (dots / np.sqrt(b_squares[b[s:s + _FAST_PAIRS]])
-                                      / np.sqrt(a_squares[a[s:s + _FAST_PAIRS]]))
-    return out
+        rb = b[s:s + _FAST_PAIRS]
+        y = b_rows(rb)
+        new = np.isnan(b_squares[rb])
+        if new.all():
+            b_squares[rb] = np.einsum("ij,ij->i", y, y, dtype=np.float64)
+        elif new.any():
+            b_squares[rb[new]] = np.einsum("ij,ij->i", y[new], y[new], dtype=np.float64)
+        out[s:s + _FAST_PAIRS] = np.einsum("ij,ij->i", own[group[s:s + _FAST_PAIRS]], y,
+                                           dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return out / np.sqrt(b_squares[b]) / np.sqrt(a_squares[a])
 
 
 def gallery_exact_scores(aligned: AlignedDescriptors, whole: bool = False) -> ExactScores:
@@ -243,13 +249,13 @@ def gallery_exact_scores(aligned: AlignedDescriptors, whole: bool = False) -> Ex
     n_g = len(aligned.gallery) if aligned.gallery_rows is None else len(aligned.gallery_rows)
     squares = np.full(n_g, np.nan)
 
-    def vectors(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return gallery_values(aligned, a), gallery_values(aligned, b)
+    def rows(idx: np.ndarray) -> np.ndarray:
+        return gallery_values(aligned, idx)
 
     def fast(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return _fast_cosines(vectors, a, b, squares, squares)
+        return _fast_cosines(rows, rows, a, b, squares, squares)
 
     def exact(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return exact_pair_cosines(*vectors(a, b))
+        return exact_pair_cosines(rows(a), rows(b))
 
     return ExactScores(fast, fast if whole else exact)

@@ -32,7 +32,12 @@ from irviewer.core.ranking.gallery import (
     row_ids,
     score_rows_of,
 )
-from irviewer.core.ranking.settle import NEAR, PendingRuns, settle_lists, settle_top_lists
+from irviewer.core.ranking.settle import (
+    PendingRuns,
+    band_edges,
+    settle_lists,
+    settle_top_lists,
+)
 from irviewer.core.ranking.stored import DEFAULT_DEPTH, DEPTH, Progress, Ranking, items_of_interest
 from irviewer.core.ranking.top_k import Candidates, below_near, bits, candidates, merge_top, select
 
@@ -268,22 +273,21 @@ def _settle_top(scores: np.ndarray, found: Candidates, qa: int, top_idx: np.ndar
                 top_val: np.ndarray, settle: Settle) -> None:
     """Settle, in place, the complete top-K lists of queries qa.. (one gallery chunk:
     ``scores`` are their whole rows, ``found`` their candidates) whose last entry has near
-    ties beyond it: the list and those entries ordered by exact score
+    ties beyond it (in its near band): the list and those entries ordered by exact score
     (:func:`~irviewer.core.ranking.settle.settle_lists`). Runs of near ties inside a list
     are settled when the lists are read (:class:`~irviewer.core.ranking.settle.PendingRuns`)."""
     k = top_val.shape[1]
     if k == 0:
         return
-    val = top_val.astype(np.float64)
-    kth = val[:, -1]
+    kth = top_val[:, -1]
     beyond = found.starts[:-1] + k
     more = beyond < found.starts[1:]
     following = np.where(more, found.values[np.minimum(beyond, max(len(found.values) - 1, 0))],
                          -np.inf) if len(found.values) else np.full(len(kth), -np.inf)
     finite = np.isfinite(kth)
-    with np.errstate(invalid="ignore"):
-        boundary = finite & (kth - following < NEAR)
-        unsure = finite & (found.threshold.astype(np.float64) > kth - NEAR)
+    lower = band_edges(kth)[1]
+    boundary = finite & (following > lower)
+    unsure = finite & (found.threshold > lower)
     rows = np.flatnonzero(boundary | unsure)  # the others' runs: when the lists are read
     if not len(rows):
         return
@@ -291,13 +295,12 @@ def _settle_top(scores: np.ndarray, found: Candidates, qa: int, top_idx: np.ndar
     for r in rows.tolist():
         idx, v = top_idx[r], top_val[r]
         if unsure[r]:  # scores below the threshold were not candidates: the row itself
-            extra = np.flatnonzero(scores[r] > kth[r] - NEAR)
+            extra = np.flatnonzero(scores[r] > lower[r])
             extra = extra[~np.isin(extra, idx)]
         elif boundary[r]:
             a = found.starts[r] + k
             b = found.starts[r + 1]
-            near = found.values[a:b].astype(np.float64) > kth[r] - NEAR
-            extra = found.cols[a:b][near]
+            extra = found.cols[a:b][found.values[a:b] > lower[r]]
         else:
             extra = np.zeros(0, dtype=np.int64)
         lists.append((np.concatenate([idx, extra]), np.concatenate([v, scores[r, extra]])))

@@ -10,17 +10,15 @@ order is not the float32 scores' but this one, the same on every machine:
   the exact negative squared distance;
 * equal exact scores in gallery order.
 
-Float32 scores further apart than :data:`NEAR` (2e-6) are far beyond their rounding (below
-1e-7 for unit vectors of 2048 dimensions, measured) and keep their float32 order, which is
-then the exact one; only scores within :data:`NEAR` of another are *settled*: their exact
-scores are computed (first in plain float64, and exactly where two float64 values are
-closer than :data:`AMBIGUOUS`, which plain float64 cannot order reliably) and order them.
-A settled entry's stored score is its exact score rounded to float32, so that exact ties
-show equal scores and every list's scores descend.
-
-The tie windows of :mod:`irviewer.core.tie_windows` are counted on the same exact scores:
-an item's window holds the ranked items whose exact score is within the tie tolerance of its
-own, so windows and ranks agree on every machine as well.
+A float32 cosine of L2-normalised vectors is within ``(NEAR_ABS + NEAR_REL |s|) / 2`` of
+its exact value (twice the largest error measured, up to 2048 dimensions, aligned and
+opposed vectors of every scale included: 1.0e-7 near 0, 7.6e-7 near 1), so two scores
+further apart than :func:`near_band` keep their float32 order, which is then the exact
+one. Only scores nearer than that to another are *settled*: their exact scores are
+computed (first in plain float64, and exactly where two float64 values are closer than
+:data:`AMBIGUOUS`, which plain float64 cannot order reliably) and order them. A settled
+entry's stored score is its exact score rounded to float32, so that exact ties show equal
+scores and every list's scores descend.
 
 A ranking without exact scores (a ranking file, rows re-ranked elsewhere) keeps the float32
 order, equal float32 scores in gallery order.
@@ -34,13 +32,31 @@ from dataclasses import dataclass
 
 import numpy as np
 
-#: Float32 scores closer than this to another are ordered by their exact scores.
-NEAR = 2e-6
+#: Float32 scores closer than NEAR_ABS + NEAR_REL |s| to another are ordered by their exact
+#: scores (:func:`near_band`).
+NEAR_ABS = 3e-7
+NEAR_REL = 2e-6
 #: Float64 scores closer than this are recomputed exactly before they are compared.
 AMBIGUOUS = 1e-10
 
 #: Pairs (queries, gallery indices) -> float64 scores of those pairs.
 PairScores = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+def near_band(scores: np.ndarray) -> np.ndarray:
+    """Return, per float32 score, how close another must be for the two to be ordered by
+    exact score: twice the largest float32 error of a cosine of that size (float64)."""
+    return NEAR_ABS + NEAR_REL * np.abs(np.asarray(scores, dtype=np.float64))
+
+
+def band_edges(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return the float32 (upper, lower) edges of each score's near band: a score at or above
+    ``upper`` is clearly above it, one at or below ``lower`` clearly below (rounded
+    outwards, so that the band holds at least every score within :func:`near_band`)."""
+    s = np.asarray(scores, dtype=np.float64)
+    wide = near_band(np.where(np.isfinite(s), s, 0.0))  # -inf (removed) stays -inf
+    return (np.nextafter((s + wide).astype(np.float32), np.float32(np.inf)),
+            np.nextafter((s - wide).astype(np.float32), np.float32(-np.inf)))
 
 
 @dataclass(frozen=True)
@@ -91,71 +107,57 @@ def order_in_groups(scores: ExactScores, n_gallery: int, query: np.ndarray,
     return first, entry
 
 
-@dataclass(frozen=True)
-class SettledItems:
-    """Items' ranks and tie windows counted on exact scores (:func:`settle_items`), and
-    their exact scores."""
-
-    ranks: np.ndarray
-    above: np.ndarray
-    through: np.ndarray
-    keys: np.ndarray
-
-
 def settle_items(scores: ExactScores, n_gallery: int, item_query: np.ndarray,
                  item_gallery: np.ndarray, far: np.ndarray, member_item: np.ndarray,
-                 member_gallery: np.ndarray, tolerance: float) -> SettledItems:
-    """Return the exact ranks and tie windows of items whose float32 score has neighbours
-    within :data:`NEAR`.
+                 member_gallery: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return (ranks, exact scores) of items whose float32 score has others within its near
+    band (:func:`band_edges`).
 
     Item i (query ``item_query[i]``, gallery image ``item_gallery[i]``) has ``far[i]``
-    ranked scores at or above its score + NEAR, and its *members*: every ranked image whose
-    float32 score is within NEAR of its own (entries j with ``member_item[j] == i``; the
-    item itself and repeats may be listed or not). Then its rank is ``far`` + the members
-    ahead of it by exact score (equal exact scores: an earlier gallery index first); its
-    window (above, through) counts ``far`` + the members whose exact score is at or above
-    its own + ``tolerance``, and above its own - ``tolerance`` (itself included). Keys
-    closer than :data:`AMBIGUOUS` to what they are compared with are made exact first.
+    ranked scores at or above its band, and its *members*: every ranked image whose float32
+    score is inside the band (entries j with ``member_item[j] == i``; the item itself may be
+    listed or not, any other image at most once). Its rank is ``far`` + the members ahead of
+    it by exact score, equal exact scores in gallery order. Keys closer than
+    :data:`AMBIGUOUS` to the item's are made exact first.
     """
     n = len(item_query)
     item_gallery = np.asarray(item_gallery, dtype=np.int64)
-    pairs = np.unique(np.concatenate([
-        np.asarray(member_item, dtype=np.int64) * n_gallery
-        + np.asarray(member_gallery, dtype=np.int64),
-        np.arange(n, dtype=np.int64) * n_gallery + item_gallery]))
-    member_item, member_gallery = pairs // n_gallery, pairs % n_gallery
-    mq = item_query[member_item]
-    codes, keys, at = pair_keys(scores, n_gallery, np.concatenate([mq, item_query]),
+    member_item = np.asarray(member_item, dtype=np.int64)
+    member_gallery = np.asarray(member_gallery, dtype=np.int64)
+    listed = np.zeros(n, dtype=bool)
+    listed[member_item[member_gallery == item_gallery[member_item]]] = True
+    member_item = np.concatenate([member_item, np.flatnonzero(~listed)])  # each item itself
+    member_gallery = np.concatenate([member_gallery, item_gallery[~listed]])
+    codes, keys, at = pair_keys(scores, n_gallery,
+                                np.concatenate([item_query[member_item], item_query]),
                                 np.concatenate([member_gallery, item_gallery]))
-    m_at, i_at = at[:len(mq)], at[len(mq):]
+    m_at, i_at = at[:len(member_item)], at[len(member_item):]
     own = member_gallery != item_gallery[member_item]
-
-    def compared() -> tuple[np.ndarray, np.ndarray]:
-        return keys[m_at], keys[i_at][member_item]
-
-    km, pivot = compared()
-    near = own & ((np.abs(km - pivot) <= AMBIGUOUS)
-                  | (np.abs(km - (pivot + tolerance)) <= AMBIGUOUS)
-                  | (np.abs(km - (pivot - tolerance)) <= AMBIGUOUS))
+    near = own & (np.abs(keys[m_at] - keys[i_at][member_item]) <= AMBIGUOUS)
     if near.any():
         make_exact(scores, n_gallery, codes, keys,
                    np.concatenate([m_at[near], i_at[member_item[near]]]))
-        km, pivot = compared()
+    km, pivot = keys[m_at], keys[i_at][member_item]
     ahead = own & ((km > pivot) | ((km == pivot) & (member_gallery < item_gallery[member_item])))
     ranks = far + np.bincount(member_item[ahead], minlength=n)
-    above = far + np.bincount(member_item[own & (km >= pivot + tolerance)], minlength=n)
-    through = far + np.bincount(member_item[km > pivot - tolerance], minlength=n)
-    return SettledItems(ranks.astype(np.int64), above.astype(np.int64),
-                        through.astype(np.int64), keys[i_at])
+    return ranks.astype(np.int64), keys[i_at]
+
+
+def near_gaps(values: np.ndarray) -> np.ndarray:
+    """Return, for descending float32 ``values`` (lists along the last axis), whether each
+    value is within the near band of the next one (:func:`near_band` of the larger of
+    the two); -inf padding is near nothing."""
+    v = np.asarray(values, dtype=np.float64)
+    hi, lo = v[..., :-1], v[..., 1:]
+    with np.errstate(invalid="ignore"):
+        return hi - lo < near_band(np.maximum(np.abs(hi), np.abs(lo)))
 
 
 def near_runs(values: np.ndarray) -> np.ndarray:
     """Return, for descending float32 ``values`` (one list), the run each belongs to: a
-    new run starts where a value is :data:`NEAR` or more below the one before it."""
-    v = np.asarray(values, dtype=np.float64)
-    new = np.ones(len(v), dtype=bool)
-    with np.errstate(invalid="ignore"):
-        new[1:] = ~(v[:-1] - v[1:] < NEAR)
+    new run starts where a value is not within the near band of the one before it."""
+    new = np.ones(len(values), dtype=bool)
+    new[1:] = ~near_gaps(values)
     return np.cumsum(new) - 1
 
 
@@ -163,11 +165,11 @@ def settle_lists(scores: ExactScores | None, n_gallery: int, queries: np.ndarray
                  lists: list[tuple[np.ndarray, np.ndarray]],
                  k: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """Return each (gallery indices, float32 scores) list of query ``queries[i]``, ordered by
-    descending float32 score and gallery index, with every run of scores within
-    :data:`NEAR` of each other ordered by exact score (equal ones by gallery index) and
-    scored by it, cut to its first ``k``.
+    descending float32 score and gallery index, with every run of scores within each other's
+    near band ordered by exact score (equal ones by gallery index) and scored by it, cut to
+    its first ``k``.
 
-    Each list must hold every entry whose float32 score is within NEAR of the ``k``-th
+    Each list must hold every entry whose float32 score is in the near band of the ``k``-th
     (the entries beyond ``k`` that could order before it). -inf entries (removed) stay last.
     """
     out: list[tuple[np.ndarray, np.ndarray]] = []
@@ -207,16 +209,15 @@ def settle_lists(scores: ExactScores | None, n_gallery: int, queries: np.ndarray
 
 def settle_runs(scores: ExactScores, n_gallery: int, queries: np.ndarray,
                 top_idx: np.ndarray, top_val: np.ndarray, rows: np.ndarray) -> None:
-    """Order by exact score, in place, every run of entries within :data:`NEAR` of each
-    other inside the top-K lists ``rows`` (list ``r`` is query ``queries[r]``'s, descending),
+    """Order by exact score, in place, every run of entries within each other's near band
+    inside the top-K lists ``rows`` (list ``r`` is query ``queries[r]``'s, descending),
     equal exact scores in gallery order, each entry of a run scored by its exact score: what
     :func:`settle_lists` does to a list whose near ties all lie inside it, for many lists at
     once."""
     if not len(rows):
         return
-    val = top_val[rows].astype(np.float64)
-    with np.errstate(invalid="ignore"):
-        gap = val[:, :-1] - val[:, 1:] < NEAR
+    val = top_val[rows]
+    gap = near_gaps(val)
     in_run = np.zeros(val.shape, dtype=bool)
     in_run[:, :-1] |= gap
     in_run[:, 1:] |= gap
@@ -238,10 +239,10 @@ def settle_top_lists(scores: ExactScores, n_gallery: int, queries: np.ndarray,
                      top_idx: np.ndarray, top_val: np.ndarray, left_out: np.ndarray,
                      rows_of: Callable[[np.ndarray], np.ndarray], runs: bool = True) -> None:
     """Settle the near ties of finished top-K lists, in place (list ``r`` is query
-    ``queries[r]``'s, descending, -1 / -inf padded): a run of entries within :data:`NEAR`
-    of each other is ordered by exact score from the list itself; a list whose last entry
-    may have near ties outside it (``left_out[r]``, the best score not in the list, or an
-    upper bound of the scores never looked at, is within NEAR of it) is made again from
+    ``queries[r]``'s, descending, -1 / -inf padded): a run of entries within each other's
+    near band is ordered by exact score from the list itself; a list whose last entry may
+    have near ties outside it (``left_out[r]``, the best score not in the list, or an upper
+    bound of the scores never looked at, is in its near band) is made again from
     its whole score row, ``rows_of(list positions)`` (-inf where excluded). Blocked
     searches keep ``left_out`` as they merge, so that only the rare list whose cut falls
     inside a run of near ties costs a row. ``runs=False`` leaves the runs inside the lists
@@ -249,11 +250,9 @@ def settle_top_lists(scores: ExactScores, n_gallery: int, queries: np.ndarray,
     k = top_val.shape[1]
     if k == 0 or not len(top_val):
         return
-    val = top_val.astype(np.float64)
-    kth = val[:, -1]
-    with np.errstate(invalid="ignore"):  # -inf padding: no run, no near tie
-        inner = (val[:, :-1] - val[:, 1:] < NEAR).any(axis=1)
-        outside = np.isfinite(kth) & (kth - np.asarray(left_out, dtype=np.float64) < NEAR)
+    kth = top_val[:, -1]
+    inner = near_gaps(top_val).any(axis=1)
+    outside = np.isfinite(kth) & (np.asarray(left_out, dtype=np.float32) > band_edges(kth)[1])
     if runs:
         settle_runs(scores, n_gallery, queries, top_idx, top_val,
                     np.flatnonzero(inner & ~outside))
@@ -267,7 +266,7 @@ def settle_top_lists(scores: ExactScores, n_gallery: int, queries: np.ndarray,
             values = row[kept]
             if len(values) > k:
                 cut = np.partition(values, len(values) - k)[len(values) - k]
-                near = values.astype(np.float64) > float(cut) - NEAR
+                near = values > band_edges(np.array([cut]))[1][0]
                 kept, values = kept[near], values[near]
             lists.append((kept, values))
         settled = settle_lists(scores, n_gallery, queries[rs], lists, k)
@@ -295,8 +294,6 @@ class PendingRuns:
         with self._lock:
             if self.done:
                 return
-            with np.errstate(invalid="ignore"):
-                gaps = top_val[:, :-1].astype(np.float64) - top_val[:, 1:] < NEAR
             settle_runs(self.scores, self.n_gallery, np.arange(len(top_idx)), top_idx, top_val,
-                        np.flatnonzero(gaps.any(axis=1)))
+                        np.flatnonzero(near_gaps(top_val).any(axis=1)))
             self.done = True

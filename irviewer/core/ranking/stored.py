@@ -22,7 +22,7 @@ from irviewer.core.ranking.gallery import (
     score_rows_of,
     scores_of,
 )
-from irviewer.core.ranking.settle import NEAR, ExactScores, PendingRuns, settle_lists
+from irviewer.core.ranking.settle import ExactScores, PendingRuns, band_edges, settle_lists
 from irviewer.core.tie_windows import windows_in_list
 from irviewer.core.ties import TIE_TOLERANCE
 
@@ -337,7 +337,7 @@ def top_of_row(row: np.ndarray, k: int, settle: Settle | None = None,
     values = row[idx]
     if 0 < k < len(values):
         cut = np.partition(values, len(values) - k)[len(values) - k]
-        keep = (values.astype(np.float64) > float(cut) - NEAR if settle is not None
+        keep = (values > band_edges(np.array([cut]))[1][0] if settle is not None
                 else values >= cut)
         idx, values = idx[keep], values[keep]
     if settle is None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irviewer.core.ranking.settle import NEAR
+from irviewer.core.ranking.settle import band_edges
 
 #: Rows at most this many times longer than K are kept whole (no sampled threshold).
 SMALL_ROW = 4
@@ -60,8 +60,8 @@ def select(scores: np.ndarray, running: np.ndarray, floor: np.ndarray) -> Candid
     """Return the block's candidates: per row, every score at or above a threshold that is
     at most ``floor`` (the lowest score the item counts need) and at most the K-th best
     score of the row merged with its running top-K list ``running`` (descending, -inf
-    padded) less :data:`~irviewer.core.ranking.settle.NEAR`, so that the new top-K lies
-    among them, and every score that could be a near tie of its last entry.
+    padded) less its near band (:func:`below_near`), so that the new top-K lies among them,
+    and every score that could be a near tie of its last entry.
 
     The top-K part is the running list's K-th score when the list is full; otherwise a
     sample's estimate of the row's K-th score (every 8th or 2nd column, its ``2K/step``-th
@@ -92,11 +92,10 @@ def select(scores: np.ndarray, running: np.ndarray, floor: np.ndarray) -> Candid
 
 
 def below_near(values: np.ndarray) -> np.ndarray:
-    """Return float32 values at most ``values - NEAR`` (-inf stays -inf): every score that
-    is a near tie of ``values`` (:mod:`irviewer.core.ranking.settle`) is at or above it."""
-    v = np.asarray(values, dtype=np.float32)
-    edge = (v.astype(np.float64) - NEAR).astype(np.float32)
-    return np.nextafter(edge, np.float32(-np.inf))
+    """Return float32 values below which no score is a near tie of ``values`` (the lower
+    edges of their near bands, :func:`~irviewer.core.ranking.settle.band_edges`; -inf
+    stays -inf)."""
+    return band_edges(values)[1]
 
 
 def candidates(scores: np.ndarray, threshold: np.ndarray) -> Candidates:

@@ -9,12 +9,12 @@ the rows of I (against J) and, transposed, the rows of J (against I), so each co
 computed once, half the multiply of the full square. :func:`cross_top` does the same for
 queries against a gallery.
 
-Each row keeps its best ``L`` (descending cosine; cosines within 2e-6 of each other in
-exact order, equal ones in index order: :mod:`irviewer.core.ranking.settle`, so the lists do
-not depend on the machine) while the blocks go by. A block offers a row only the cosines at
-or above the row's current L-th best (less 2e-6, so that the near ties of its last entry are
-seen) (a handful once the row has seen a few blocks); before the row has L, the bar is the L-th
-best of a sample of the block's columns, which is never above the block's own L-th best, so
+Each row keeps its best ``L`` (descending cosine; near ties in exact order, equal ones in
+index order: :mod:`irviewer.core.ranking.settle`, so the lists do not depend on the machine)
+while the blocks go by. A block offers a row only the cosines at or above the row's current
+L-th best less its near band (so that the near ties of its last entry are seen): a handful
+once the row has seen a few blocks; before the row has L, the bar is the L-th best of a
+sample of the block's columns, which is never above the block's own L-th best, so
 nothing that belongs is missed. The blocks are :data:`BLOCK_ROWS` square: 64 MB of float32.
 """
 
