@@ -65,12 +65,24 @@ def entry() -> None:
     nothing is left to write (the PNG is saved and closed, no session is kept, and the
     standard streams are flushed here).
     """
-    code = main()
+    try:
+        code = main()
+        sys.stdout.flush()  # here, so that a reader gone (| head) is seen as such
+    except BrokenPipeError:
+        code = _reader_gone()
     if _screenshot_written:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)
     raise SystemExit(code)
+
+
+def _reader_gone() -> int:
+    """The reader of the standard output closed the pipe (``irviewer --help | head``):
+    not an error of ours. Point stdout at the null device, so the interpreter's last flush
+    prints no traceback either, and return :data:`EXIT_OK`."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return EXIT_OK
 
 
 #: Set when this process rendered the window to a PNG (see :func:`entry`).
@@ -110,8 +122,7 @@ def guarded(work: Callable[[], int], parser: argparse.ArgumentParser | None = No
         print("irviewer: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # the reader closed the pipe (| head): not an error of ours
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_OK
+        return _reader_gone()
     except Exception:  # a bug: show everything needed to report it
         traceback.print_exc()
         print(f"irviewer {__version__}: internal error (a bug, not your input); please report "

@@ -14,8 +14,6 @@ other fields, and removing a photo or an artwork. Each edit is a command with ``
 
 from __future__ import annotations
 
-import csv
-import io
 import os
 import shutil
 from dataclasses import dataclass, field, replace
@@ -26,6 +24,7 @@ from irviewer.core.errors import InputError
 from irviewer.formats.base import read_text
 from irviewer.formats.collection import MANIFEST, photos_base, read_record, write_record
 from irviewer.io.atomic import atomic_write_text
+from irviewer.io.csv_table import csv_text, read_records
 
 #: The photo folder's hidden folder that removed photos move into.
 REMOVED = ".irviewer-removed"
@@ -38,13 +37,11 @@ DEFAULT_FIELDS = ("title", "artist", "year")
 
 
 def _read_csv(path: Path, what: str) -> list[list[str]]:
-    return list(csv.reader(io.StringIO(read_text(path, what), newline="")))
+    return [row for _, row in read_records(read_text(path, what), Path(path).name)]
 
 
 def _csv_text(rows: list[list[str]]) -> str:
-    out = io.StringIO()
-    csv.writer(out, lineterminator="\n").writerows(rows)
-    return out.getvalue()
+    return csv_text(rows)
 
 
 def artwork_fields(collection: Path, artwork: str) -> dict[str, str]:

@@ -34,7 +34,6 @@ collection as it was. What a collection holds is :mod:`irviewer.formats.collecti
 
 from __future__ import annotations
 
-import csv
 import math
 import os
 import time
@@ -74,6 +73,7 @@ from irviewer.formats.local_feature_file import (
 )
 from irviewer.formats.photo_folder import Photo, PhotoFolder, list_photo_folder
 from irviewer.io.atomic import atomic_open
+from irviewer.io.csv_table import csv_writer
 
 #: The extractor a new collection is described with unless another is named.
 DEFAULT_EXTRACTOR = "demo-vlad"
@@ -449,7 +449,7 @@ def _write(out: Path, folder: PhotoFolder, indexed: list[Photo], vectors: dict[s
     columns, sources = _columns(titles)
     rows = titles.match([p.artwork for p in indexed])[0] if titles is not None else {}
     with atomic_open(out / MANIFEST, newline="") as stream:
-        writer = csv.writer(stream, lineterminator="\n")
+        writer = csv_writer(stream)
         writer.writerow(["image", "instance", "role", "name", *columns])
         for p in indexed:
             image = Path(os.path.relpath(folder.folder / p.relative, out)).as_posix()

@@ -11,14 +11,13 @@ An id may be written with the photo's extension (``mona-lisa.jpg``); it is match
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass
 from pathlib import Path
 
 from irviewer.core.descriptors import name_key
 from irviewer.core.errors import InputError, examples
 from irviewer.formats.base import read_text
+from irviewer.io.csv_table import read_records
 
 #: Manifest columns a titles file may not use for its own (they mean something else there).
 RESERVED = ("image", "instance", "role", "name", "camera")
@@ -57,22 +56,19 @@ def read_titles(path: Path) -> ArtworkTitles:
     """Return the titles file at ``path``.
 
     InputError with one sentence naming the file (and the line) for a missing or unreadable
-    file, text that is not UTF-8 or not CSV, no column besides the id, an empty or repeated
+    file, text that is not UTF-8 or not CSV (a quoted field whose closing quote is missing:
+    the line where it opens), no column besides the id, an empty or repeated
     column name, a column named like a manifest column (:data:`RESERVED`), a row with more
     fields than the first line, an empty id or an id listed twice.
     """
     path = Path(path)
     text = read_text(path, "a titles file (CSV)")
-    try:
-        lines = list(csv.reader(io.StringIO(text, newline=""), strict=True))
-    except csv.Error as e:
-        raise InputError(f"{path.name}: not a readable CSV file ({e}); save it as CSV "
-                         "(comma-separated, UTF-8)") from None
-    lines = [row for row in lines if any(cell.strip() for cell in row)]
+    lines = [(line, row) for line, row in read_records(text, path.name)
+             if any(cell.strip() for cell in row)]
     if not lines:
         raise InputError(f"{path.name} is empty: its first line must name the columns, e.g. "
                          "id,title,artist,year")
-    header = [cell.strip() for cell in lines[0]]
+    header = [cell.strip() for cell in lines[0][1]]
     if len(header) < 2:
         raise InputError(f"{path.name}: the first line names one column; it must name the "
                          "artwork id and at least one column to show, e.g. id,title,artist "
@@ -92,7 +88,7 @@ def read_titles(path: Path) -> ArtworkTitles:
                          f"collection ({', '.join(RESERVED)} are taken); rename it")
     rows: dict[str, tuple[str, ...]] = {}
     seen: dict[str, int] = {}
-    for line, raw in enumerate(lines[1:], start=2):
+    for line, raw in lines[1:]:
         if len(raw) > len(header) and any(cell.strip() for cell in raw[len(header):]):
             raise InputError(f"{path.name}, line {line}: {len(raw)} fields where the first "
                              f"line names {len(header)}; quote values that hold a comma")

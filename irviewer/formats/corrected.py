@@ -13,6 +13,7 @@ reader options gives the corrected dataset, so it scores exactly as ``eval --cor
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -50,10 +51,7 @@ def corrected_files(dataset: Dataset, out: Path) -> list[CorrectedFile]:
     if dataset.format not in OUTPUTS:
         raise InputError(f"{where}: irviewer cannot write {dataset.format} ground truth")
     what, suffixes = OUTPUTS[dataset.format]
-    if dataset.path is not None and out.absolute().resolve() == Path(
-            dataset.path).absolute().resolve():
-        raise InputError(f"{out}: is the published dataset itself; write the corrected copy "
-                         "elsewhere (the published files are never changed)")
+    refuse_unsafe_output(out, dataset, suffixes)
     if suffixes is None and out.exists() and not out.is_dir():
         raise InputError(f"{out}: is a file; {what} is written to a folder")
     if suffixes is not None and out.suffix.lower() not in suffixes:
@@ -90,6 +88,34 @@ def corrected_files(dataset: Dataset, out: Path) -> list[CorrectedFile]:
     return [CorrectedFile(out.name, source, edit)]
 
 
+def refuse_unsafe_output(out: Path, dataset: Dataset,
+                         suffixes: tuple[str, ...] | None) -> None:
+    """Return when ``out`` is a place a corrected copy may go; else InputError in one
+    sentence (nothing is looked at or written there): the published dataset itself, a path
+    inside the published dataset's folder or a folder that holds it, the root of the file
+    system, or the current folder (which holds the user's other files)."""
+    target = Path(os.path.abspath(out)).resolve()
+    kind = "file" if suffixes else "folder"
+    name = f"{dataset.name}-corrected{suffixes[0] if suffixes else ''}"
+    instead = f"give a new {kind} name, e.g. {name}; nothing was written"
+    published = None if dataset.path is None else Path(os.path.abspath(dataset.path)).resolve()
+    if published is not None and target == published:
+        raise InputError(f"{out}: is the published dataset itself, whose files are never "
+                         f"changed; {instead}")
+    if published is not None and published.is_dir() and published in target.parents:
+        raise InputError(f"{out}: is inside the published dataset {published}, whose files "
+                         f"are never changed; give a new {kind} name outside it, e.g. "
+                         f"{name}; nothing was written")
+    if target == Path(target.anchor):
+        raise InputError(f"{out}: is the root of the file system; {instead}")
+    if target == Path.cwd().resolve():
+        raise InputError(f"{out}: is the current folder, which holds your other files; "
+                         f"{instead}")
+    if published is not None and target in published.parents:
+        raise InputError(f"{out}: is a folder that holds the published dataset {published}; "
+                         f"{instead}")
+
+
 def write_corrected(dataset: Dataset, out: Path,
                     applied: LoadedCorrections | None = None) -> tuple[str, list[str]]:
     """Write ``dataset``'s (corrected) ground truth at ``out`` in its own format, each
@@ -97,9 +123,11 @@ def write_corrected(dataset: Dataset, out: Path,
     beside it (:mod:`irviewer.formats.provenance`, naming the ``applied`` corrections);
     return a sentence saying what was written, and notes on queries the instance reader
     will treat differently when it reads the copy (:func:`instance_query_changes`).
-    InputError (nothing written) for HPatches, an ``out`` that is the published dataset or
-    holds anything but a previous corrected copy, a suffix the format's reader would not
-    recognise, or pair corrections a label format cannot hold."""
+    InputError (nothing written) for HPatches, an ``out`` that is or is inside the
+    published dataset, holds it, is the file system's root or the current folder
+    (:func:`refuse_unsafe_output`), or holds anything but a previous corrected copy, a
+    suffix the format's reader would not recognise, or pair corrections a label format
+    cannot hold."""
     out = Path(out)
     files = corrected_files(dataset, out)
     refuse_foreign_output(out)

@@ -1,7 +1,11 @@
 """The corrections file: a CSV beside the dataset holding its label corrections.
 
-UTF-8, header ``query,item,label,author,time,note`` (``author``, ``time`` and ``note`` may be
-left out when read). One row per correction, in the order they apply:
+UTF-8, header ``query,item,label,author,time,note,user,machine,window`` (every column after
+``label`` may be left out when read: files written before the last three existed still
+read). ``time`` is ISO 8601 (``2026-11-23T14:05:09Z``; two writers' corrections of one pair
+are ordered by it) or empty; ``user``, ``machine`` and ``window`` name who wrote the row
+(the login name, the host, an id of the window). One row per correction, in the order they
+apply:
 
 * ``query`` set: a pair correction; ``label`` is one of the dataset's groups or ``negative``
   (:func:`irviewer.core.corrections.pair_labels`);
@@ -17,15 +21,16 @@ The default file is ``<dataset>.corrections.csv`` beside the dataset: ``demo.csv
 the folder. When the dataset's folder cannot be written (a shared benchmark on a read-only
 mount, another user's folder), the file is kept in the user's data folder instead
 (:func:`corrections_place`). It is written atomically (a reader sees the old or the new
-file, never a part).
+file, never a part), every cell a spreadsheet would run as a formula neutralised
+(:mod:`irviewer.io.csv_table`), and read strictly: a quoted field whose closing quote is
+missing is refused with the line where it opens, never read on into the rows after it.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 
 from irviewer.core.corrections import (
@@ -40,8 +45,9 @@ from irviewer.core.errors import InputError
 from irviewer.formats.base import read_bytes
 from irviewer.io import user_data
 from irviewer.io.atomic import atomic_open
+from irviewer.io.csv_table import csv_writer, iter_records
 
-COLUMNS = ("query", "item", "label", "author", "time", "note")
+COLUMNS = ("query", "item", "label", "author", "time", "note", "user", "machine", "window")
 REQUIRED = COLUMNS[:3]
 #: The optional column of a reviewed suggestions file, and the values that take a row.
 ACCEPT = "accept"
@@ -243,38 +249,53 @@ def write_corrections(path: Path, corrections: Iterable[Correction],
     values = None if accept is None else list(accept)
     user_data.make_room_for(Path(path))
     with atomic_open(Path(path), newline="") as stream:
-        writer = csv.writer(stream, lineterminator="\n")
+        writer = csv_writer(stream)
         writer.writerow(COLUMNS if values is None else (*COLUMNS, ACCEPT))
         for i, c in enumerate(corrections):
-            row = [c.query, c.item, c.label, c.author, c.time, c.note]
+            row = [c.query, c.item, c.label, c.author, c.time, _one_line(c.note), c.user,
+                   c.machine, c.window]
             writer.writerow(row if values is None else [*row, values[i]])
 
 
-def read_rows(text: str, where: str) -> list[tuple[int, Correction]]:
-    """Return (line number, correction) of each data row, unchecked against a dataset."""
-    reader = csv.reader(io.StringIO(text, newline=""))
+def _one_line(text: str) -> str:
+    """Return ``text`` on one line (each row of the file is one line)."""
+    return " ".join(text.split()) if "\n" in text or "\r" in text else text
+
+
+def parse_time(text: str) -> datetime | None:
+    """Return the ISO 8601 time ``text`` as a UTC datetime (a time without an offset is
+    UTC, as irviewer writes them), None for "" or text that is not ISO 8601."""
+    if not text:
+        return None
     try:
-        header = [h.strip().lower() for h in next(reader, [])]
-    except csv.Error as e:
-        raise InputError(f"{where}, line 1: not a readable CSV line ({e})") from None
+        when = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith(("Z", "z"))
+                                      else text)
+    except ValueError:
+        return None
+    return (when.replace(tzinfo=timezone.utc) if when.tzinfo is None
+            else when.astimezone(timezone.utc))
+
+
+def read_rows(text: str, where: str) -> list[tuple[int, Correction]]:
+    """Return (line number, correction) of each data row, unchecked against a dataset.
+
+    InputError naming the line for a header without the required columns, a quoted field
+    whose closing quote is missing (the line where it opens) or that runs over several
+    lines, a row with fewer fields than the header, an empty item or label, and a ``time``
+    that is not ISO 8601."""
+    records = iter_records(text, where, one_line=True)
+    header = [h.strip().lower() for h in next(records, (1, []))[1]]
     if not header:
         raise InputError(f"{where} is empty: a corrections file starts with the header "
-                         f"{','.join(COLUMNS)}")
+                         f"{','.join(COLUMNS[:6])}")
     missing = [c for c in REQUIRED if c not in header]
     if missing:
         raise InputError(f"{where}, line 1: the header lacks column(s) {', '.join(missing)}; "
-                         f"it must have {','.join(REQUIRED)} (and may have author,time,note)")
+                         f"it must have {','.join(REQUIRED)} (and may have "
+                         f"{','.join(COLUMNS[3:])})")
     col = {c: header.index(c) for c in (*COLUMNS, ACCEPT) if c in header}
     rows: list[tuple[int, Correction]] = []
-    while True:
-        try:
-            raw = next(reader)
-        except StopIteration:
-            break
-        except csv.Error as e:
-            raise InputError(f"{where}, line {reader.line_num}: not a readable CSV line ({e})"
-                             ) from None
-        line = reader.line_num
+    for line, raw in records:
         if not raw or all(not cell.strip() for cell in raw):
             continue
         if len(raw) < len(header):
@@ -286,7 +307,10 @@ def read_rows(text: str, where: str) -> list[tuple[int, Correction]]:
         if not cells["item"] or not cells["label"]:
             empty = "item" if not cells["item"] else "label"
             raise InputError(f"{where}, line {line}: the {empty} field is empty")
-        rows.append((line, Correction(cells["query"], cells["item"], cells["label"],
-                                      cells.get("author", ""), cells.get("time", ""),
-                                      cells.get("note", ""))))
+        time = cells.get("time", "")
+        if time and parse_time(time) is None:
+            raise InputError(f"{where}, line {line}: the time {time!r} is not an ISO 8601 time "
+                             "(e.g. 2026-11-23T14:05:09Z); two writers' corrections of one "
+                             "pair are ordered by it: correct it, or leave it empty")
+        rows.append((line, Correction(*(cells.get(c, "") for c in COLUMNS))))
     return rows

@@ -2,7 +2,8 @@
 never lose each other's work: before each write, what is on disk is read under a lock
 (:mod:`irviewer.formats.file_lock`) and merged with what this writer changed since it last
 read the file (:func:`merge`); a pair (or image) corrected differently by both keeps the
-later correction (by its ``time``), and the result says whose it replaced."""
+later correction (by its ``time``), and the result says whose it replaced, naming the
+writer (author, window and machine: two windows of one person are told apart)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,14 @@ from pathlib import Path
 
 from irviewer.core.corrections import Correction
 from irviewer.core.errors import counted
-from irviewer.formats.corrections_file import COLUMNS, read_csv_text, read_rows, write_corrections
-from irviewer.formats.file_lock import locked
+from irviewer.formats.corrections_file import (
+    COLUMNS,
+    parse_time,
+    read_csv_text,
+    read_rows,
+    write_corrections,
+)
+from irviewer.formats.file_lock import WAIT, locked
 from irviewer.io import user_data
 
 Key = tuple[str, str]
@@ -40,22 +47,23 @@ class Merged:
 
     def sentence(self) -> str:
         """Return what the other writers did, for the status line ("" when nothing), e.g.
-        "2 corrections by bob were added while you worked; bob's correction of
-        hertford_1 / magdalen_000661 (negative) replaced alice's (junk)"."""
+        "2 corrections by bob in window 7c1e on lab-2 were added while you worked; bob in
+        window 7c1e on lab-2 replaced your correction of hertford_1 / magdalen_000661:
+        junk → negative"."""
         said = []
         if self.added:
             said.append(f"{counted(len(self.added), 'correction')} by "
                         f"{_authors(self.added)} {'was' if len(self.added) == 1 else 'were'} "
                         "added while you worked")
         for ours, theirs in self.replaced:
-            said.append(f"{_who(theirs)}'s correction of {_pair(theirs)} "
-                        f"({theirs.label}) replaced {_who(ours)}'s ({ours.label})")
+            said.append(f"{writer(theirs)} replaced your correction of {_pair(theirs)}: "
+                        f"{ours.label} → {theirs.label}")
         for theirs, ours in self.kept:
-            said.append(f"{_who(ours)}'s later correction of {_pair(ours)} ({ours.label}) "
-                        f"replaced {_who(theirs)}'s ({theirs.label})")
+            said.append(f"your later correction of {_pair(ours)} ({ours.label}) replaced "
+                        f"{writer(theirs)}'s ({theirs.label}), saved just before yours")
         if self.removed:
             said.append(f"{counted(len(self.removed), 'correction')} "
-                        f"{'was' if len(self.removed) == 1 else 'were'} deleted by another "
+                        f"{'was' if len(self.removed) == 1 else 'were'} deleted in another "
                         f"window, e.g. {_pair(self.removed[0])}")
         return "; ".join(said)
 
@@ -83,7 +91,7 @@ def merge(base: Sequence[Correction], ours: Sequence[Correction],
                 added.append(theirs)
             else:
                 replaced.append((mine, theirs))
-        elif mine is None or (theirs is not None and theirs.time > mine.time):
+        elif mine is None or (theirs is not None and later(theirs, mine)):
             assert theirs is not None
             chosen[key] = theirs
             if mine is None:
@@ -99,15 +107,24 @@ def merge(base: Sequence[Correction], ours: Sequence[Correction],
                   tuple(c for c in removed if c is not None))
 
 
-def save_merged(path: Path, base: Sequence[Correction],
-                ours: Sequence[Correction]) -> Merged:
+def later(a: Correction, b: Correction) -> bool:
+    """Return True when ``a`` was made after ``b`` by their ISO 8601 ``time`` (compared as
+    instants, whatever their offsets; a row without a time is the earliest)."""
+    ta, tb = parse_time(a.time), parse_time(b.time)
+    return ta is not None and (tb is None or ta > tb)
+
+
+def save_merged(path: Path, base: Sequence[Correction], ours: Sequence[Correction],
+                wait: float = WAIT, window: str = "") -> Merged:
     """Merge ``ours`` (changed since ``base`` was read) into the corrections file at
-    ``path`` under its lock and write the result when it differs from the file; return the
-    merge (its ``rows`` are the file now). InputError for a file that cannot be read, a
-    lock held too long, or a folder that cannot be written."""
+    ``path`` under its lock (waiting up to ``wait`` seconds for another writer; ``window``
+    names this writer in the lock) and write the result when it differs from the file;
+    return the merge (its ``rows`` are the file now). :class:`~irviewer.formats.file_lock.
+    LockHeldError` while another writer holds the lock; InputError for a file that cannot be
+    read or a folder that cannot be written."""
     path = Path(path)
     user_data.make_room_for(path)
-    with locked(path):
+    with locked(path, wait, window):
         disk = read_disk(path)
         merged = merge(base, ours, disk)
         if merged.rows != tuple(disk) or not path.is_file():
@@ -130,12 +147,17 @@ def _by_key(rows: Iterable[Correction]) -> dict[Key, Correction]:
     return {c.key: c for c in rows}
 
 
-def _who(c: Correction) -> str:
-    return c.author or "someone"
+def writer(c: Correction) -> str:
+    """Return who made ``c`` in words: the author, the window and the machine when the
+    file names them ("anna in window 7c1e on lab-2"; "someone" for a row naming nobody)."""
+    who = c.author or c.user or "someone"
+    where = (f" in window {c.window}" if c.window else "") + (
+        f" on {c.machine}" if c.machine else "")
+    return who + where
 
 
 def _authors(rows: Sequence[Correction]) -> str:
-    names = list(dict.fromkeys(_who(c) for c in rows))
+    names = list(dict.fromkeys(writer(c) for c in rows))
     return " and ".join(names) if len(names) <= 2 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 

@@ -36,6 +36,7 @@ from irviewer.core.errors import InputError, examples
 from irviewer.core.label_rules import INSTANCE, RULE_GROUPS, LabelIndex, same_label_groups
 from irviewer.formats.base import Reader, ReadOptions, read_bytes, read_text
 from irviewer.formats.line_edits import Edit, TextLines, ending
+from irviewer.io.csv_table import csv_writer, read_records, spreadsheet_safe
 
 NAME = "manifest"
 ROLES = ("query", "gallery", "both")
@@ -67,8 +68,9 @@ def image_name(image: str) -> str:
 def read_manifest(path: Path, options: ReadOptions | None = None) -> Dataset:
     """Return the :class:`Dataset` described by a CSV manifest (protocol ``instance``).
 
-    InputError, naming the file and line, for a missing column, an unknown role, an empty
-    field, a repeated image, or a file with no query or no gallery image.
+    InputError, naming the file and line, for a missing column, a quoted field whose
+    closing quote is missing (the line where it opens), an unknown role, an empty field, a
+    repeated image, or a file with no query or no gallery image.
     """
     path = Path(path)
     rows = read_rows(path)
@@ -225,12 +227,9 @@ def instance_dataset(path: Path, format_name: str, entries: list[InstanceEntry],
 def read_rows(path: Path) -> list[ManifestRow]:
     """Return each data line's cells (``camera`` None when the header has no such column)."""
     text = read_text(path, "a CSV manifest")
-    try:
-        reader = csv.reader(io.StringIO(text, newline=""))
-        header = [h.strip().lower() for h in next(reader, [])]
-        body = list(reader)
-    except csv.Error as e:
-        raise InputError(f"{path.name}: not a readable CSV file ({e})") from None
+    records = read_records(text, path.name)
+    raw_header = records[0][1] if records else []
+    header = [h.strip().lower() for h in raw_header]
     if not header:
         raise InputError(f"{path.name} is empty: a manifest needs the header "
                          "image,instance,role")
@@ -239,12 +238,11 @@ def read_rows(path: Path) -> list[ManifestRow]:
         raise InputError(f"{path.name}: the header lacks column(s) {', '.join(missing)}; "
                          f"it must have image,instance,role (found {','.join(header)})")
     col = {c: header.index(c) for c in KNOWN if c in header}
-    raw_header = next(csv.reader(io.StringIO(text, newline="")))
     extra = [(i, raw_header[i].strip()) for i, h in enumerate(header)
              if h and h not in KNOWN and header.index(h) == i]
     rows: list[ManifestRow] = []
     seen: dict[str, int] = {}
-    for line, raw in enumerate(body, start=2):
+    for line, raw in records[1:]:
         if not raw or all(not cell.strip() for cell in raw):
             continue
         if len(raw) < len(header):
@@ -318,9 +316,9 @@ def manifest_edit(source: Path, labels: dict[str, str]) -> Edit:
             explicit = raw[named].strip() if named is not None and named < len(raw) else ""
             name = explicit or image_name(raw[image].strip())
             if name in labels and labels[name] != raw[instance].strip():
-                raw = [*raw[:instance], labels[name], *raw[instance + 1:]]
+                raw = [*raw[:instance], spreadsheet_safe(labels[name]), *raw[instance + 1:]]
                 stream = io.StringIO()
-                csv.writer(stream, lineterminator="").writerow(raw)
+                csv.writer(stream, lineterminator="").writerow(raw)  # the publisher's cells
                 out.append(stream.getvalue().encode("utf-8") + ending(joined))
                 changed += 1
                 continue
@@ -354,7 +352,7 @@ def new_manifest(out: Path, dataset: Dataset) -> bytes:
         return [name] if named else []
 
     stream = io.StringIO(newline="")
-    writer = csv.writer(stream, lineterminator="\n")
+    writer = csv_writer(stream)
     writer.writerow(["image", "instance", "role", *(["camera"] if reid else []),
                      *(["name"] if named else [])])
     for i, name in enumerate(dataset.gallery):

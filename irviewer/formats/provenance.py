@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -58,18 +59,34 @@ def refuse_foreign_output(out: Path) -> None:
         return
     known = recorded_files(out)
     if out.is_dir():
-        present = {p.relative_to(out).as_posix() for p in out.rglob("*") if not p.is_dir()}
-        if not present or (known is not None and present <= known):
+        foreign = _first_foreign_file(out, known or set())
+        if foreign is None:
             return
         raise InputError(f"{out}: the folder already holds files that apply-corrections did "
                          f"not write (no {record_path(out).name} beside it names them, e.g. "
-                         f"{sorted(present - (known or set()))[0]}); give a new or empty "
-                         "folder, nothing in it was changed")
+                         f"{foreign}); give a new or empty folder, nothing in it was changed")
     if known is not None and out.name in known:
         return
     raise InputError(f"{out}: the file already exists and is not a corrected copy written "
                      f"by apply-corrections (no {record_path(out).name} beside it); give a "
                      "new file name, the file was not changed")
+
+
+def _first_foreign_file(folder: Path, known: set[str]) -> str | None:
+    """Return the first file below ``folder`` (by path) that ``known`` does not name, None
+    when there is none; the walk stops there (a folder of many files is not listed whole)."""
+    for root, dirs, files in os.walk(folder, onerror=_unreadable):
+        dirs.sort()
+        for name in sorted(files):
+            relative = (Path(root) / name).relative_to(folder).as_posix()
+            if relative not in known:
+                return relative
+    return None
+
+
+def _unreadable(error: OSError) -> None:
+    raise InputError(f"{error.filename}: cannot be read ({error.strerror}); give a new or "
+                     "empty folder, nothing was changed")
 
 
 def write_record(out: Path, dataset: Dataset, files: Sequence[CorrectedFile],

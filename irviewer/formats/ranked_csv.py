@@ -9,7 +9,6 @@ positive. ``relevance`` is ``positive`` or ``negative`` under the evaluation's p
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import numpy as np
 from irviewer.core.evaluation import Evaluation, query_roles
 from irviewer.formats.trec import evaluated_queries, exported_list
 from irviewer.io.atomic import atomic_open
+from irviewer.io.csv_table import csv_writer
 
 COLUMNS = ("query", "rank", "image", "score", "relevance")
 
@@ -32,7 +32,7 @@ def write_ranked_csv(path: Path, evaluation: Evaluation,
     chosen = evaluated_queries(ev, queries)
     rows = 0
     with atomic_open(Path(path), newline="") as stream:
-        writer = csv.writer(stream)
+        writer = csv_writer(stream, lineterminator="\r\n")
         writer.writerow(COLUMNS)
         for q in chosen:
             listed, scores = exported_list(ev, q)

@@ -18,8 +18,6 @@ atomically.
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +27,7 @@ from irviewer.formats.corrections_file import SUFFIX as CORRECTIONS_SUFFIX
 from irviewer.formats.corrections_file import corrections_place, read_csv_text
 from irviewer.io import user_data
 from irviewer.io.atomic import atomic_open
+from irviewer.io.csv_table import csv_writer, iter_records
 
 COLUMNS = ("kind", "query", "item", "label", "author", "time", "note")
 REQUIRED = COLUMNS[:3]
@@ -76,36 +75,36 @@ def read_reviewed(path: Path) -> tuple[Reviewed, ...]:
     """Return the records of the reviewed file at ``path`` (none when it does not exist).
 
     InputError naming the file and line for binary or non-UTF-8 data, a missing column, a
-    row with fewer fields than the header or an empty kind or item.
+    quoted field whose closing quote is missing (the line where it opens), a row with fewer
+    fields than the header or an empty kind or item.
     """
     path = Path(path)
     if not path.exists():
         return ()
     where = path.name
-    text = read_csv_text(path, "a reviewed file", COLUMNS)
-    reader = csv.reader(io.StringIO(text, newline=""))
-    try:
-        header = [h.strip().lower() for h in next(reader, [])]
-        missing = [c for c in REQUIRED if c not in header]
-        if header and missing:
-            raise InputError(f"{where}, line 1: the header lacks column(s) "
-                             f"{', '.join(missing)}; it must be {','.join(COLUMNS)}")
-        col = {c: header.index(c) for c in COLUMNS if c in header}
-        out: list[Reviewed] = []
-        for raw in reader:
-            if not raw or all(not cell.strip() for cell in raw):
-                continue
-            if len(raw) < len(header):
-                raise InputError(f"{where}, line {reader.line_num}: {len(raw)} fields where "
-                                 f"the header has {len(header)}")
-            cells = {c: raw[i].strip() for c, i in col.items()}
-            if not cells["kind"] or not cells["item"]:
-                raise InputError(f"{where}, line {reader.line_num}: the "
-                                 f"{'kind' if not cells['kind'] else 'item'} field is empty")
-            out.append(Reviewed(**{c: cells.get(c, "") for c in COLUMNS}))
-    except csv.Error as e:
-        raise InputError(f"{where}, line {reader.line_num}: not a readable CSV line ({e})"
-                         ) from None
+    records = iter_records(read_csv_text(path, "a reviewed file", COLUMNS), where,
+                           one_line=True)
+    first = next(records, None)
+    if first is None:
+        return ()
+    header = [h.strip().lower() for h in first[1]]
+    missing = [c for c in REQUIRED if c not in header]
+    if missing:
+        raise InputError(f"{where}, line 1: the header lacks column(s) "
+                         f"{', '.join(missing)}; it must be {','.join(COLUMNS)}")
+    col = {c: header.index(c) for c in COLUMNS if c in header}
+    out: list[Reviewed] = []
+    for line, raw in records:
+        if not raw or all(not cell.strip() for cell in raw):
+            continue
+        if len(raw) < len(header):
+            raise InputError(f"{where}, line {line}: {len(raw)} fields where the header "
+                             f"has {len(header)}")
+        cells = {c: raw[i].strip() for c, i in col.items()}
+        if not cells["kind"] or not cells["item"]:
+            raise InputError(f"{where}, line {line}: the "
+                             f"{'kind' if not cells['kind'] else 'item'} field is empty")
+        out.append(Reviewed(**{c: cells.get(c, "") for c in COLUMNS}))
     return tuple(out)
 
 
@@ -113,7 +112,7 @@ def write_reviewed(path: Path, records: Iterable[Reviewed]) -> None:
     """Write ``records`` to ``path`` as a reviewed file, atomically."""
     user_data.make_room_for(Path(path))
     with atomic_open(Path(path), newline="") as stream:
-        writer = csv.writer(stream, lineterminator="\n")
+        writer = csv_writer(stream)
         writer.writerow(COLUMNS)
         for r in records:
             writer.writerow([r.kind, r.query, r.item, r.label, r.author, r.time, r.note])

@@ -31,6 +31,7 @@ from irviewer.gui.results import Inspector
 from irviewer.gui.review import ReviewUI
 from irviewer.gui.scores import ScoresUI
 from irviewer.gui.sessions import Sessions
+from irviewer.gui.widgets.status_bar import ElidedStatusBar
 from irviewer.gui.widgets.thumbnails import ThumbnailCache
 from irviewer.gui.widgets.warning import warn
 from irviewer.opening.opener import Opened
@@ -67,6 +68,7 @@ class MainWindow(QMainWindow):
             self.split.addWidget(pane)
         self.split.setSizes([430, 720, 330])
         self.split.setChildrenCollapsible(False)
+        self.setStatusBar(ElidedStatusBar(self))  # long messages elided, whole on hover
         self.opening = OpeningController(self, self.statusBar())
         self.sessions = Sessions(self, self, self.settings, keep_sessions)
         self.menus = menus.install(self, self)
@@ -123,6 +125,7 @@ class MainWindow(QMainWindow):
         self.presentation.photo_requested.connect(self.photo_search.choose)
         self.presentation.photo_dropped.connect(self.photo_search.search)
         self.photo_search.photo_shown.connect(lambda on: plots.setEnabled(not on))
+        self.corrections.unsaved_changed.connect(self.setWindowModified)
 
     # -- what is shown (the inspector's) -------------------------------------------------
     @property
@@ -204,7 +207,7 @@ class MainWindow(QMainWindow):
             f"{ds.label()}: {ds.n_queries:,} queries, {ds.n_gallery:,} gallery images, "
             f"{', '.join(opened.methods)}"
             + (f" — {window_text(ds.notes[0])}" if ds.notes else ""))
-        self.setWindowTitle(f"{ds.label()} — irviewer")
+        self.setWindowTitle(f"{ds.label()}[*] — irviewer")  # [*]: corrections not saved yet
         self.corrections.attach(opened)
         self.inspector.rescore()
         self.inspector.first_query()
@@ -271,7 +274,7 @@ class MainWindow(QMainWindow):
             self.opening.drop(event)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
-        if not self.sessions.close():
+        if not self.corrections.close() or not self.sessions.close():
             event.ignore()
             return
         self.opening.wait()

@@ -9,7 +9,6 @@ baseline under one protocol (when there are at least two of them).
 
 from __future__ import annotations
 
-import csv
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +27,7 @@ from irviewer.core.paired import (
     largest_changes,
 )
 from irviewer.io.atomic import atomic_open
+from irviewer.io.csv_table import csv_writer
 from irviewer.reports.eval_report import json_number
 
 if TYPE_CHECKING:
@@ -228,7 +228,7 @@ def format_compare_table(report: dict, listed: int = LISTED_CHANGES) -> str:
 def write_compare_csv(path: Path, comparisons: list[ProtocolComparison]) -> None:
     """Write one CSV row per (protocol, method, paired query): both values and the delta."""
     with atomic_open(path, newline="") as stream:
-        writer = csv.writer(stream)
+        writer = csv_writer(stream, lineterminator="\r\n")
         writer.writerow(["protocol", "metric", "query", "baseline", "method",
                          "baseline_value", "method_value", "delta"])
         for row in comparisons:

@@ -3,7 +3,6 @@ table printed for people, and the per-query CSV. Qt-free; the window's exports u
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 import uuid
@@ -16,6 +15,7 @@ import numpy as np
 
 from irviewer import __version__
 from irviewer.io.atomic import atomic_open
+from irviewer.io.csv_table import csv_writer
 
 if TYPE_CHECKING:
     from irviewer.core.dataset import Dataset
@@ -421,7 +421,7 @@ def write_per_query_csv(path: Path, report: dict) -> None:
             rows.append(row)
             keys += [k for k in row if k not in keys]
     with atomic_open(path, newline="") as stream:
-        writer = csv.DictWriter(stream, fieldnames=keys)
-        writer.writeheader()
+        writer = csv_writer(stream, lineterminator="\r\n")
+        writer.writerow(keys)
         for row in rows:
-            writer.writerow({k: "" if row.get(k) is None else row.get(k) for k in keys})
+            writer.writerow(["" if row.get(k) is None else row.get(k) for k in keys])

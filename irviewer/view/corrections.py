@@ -36,6 +36,7 @@ from irviewer.core.corrections import (
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError, counted
 from irviewer.core.evaluation import Evaluation
+from irviewer.formats.corrections_merge import writer
 from irviewer.opening.opener import Opened
 
 #: An undoable edit of the corrections log: one correction, several at once, or a deletion.
@@ -164,7 +165,9 @@ def corrected_items(log: CorrectionLog, q: int) -> frozenset[int]:
 @dataclass(frozen=True)
 class LogRow:
     """One row of the Corrections panel: the query (``every query`` for a relabel), the
-    item, from → to, author, time, note, and the query to jump to (None: none changed)."""
+    item, from → to, author, time, note, the query to jump to (None: none changed), and
+    who made it in words (``writer``: author, window and machine, as the status line names
+    them)."""
 
     query: str
     item: str
@@ -174,6 +177,7 @@ class LogRow:
     time: str
     note: str
     jump_to: int | None
+    writer: str = ""
 
     def change(self) -> str:
         """Return "before → after"."""
@@ -202,7 +206,8 @@ def log_rows(log: CorrectionLog) -> tuple[LogRow, ...]:
         before, after = entry.before, c.label
         if not c.is_relabel:
             before, after = (relation_words(log.published, x) for x in (before, after))
-        rows.append(LogRow(query, c.item, before, after, c.author, c.time, c.note, jump))
+        rows.append(LogRow(query, c.item, before, after, c.author, c.time, c.note, jump,
+                           writer(c)))
     return tuple(rows)
 
 

@@ -55,7 +55,7 @@ def test_summary_names_each_id_in_one_line_and_counts_the_rest(tmp_path):
     ("id,title\nmona,Mona,Lisa\n", "line 2: 3 fields where the first line names 2"),
     ("id,title\n,Mona\n", "line 2: the artwork id (first column) is empty"),
     ("id,title\nmona,a\nmona,b\n", "line 3: the artwork mona is already listed on line 2"),
-    ('id,title\nmona,"unclosed\n', "not a readable CSV file"),
+    ('id,title\nmona,"unclosed\n', "line 2: a quoted field opens here and is never closed"),
     ("id,title\n", "names its columns but lists no artwork"),
 ])
 def test_malformed_titles_files_get_one_sentence(tmp_path, text, message):

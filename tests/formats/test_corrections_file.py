@@ -51,11 +51,12 @@ def oxford(tmp_path_factory):
 def test_round_trip_keeps_every_field(tmp_path, manifest):
     ds = read_dataset(manifest.dataset)
     rows = (Correction("img/a_q", "img/b1", "positive", "Ana Ñ", "2026-11-23T14:05:09Z",
-                       'same frame, "other" light\nsecond line'),
+                       'same frame, "other" light, second line', "ana", "lab-2", "7c1e"),
             Correction("", "img/c2", "d", "bo", "", ""))
     path = tmp_path / "x.corrections.csv"
     write_corrections(path, rows)
-    assert path.read_text(encoding="utf-8").splitlines()[0] == "query,item,label,author,time,note"
+    assert path.read_text(encoding="utf-8").splitlines()[0] == (
+        "query,item,label,author,time,note,user,machine,window")
     assert read_corrections(path, ds) == rows
     loaded = load_corrections(path, ds)
     assert len(loaded.log) == 2 and loaded.log.published is ds
@@ -177,7 +178,7 @@ HEADER = "query,item,label,author,time,note\n"
 BAD = [
     ("missing column", "query,item,author\nimg/a_q,img/b1,me\n",
      "bad.csv, line 1: the header lacks column(s) label; it must have query,item,label (and "
-     "may have author,time,note)"),
+     "may have author,time,note,user,machine,window)"),
     ("empty file", "", "bad.csv is empty: a corrections file starts with the header "
                        "query,item,label,author,time,note"),
     ("unknown query", HEADER + "nosuch,img/b1,positive,,,\n",
@@ -200,7 +201,7 @@ BAD = [
     ("empty label", HEADER + "img/a_q,img/b1,,,,\n", "bad.csv, line 2: the label field is empty"),
     ("binary garbage", b"query,item,label\n\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
      "bad.csv, line 4: binary data (a NUL byte); a corrections file is UTF-8 text with the "
-     "header query,item,label,author,time,note"),
+     "header query,item,label,author,time,note,user,machine,window"),
     ("not UTF-8", b"query,item,label\nimg/a_q,img/b1,positive\n,img/c1,caf\xe9\n",
      "bad.csv, line 3: not UTF-8 text (byte 52); save the file as UTF-8"),
 ]

@@ -41,17 +41,32 @@ def test_the_later_correction_of_a_pair_wins_and_names_whose_it_replaced():
     merged = merge(base=(), ours=(mine,), disk=(theirs,))
     assert merged.rows == (theirs,)
     assert merged.replaced == ((mine, theirs),)
-    assert merged.sentence() == ("bob's correction of q1 / x (negative) replaced alice's "
-                                 "(junk)")
+    assert merged.sentence() == "bob replaced your correction of q1 / x: junk → negative"
     # Seen from bob's side (his is later): his stays and alice's is named.
     merged = merge(base=(), ours=(theirs,), disk=(mine,))
     assert merged.rows == (theirs,)
     assert not merged.theirs
-    assert merged.sentence() == ("bob's later correction of q1 / x (negative) replaced "
-                                 "alice's (junk)")
+    assert merged.sentence() == ("your later correction of q1 / x (negative) replaced "
+                                 "alice's (junk), saved just before yours")
     # A pair this writer holds as it last read it, changed by another: theirs, said.
     merged = merge(base=(mine,), ours=(mine,), disk=(theirs,))
     assert merged.rows == (theirs,) and merged.replaced == ((mine, theirs),)
+
+
+def test_the_writer_is_named_by_author_window_and_machine():
+    mine = Correction("q1", "x", "ok", "anna", "2026-11-26T10:00:00Z", "", "anna", "lab-1", "a1")
+    theirs = Correction("q1", "x", "junk", "anna", "2026-11-26T10:05:00Z", "", "anna", "lab-1",
+                        "b2")
+    merged = merge(base=(), ours=(mine,), disk=(theirs,))
+    assert merged.sentence() == ("anna in window b2 on lab-1 replaced your correction of "
+                                 "q1 / x: ok → junk")
+
+
+def test_later_compares_instants_whatever_their_offsets():
+    early = c("q1", "x", "junk", "alice", "2026-11-26T11:00:00+02:00")  # 09:00 UTC
+    late = c("q1", "x", "negative", "bob", "2026-11-26T10:00:00Z")
+    merged = merge(base=(), ours=(late,), disk=(early,))
+    assert merged.rows == (late,) and not merged.theirs
 
 
 def test_deletions_on_either_side_and_untouched_rows():
@@ -60,7 +75,7 @@ def test_deletions_on_either_side_and_untouched_rows():
     # They deleted A1; we did not touch it: it goes, and the sentence says so.
     merged = merge(base=(A1, B1), ours=(A1, B1), disk=(B1,))
     assert merged.rows == (B1,) and merged.removed == (A1,)
-    assert "deleted by another window" in merged.sentence()
+    assert "deleted in another window" in merged.sentence()
     # We changed a row they deleted: the change wins (nothing anyone did is lost).
     changed = c("q1", "x", "good", "alice", "2026-11-26T11:00:00Z")
     assert merge(base=(A1,), ours=(changed,), disk=()).rows == (changed,)

@@ -54,6 +54,15 @@ def no_save_question(monkeypatch):
     monkeypatch.setattr(Sessions, "_ask_save", lambda self, path: "discard")
 
 
+@pytest.fixture(autouse=True)
+def no_unsaved_corrections_question(monkeypatch):
+    """Closing a window whose corrections could not be saved asks (a modal dialog); tests
+    that do not answer it themselves discard."""
+    from irviewer.gui.corrections import CorrectionsUI
+
+    monkeypatch.setattr(CorrectionsUI, "_ask_unsaved", lambda self, count, why: "discard")
+
+
 @pytest.fixture
 def make_opening_slow(monkeypatch) -> Callable[[], threading.Event]:
     """Return a function that makes every later opening take seconds (a generator that

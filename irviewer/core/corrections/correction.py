@@ -76,7 +76,10 @@ class Correction:
 
     ``query`` is the query's name, empty for an image relabel; ``item`` is an image name;
     ``label`` is a group of the dataset or ``negative`` (pair), or the image's new label
-    (relabel). ``author``, ``time`` (ISO 8601) and ``note`` document it.
+    (relabel). ``author``, ``time`` (ISO 8601) and ``note`` document it; ``user`` (the login
+    name), ``machine`` (the host name) and ``window`` (an id of the window that made it) name
+    the writer, so that two windows, even of one person, are told apart ("" when unknown:
+    a file written by hand or by an older irviewer).
     """
 
     query: str
@@ -85,6 +88,9 @@ class Correction:
     author: str = ""
     time: str = ""
     note: str = ""
+    user: str = ""
+    machine: str = ""
+    window: str = ""
 
     @property
     def is_relabel(self) -> bool:

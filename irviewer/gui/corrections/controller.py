@@ -19,7 +19,7 @@ from typing import Protocol
 import numpy as np
 from PySide6.QtCore import QObject, QPoint, QSettings, Qt, Signal, SignalInstance
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QMenu, QWidget
+from PySide6.QtWidgets import QDockWidget, QFileDialog, QMenu, QMessageBox, QWidget
 
 from irviewer.core.evaluation import Evaluation
 from irviewer.gui.corrections.menu import RelabelDialog, add_correction_entries
@@ -40,6 +40,7 @@ from irviewer.view.corrections import (
     relabel_offer,
     uncorrectable_reason,
 )
+from irviewer.view.corrections_saving import Saving
 from irviewer.view.result_list import ResultTile
 
 #: The legend's entry for the corrected mark (a folded corner with a pencil).
@@ -65,7 +66,7 @@ class Shown(Protocol):
     def rescore(self, changed: np.ndarray | None = None) -> None: ...
     def select(self, q: int) -> None: ...
     def shown_tiles(self) -> tuple[ResultTile, ...]: ...
-    def hovered_tile(self) -> tuple[tuple[ResultTile, ...], int] | None: ...
+    def selected_tile(self) -> tuple[tuple[ResultTile, ...], int] | None: ...
     def tile_menu(self, tiles: tuple[ResultTile, ...], at: int) -> QMenu: ...
     def add_tile_menu_entries(self, hook: Callable[[QMenu, ResultTile], None]) -> None: ...
     def set_marked(self, marked: frozenset[int]) -> None: ...
@@ -75,9 +76,12 @@ class Shown(Protocol):
 
 class CorrectionsUI(QObject):
     """Corrections in the window (see the module's docstring); ``message(text)`` for the
-    status line."""
+    status line, ``unsaved_changed(bool)`` when corrections are (or no longer are) waiting
+    to be saved. ``ask_unsaved(n, why)`` decides what closing does with unsaved corrections
+    ("save", "discard" or "cancel"; a dialog, tests replace it)."""
 
     message = Signal(str)
+    unsaved_changed = Signal(bool)
 
     def __init__(self, parent: QWidget, settings: QSettings, shown: Shown,
                  menus: Menus) -> None:
@@ -90,14 +94,13 @@ class CorrectionsUI(QObject):
         self.dock.setWidget(self.panel)
         self.line = CorrectionsLine()
         self.last_error: str | None = None
-        self.last_clicked: tuple[int, tuple[ResultTile, ...], int] | None = None
         self.menu: QMenu | None = None
+        self.ask_unsaved = self._ask_unsaved
         self.requested: dict[Path, Path] = {}
 
         shown.add_tile_menu_entries(self.add_menu_entries)
         shown.evaluation_shown.connect(self.show_evaluation)
         shown.query_shown.connect(lambda q: shown.set_marked(self.marked(q)))
-        shown.tile_clicked.connect(self._remember_click)
         shown.match_menu_requested.connect(self.comparison_menu)
         shown.match_key.connect(self.key_on)
         self.panel.jump.connect(shown.select)
@@ -106,6 +109,7 @@ class CorrectionsUI(QObject):
         self.controller.changed.connect(shown.rescore)
         self.controller.error.connect(self.show_error)
         self.controller.message.connect(self.message)
+        self.controller.file.changed.connect(self._show_saving)
         for key in CHOICE_KEYS:
             QShortcut(QKeySequence(key), parent).activated.connect(lambda k=key: self.key(k))
         self._install_menus(menus)
@@ -124,7 +128,6 @@ class CorrectionsUI(QObject):
         """Take the corrections of a freshly opened dataset (the file its session names,
         the one chosen before for this dataset, else its default sidecar, when it exists);
         the request then names the file in use, so the session records it."""
-        self.last_clicked = None
         chosen = self.requested.pop(Path(opened.request.dataset), None)
         if chosen is None and self._same_dataset(opened):
             chosen = self.controller.chosen
@@ -139,18 +142,22 @@ class CorrectionsUI(QObject):
         if state is None or reason:
             self.line.show_line(reason or "", False, False)
             self.panel.set_rows(())
-            self.panel.set_file(None)
+            self.panel.set_saving(Saving(None))
             return
-        self.panel.set_file(self.controller.path)
+        self.panel.set_saving(self.controller.file.saving())
         log = state.log
         if len(log):
             html = both_numbers(state.published_evaluation(evaluation),
                                 state.corrected_evaluation(evaluation),
                                 state.showing_published, len(log))
+        elif self.controller.file.refused:
+            html = (f'<span style="color:{palette.MUTED_TEXT}">none can be made until the '
+                    "corrections file is fixed: the Corrections panel says why</span>")
         else:
             html = (f'<span style="color:{palette.MUTED_TEXT}">none yet — right-click a result, '
-                    "or press 1–4 over it, to set its relation to the query</span>")
+                    "or click it and press 1–4, to set its relation to the query</span>")
         self.line.show_line(html, state.showing_published, bool(len(log)))
+        self.line.set_mark(self.controller.file.saving().line_mark())
         self.panel.set_rows(log_rows(log))
 
     def marked(self, q: int) -> frozenset[int]:
@@ -203,16 +210,14 @@ class CorrectionsUI(QObject):
         self.menu.popup(pos)
 
     def key(self, key: str) -> None:
-        """Key 1–4 in the main window: the tile under the mouse, else the last one
-        clicked."""
-        hovered = self.shown.hovered_tile()
-        if hovered is not None:
-            self.key_on(*hovered, key)
-        elif self.last_clicked is not None and self.last_clicked[0] == self.shown.current:
-            self.key_on(self.last_clicked[1], self.last_clicked[2], key)
+        """Key 1–4 in the main window: the selected tile (the one last clicked or
+        right-clicked in the query shown), whatever the mouse points at."""
+        selected = self.shown.selected_tile()
+        if selected is not None:
+            self.key_on(*selected, key)
         else:
-            self.message.emit("Point at a result (or click one) to set its relation with "
-                              "the keys 1–4")
+            self.message.emit("Click a result to select it, then press 1–4 to set its "
+                              "relation to the query")
 
     def key_on(self, tiles: tuple[ResultTile, ...], at: int | None, key: str) -> None:
         """Set ``tiles[at]``'s relation to the query shown to the family's choice ``key``."""
@@ -235,9 +240,12 @@ class CorrectionsUI(QObject):
             return
         hidden = (self.shown.evaluation is not None and not self.shown.show_ignored
                   and tile.index not in {t.index for t in self.shown.shown_tiles()})
-        self.message.emit(f"{self.controller.undo_text()} — Ctrl+Z undoes"
+        replacing = (f", {self.controller.replacing}" if self.controller.replacing else "")
+        file = self.controller.file
+        self.message.emit(f"{self.controller.undo_text()}{replacing} — Ctrl+Z undoes"
                           + (" · now ignored, so hidden: press I to show ignored items"
-                             if hidden else ""))
+                             if hidden else "")
+                          + (f" · not saved yet: {file.why}" if file.unsaved else ""))
 
     def relabel_dialog(self, offer: RelabelOffer) -> None:
         """Ask for the image's new label (showing how many queries it changes in the
@@ -260,7 +268,7 @@ class CorrectionsUI(QObject):
         if path:
             self.controller.choose_file(Path(path))
             self._record_path()
-            self.panel.set_file(self.controller.path)
+            self._show_saving()
 
     def _record_path(self) -> None:
         """Name the corrections file in use in the open request (the session keeps it)."""
@@ -269,9 +277,51 @@ class CorrectionsUI(QObject):
             opened.request = replace(opened.request, corrections=self.controller.path)
 
     def stop_watching(self) -> None:
-        """Stop looking for corrections other writers save (closing the window; every
-        correction made is already in the file)."""
-        self.controller.watch.stop()
+        """Stop looking for corrections other writers save and retrying a save (the
+        window is closing)."""
+        self.controller.file.stop()
+
+    def close(self) -> bool:
+        """The window closes: return False to keep it open. Corrections not saved yet are
+        tried once more; if they still cannot be saved, ``ask_unsaved`` decides: Save (try
+        again; when it still fails they stay in the autosave, saved by the next window
+        that opens this file), Discard (they are lost) or Cancel."""
+        file = self.controller.file
+        if not file.unsaved or file.save():
+            return True
+        answer = self.ask_unsaved(file.unsaved, file.why)
+        if answer == "cancel":
+            return False
+        if answer == "discard":
+            file.discard_unsaved()
+        elif not file.save():
+            self.message.emit(f"{file.why}: the unsaved corrections stay in the autosave and "
+                              "are saved the next time this dataset's corrections are opened")
+        return True
+
+    def _ask_unsaved(self, count: int, why: str) -> str:
+        """Ask what to do with ``count`` unsaved corrections: "save", "discard" or
+        "cancel"."""
+        buttons = (QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+                   | QMessageBox.StandardButton.Cancel)
+        what = "1 correction is" if count == 1 else f"{count} corrections are"
+        answer = QMessageBox.question(
+            self.parent_widget, "irviewer — corrections",
+            f"{what} not saved yet: {why}.\n\nSave tries again; if the file is still "
+            "busy they stay in irviewer's autosave and are saved the next time this "
+            "dataset's corrections are opened. Discard loses them.",
+            buttons, QMessageBox.StandardButton.Save)
+        return {QMessageBox.StandardButton.Save: "save",
+                QMessageBox.StandardButton.Discard: "discard"}.get(answer, "cancel")
+
+    def _show_saving(self) -> None:
+        """Say in the panel, the corrections line and the title whether every correction
+        is saved, and where."""
+        saving = self.controller.file.saving()
+        if self.controller.state is not None:
+            self.panel.set_saving(saving)
+            self.line.set_mark(saving.line_mark())
+        self.unsaved_changed.emit(bool(saving.unsaved))
 
     def show_error(self, message: str) -> None:
         """Show a corrections problem in a dialog (non-blocking)."""
@@ -297,10 +347,6 @@ class CorrectionsUI(QObject):
         edit.addSeparator()
         edit.addAction(author)
         menus.add_view_action(self.dock.toggleViewAction())
-
-    def _remember_click(self, tiles: tuple[ResultTile, ...], at: int) -> None:
-        if self.shown.current is not None:
-            self.last_clicked = (self.shown.current, tiles, at)
 
     def _same_dataset(self, opened: Opened) -> bool:
         state = self.controller.state

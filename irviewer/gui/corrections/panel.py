@@ -5,8 +5,6 @@ sentences; they compute nothing."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -24,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from irviewer.view import palette
 from irviewer.view.corrections import LogRow
+from irviewer.view.corrections_saving import Saving
 
 HEADERS = ("query", "item", "from → to", "author", "time", "note")
 
@@ -38,6 +37,7 @@ class CorrectionsPanel(QWidget):
     def __init__(self) -> None:
         super().__init__()
         self.rows: tuple[LogRow, ...] = ()
+        self.refused = False  # the corrections file could not be read: none can be made
         self.table = QTableWidget(0, len(HEADERS))
         self.table.setHorizontalHeaderLabels(HEADERS)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -53,7 +53,7 @@ class CorrectionsPanel(QWidget):
                                       "the deletion")
         self.delete_button.clicked.connect(self._delete_selected)
         self.count = QLabel("")
-        self.empty = QLabel("No corrections yet. Right-click a result (or press 1–4 over it) "
+        self.empty = QLabel("No corrections yet. Right-click a result (or click it and press 1–4) "
                             "to set its relation to the query.")
         self.empty.setWordWrap(True)
         self.empty.setStyleSheet(f"color:{palette.MUTED_TEXT}")
@@ -85,19 +85,26 @@ class CorrectionsPanel(QWidget):
                      row.note)
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                item.setToolTip(text)
+                item.setToolTip(f"made by {row.writer}" if HEADERS[c] == "author" and row.writer
+                                else text)
                 self.table.setItem(r, c, item)
         if 0 <= selected < len(rows):
             self.table.selectRow(selected)
-        self.empty.setVisible(not rows)
+        self.empty.setVisible(not rows and not self.refused)
         self.delete_button.setEnabled(bool(rows))
         self.count.setText(f"{len(rows)} correction{'s' if len(rows) != 1 else ''}"
                            if rows else "")
 
-    def set_file(self, path: Path | None) -> None:
-        """Say where the corrections are saved (the file the window writes and reads)."""
-        self.file.setText(f"Saved to {path}" if path is not None else "")
-        self.file.setToolTip(str(path) if path is not None else "")
+    def set_saving(self, saving: Saving) -> None:
+        """Say where the corrections are saved, or will be (a file that does not exist yet
+        is never said to hold them), and what is not saved yet and why (in the alert
+        colour)."""
+        self.refused = bool(saving.refused)
+        self.file.setText(saving.panel_line())
+        self.empty.setVisible(not self.rows and not self.refused)  # "right-click…": not now
+        self.file.setToolTip(str(saving.path) if saving.path is not None else "")
+        colour = palette.ALERT_TEXT if saving.alert else palette.MUTED_TEXT
+        self.file.setStyleSheet(f"color:{colour}")
 
     def _clicked(self, row: int, _column: int) -> None:
         target = self.rows[row].jump_to
@@ -120,6 +127,11 @@ class CorrectionsLine(QWidget):
         super().__init__()
         self.text = QLabel("")
         self.text.setTextFormat(Qt.TextFormat.RichText)
+        self.mark = QLabel("")  # "1 unsaved": what is not in the file yet
+        self.mark.setStyleSheet(f"color:{palette.ALERT_TEXT}; font-weight:bold")
+        self.mark.setToolTip("Not in the corrections file yet: the Corrections panel says why; "
+                             "irviewer saves as soon as it can")
+        self.mark.setVisible(False)
         self.switch = QCheckBox("Show the published ground truth")
         self.switch.setToolTip("Score and colour the results with the benchmark's own labels, "
                                "without your corrections. A correction made meanwhile edits "
@@ -129,6 +141,7 @@ class CorrectionsLine(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(QLabel("<b>Corrections:</b>"))
         layout.addWidget(self.text, 1)
+        layout.addWidget(self.mark)
         layout.addWidget(self.switch)
 
     def show_line(self, html: str, showing_published: bool, switchable: bool) -> None:
@@ -139,3 +152,8 @@ class CorrectionsLine(QWidget):
         self.switch.setChecked(showing_published)
         self.switch.blockSignals(False)
         self.switch.setEnabled(switchable or showing_published)
+
+    def set_mark(self, text: str) -> None:
+        """Show ``text`` ("1 unsaved") beside the numbers in the alert colour ("": none)."""
+        self.mark.setText(f"⚠ {text}" if text else "")
+        self.mark.setVisible(bool(text))

@@ -10,12 +10,13 @@ published one is shown; one that would set what is already there is not pushed a
 written (the core's rule, :meth:`~irviewer.core.corrections.CorrectionLog.check`). The
 corrections file (default ``<dataset>.corrections.csv``, kept in the user's data folder when
 the dataset's folder cannot be written, or the one chosen with File ▸ Corrections file…) is
-written atomically after each change, merged under a lock with what other writers (another
-window, another annotator on a shared folder) saved since this window last read it
-(:mod:`irviewer.formats.corrections_merge`); what they saved is taken into this window,
-re-scored and said in the status line, also between this window's own saves (the file is
-looked at every :data:`WATCH_MS` ms). A file that cannot be read gives ``error(sentence)``;
-the corrections already made stay, and the bad file is never overwritten.
+kept by a :class:`~irviewer.gui.corrections.sidecar.Sidecar`: saved after each change without
+ever blocking the window, merged under a lock with what other writers (another window,
+another annotator on a shared folder) saved since this window last read it; what they saved
+is taken into this window, re-scored and said in the status line, naming the writer. A file
+that cannot be read changes nothing: chosen with File ▸ Corrections file…, the file in use
+stays; read when the dataset opens, no correction can be made until it is fixed (it is read
+again as soon as it changes) or another file is chosen. Such a file is never overwritten.
 """
 
 from __future__ import annotations
@@ -39,19 +40,18 @@ from irviewer.core.corrections import (
     applied_summary,
     utc_now,
 )
-from irviewer.core.errors import InputError
+from irviewer.core.errors import InputError, counted
 from irviewer.formats.corrections_file import (
     LoadedCorrections,
     corrections_place,
     load_corrections,
 )
-from irviewer.formats.corrections_merge import Merged, merge, read_disk, save_merged
+from irviewer.formats.corrections_merge import Merged, writer
+from irviewer.gui.corrections.sidecar import Sidecar
 from irviewer.opening.opener import Opened
 from irviewer.view.corrections import Command, CorrectionState
 
 AUTHOR_KEY = "corrections/author"
-#: How often the window looks for corrections other writers saved to its file (ms).
-WATCH_MS = 2000
 
 
 class CorrectionUndo(QUndoCommand):
@@ -95,94 +95,132 @@ class CorrectionsController(QObject):
         self.settings = settings
         self.stack = QUndoStack(self)
         self.state: CorrectionState | None = None
-        self.path: Path | None = None
         self.chosen: Path | None = None  # File ▸ Corrections file…, kept in the session
-        self._where = ""  # while attaching: where the corrections are kept, if not beside
-        # What the file held when this window last read or wrote it: the base of the merge
-        # with what other writers added since (formats.corrections_merge).
-        self.base: tuple[Correction, ...] = ()
-        self._seen: tuple[float, int] | None = None  # the file's (mtime, size) then
-        self.watch = QTimer(self)
-        self.watch.setInterval(WATCH_MS)
-        self.watch.timeout.connect(self.look_for_others)
-        self.watch.start()
+        self.file = Sidecar(self, self._ours, self._took, self._reload)
+        self.file.message.connect(self.message)
+        self.file.error.connect(self.error)
+        self.replacing = ""  # what the last correction replaced, in words ("" when nothing)
+
+    @property
+    def path(self) -> Path | None:
+        """Return the corrections file in use (None: no dataset open)."""
+        return self.file.path
+
+    @property
+    def watch(self) -> QTimer:
+        """Return the timer that looks for what other writers saved."""
+        return self.file.watch
 
     # -- opening -------------------------------------------------------------------------
     def attach(self, opened: Opened, chosen: Path | None = None) -> None:
         """Take the corrections of a freshly opened dataset: those the opening applied, or
-        the chosen file's (else the default sidecar's) when it exists."""
+        the chosen file's (else the default sidecar's) when it exists; then save what
+        windows now gone left unsaved for that file. Corrections of the data shown before
+        that could not be saved stay in the autosave, for the next opening of their file."""
+        left = self.file.leave_unsaved()
         self.stack.clear()
         self.chosen = chosen
-        self.base, self._seen = (), None
         if opened.corrections is not None:
-            self.path = opened.corrections.path
             self.state = CorrectionState(opened, opened.corrections.log)
-            self._read_base(self.path)
+            self.file.use(opened.corrections.path, opened.corrections.path)
             self._applied(opened.corrections)
-            return
-        self.state = CorrectionState(opened)
-        if chosen is not None:
-            self.path = chosen
+        elif chosen is not None:
+            self.state = CorrectionState(opened)
+            self.file.use(chosen)
             if chosen.is_file():
-                self._load(chosen)
-            return
-        place = corrections_place(opened.request.dataset)
-        self.path = place.path
-        self._where = place.sentence()  # where, when the dataset's folder is read-only
-        if place.existing is not None:
-            self._load(place.existing, save_to=place.path)
-        elif self._where:
-            self.message.emit(_capital(self._where))
-        self._where = ""
+                self._load(chosen, opening=True)
+        else:
+            self.state = CorrectionState(opened)
+            place = corrections_place(opened.request.dataset)
+            self.file.use(place.path, where=place.sentence())
+            if place.existing is not None:
+                self._load(place.existing, save_to=place.path, opening=True)
+            elif place.sentence():
+                self.message.emit(_capital(place.sentence()))
+        self.file.recover_orphans()
+        if left:
+            self.error.emit(_capital(left))
 
     def choose_file(self, path: Path) -> None:
         """File ▸ Corrections file…: keep the corrections in ``path`` from now on. An
-        existing file's corrections replace the current ones (a bad file: a dialog, and the
-        current ones stay); a new file receives the current ones."""
+        existing file's corrections replace the current ones; a file that cannot be read
+        changes nothing (a dialog says why; the file in use stays). A new file receives the
+        current ones."""
         if self.state is None:
             return
         path = Path(path)
         if path.is_file():
+            unsaved = self.file.unsaved
+            if unsaved and not self.file.save():
+                self.error.emit(f"{counted(unsaved, 'correction')} could not be saved yet "
+                                f"({self.file.why}); choose another file once "
+                                f"{'it is' if unsaved == 1 else 'they are'} saved, so that "
+                                "none is lost")
+                return
             if self._load(path):
                 self.chosen = path
             return
-        self.path = self.chosen = path
-        self.base, self._seen = (), None
-        self._save()
+        self.chosen = path
+        self.file.use(path)
+        self.file.save()
         self.message.emit(f"Corrections are saved to {path}")
 
-    def _load(self, path: Path, save_to: Path | None = None) -> bool:
+    def _load(self, path: Path, save_to: Path | None = None, opening: bool = False) -> bool:
         """Apply the corrections of ``path`` over the published ground truth and save the
-        next ones to ``save_to`` (None: ``path``); True when read. A bad file leaves the
-        current corrections and is never overwritten."""
+        next ones to ``save_to`` (None: ``path``); True when read. A file that cannot be
+        read changes nothing and is never overwritten: chosen (``opening`` False), the file
+        in use stays; read on ``opening``, no correction can be made until it is fixed."""
         assert self.state is not None
         try:
             loaded = load_corrections(path, self.state.published)
         except InputError as e:
-            self.path = _spare_path(save_to or path)
-            self.error.emit(f"{e}. The corrections already made stay; new ones are saved to "
-                            f"{self.path.name}.")
+            if opening:
+                self.file.refuse(path, f"{path.name} could not be read ({e}).")
+                self.error.emit(f"{e}. Nothing was changed and the file will not be "
+                                "overwritten; no correction can be made until it is fixed "
+                                "(irviewer reads it again as soon as it changes) or another "
+                                "file is chosen (File ▸ Corrections file…).")
+            else:
+                kept = self.file.path
+                self.error.emit(f"{e}. Nothing was changed: the corrections stay as they were"
+                                + (f", saved to {kept}." if kept is not None else "."))
             return False
         previous = self.state.log.changed_queries()
         self.stack.clear()
         opened = self.state.opened
         opened.update_ground_truth(self.state.published, previous.tolist())
         self.state = CorrectionState(opened, loaded.log)
-        self.path = save_to or path
-        self._read_base(path if self.path == path else None)
+        target = save_to or path
+        self.file.use(target, path if target == path else None, self.file.where)
         self._applied(loaded)
         self.changed.emit(np.union1d(previous, loaded.log.changed_queries()))
+        if target != path and len(loaded.log):
+            self.file.save()  # corrections read beside a now read-only dataset move on
         return True
+
+    def _reload(self) -> None:
+        """The file that could not be read changed: read it again (the watch); removed, a
+        new one is made with the next correction."""
+        path = self.file.path
+        if self.state is None or path is None:
+            return
+        if not path.exists():
+            self.file.use(path, where=self.file.where)
+            self.message.emit(f"{path.name} was removed; corrections can be made again (a "
+                              "new file is made with the first one)")
+        elif self._load(path, opening=True):
+            self.message.emit(f"{path.name} can be read again; corrections can be made")
 
     def _applied(self, loaded: LoadedCorrections) -> None:
         """Say how many corrections the file applied, and which rows changed nothing."""
         assert self.state is not None and self.path is not None
+        where = self.file.where
         said = [f"{self.path.name}: {applied_summary(self.state.log)}"] if len(
             self.state.log) else []
         said += [note.removeprefix(f"{self.path.name}: ") if said else note
                  for note in loaded.notes()]
-        if self._where:
-            said.append(self._where if said else _capital(self._where))
+        if where:
+            said.append(where if said else _capital(where))
         if said:
             self.message.emit("; ".join(said))
 
@@ -193,12 +231,17 @@ class CorrectionsController(QObject):
         as one undoable step; return True when it was made. A correction that sets what the
         corrected ground truth already has is neither an undo step nor written: the status
         bar says so (``message``); one the dataset's rules refuse gives ``error``."""
-        if self.state is None:
+        if not self._can_correct():
             return False
+        assert self.state is not None
         try:
             self.state.log.check(Correction(query, item, label))  # before asking the author
-            correction = Correction(query, item, label, self.author(), utc_now(), note)
-            return self._run_new(CorrectionCommand(correction))
+            before = self._row_of((query, item))
+            made = self._run_new(CorrectionCommand(self._made(query, item, label, note)))
+            self.replacing = (f"replacing the correction made by {writer(before)}"
+                              if made and before is not None
+                              and before.window != self.file.window else "")
+            return made
         except NothingToChangeError as e:
             self.message.emit(self.state.nothing_to_change(e))
         except InputError as e:
@@ -210,17 +253,18 @@ class CorrectionsController(QObject):
         undoable step, the author and time set on each; return True when any was made.
         Those that set what is already there are left out; when all do, the status bar
         says so (``message``); one the dataset's rules refuse gives ``error``."""
-        if self.state is None or not corrections:
+        if not corrections or not self._can_correct():
             return False
+        assert self.state is not None
         if len(corrections) == 1:
             c = corrections[0]
             return self.correct(c.query, c.item, c.label, note)
         try:
             if all(_sets_nothing(self.state.log, c) for c in corrections):
                 self.state.log.check(corrections[0])  # raises NothingToChangeError
-            author, now = self.author(), utc_now()
-            batch = BatchCorrectionCommand([Correction(c.query, c.item, c.label, author, now,
-                                                       note) for c in corrections])
+            self.author()  # asked once, before the batch is made
+            batch = BatchCorrectionCommand([self._made(c.query, c.item, c.label, note)
+                                            for c in corrections])
             return self._run_new(batch)
         except NothingToChangeError as e:
             self.message.emit(self.state.nothing_to_change(e))
@@ -228,9 +272,34 @@ class CorrectionsController(QObject):
             self.error.emit(str(e))
         return False
 
+    def _can_correct(self) -> bool:
+        """Return True when a correction can be made now: a dataset is open and its
+        corrections file could be read (else the dialog says why again). What other
+        writers saved is taken in first, so the correction starts from the file's labels."""
+        if self.state is None:
+            return False
+        if self.file.refused:
+            self.error.emit(f"{self.file.refused} No correction can be made until it is "
+                            "fixed or another file is chosen (File ▸ Corrections file…).")
+            return False
+        self.file.look()
+        return True
+
+    def _made(self, query: str, item: str, label: str, note: str) -> Correction:
+        """Return a correction made now in this window: its author, time (UTC), note, and
+        the login name, machine and window that made it."""
+        return Correction(query, item, label, self.author(), utc_now(), note, _login(),
+                          self.file.machine, self.file.window)
+
+    def _row_of(self, key: tuple[str, str]) -> Correction | None:
+        """Return the row the file would hold for ``key`` now (None: none)."""
+        assert self.state is not None
+        return next((c for c in self.state.log.saved() if c.key == key), None)
+
     def remove(self, position: int) -> None:
         """Delete the correction at ``position`` of the log (it is reverted), undoably."""
-        if self.state is not None and 0 <= position < len(self.state.log):
+        if self.state is not None and not self.file.refused and 0 <= position < len(
+                self.state.log):
             try:
                 self._run_new(RemoveCorrectionCommand(position))
             except InputError as e:
@@ -272,37 +341,23 @@ class CorrectionsController(QObject):
 
     # -- the file, other writers and the author ---------------------------------------------
     def _save(self) -> None:
-        """Merge this window's corrections into the file under its lock (what other writers
-        added since it was last read is kept, and taken into this window) and write it."""
-        assert self.state is not None and self.path is not None
-        try:
-            merged = save_merged(self.path, self.base, self.state.log.saved())
-        except InputError as e:  # a bad file, a lock held too long, an unwritable folder
-            self.error.emit(f"Could not save the corrections: {e}")
-            return
-        except OSError as e:
-            self.error.emit(f"Could not save the corrections to {self.path}: {e.strerror}")
-            return
-        self._took(merged)
+        """Save this window's corrections (never blocking: see :class:`Sidecar`)."""
+        self.file.save()
 
     def look_for_others(self) -> None:
         """Take in what other writers saved to the file since this window last read it
         (the watch timer; re-scored, said in the status line)."""
-        if self.state is None or self.path is None or self._stamp() == self._seen:
-            return
-        try:
-            disk = read_disk(self.path)
-        except InputError:
-            return  # being replaced this instant, or broken: the next save says so
-        self._took(merge(self.base, self.state.log.saved(), disk))
+        self.file.look()
+
+    def _ours(self) -> tuple[Correction, ...]:
+        return self.state.log.saved() if self.state is not None else ()
 
     def _took(self, merged: Merged) -> None:
-        """Make ``merged.rows`` (the file now) this window's base; apply what other writers
-        did to the log and re-score: added corrections go first in the log (this window's
-        undo steps stay valid); a replacement or a deletion rebuilds the log and clears
-        the undo history. Each re-scores the queries it changes."""
+        """Apply what other writers did (``merged``, the file now) to the log and re-score:
+        added corrections go first in the log (this window's undo steps stay valid); a
+        replacement or a deletion rebuilds the log and clears the undo history. Each
+        re-scores the queries it changes; the status line says what they did, naming them."""
         assert self.state is not None
-        self.base, self._seen = merged.rows, self._stamp()
         if not merged.theirs:
             if merged.kept:
                 self.message.emit(merged.sentence())
@@ -322,21 +377,9 @@ class CorrectionsController(QObject):
             " (the undo history was cleared)" if rebuild else ""))
         self.changed.emit(changed)
 
-    def _read_base(self, path: Path | None) -> None:
-        """Take what the file at ``path`` holds as this window's base (None: nothing)."""
-        try:
-            self.base = read_disk(path) if path is not None else ()
-        except InputError:
-            self.base = ()
-        self._seen = self._stamp()
-
-    def _stamp(self) -> tuple[float, int] | None:
-        """Return the corrections file's (mtime, size) (None: no file)."""
-        try:
-            st = self.path.stat() if self.path is not None else None
-        except OSError:
-            return None
-        return None if st is None else (st.st_mtime, st.st_size)
+    def unsaved(self) -> int:
+        """Return how many corrections are not in the file yet."""
+        return self.file.unsaved
 
     def author(self) -> str:
         """Return the corrections' author: from the settings, asked once (the login name
@@ -378,11 +421,3 @@ def _capital(sentence: str) -> str:
     return sentence[:1].upper() + sentence[1:]
 
 
-def _spare_path(path: Path) -> Path:
-    """Return a file name beside ``path`` that does not exist yet, for saving new
-    corrections without overwriting a file that could not be read."""
-    for n in range(2, 1000):
-        candidate = path.with_name(path.name.replace(".csv", f"-{n}.csv"))
-        if not candidate.exists():
-            return candidate
-    return path.with_name(path.name + ".new")

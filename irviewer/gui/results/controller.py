@@ -234,9 +234,9 @@ class Inspector(QObject):
         """Return every tile shown, ranked first, then missed positives."""
         return self.results.tiles()
 
-    def hovered_tile(self) -> tuple[tuple[ResultTile, ...], int] | None:
-        """Return (the strip, the position in it) of the tile under the mouse, or None."""
-        return self.results.hovered_tile()
+    def selected_tile(self) -> tuple[tuple[ResultTile, ...], int] | None:
+        """Return (the strip, the position in it) of the selected result tile, or None."""
+        return self.results.selected_tile()
 
     def visible_thumbnails(self) -> list[tuple[str, Path | None]]:
         """Return the (name, path) of every tile shown (for --screenshot)."""

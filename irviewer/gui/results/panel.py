@@ -84,6 +84,7 @@ class ResultsPanel(QWidget):
         head_layout.addLayout(info, 1)
 
         self.grid = TileGrid(cache)
+        self._query_shown = ""  # the name of the query whose tiles are shown
         self.grid.clicked.connect(lambda g: self._clicked(self.grid, g))
         self.grid.menu_requested.connect(
             lambda at, pos: self.tile_menu_requested.emit(tuple(self.grid.tiles), at, pos))
@@ -92,6 +93,10 @@ class ResultsPanel(QWidget):
         self.missed.clicked.connect(lambda g: self._clicked(self.missed, g))
         self.missed.menu_requested.connect(
             lambda at, pos: self.tile_menu_requested.emit(tuple(self.missed.tiles), at, pos))
+        for grid, other in ((self.grid, self.missed), (self.missed, self.grid)):
+            # one tile is selected at a time, in either strip
+            grid.clicked.connect(lambda _g, other=other: other.select(None))
+            grid.menu_requested.connect(lambda _at, _pos, other=other: other.select(None))
         results = QWidget()
         rv = QVBoxLayout(results)
         self.results_label = QLabel("<b>Ranked results</b>")
@@ -162,6 +167,10 @@ class ResultsPanel(QWidget):
         details = f"<br>{html.escape(header.details)}" if header.details else ""
         self.query_title.setText(f"<b>{title}</b><br>{header.name}{details}")
         self.query_metrics.setText(header.metrics)
+        if header.name != self._query_shown:  # another query: nothing of it is selected
+            self._query_shown = header.name
+            self.grid.select(None)
+            self.missed.select(None)
         self.grid.set_tiles(result.tiles)
         self.results_label.setText(result.heading())
         self.missed_label.setText(result.missed_heading())
@@ -175,11 +184,12 @@ class ResultsPanel(QWidget):
         """Make the ranked tiles ``step`` pixels larger (smaller when negative)."""
         self.grid.set_tile_size(self.grid.tile_size + step)
 
-    def hovered_tile(self) -> tuple[tuple[ResultTile, ...], int] | None:
-        """Return (the strip, the position in it) of the tile under the mouse, or None."""
+    def selected_tile(self) -> tuple[tuple[ResultTile, ...], int] | None:
+        """Return (the strip, the position in it) of the selected tile (clicked, or
+        right-clicked), or None."""
         for grid in (self.grid, self.missed):
-            if grid.hovered is not None and grid.underMouse():
-                at = next(i for i, t in enumerate(grid.tiles) if t.index == grid.hovered)
+            at = grid.selected_at()
+            if at is not None:
                 return tuple(grid.tiles), at
         return None
 

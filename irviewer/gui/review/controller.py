@@ -57,9 +57,10 @@ class Corrections(Protocol):
     file beside which the reviewed file is kept, and the undoable correction."""
 
     state: CorrectionState | None
-    path: Path | None
     changed: SignalInstance
 
+    @property
+    def path(self) -> Path | None: ...
     @property
     def log(self) -> CorrectionLog | None: ...
     def undo_text(self) -> str: ...

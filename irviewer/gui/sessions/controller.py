@@ -191,7 +191,8 @@ class Sessions(QObject):
     closing, File ▸ Recent. ``path`` is the user's own ``.irv`` (None until saved or opened);
     ``ask_restore(backup)`` decides whether a newer autosave is restored and
     ``ask_save(path)`` whether a changed view is saved on closing (dialogs; tests replace
-    them)."""
+    them). With ``keep`` False (a ``--screenshot`` run) nothing is kept and nothing asked:
+    a session opens as saved, and closing writes nothing."""
 
     def __init__(self, host: SessionHost, parent: QWidget, settings: QSettings,
                  keep: bool = True) -> None:
@@ -214,7 +215,8 @@ class Sessions(QObject):
         try:
             session = load_session(path)
             backup = autosave_path(path)
-            if (backup.is_file() and backup.stat().st_mtime > path.stat().st_mtime
+            if (self.keep and backup.is_file()
+                    and backup.stat().st_mtime > path.stat().st_mtime
                     and self.ask_restore(backup)):
                 session = load_session(backup)
         except InputError as e:
@@ -354,7 +356,11 @@ class Sessions(QObject):
         With the user's own session whose view changed, ask whether to save it (Save writes
         the session, Discard keeps the file as it was); either way its ``~autosave`` sibling
         goes, so the next opening does not take this for a crash. Otherwise the kept session
-        gets the view once more."""
+        gets the view once more. A window that keeps no sessions (a ``--screenshot`` run)
+        asks nothing and touches no session file."""
+        if not self.keep:
+            self.timer.stop()
+            return True
         if self.path is None:
             self.timer.stop()
             self.autosave()

@@ -11,6 +11,7 @@ from PySide6.QtGui import (
     QContextMenuEvent,
     QFont,
     QFontMetrics,
+    QHelpEvent,
     QImage,
     QMouseEvent,
     QPainter,
@@ -35,9 +36,12 @@ def score_text(tile: ResultTile) -> str:
 class TileGrid(QWidget):
     """Paints :class:`~irviewer.view.result_list.ResultTile` s in rows; emits
     ``clicked(gallery index)`` on a left click and ``menu_requested(tile position, global
-    point)`` on a right click (the context menu); hover shows the tile's tooltip (name,
-    title, rank, score) and sets ``hovered`` (its gallery index). Tiles whose gallery index
-    is in ``marked`` carry the corrected mark."""
+    point)`` on a right click (the context menu); either click selects the tile
+    (``selected``, its gallery index, drawn with a ring; the keys 1–4 act on it). Resting
+    the mouse on a tile shows its tooltip (name, title, rank, score) and sets ``hovered``;
+    when the tiles re-flow (new tiles, another width or size) a tooltip shown names the tile
+    now under the mouse. Tiles whose gallery index is in ``marked`` carry the corrected
+    mark."""
 
     clicked = Signal(int)
     menu_requested = Signal(int, QPoint)
@@ -49,14 +53,30 @@ class TileGrid(QWidget):
         self.tiles: list[ResultTile] = []
         self.marked: frozenset[int] = frozenset()
         self.hovered: int | None = None
+        self.selected: int | None = None
+        self._mouse: QPoint | None = None  # where the mouse is over the grid (None: away)
         self.setMouseTracking(True)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Minimum)
         cache.ready.connect(self._on_ready)
 
     def set_tiles(self, tiles: list[ResultTile] | tuple[ResultTile, ...]) -> None:
-        """Show ``tiles`` (thumbnails load in the background)."""
+        """Show ``tiles`` (thumbnails load in the background); the selection stays on its
+        tile when that tile is still shown."""
         self.tiles = list(tiles)
+        if self.selected is not None and all(t.index != self.selected for t in self.tiles):
+            self.selected = None
         self._fit_height()
+        self._follow_mouse()
+
+    def select(self, index: int | None) -> None:
+        """Select the tile of gallery index ``index`` (None: none)."""
+        if index != self.selected:
+            self.selected = index
+            self.update()
+
+    def selected_at(self) -> int | None:
+        """Return the position of the selected tile (None: none is selected)."""
+        return next((i for i, t in enumerate(self.tiles) if t.index == self.selected), None)
 
     def set_marked(self, marked: frozenset[int]) -> None:
         """Mark the tiles of these gallery indices as corrected."""
@@ -68,6 +88,7 @@ class TileGrid(QWidget):
         """Change the tile size (the +/- keys)."""
         self.tile_size = max(64, min(320, size))
         self._fit_height()
+        self._follow_mouse()
 
     def _fit_height(self) -> None:
         """Take exactly the height the tiles need at this width (fewer tiles: less height,
@@ -102,6 +123,7 @@ class TileGrid(QWidget):
         self.setMinimumHeight(height)
         self.setMaximumHeight(height)
         super().resizeEvent(event)
+        self._follow_mouse()
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
         painter = QPainter(self)
@@ -135,6 +157,10 @@ class TileGrid(QWidget):
                 self._paint_badge(painter, rect, colour, glyph)
             if tile.index in self.marked:
                 paint_corrected_mark(painter, rect)
+            if tile.index == self.selected:
+                painter.setPen(QPen(QColor(palette.SELECTED), 3))
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+                painter.drawRect(rect.adjusted(-3, -3, 3, 3))
             painter.setPen(QColor(palette.TEXT))
             painter.setFont(small)
             rank = f"#{tile.rank}" if tile.rank is not None else "ignored"
@@ -172,24 +198,53 @@ class TileGrid(QWidget):
             return  # a right click asks for the context menu, it does not compare
         i = self.tile_at(event.position().toPoint())
         if i is not None:
+            self.select(self.tiles[i].index)
             self.clicked.emit(self.tiles[i].index)
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:  # noqa: N802
         i = self.tile_at(event.pos())
         if i is not None:
+            self.select(self.tiles[i].index)
             self.menu_requested.emit(i, event.globalPos())
 
     def leaveEvent(self, event: QEvent) -> None:  # noqa: N802
-        self.hovered = None
+        self.hovered = self._mouse = None
         super().leaveEvent(event)
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802
-        i = self.tile_at(event.position().toPoint())
+        self._mouse = event.position().toPoint()
+        i = self.tile_at(self._mouse)
         self.hovered = self.tiles[i].index if i is not None else None
         if i is None:
             QToolTip.hideText()
+        elif QToolTip.isVisible():  # moving from tile to tile: the tooltip follows
+            QToolTip.showText(event.globalPosition().toPoint(), self.tiles[i].tooltip(), self)
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            self._mouse = event.pos()
+            i = self.tile_at(event.pos())
+            if i is None:
+                QToolTip.hideText()
+                event.ignore()
+            else:
+                QToolTip.showText(event.globalPos(), self.tiles[i].tooltip(), self)
+            return True
+        return super().event(event)
+
+    def _follow_mouse(self) -> None:
+        """The tiles moved under a resting mouse: ``hovered`` and a tooltip shown follow
+        the tile now under it (the tooltip goes when there is none)."""
+        if self._mouse is None:
             return
-        QToolTip.showText(event.globalPosition().toPoint(), self.tiles[i].tooltip(), self)
+        i = self.tile_at(self._mouse)
+        self.hovered = self.tiles[i].index if i is not None else None
+        if not QToolTip.isVisible():
+            return
+        if i is None:
+            QToolTip.hideText()
+        else:
+            QToolTip.showText(self.mapToGlobal(self._mouse), self.tiles[i].tooltip(), self)
 
     def _on_ready(self, name: str) -> None:
         if any(t.name == name for t in self.tiles):

@@ -10,7 +10,7 @@ import shutil
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QPoint, QSettings
+from PySide6.QtCore import QPoint, QSettings, Qt
 from PySide6.QtGui import QColor, QShortcut
 
 from irviewer.core.evaluation import IGNORED, NEGATIVE, POSITIVE, evaluate
@@ -205,10 +205,19 @@ def test_a_bad_sidecar_gives_a_dialog_keeps_the_data_and_is_never_overwritten(qt
     w = make_window(qtbot, demo)
     assert w.opened is not None and w.last_error is None
     assert "line 2" in w.corrections.last_error and "no_such_query" in w.corrections.last_error
-    choose(w, first_tile(w, POSITIVE), "not relevant")
+    w.corrections.last_error = None
+    choose(w, first_tile(w, POSITIVE), "not relevant")  # refused: the file holds the set
+    assert len(w.corrections.controller.log) == 0
+    assert "No correction can be made until it is fixed" in w.corrections.last_error
     assert sidecar.read_text() == "query,item,label\nno_such_query,x,negative\n"
-    spare = demo[0].with_name("demo.corrections-2.csv")
-    assert spare.is_file() and "negative" in spare.read_text()
+    assert sorted(p.name for p in demo[0].parent.glob("*.csv")) == [
+        "demo.corrections.csv", "demo.csv"]
+    assert "No correction can be made" in w.corrections.panel.file.text()
+    # fixed in an editor: the window reads it again and corrections can be made
+    sidecar.write_text("query,item,label\n")
+    w.corrections.controller.look_for_others()
+    choose(w, first_tile(w, POSITIVE), "not relevant")
+    assert len(read_corrections(sidecar, w.corrections.controller.log.published)) == 1
 
 
 def test_a_save_that_fails_is_a_sentence_in_a_dialog(window, qtbot, monkeypatch):
@@ -228,10 +237,16 @@ def test_a_save_that_fails_is_a_sentence_in_a_dialog(window, qtbot, monkeypatch)
     choose(w, first_tile(w, POSITIVE), "not relevant")
     qtbot.waitUntil(lambda: w.corrections.last_error is not None)
     assert w.corrections.last_error == (
-        f"Could not save the corrections: {sidecar}: cannot write there "
-        f"({os.strerror(errno.ENOSPC)}); the file is unchanged")
+        f"The corrections could not be saved: {sidecar}: cannot write there "
+        f"({os.strerror(errno.ENOSPC)}); the file is unchanged. They are kept in the window "
+        "and its autosave, and saved as soon as the file can be written.")
     assert len(w.corrections.controller.log) == 1
     assert sidecar.read_text() == "query,item,label\n"
+    assert w.corrections.controller.unsaved() == 1 and w.isWindowModified()
+    monkeypatch.undo()  # room on the disk again: the next try saves
+    qtbot.waitUntil(lambda: w.corrections.controller.unsaved() == 0)
+    assert len(read_corrections(sidecar, w.corrections.controller.log.published)) == 1
+    assert not w.isWindowModified()
 
 
 def test_choosing_a_bad_file_keeps_the_corrections_made(window, tmp_path):
@@ -349,11 +364,12 @@ def test_a_table_sorted_by_ap_is_sorted_again_and_keeps_the_selection(window):
     assert w.queries.current_query() == q
 
 
-def test_keys_in_the_main_window_act_on_the_tile_clicked(window):
+def test_keys_in_the_main_window_act_on_the_tile_clicked(window, qtbot):
     w = window
     at = first_tile(w, NEGATIVE)
     tile = w.results.grid.tiles[at]
-    w.results.tile_clicked.emit(tuple(w.results.grid.tiles), at)  # also opens the comparison
+    grid = w.results.grid
+    qtbot.mouseClick(grid, Qt.MouseButton.LeftButton, pos=grid._rect(at).center())
     w.corrections.key("1")
     assert w.evaluation.relevance(w.current, np.array([tile.index])).tolist() == [POSITIVE]
     assert "Ctrl+Z undoes" in w.statusBar().currentMessage()

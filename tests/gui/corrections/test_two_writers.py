@@ -62,10 +62,14 @@ def test_two_windows_one_after_the_other_keep_every_correction(qtbot, demo, make
     on_disk = {(c.query, c.item, c.label) for c in read_disk(demo[0].with_name(SIDE))}
     assert on_disk == {(q0, a_item, "negative"), (q1, b_item, "negative")}
     assert keys(bob) == on_disk
-    assert "1 correction by alice was added while you worked" in status(bob)
+    alice_window = alice.corrections.controller.file.window
+    assert (f"1 correction by alice in window {alice_window} on "
+            f"{alice.corrections.controller.file.machine} was added while you worked"
+            in status(bob))
     alice.corrections.controller.look_for_others()  # what the watch timer does
     assert keys(alice) == on_disk
-    assert "1 correction by bob was added while you worked" in status(alice)
+    assert "1 correction by bob in window " in status(alice)
+    assert "was added while you worked" in status(alice)
     for w in (alice, bob):
         assert_scored(w)
     # alice's own correction is still hers to undo, after bob's came in.
@@ -110,7 +114,9 @@ def test_interleaved_corrections_and_a_conflict_keep_the_later(qtbot, demo, make
         bob.corrections.controller.correct(q, item, other)
         alice.corrections.controller.look_for_others()
         assert (q, item, other) in keys(alice)
-        assert f"bob's correction of {q} / {item} ({other}) replaced" in status(alice)
+        bob_window = bob.corrections.controller.file.window
+        assert f"bob in window {bob_window} on " in status(alice)
+        assert f"replaced your correction of {q} / {item}: negative → {other}" in status(alice)
     for w in (alice, bob):
         assert keys(w) == {(c.query, c.item, c.label)
                            for c in read_disk(demo[0].with_name(SIDE))}
