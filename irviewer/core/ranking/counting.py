@@ -8,12 +8,14 @@ is counted again among them by exact score
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from irviewer.core.descriptors import AlignedDescriptors
+from irviewer.core.parallel import row_parts, run_parts
 from irviewer.core.ranking.settle import ExactScores, band_edges, settle_items
 from irviewer.core.ranking.top_k import Candidates
 from irviewer.core.tie_windows import window_edges
@@ -21,6 +23,10 @@ from irviewer.core.ties import TIE_TOLERANCE
 
 #: Scores closer than this to an item's estimated score are resolved exactly (multi-chunk only).
 BAND = 1e-5
+#: Members of near bands kept before the items are settled in a batch (one chunk).
+_PENDING_MEMBERS = 1 << 20
+#: Members (times 1000) per thread below which a batch is not split between threads.
+_PARALLEL_MEMBERS = 50_000
 
 
 @dataclass(frozen=True)
@@ -118,6 +124,10 @@ class CountState:
         self.band: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
         # Multi-chunk: the members of items found in the items' own chunks (item, gallery).
         self.members: list[tuple[np.ndarray, np.ndarray]] = []
+        # One chunk: items to settle in one batch (which, member items, members, far).
+        self.pending: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        self.pending_size = 0
+        self._lock = threading.Lock()
 
     def estimate(self, aligned: AlignedDescriptors) -> None:
         """Estimate each item's score with a gather (multi-chunk galleries only)."""
@@ -243,11 +253,13 @@ class CountState:
         if not len(some):
             return
         band = scores[rows[some]]
-        member = (band > b_lo[some, None]) & (band < b_up[some, None])
-        # The scores at or above the band: those above the item, less those inside the band.
-        far = n - right[some] - np.count_nonzero(member & (band > hi[some, None]), axis=1)
+        member = band > b_lo[some, None]
+        member &= band < b_up[some, None]
         which, cols = np.nonzero(member)
-        self._settle(ia + some, ia + some[which], cols, far)
+        # The scores at or above the band: those above the item, less those inside the band.
+        higher = band[which, cols] > hi[some][which]
+        far = n - right[some] - np.bincount(which[higher], minlength=len(some))
+        self._defer(ia + some, ia + some[which], cols, far)
 
     def count(self, found: Candidates, qa: int, qb: int, start: int, stop: int) -> None:
         """Add the block of queries qa..qb x gallery start..stop to the counts.
@@ -301,7 +313,38 @@ class CountState:
         if self.multi:
             self.members.append((item, gallery))
             return
-        self._settle(settled, item, gallery, self.near_above[settled])
+        self._defer(settled, item, gallery, self.near_above[settled])
+
+    def _defer(self, which: np.ndarray, member_item: np.ndarray, member_gallery: np.ndarray,
+               far: np.ndarray) -> None:
+        """Keep items to settle (one chunk: their counts are complete) for one batch at the
+        end, where their exact scores are computed together; settle now once many are
+        kept (bounded memory). Parts of a block call this at the same time."""
+        with self._lock:
+            self.pending.append((which, member_item, member_gallery, far))
+            self.pending_size += len(member_item)
+            flush = self.pending_size > _PENDING_MEMBERS
+        if flush:
+            self._settle_pending()
+
+    def _settle_pending(self) -> None:
+        """Settle the items kept by :meth:`_defer`, in one batch."""
+        with self._lock:
+            parts, self.pending, self.pending_size = self.pending, [], 0
+        if not parts:
+            return
+        which, m_item, m_gallery, far = (np.concatenate(x) for x in zip(*parts, strict=True))
+        order = np.argsort(which, kind="stable")
+        which, far = which[order], far[order]
+        by_item = np.argsort(m_item, kind="stable")
+        m_item, m_gallery = m_item[by_item], m_gallery[by_item]
+
+        def settle(a: int, b: int) -> None:  # items a..b of ``which``, on the row threads
+            lo = int(np.searchsorted(m_item, which[a], side="left"))
+            hi = int(np.searchsorted(m_item, which[b - 1], side="right"))
+            self._settle(which[a:b], m_item[lo:hi], m_gallery[lo:hi], far[a:b])
+
+        run_parts(settle, row_parts(len(which), len(m_item) * 1000, _PARALLEL_MEMBERS))
 
     def _settle(self, which: np.ndarray, member_item: np.ndarray, member_gallery: np.ndarray,
                 far: np.ndarray) -> None:
@@ -364,6 +407,7 @@ class CountState:
         again from its score row. With exact scores, an item with members (scores inside
         its window) is then settled among them.
         """
+        self._settle_pending()
         ranks = self.above.copy()
         exact = self.exact
         above, through = self.win_above.copy(), self.win_through.copy()

@@ -209,7 +209,7 @@ def cosine_exact_scores(aligned: AlignedDescriptors, whole: bool = False) -> Exa
 
 
 #: Pairs whose float64 dot products are summed at a time (their rows stay in the cache).
-_FAST_PAIRS = 256
+_FAST_PAIRS = 64
 
 
 def _fast_cosines(a_rows: Callable[[np.ndarray], np.ndarray],

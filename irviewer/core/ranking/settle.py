@@ -34,7 +34,7 @@ import numpy as np
 
 #: Float32 scores closer than NEAR_ABS + NEAR_REL |s| to another are ordered by their exact
 #: scores (:func:`near_band`).
-NEAR_ABS = 3e-7
+NEAR_ABS = 2.5e-7
 NEAR_REL = 2e-6
 #: Float64 scores closer than this are recomputed exactly before they are compared.
 AMBIGUOUS = 1e-10
