@@ -10,7 +10,9 @@ collection, makes a visitor's phone photo of one painting (``tests/visitor.py``:
 painting on a wall, from the side, under warm light), and renders offscreen:
 
 * ``collection-present.png``: presentation mode answering that photo;
-* ``collection-window.png``: the inspector with the photo's matches.
+* ``collection-curator.png``: the curator's window on the collection (no ground truth: the
+  artworks and their titles, an artwork with the artworks most like it);
+* ``collection-window.png``: the curator's window with the photo's matches.
 
 Needs the window's dependencies (PySide6); nothing is downloaded.
 """
@@ -80,6 +82,10 @@ def main() -> int:
         window.resize(1480, 900)
         window.show()
         window.open_request(OpenRequest(work / "Our collection"), sync=True)
+        app.processEvents()
+        window.cache.load_now(window.inspector.visible_thumbnails())
+        app.processEvents()
+        save(window.grab(), args.out / "collection-curator.png")
         window.photo_search.search(work / "visitor.jpg", sync=True)
         app.processEvents()
         window.cache.load_now(window.inspector.visible_thumbnails())
@@ -93,7 +99,8 @@ def main() -> int:
         save(window.presentation.view.grab(), args.out / "collection-present.png")
         window.presentation.leave()
         window.close()
-    print(f"wrote {args.out / 'collection-present.png'} and {args.out / 'collection-window.png'}")
+    print(f"wrote {args.out / 'collection-present.png'}, {args.out / 'collection-curator.png'} "
+          f"and {args.out / 'collection-window.png'}")
     return 0
 
 

@@ -5,9 +5,13 @@ them in both layouts."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PIL import Image, ImageDraw
+
+if TYPE_CHECKING:
+    from irviewer.collection.indexing import Indexed, IndexRequest
 
 
 def artwork_image(seed: int, size: tuple[int, int] = (200, 150)) -> Image.Image:
@@ -59,13 +63,21 @@ def folder_of_subfolders(folder: Path, views: dict[str, int]) -> None:
             photo.save(folder / artwork / f"{v + 1}.jpg", quality=92)
 
 
+def index_now(request: IndexRequest) -> Indexed:
+    """Return the collection ``request`` indexes, in this process, without its progress."""
+    from irviewer.collection.indexing import iter_index
+    from irviewer.core.progress import result_of
+
+    return result_of(iter_index(request))
+
+
 def indexed(photos: Path, out: Path, views: dict[str, int] | None = None,
             artworks: int = 3) -> Path:
     """Return a collection indexed (in this process) from photos written to ``photos``: one
     subfolder per artwork with ``views`` (artwork -> number of photos), or a flat folder of
     ``artworks`` photos."""
     from irviewer.collection.describing import SERIAL
-    from irviewer.collection.indexing import IndexRequest, index_now
+    from irviewer.collection.indexing import IndexRequest
 
     if views is None:
         flat_folder(photos, artworks)

@@ -280,6 +280,25 @@ def test_the_convention_names_are_spelled_in_one_module():
     assert modules_spelling({"keep", "remove"}) == owner
 
 
+def test_the_figure_formats_are_listed_in_one_module():
+    """The list of figure suffixes and the sentence refusing another are written in
+    view/figure_formats.py only: the command's help, the Export dialog and the figure writer
+    (one device per suffix, in the list's order) take them from there."""
+    import re
+
+    suffix = re.compile(r"\.(pdf|svg|png)\b")
+
+    def lists_formats(text: str) -> bool:  # two suffixes or more, or the sentence
+        return len(set(suffix.findall(text))) > 1 or "a figure is written as" in text
+
+    spelling = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "irviewer").rglob("*.py")
+                      if any(lists_formats(s) for s in string_literals(p)))
+    assert spelling == ["irviewer/view/figure_formats.py"]
+    from irviewer.gui.figure_writer import _DEVICES
+    from irviewer.view.figure_formats import SUFFIXES
+
+    assert tuple(_DEVICES) == SUFFIXES
+
 
 def test_no_module_retypes_the_re_ranking_defaults():
     """Every help text that states a re-ranking default is generated from the spec table
@@ -297,13 +316,15 @@ def test_no_module_retypes_the_re_ranking_defaults():
     assert offenders == []
 
 
-def test_no_issue_numbers_in_the_package():
-    """The code says what is, not how it came to be: no issue number in a docstring or a
-    comment ("issue #13", "(#23)")."""
+def test_no_issue_numbers_in_the_package_or_its_tests():
+    """The code and its tests say what is, not how it came to be: no issue's number in a
+    docstring or a comment (the word issue followed by a number, a number after # in
+    parentheses, a pull request's number); a test's docstring says what it tests."""
     import re
 
     history = re.compile(r"\bissues?\s*#?\d+|\(#\d+\)|\bPR\s*#\d+", re.IGNORECASE)
-    offenders = [f"{p.relative_to(ROOT).as_posix()}:{i}" for p in (ROOT / "irviewer").rglob("*.py")
+    offenders = [f"{p.relative_to(ROOT).as_posix()}:{i}"
+                 for folder in ("irviewer", "tests") for p in (ROOT / folder).rglob("*.py")
                  for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
                  if history.search(line)]
     assert offenders == []

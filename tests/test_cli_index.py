@@ -17,6 +17,7 @@ from PIL import Image
 from irviewer.cli import main
 from irviewer.cli.progress import ProgressBar, bar_line
 from irviewer.collection import indexing
+from irviewer.io.program import program_command
 from irviewer.view.progress import clock, progress_words
 from tests.collection_photos import flat_folder, folder_of_subfolders
 
@@ -48,7 +49,7 @@ def test_index_prints_progress_skips_and_a_summary(tmp_path, capsys, monkeypatch
     assert err.count("broken.png") == 1
     assert out.startswith("indexed 3 artworks, 3 photos, 1 photo skipped in ")
     assert out.splitlines()[1].startswith("answers: an artwork is named when at least ")
-    assert f"search it: irviewer search {tmp_path / 'coll'} PHOTO" in out
+    assert f"search it: {program_command()} search {tmp_path / 'coll'} PHOTO" in out
 
 
 def test_a_collection_opens_everywhere_without_a_descriptor_file(tmp_path, capsys):
@@ -128,8 +129,10 @@ def test_eval_of_a_one_photo_per_artwork_collection_says_why_in_one_line_and_exi
 
 
 def test_the_printed_commands_work_when_pasted_with_a_space_in_the_name(tmp_path):
-    """``--out "our collection"``: the open / present / search commands index prints are
-    quoted for the shell; the search one, pasted into a shell, answers."""
+    """``--out "our collection"``: the open / present / search commands index prints start
+    this very program (here ``python -m irviewer``: no ``irviewer`` on the PATH is
+    assumed) and are quoted for the shell; the search one, pasted into a shell as printed,
+    answers."""
     flat_folder(tmp_path / "photos", 3)
     out = tmp_path / "our collection"
     done = subprocess.run([sys.executable, "-m", "irviewer", "index", str(tmp_path / "photos"),
@@ -139,11 +142,11 @@ def test_the_printed_commands_work_when_pasted_with_a_space_in_the_name(tmp_path
     line = done.stdout.splitlines()[-1]
     commands = dict(part.split(": ", 1) for part in line.split("   "))
     assert set(commands) == {"open it", "present it", "search it"}
-    assert shlex.split(commands["open it"]) == ["irviewer", str(out)]
-    assert shlex.split(commands["present it"]) == ["irviewer", str(out), "--present"]
+    program = [sys.executable, "-m", "irviewer"]
+    assert shlex.split(commands["open it"]) == [*program, str(out)]
+    assert shlex.split(commands["present it"]) == [*program, str(out), "--present"]
     photo = shlex.quote(str(tmp_path / "photos" / "art01.jpg"))
-    pasted = commands["search it"].replace("PHOTO", photo).replace(
-        "irviewer", f"{shlex.quote(sys.executable)} -m irviewer", 1)
+    pasted = commands["search it"].replace("PHOTO", photo)
     searched = subprocess.run(["bash", "-c", pasted], capture_output=True, text=True,
                               timeout=300, cwd=ROOT)
     assert searched.returncode == 0, searched.stderr

@@ -117,7 +117,7 @@ def assert_refused_for_its_reason(dataset, family: str, c: Correction,
 
 def values(opened: Opened) -> dict:
     return {key: {k: v.copy() for k, v in ev.per_query.items()}
-            for key, ev in opened.cached().items()}
+            for key, ev in opened._evaluations.items()}
 
 
 def assert_values_equal(a: dict, b: dict) -> None:
@@ -129,7 +129,7 @@ def assert_values_equal(a: dict, b: dict) -> None:
 
 
 def assert_full_evaluation(opened: Opened) -> None:
-    for (method, _, _, _, depth), ev in opened.cached().items():
+    for (method, _, _, _, depth), ev in opened._evaluations.items():
         ranking = opened.methods[method].ranking
         if depth is not None:
             ranking = cut_at(ranking, opened.dataset, depth)
@@ -303,33 +303,26 @@ def test_hpatches_is_refused_in_one_sentence(tmp_path):
         assert str(e.value) == sentence
 
 
-def test_opening_applies_the_file_it_is_given_and_the_window_finds_the_default(cases,
-                                                                              tmp_path):
+def test_opening_applies_the_file_it_is_given(cases):
     from dataclasses import replace
 
     from irviewer.formats.corrections_file import default_corrections_path
-    from irviewer.opening.request import with_default_corrections
 
     case = cases["holidays"]
     request = OpenRequest(case.dataset, (case.descriptors,))
-    assert with_default_corrections(request) == request  # no sidecar yet
     plain = open_now(request)
     assert plain.corrections is None
     sidecar = default_corrections_path(case.dataset)
     assert sidecar == case.dataset.with_name("holidays_images.corrections.csv")
     write_corrections(sidecar, FIXED["holidays"])
     try:
-        found = with_default_corrections(request)
-        assert found.corrections == sidecar
-        assert with_default_corrections(replace(request, corrections=tmp_path / "x")) \
-            .corrections == tmp_path / "x"
-        opened = open_now(found)
+        opened = open_now(replace(request, corrections=sidecar))
     finally:
         sidecar.unlink()
     assert opened.corrections is not None and len(opened.corrections.log) == 2
     assert opened.corrections.log.published.gallery_labels.tolist()[4] == "1001"
     assert opened.dataset.gallery_labels.tolist()[4] == "1002"
-    for key, ev in opened.cached().items():
+    for key, ev in opened._evaluations.items():
         assert_same(ev, evaluate(opened.dataset, opened.methods[key[0]].ranking, ev.protocol))
     assert plain.evaluations["holidays"].summary != opened.evaluations["holidays"].summary
 

@@ -28,7 +28,7 @@ def test_ci_runs_exactly_the_readme_test_command():
 
 def test_the_test_command_runs_every_checker():
     command = readme_test_command()
-    for checker in ("ruff check irviewer tests", "lint-imports", "mypy", "pytest"):
+    for checker in ("ruff check irviewer tests", "lint-imports", "mypy", "pytest", "vulture"):
         assert checker in command, checker
 
 

@@ -79,7 +79,7 @@ def test_every_cached_evaluation_equals_a_full_evaluation_after_changes(seed, n_
     new = replace(ds, queries=tuple(queries))
     opened.update_ground_truth(new, changed.tolist())
     assert opened.dataset is new
-    cache = opened.cached()
+    cache = dict(opened._evaluations)
     assert len(cache) == len(CACHED) + 2
     for (method, name, ap, self_match, depth), ev in cache.items():
         protocol = get_protocol(name).override(ap=ap, self_match=self_match)

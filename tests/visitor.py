@@ -158,7 +158,7 @@ def visitor_photo(painting: Image.Image, kind: str, rng: np.random.Generator) ->
 
 # -- photos of the painting hanging in a room, taken with a phone ---------------------------
 
-#: What a curator's visitors do (issue #23): photograph the painting from the side, photograph
+#: What a curator's visitors do: photograph the painting from the side, photograph
 #: a part of it, with the lamp's reflection on the varnish, under warm light, with another
 #: visitor in front of it; "phone" does several at once.
 PHONE_KINDS = ("angle", "part", "reflection", "warm light", "covered", "phone")

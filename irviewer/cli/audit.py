@@ -106,6 +106,8 @@ def build_audit_report(dataset: Dataset, result: AuditResult, methods: list[dict
         "suspects": [{"rank": i, "kind": s.kind, "query": s.query,
                       "queries": list(s.queries or ((s.query,) if s.query else ())),
                       "item": s.item, "labelled": s.labelled, "suggested": s.suggested,
+                      "corrections": [{"queries": list(queries), "item": s.item,
+                                       "label": label} for label, queries in s.moves()],
                       "score": s.score, "log_odds": round(s.order(), 4),
                       "evidence": s.evidence, "methods_agreeing": s.methods_agreeing}
                      for i, s in enumerate(shown, 1)],
@@ -114,7 +116,8 @@ def build_audit_report(dataset: Dataset, result: AuditResult, methods: list[dict
 
 def format_table(dataset: Dataset, result: AuditResult, shown: Sequence[Suspect]) -> str:
     """Return the table printed for people: one line per suspect, its evidence under it
-    (``hertford_1 +4``: the suspect is about 5 queries sharing a list)."""
+    (``hertford_1 +4``: the suspect is about 5 queries of one list; ``all_souls_2 +9``: an
+    image in the wrong list, about both lists' queries)."""
     from irviewer.core.audit import score_words
 
     lines = [f"irviewer audit: {dataset.label()} ({dataset.format}), protocol "
@@ -126,7 +129,7 @@ def format_table(dataset: Dataset, result: AuditResult, shown: Sequence[Suspect]
     if shown:
         lines.append(f"{'#':>4}  {'score':>11}  {'kind':<24} {'query':<20} {'item':<24} fix")
     for i, s in enumerate(shown, 1):
-        fix = f"{s.labelled} -> {s.suggested}" if s.suggested is not None else "(review)"
+        fix = fix_text(s, "->")
         query = s.query or "-"
         if len(s.queries) > 1:
             query = f"{query} +{len(s.queries) - 1}"
@@ -136,6 +139,22 @@ def format_table(dataset: Dataset, result: AuditResult, shown: Sequence[Suspect]
     return "\n".join(lines)
 
 
+def fix_text(s: Suspect, arrow: str) -> str:
+    """Return the suggested fix in a line: ``negative -> good``; for an image in the wrong
+    list the two lists, ``good: cornmarket_1–5 -> all_souls_1–5``; ``(review)`` without a
+    single fix."""
+    from irviewer.core.audit import WRONG_LIST, span
+
+    if s.suggested is None:
+        return "(review)"
+    if s.kind == WRONG_LIST:
+        moves = dict(s.moves())
+        into = span(list(moves.get(s.suggested, ())))
+        out = span([q for label, qs in s.moves() if label != s.suggested for q in qs])
+        return f"{s.labelled}: {out} {arrow} {into}"
+    return f"{s.labelled} {arrow} {s.suggested}"
+
+
 def write_audit_csv(path: Path, shown: Sequence[Suspect]) -> int:
     """Write the suspects' suggested corrections as a corrections file with an ``accept``
     column left empty for the reviewer (only rows marked yes are applied when it is read):
@@ -143,12 +162,13 @@ def write_audit_csv(path: Path, shown: Sequence[Suspect]) -> int:
     out. Return the rows written."""
     from dataclasses import replace
 
-    from irviewer.core.audit import AUTHOR
+    from irviewer.core.audit import AUTHOR, score_words
     from irviewer.core.corrections import utc_now
     from irviewer.formats.corrections_file import write_corrections
 
     now = utc_now()
-    rows = [replace(c, author=AUTHOR, time=now, note=f"{s.kind} ({s.score:.2f}): {s.evidence}")
+    rows = [replace(c, author=AUTHOR, time=now,
+                    note=f"{s.kind} ({score_words(s)}): {s.evidence}")
             for s in shown for c in s.fixes()]
     write_corrections(path, rows, accept=[""] * len(rows))
     return len(rows)

@@ -39,8 +39,8 @@ EPILOG = ("Tests: two-sided paired t-test (scipy.stats.ttest_1samp of the deltas
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add ``irviewer compare``'s arguments to ``p``."""
     add_dataset(p)
-    add_options(p, "demo", *METHODS, *READER, *CONVENTIONS, "rerank", "ann", "engine",
-                "collection", "engine_names", "depth", help={
+    add_options(p, "demo", *METHODS, *READER, *CONVENTIONS, "rerank", "ann", "ann_names",
+                "engine", "collection", "engine_names", "depth", help={
         "demo": "the built-in museum demo: strong.npz (baseline) against weak.npz unless -d "
         "or --ranking names others",
         "descriptors": "descriptor files, one method each (the first method is the "

@@ -50,7 +50,7 @@ def add_arguments(ev: argparse.ArgumentParser) -> None:
     """Add ``irviewer eval``'s arguments to ``ev``."""
     add_dataset(ev)
     add_options(ev, "demo", *METHODS, *READER, *CONVENTIONS, "corrections", "rerank", "ann",
-                "engine", "collection", "engine_names", "depth", help={
+                "ann_names", "engine", "collection", "engine_names", "depth", help={
         "demo": "evaluate the built-in museum demo (with its strong descriptors unless -d or "
         "--ranking names another method)",
         "descriptors": "the descriptor file: .npz, .npy, .fvecs, .mat or .h5, or an "
@@ -197,7 +197,7 @@ def add_ann(report: dict, opened: Opened, methods: list[Method],
     against_base`); every SPEC swept over several settings, its ``sweep`` record under the
     first protocol (``sweeps``, one per file and SPEC; ``sweep``, the first, as one-sweep
     reports had it); the top-level ``ann`` is the first searched method's run."""
-    from irviewer.methods.spec import Approximate
+    from irviewer.methods.spec import Approximate, Engine
     from irviewer.opening.base_comparison import against_base, sweep_of
     from irviewer.reports.ann_report import ann_member, sweep_record
 
@@ -214,6 +214,8 @@ def add_ann(report: dict, opened: Opened, methods: list[Method],
         d = m.made.derivation
         if isinstance(d, Approximate):
             groups.setdefault((m.base, d.spec), []).append(m.name)
+        elif isinstance(d, Engine):  # an engine's search parameters swept
+            groups.setdefault((m.base, f"{d.uri} {d.collection}"), []).append(m.name)
     sweeps = [sweep_record(sweep_of(opened, group, opened.protocols[0], args.ap,
                                     args.self_match))
               for group in groups.values() if len(group) > 1]

@@ -20,6 +20,7 @@ from irviewer.opening.options import (
     dataset_problem,
     request_from_args,
 )
+from irviewer.view.figure_formats import FORMATS_TEXT, figure_suffix
 
 NAME = "figure"
 HELP = "draw the ranked results of chosen queries as a PDF, SVG or PNG figure"
@@ -37,8 +38,8 @@ EPILOG = ("Choose the queries with one of --queries, --worst, --best, --largest-
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add ``irviewer figure``'s arguments to ``p``."""
     add_dataset(p)
-    add_options(p, "demo", *METHODS, *READER, *CONVENTIONS, "rerank", "ann", "engine",
-                "collection", "engine_names", "depth", help={
+    add_options(p, "demo", *METHODS, *READER, *CONVENTIONS, "rerank", "ann", "ann_names",
+                "engine", "collection", "engine_names", "depth", help={
         "demo": "the built-in museum demo, with strong.npz and weak.npz unless -d or "
         "--ranking names others",
         "descriptors": "descriptor files, one method each (one or two methods)",
@@ -70,15 +71,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--label", action="append", default=[], metavar="NAME",
                    help="a method's name in the figure, in method order (repeatable)")
     p.add_argument("--out", type=Path, required=True, metavar="FIG",
-                   help="the figure: .pdf or .svg (vector) or .png (300 dpi)")
+                   help=f"the figure: {FORMATS_TEXT}")
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Draw the figure ``args`` asks for; return the exit code."""
     from irviewer.view.figure import describe_selection, layout_figure, select_queries
 
-    if args.out.suffix.lower() not in (".pdf", ".svg", ".png"):
-        raise InputError(f"{args.out.name}: a figure is written as .pdf, .svg or .png")
+    figure_suffix(args.out)
     if args.sweep:
         return run_sweep(args, parser)
 
@@ -122,15 +122,22 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 def run_sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Draw ``--sweep``: one descriptor file searched by every setting of one swept --ann
-    SPEC, mAP against search time per query; return the exit code."""
+    SPEC, or of a vector engine's swept search parameters (``--engine DB:nprobe=1,2,4``),
+    mAP against search time per query; return the exit code."""
     from dataclasses import replace
 
+    from irviewer.core.ann.engine_spec import parse_engine_spec
     from irviewer.core.ann.spec import parse_ann_spec
     from irviewer.opening.opener import open_now
 
-    if len(args.ann) != 1 or not parse_ann_spec(args.ann[0]).is_sweep:
+    engine: str | None = getattr(args, "engine", None)
+    swept_engine = engine is not None and bool(engine) and \
+        len(parse_engine_spec(engine).settings()) > 1
+    if swept_engine == bool(args.ann) or (args.ann and (
+            len(args.ann) != 1 or not parse_ann_spec(args.ann[0]).is_sweep)):
         raise InputError("--sweep draws one --ann SPEC with a comma list of values, e.g. "
-                         "--ann IVF256,Flat:nprobe=1,2,4,8")
+                         "--ann IVF256,Flat:nprobe=1,2,4,8, or one --engine with them, e.g. "
+                         "--engine gallery.db:nprobe=1,2,4")
     at_most_one(args, ("protocol",), "protocol", "a figure shows one protocol")
     problem = dataset_problem(args, methods=False)
     if problem:
@@ -144,13 +151,15 @@ def run_sweep(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from irviewer.view.sweep_view import sweep_view
 
     searched = [m.name for m in opened.methods.values() if m.ann is not None]
-    title = f"{opened.first.name} + {parse_ann_spec(args.ann[0]).index}"
+    what = args.ann[0] if args.ann else f"milvus:{request.collection}"
+    index = parse_ann_spec(args.ann[0]).index if args.ann else what
+    title = f"{opened.first.name} + {index}"
     view = sweep_view(sweep_of(opened, searched, protocol, args.ap, args.self_match), title)
     _ensure_gui()
     from irviewer.gui.sweep_painter import export_sweep
 
     export_sweep(view, args.out)
-    print(f"wrote {args.out} ({len(view.rows)} settings of {args.ann[0]}, {protocol})")
+    print(f"wrote {args.out} ({len(view.rows)} settings of {what}, {protocol})")
     return 0
 
 

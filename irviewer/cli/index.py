@@ -57,6 +57,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from irviewer.cli.progress import ProgressBar
     from irviewer.collection.describing import PROCESSES, SERIAL, THREADS
     from irviewer.collection.indexing import IndexRequest, answers_line, iter_index
+    from irviewer.core.errors import command_line_text
     from irviewer.io.allocator import keep_freed_memory
 
     keep_freed_memory()
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         bar.close()
         steps.close()
     for line in indexed.lines:
-        print(f"note: {line}", file=sys.stderr)
+        print(f"note: {command_line_text(line)}", file=sys.stderr)
     print(indexed.summary())
     if indexed.record.calibration is not None:
         print(answers_line(indexed.record.calibration))
@@ -89,8 +90,11 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 def next_commands(collection: Path) -> str:
     """Return the line that says how to open, present and search ``collection``: each
-    command quoted for the shell (a folder named "our collection" is one argument when
-    the line is pasted)."""
-    out = shlex.quote(str(collection))
-    return (f"open it: irviewer {out}   present it: irviewer {out} --present   "
-            f"search it: irviewer search {out} PHOTO")
+    command starts this very program (the desktop app has no ``irviewer`` on the PATH:
+    :func:`irviewer.io.program.program_command`) and is quoted for the shell (a folder
+    named "our collection" is one argument when the line is pasted)."""
+    from irviewer.io.program import program_command
+
+    out, program = shlex.quote(str(collection)), program_command()
+    return (f"open it: {program} {out}   present it: {program} {out} --present   "
+            f"search it: {program} search {out} PHOTO")

@@ -6,7 +6,13 @@ are a shortlist; the first :data:`~irviewer.core.acceptance.SHORTLIST` of them a
 verified (:func:`irviewer.extract.local_features.inliers`: keypoints matched and one
 homography fitted). The artwork named is the one whose photo has the most inliers, when
 that count reaches the gallery's threshold at the chosen strictness
-(:class:`irviewer.core.acceptance.Calibration`); otherwise nothing is named.
+(:class:`irviewer.core.acceptance.Calibration`); otherwise nothing is named. The matches
+that reach the threshold lead the list, the most inliers first (the named artwork's photo
+is the first match shown), then the others in the descriptor's order.
+
+A collection may hold one picture under two artwork ids (a duplicate photo, a gift-shop
+print: :mod:`irviewer.collection.lookalikes`); until the curator puts them together, a
+photo named as one of them is answered with the titles of all of them ("This is A or B").
 
 A collection made by ``irviewer index`` has its photos' local features stored and its rule
 calibrated (:mod:`irviewer.collection.calibration`); any other gallery (the demo, a benchmark)
@@ -21,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from irviewer.collection.lookalikes import artwork_groups, artwork_pairs, artwork_title
 from irviewer.collection.matches import Match
 from irviewer.core.acceptance import DEFAULT_STRICTNESS, SHORTLIST, Calibration
 from irviewer.core.dataset import Dataset
@@ -45,6 +52,8 @@ class Answer:
     artwork). ``matches`` are the closest gallery images by the descriptor, best first,
     the verified ones with their ``inliers``. ``threshold`` is the inliers an artwork
     needed at ``strictness``; ``calibrated`` whether that rule was learnt from the gallery.
+    ``also`` are the other artworks of the collection that show the same picture as the
+    one named, (id, title) each (:mod:`irviewer.collection.lookalikes`; empty for most).
     """
 
     photo: str
@@ -54,6 +63,20 @@ class Answer:
     threshold: int
     strictness: str
     calibrated: bool
+    also: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def artworks(self) -> tuple[str, ...]:
+        """Return every artwork the answer names: the one named, then ``also`` (empty:
+        not in this collection)."""
+        return () if self.artwork is None else (self.artwork, *(a for a, _ in self.also))
+
+    def titles(self) -> list[str]:
+        """Return the titles the answer names (else the ids), the one named first."""
+        if self.named is None:
+            return []
+        return list(dict.fromkeys([self.named.title or artwork_of(self.named),
+                                   *(title or a for a, title in self.also)]))
 
     def closest(self, n: int = CLOSEST) -> list[str]:
         """Return the titles (else labels, else image names) of the ``n`` closest distinct
@@ -69,7 +92,7 @@ class Answer:
         """Return the answer in words: "This is TITLE — ARTIST" or "Not in this collection.
         Closest: A, B, C"."""
         if self.named is not None:
-            return f"This is {self.named.title or artwork_of(self.named)}"
+            return f"This is {one_of(self.titles())}"
         closest = self.closest()
         return "Not in this collection." + (f" Closest: {'; '.join(closest)}"
                                             if closest else "")
@@ -79,11 +102,31 @@ class Answer:
         rule = "calibrated on the collection" if self.calibrated else \
             "not calibrated on this gallery: the default rule"
         if self.named is not None:
+            held = (f"; the collection holds this picture as {len(self.artworks)} artworks "
+                    "until they are put together") if self.also else ""
             return (f"{self.named.inliers} matched points agree on one view of it; "
-                    f"{self.threshold} needed ({self.strictness}, {rule})")
+                    f"{self.threshold} needed ({self.strictness}, {rule}){held}")
         best = max((m.inliers or 0 for m in self.matches), default=0)
         return (f"no artwork has {self.threshold} matched points that agree on one view, "
                 f"the most is {best} ({self.strictness}, {rule})")
+
+
+def one_of(titles: Sequence[str]) -> str:
+    """Return titles as a choice in words: "A", "A or B", "A, B or C"."""
+    if len(titles) < 2:
+        return "".join(titles)
+    return f"{', '.join(titles[:-1])} or {titles[-1]}"
+
+
+def leading(matches: Sequence[Match], threshold: int) -> tuple[Match, ...]:
+    """Return ``matches`` (best first by the descriptor) with those that reach
+    ``threshold`` inliers first, the most inliers first (ties in the descriptor's order),
+    then the others in the descriptor's order; ranks numbered again from 1 in that order."""
+    accepted = sorted((i for i, m in enumerate(matches)
+                       if m.inliers is not None and m.inliers >= threshold),
+                      key=lambda i: -(matches[i].inliers or 0))
+    order = [*accepted, *(i for i in range(len(matches)) if i not in set(accepted))]
+    return tuple(replace(matches[i], rank=r) for r, i in enumerate(order, start=1))
 
 
 def artwork_of(match: Match) -> str:
@@ -94,12 +137,16 @@ def artwork_of(match: Match) -> str:
 @dataclass
 class Verifier:
     """Verifies a photo against a gallery's shortlist: the gallery's stored local features
-    (``table``; None: computed from the gallery's images when first needed), and the
-    ``calibration`` of its acceptance rule. Safe to use from several threads."""
+    (``table``; None: computed from the gallery's images when first needed), the
+    ``calibration`` of its acceptance rule, and its artworks that show one picture
+    (``groups``: artwork -> every artwork of its group,
+    :func:`irviewer.collection.lookalikes.artwork_groups`). Safe to use from several
+    threads."""
 
     dataset: Dataset
     table: FeatureTable | None
     calibration: Calibration
+    groups: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     _computed: dict[str, LocalFeatures | None] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -116,7 +163,8 @@ class Verifier:
                                                           LOCAL_FEATURES))
             except InputError:
                 return cls(dataset, None, Calibration())
-            return cls(dataset, table, record.calibration or Calibration())
+            groups = artwork_groups(artwork_pairs(record.lookalikes, dataset))
+            return cls(dataset, table, record.calibration or Calibration(), groups)
         return cls(dataset, None, Calibration())
 
     def reference(self, item: str) -> LocalFeatures | None:
@@ -157,15 +205,30 @@ class Verifier:
             if m.inliers is not None and m.inliers >= threshold and (
                     best is None or m.inliers > (best.inliers or 0)):
                 best = m
-        return Answer(photo, None if best is None else artwork_of(best), best,
-                      tuple(verified[:shown]), threshold, strictness,
-                      self.calibration.calibrated)
+        artwork = None if best is None else artwork_of(best)
+        ordered = leading(verified, threshold)
+        return Answer(photo, artwork, best, ordered[:shown], threshold, strictness,
+                      self.calibration.calibrated, self._also(artwork, ordered))
+
+    def _also(self, artwork: str | None, matches: Sequence[Match]
+              ) -> tuple[tuple[str, str], ...]:
+        """Return (id, title) of the other artworks that show ``artwork``'s picture, those
+        among ``matches`` first, in their order."""
+        group = self.groups.get(artwork or "", ())
+        if len(group) < 2:
+            return ()
+        seen = [artwork_of(m) for m in matches]
+        others = sorted((a for a in group if a != artwork),
+                        key=lambda a: (seen.index(a) if a in seen else len(seen), a))
+        return tuple((a, artwork_title(self.dataset, a)) for a in others)
 
 
 def answer_json(answer: Answer) -> dict[str, object]:
     """Return one photo's entry of ``irviewer search --json``: ``answer`` (the artwork or
-    None), the sentence, the rule, and the matches with their inliers."""
-    return {"photo": answer.photo, "answer": answer.artwork, "sentence": answer.sentence(),
+    None), ``also`` (the other artworks that show its picture), the sentence, the rule,
+    and the matches with their inliers."""
+    return {"photo": answer.photo, "answer": answer.artwork,
+            "also": [a for a, _ in answer.also], "sentence": answer.sentence(),
             "evidence": answer.evidence(),
             "rule": {"strictness": answer.strictness, "min_inliers": answer.threshold,
                      "calibrated": answer.calibrated},

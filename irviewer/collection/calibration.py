@@ -12,18 +12,22 @@ is a negative: what a photo of an artwork the collection does not hold can reach
 chance). The views are made and described by the indexing workers; verifying them is a
 few milliseconds each.
 
-A negative far above chance is not chance: the other artwork's photo shows the same
-picture (one artwork filed as two, or two copies of one print). Calibration names such
-**lookalikes** (:data:`LOOKALIKE_INLIERS` or more), since they make the rule stricter for
-the whole collection and a visitor's photo of either ambiguous; the indexer tells the
-curator (:func:`irviewer.collection.indexing.lookalike_lines`). Only the sampled photos are
-checked, so a lookalike outside the sample goes unnamed.
+A negative that reaches the rule is not chance: the other artwork's photo shows the same
+picture (one artwork filed as two, a gift-shop print, two versions of one composition).
+Such a pair of artworks is a **lookalike** (:func:`lookalike_pairs`): its photos verify
+against each other at or above the rule computed *without* them. Lookalikes are left out
+of the negatives, so that one duplicate does not set the rule for every other artwork;
+a visitor's photo of either is answered with both titles
+(:mod:`irviewer.collection.lookalikes`) until the curator puts them together, and the
+indexer and the window say so (:func:`irviewer.collection.indexing.lookalike_lines`). Only
+the sampled photos are checked, so a lookalike outside the sample goes unnamed (and leaves
+the rule alone: it is in no negative).
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Generator, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,7 +35,7 @@ import numpy as np
 from PIL import Image, ImageFilter
 
 from irviewer.collection.describing import Pool
-from irviewer.core.acceptance import SHORTLIST, Calibration
+from irviewer.core.acceptance import DEFAULT_STRICTNESS, SHORTLIST, Calibration
 from irviewer.core.errors import InputError
 from irviewer.core.local_features import FeatureTable, LocalFeatures
 from irviewer.extract.local_features import (
@@ -49,10 +53,6 @@ CALIBRATION_PHOTOS = 24
 VIEWS_PER_PHOTO = 2
 #: Seed of the changes (a collection is calibrated the same way every time).
 CALIBRATION_SEED = 20261126
-#: Inliers between a changed view and another artwork's photo from which the two are taken
-#: to show the same picture: twice the strictest rule's floor, and four times the most a
-#: photo of another painting reached by chance on the demo's paintings (7).
-LOOKALIKE_INLIERS = 30
 #: Wall colour around a picture seen from the side.
 _WALL = (150, 145, 135)
 
@@ -123,11 +123,51 @@ class Lookalike:
 
 @dataclass(frozen=True)
 class Calibrated:
-    """What calibrating found: the collection's :class:`Calibration`, and its lookalikes
-    (each pair of photos once, the most inliers first)."""
+    """What calibrating found: the collection's :class:`Calibration` (lookalikes left out
+    of its negatives), and its lookalikes (each pair of photos once, the most inliers
+    first)."""
 
     calibration: Calibration
     lookalikes: tuple[Lookalike, ...] = ()
+
+
+def lookalike_pairs(positives: Sequence[int],
+                    views: Sequence[tuple[int, Mapping[int, int]]]
+                    ) -> tuple[Calibration, frozenset[frozenset[int]]]:
+    """Return the calibration with the lookalikes left out, and the lookalikes: the pairs
+    of photos (positions) that reach the rule computed without them.
+
+    ``views`` are the changed views, each (the position of its photo, the inliers it has
+    with each photo of another artwork of its shortlist, by position); a view's negative is
+    the most inliers among the pairs that are not lookalikes (0 when none is left). Pairs
+    are tried from the most inliers down: one is a lookalike when its inliers reach the
+    :data:`~irviewer.core.acceptance.DEFAULT_STRICTNESS` threshold of the calibration
+    without it and the lookalikes already found; the passes repeat until none is added (a
+    rule made lower by one duplicate left out may uncover a second). Leaving a pair out
+    only lowers the rule, so every lookalike found still reaches the final one.
+    """
+    best: dict[frozenset[int], int] = {}
+    for i, counts in views:
+        for g, n in counts.items():
+            pair = frozenset((i, g))
+            best[pair] = max(best.get(pair, 0), n)
+    ordered = sorted(best.items(), key=lambda item: (-item[1], sorted(item[0])))
+
+    def without(left_out: set[frozenset[int]]) -> Calibration:
+        return Calibration(tuple(positives), tuple(
+            max((n for g, n in counts.items() if frozenset((i, g)) not in left_out),
+                default=0) for i, counts in views))
+
+    found: set[frozenset[int]] = set()
+    added = True
+    while added:
+        added = False
+        for pair, n in ordered:
+            if pair not in found and n >= without(found | {pair}).threshold(
+                    DEFAULT_STRICTNESS):
+                found.add(pair)
+                added = True
+    return without(found), frozenset(found)
 
 
 def calibrate(pool: Pool, names: Sequence[str], paths: Sequence[Path],
@@ -141,8 +181,7 @@ def calibrate(pool: Pool, names: Sequence[str], paths: Sequence[Path],
     labels = np.asarray(list(artworks))
     jobs = [(i, v) for i in calibration_sample(len(names)) for v in range(VIEWS_PER_PHOTO)]
     positives: dict[int, int] = {}  # by job, so the record does not depend on which worker
-    negatives: dict[int, int] = {}  # finished first
-    lookalikes: dict[frozenset[int], Lookalike] = {}
+    views: dict[int, tuple[int, dict[int, int]]] = {}  # finished first
     yield 0, len(jobs)
     arguments = [(str(paths[i]), i * VIEWS_PER_PHOTO + v) for i, v in jobs]
     for done, (j, view) in enumerate(pool.call(view_features, arguments), start=1):
@@ -160,14 +199,16 @@ def calibrate(pool: Pool, names: Sequence[str], paths: Sequence[Path],
         if not len(others):
             continue
         shortlist = others[np.argsort(-scores[others], kind="stable")[:SHORTLIST]]
-        counts = {int(g): inliers(view, f, query) for g in shortlist
-                  if (f := table.get(names[g])) is not None}
-        negatives[j] = max(counts.values(), default=0)
+        views[j] = (i, {int(g): inliers(view, f, query) for g in shortlist
+                        if (f := table.get(names[g])) is not None})
+    calibration, pairs = lookalike_pairs(tuple(positives[j] for j in sorted(positives)),
+                                         [views[j] for j in sorted(views)])
+    lookalikes: dict[frozenset[int], Lookalike] = {}
+    for j in sorted(views):  # each pair once, as the view with the most inliers saw it
+        i, counts = views[j]
         for g, n in counts.items():
             pair = frozenset((i, g))
-            if n >= LOOKALIKE_INLIERS and n > getattr(lookalikes.get(pair), "inliers", -1):
+            if pair in pairs and n > getattr(lookalikes.get(pair), "inliers", -1):
                 lookalikes[pair] = Lookalike(i, g, n)
-    calibration = Calibration(tuple(positives[j] for j in sorted(positives)),
-                              tuple(negatives[j] for j in sorted(negatives)))
     return Calibrated(calibration, tuple(sorted(lookalikes.values(),
                                                 key=lambda a: (-a.inliers, a.photo, a.other))))

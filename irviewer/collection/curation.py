@@ -1,6 +1,7 @@
 """A curator's own edits of a collection (Qt-free): an artwork's title, artist, year and
-other fields, and removing a photo or an artwork. Each edit is a command with ``do`` and
-``undo`` (the window puts them on an undo stack).
+other fields, removing a photo or an artwork, and putting two artworks that are one
+together. Each edit is a command with ``do`` and ``undo`` (the window puts them on an undo
+stack).
 
 * Fields are written to the titles file (the one the collection was indexed with, or a
   new ``titles.csv`` in the collection, then recorded in ``collection.json``) *and* to the
@@ -10,6 +11,11 @@ other fields, and removing a photo or an artwork. Each edit is a command with ``
   :data:`REMOVED` (which indexing passes over), keeping its place under it; undo moves it
   back. The collection is then indexed again (nothing is described for a removal), so its
   manifest, descriptors and record stay one consistent whole.
+* Two artworks that are one (a duplicate photo, a print of the same picture:
+  :mod:`irviewer.collection.lookalikes`) are put together by moving the photos into one
+  artwork's subfolder, the layout that says "views of one artwork"
+  (:mod:`irviewer.formats.photo_folder`); undo moves them back. The collection is then
+  indexed again (the moved photos are described again, and the rule calibrated again).
 """
 
 from __future__ import annotations
@@ -215,3 +221,69 @@ def _drop_empty(moved: Path, top: Path) -> None:
         except OSError:
             return
         folder = folder.parent
+
+
+@dataclass
+class MergeArtworks:
+    """Put artwork ``join`` into artwork ``keep``: ``do`` moves ``join``'s photos into
+    ``keep``'s subfolder (made, with ``keep``'s own photo moved into it, when ``keep`` is
+    one photo at the top of the photo folder), keeping their place under ``join``'s
+    folder; ``undo`` moves every photo back. The collection is indexed again after either.
+    ``what`` names the two for the undo menu."""
+
+    collection: Path
+    keep: str
+    join: str
+    what: str
+    moves: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def label(self) -> str:
+        """Return what the edit is, in words."""
+        return f"make {self.what} one artwork"
+
+    def _folder(self) -> Path:
+        return photos_base(self.collection, read_record(self.collection))[0]
+
+    def planned(self) -> tuple[tuple[str, str], ...]:
+        """Return the moves (from, to; relative to the photo folder) that put the two
+        together; InputError when either artwork has no photo, they are one already, or a
+        photo's place in the kept folder is taken."""
+        if self.keep == self.join:
+            raise InputError(f"{self.keep}: an artwork is one with itself already")
+        photos = read_record(self.collection).photos
+        kept = [p.file for p in photos if p.artwork == self.keep]
+        joined = [p.file for p in photos if p.artwork == self.join]
+        for artwork, files in ((self.keep, kept), (self.join, joined)):
+            if not files:
+                raise InputError(f"{Path(self.collection).name}: no photo is of the artwork "
+                                 f"{artwork}; update the collection (File \u25b8 Update this "
+                                 "collection)")
+        moves = [(f, f"{self.keep}/{f}") for f in kept if "/" not in f]
+        moves += [(f, f"{self.keep}/{f.split('/', 1)[1] if '/' in f else f}") for f in joined]
+        folder = self._folder()
+        targets = [to for _, to in moves]
+        for source, target in moves:
+            if not (folder / source).is_file():
+                raise InputError(f"{folder / source}: the photo is no longer there; update "
+                                 "the collection (File \u25b8 Update this collection)")
+            if (folder / target).exists() or targets.count(target) > 1:
+                raise InputError(f"{folder / target}: two photos would have that name; "
+                                 "rename one of them first")
+        return tuple(moves)
+
+    def do(self) -> None:
+        """Move ``join``'s photos (and ``keep``'s, when it is one photo at the top) into
+        ``keep``'s subfolder; InputError as :meth:`planned`, with nothing moved."""
+        self.moves = self.planned()
+        folder = self._folder()
+        for source, target in self.moves:
+            _move(folder / source, folder / target)
+            _drop_empty(folder / source, folder)
+
+    def undo(self) -> None:
+        """Move the photos back where they were."""
+        folder = self._folder()
+        for source, target in reversed(self.moves):
+            _move(folder / target, folder / source)
+            _drop_empty(folder / target, folder)

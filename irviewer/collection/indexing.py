@@ -48,9 +48,8 @@ from irviewer import __version__
 from irviewer.collection.calibration import Calibrated, calibrate
 from irviewer.collection.describing import PROCESSES, ExtractorSpec, Pool
 from irviewer.core.acceptance import DEFAULT_STRICTNESS, Calibration
-from irviewer.core.errors import InputError, counted
+from irviewer.core.errors import InputError, counted, either
 from irviewer.core.local_features import FeatureTable, LocalFeatures
-from irviewer.core.progress import result_of
 from irviewer.extract.base import Extractor, Learner
 from irviewer.extract.local_features import REFERENCE_SIDE
 from irviewer.extract.registry import get_extractor, load_extractor
@@ -137,11 +136,6 @@ class Indexed:
 Indexing = Generator[IndexStep, None, Indexed]
 
 
-def index_now(request: IndexRequest) -> Indexed:
-    """Return :func:`iter_index`'s result without progress (scripts, tests)."""
-    return result_of(iter_index(request))
-
-
 @dataclass
 class _Previous:
     """What a re-run keeps from the collection it updates."""
@@ -203,6 +197,8 @@ def iter_index(request: IndexRequest) -> Indexing:
         table = _feature_table(indexed, features, previous.features)
         calibration = previous.record.calibration if previous.record is not None and \
             not features and len(indexed) == len(previous.record.photos) else None
+        if calibration is not None and not calibration.lookalikes_left_out:
+            calibration = None  # recorded before lookalikes were left out: made again
         if calibration is not None and previous.record is not None:
             lookalikes = previous.record.lookalikes
         else:
@@ -210,7 +206,7 @@ def iter_index(request: IndexRequest) -> Indexing:
             calibration = calibrated.calibration
             lookalikes = tuple((indexed[a.photo].name, indexed[a.other].name, a.inliers)
                                for a in calibrated.lookalikes)
-        lines += lookalike_lines(lookalikes, indexed, calibration)
+        lines += lookalike_lines(lookalikes, indexed)
     yield IndexStep("writing the collection")
     if titles is not None:
         lines += _titles_lines(titles, folder, indexed)
@@ -251,13 +247,14 @@ def _feature_table(indexed: list[Photo], features: dict[str, LocalFeatures],
     return FeatureTable.of(rows, REFERENCE_SIDE)
 
 
-def lookalike_lines(lookalikes: Sequence[tuple[str, str, int]], photos: Sequence[Photo],
-                    calibration: Calibration) -> list[str]:
+def lookalike_lines(lookalikes: Sequence[tuple[str, str, int]], photos: Sequence[Photo]
+                    ) -> list[str]:
     """Return the lines that tell a curator which photos of different artworks show the
     same picture (``lookalikes``: (photo name, other photo name, inliers), as the record
-    keeps them; :data:`~irviewer.collection.calibration.LOOKALIKE_INLIERS`), at most
-    :data:`LOOKALIKES_TOLD` and how many more, then what they cost ``calibration`` and what
-    to do. Pairs naming a photo no longer in ``photos`` are left out."""
+    keeps them; :func:`~irviewer.collection.calibration.lookalike_pairs`), at most
+    :data:`LOOKALIKES_TOLD` and how many more, then what that means and what to do (in
+    each edge's words: :func:`~irviewer.core.errors.either`). Pairs naming a photo no
+    longer in ``photos`` are left out."""
     where = {p.name: p.relative for p in photos}
     found = [(where[a], where[b], n) for a, b, n in lookalikes if a in where and b in where]
     if not found:
@@ -266,11 +263,11 @@ def lookalike_lines(lookalikes: Sequence[tuple[str, str, int]], photos: Sequence
              f"{n} points agree" for a, b, n in found[:LOOKALIKES_TOLD]]
     if len(found) > LOOKALIKES_TOLD:
         lines.append(f"... and {counted(len(found) - LOOKALIKES_TOLD, 'more pair')} like them")
-    kept = calibration.kept()
-    share = "" if kept is None else f" (now {kept:.0%} of its own changed photos reach it)"
-    lines.append("such photos make the answers' rule stricter for the whole collection"
-                 f"{share} and a visitor's photo of either ambiguous: if they show one "
-                 "artwork, put them in one artwork's folder, or remove the extra photo")
+    merge = either("put them in one artwork's folder",
+                   "choose Collection \u25b8 These are one artwork\u2026")
+    lines.append("a visitor's photo of either is answered with both titles (the answers' "
+                 f"rule leaves such pairs out): if they show one artwork, {merge}, or "
+                 "remove the extra photo")
     return lines
 
 

@@ -62,10 +62,15 @@ class Calibration:
     """What a collection's acceptance rule is learnt from: per calibration photo, the
     inliers with its own artwork's photo (``positives``) and the most inliers with any
     other artwork's photo in its shortlist (``negatives``). Empty for a gallery that was
-    never calibrated (then :data:`UNCALIBRATED_NEGATIVE` stands for the negatives)."""
+    never calibrated (then :data:`UNCALIBRATED_NEGATIVE` stands for the negatives).
+    ``lookalikes_left_out`` says that the negatives leave out the photos of other artworks
+    that show the same picture (:func:`irviewer.collection.calibration.lookalike_pairs`);
+    a calibration recorded before that rule has it False, and is made again on the next
+    ``irviewer index`` run."""
 
     positives: tuple[int, ...] = ()
     negatives: tuple[int, ...] = ()
+    lookalikes_left_out: bool = True
     thresholds: dict[str, int] = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -102,6 +107,7 @@ class Calibration:
         """Return the calibration as collection.json records it (the thresholds too, for
         a reader's information; they are recomputed on reading)."""
         return {"positives": list(self.positives), "negatives": list(self.negatives),
+                "lookalikes_left_out": self.lookalikes_left_out,
                 "thresholds": dict(self.thresholds)}
 
     @classmethod
@@ -111,4 +117,4 @@ class Calibration:
         negatives = tuple(int(v) for v in data["negatives"])
         if any(v < 0 for v in (*positives, *negatives)):
             raise ValueError("inlier counts are never negative")
-        return cls(positives, negatives)
+        return cls(positives, negatives, bool(data.get("lookalikes_left_out", False)))

@@ -1,4 +1,6 @@
-"""Average precision under every rule irviewer knows, per query, over a ragged batch.
+"""Average precision under every rule irviewer knows, per query, over a ragged batch: the one
+public AP entry point, :func:`average_precision` (and the curve whose area it is,
+:func:`ap_polyline`).
 
 The rules differ in how the precision-recall curve is integrated and in what AP is divided
 by; each is named after the public evaluators that use it:
@@ -18,10 +20,13 @@ by; each is named after the public evaluators that use it:
   0.3 (the Python ports of the devkit compare with ``np.arange(0, 1.1, 0.1)``, whose 0.3 is
   0.30000000000000004, and there 3/10 does not).
 
-The denominator is ``all`` positives of the query (a positive never retrieved adds 0), or
+The denominator is ``all`` positives of the query (a positive never retrieved adds 0),
 only those ``retrieved`` within the scored list (VLFeat ``vl_pr`` as hpatches-benchmark
 calls it on the top 50: a positive never listed is not counted; a query with positives but
-none listed scores 0).
+none listed scores 0), ``depth``: min(positives, list depth) (delf's ``MeanAveragePrecision``,
+Google Landmarks v2's mAP@100), or ``list``: the list depth whatever the positives (the
+Google Landmark Retrieval 2019 winners' ``map_at_k``, lyakaap/Landmark2019-1st-and-3rd-
+Place-Solution ``src/metrics.py``, which averages over the k columns of the list).
 """
 
 from __future__ import annotations
@@ -31,44 +36,82 @@ from dataclasses import replace
 import numpy as np
 
 from irviewer.core import metrics
-from irviewer.core.convention_names import AP_RULES, ELEVEN_POINT, INTERPOLATED, SUM_AP_RULES
+from irviewer.core.convention_names import (
+    ALL_POSITIVES,
+    AP_DENOMINATORS,
+    AP_RULES,
+    DEPTH_CAPPED,
+    DEPTH_DENOMINATORS,
+    INTERPOLATED,
+    LISTED_POSITIVES,
+    SUM_AP_RULES,
+    one_of,
+)
+from irviewer.core.errors import InputError
 from irviewer.core.metrics import RECALL_TOLERANCE, Ragged
 
-#: Every AP integration rule, in the order the side-by-side table lists them (each one a
-#: protocol can use by ``--ap``).
-ALL_AP_RULES = AP_RULES
-
 #: The recall levels of the 11-point rule.
-ELEVEN_LEVELS = np.linspace(0.0, 1.0, 11)
+_ELEVEN_LEVELS = np.linspace(0.0, 1.0, 11)
 
 
-def average_precision(batch: Ragged, rule: str, denominator: str = "all") -> np.ndarray:
-    """Return AP per query under ``rule`` (one of :data:`ALL_AP_RULES`) divided by
-    ``denominator`` (``all`` or ``retrieved``; see the module); nan where the query has no
-    positive."""
+def average_precision(batch: Ragged, rule: str, denominator: str = ALL_POSITIVES,
+                      depth: int | None = None) -> np.ndarray:
+    """Return AP per query of ``batch`` (:func:`irviewer.core.metrics.ragged`, or
+    :func:`~irviewer.core.metrics.one_query` for one query) under ``rule`` (one of
+    :data:`~irviewer.core.convention_names.AP_RULES`: ``finite``, ``trapezoid``,
+    ``interpolated``, ``11point``) divided by ``denominator`` (``all`` positives, those
+    ``retrieved``, or with the list ``depth``: min(positives, ``depth``) or the ``list``
+    depth itself; see the module); nan where the query has no positive. InputError with
+    one sentence for a rule or a denominator irviewer does not know."""
+    _check_rule(rule)
+    if denominator not in AP_DENOMINATORS:
+        raise InputError(f"unknown AP denominator {denominator!r}: use "
+                         f"{one_of(AP_DENOMINATORS)}")
+    if denominator == LISTED_POSITIVES:
+        return _over_the_listed(batch, rule)
+    if denominator in DEPTH_DENOMINATORS:
+        if depth is None:
+            raise ValueError(f"the AP denominator {denominator!r} needs a list depth")
+        n = batch.n_positives
+        counted = np.minimum(n, depth) if denominator == DEPTH_CAPPED else \
+            np.where(n > 0, depth, 0)
+        return _over_all(replace(batch, n_positives=counted), rule)
+    return _over_all(batch, rule)
+
+
+def _check_rule(rule: str) -> None:
+    """Raise InputError unless ``rule`` is one of the AP rules irviewer knows."""
+    if rule not in AP_RULES:
+        raise InputError(f"unknown AP rule {rule!r}: use {one_of(AP_RULES)}")
+
+
+def _over_the_listed(batch: Ragged, rule: str) -> np.ndarray:
+    """Return AP per query divided by the positives within the list (VLFeat ``vl_pr`` as
+    hpatches-benchmark calls it): 0 for a query with positives but none listed."""
     n = batch.n_positives
-    if denominator == "retrieved":
-        listed = np.diff(batch.offsets)
-        ap = average_precision(replace(batch, n_positives=np.maximum(listed, 1)), rule)
-        ap = np.where(listed > 0, ap, 0.0)
-        ap[n == 0] = np.nan
-        return ap
+    listed = np.diff(batch.offsets)
+    ap = _over_all(replace(batch, n_positives=np.maximum(listed, 1)), rule)
+    ap = np.where(listed > 0, ap, 0.0)
+    ap[n == 0] = np.nan
+    return ap
+
+
+def _over_all(batch: Ragged, rule: str) -> np.ndarray:
+    """Return AP per query under a known ``rule`` divided by all the query's positives."""
     if rule in SUM_AP_RULES:
-        return batch.average_precision(rule)
-    best = best_precision_from(batch)
+        return batch.summed_ap(rule)
+    n = batch.n_positives
+    best = _best_precision_from(batch)
     if rule == INTERPOLATED:
         total = np.bincount(batch.query_of, weights=best, minlength=len(n))
-        out = total / np.maximum(n, 1)
-    elif rule == ELEVEN_POINT:
-        out = interpolated_at_levels(batch, best, ELEVEN_LEVELS).mean(axis=1)
-    else:
-        raise ValueError(f"unknown AP rule {rule!r}")
-    out = np.asarray(out, dtype=np.float64)
+        out = np.asarray(total / np.maximum(n, 1), dtype=np.float64)
+    else:  # ELEVEN_POINT, the one rule left
+        out = _interpolated_at_levels(batch, best, _ELEVEN_LEVELS).mean(axis=1)
     out[n == 0] = np.nan
     return out
 
 
-def best_precision_from(batch: Ragged) -> np.ndarray:
+def _best_precision_from(batch: Ragged) -> np.ndarray:
     """Return, for every retrieved positive, the best precision at it or at any later
     positive of its query (the interpolated precision at its recall): the precisions'
     running maximum from the right within each query, computed exactly on their sort
@@ -86,12 +129,12 @@ def best_precision_from(batch: Ragged) -> np.ndarray:
     return values[best]
 
 
-def interpolated_at_levels(batch: Ragged, best: np.ndarray,
-                           levels: np.ndarray) -> np.ndarray:
+def _interpolated_at_levels(batch: Ragged, best: np.ndarray,
+                            levels: np.ndarray) -> np.ndarray:
     """Return (n_queries, len(levels)) interpolated precision: at each level, the best
     precision at a recall ``(j + 1) / n`` that reaches the level (within
     :data:`~irviewer.core.metrics.RECALL_TOLERANCE`), 0 where none does; ``best`` is
-    :func:`best_precision_from`."""
+    :func:`_best_precision_from`."""
     n = np.maximum(batch.n_positives, 1)[:, None].astype(np.float64)
     counts = np.diff(batch.offsets)[:, None]
     need = levels[None, :] - RECALL_TOLERANCE
@@ -107,25 +150,26 @@ def interpolated_at_levels(batch: Ragged, best: np.ndarray,
 def ap_polyline(positive_ranks: np.ndarray, n_positives: int,
                 rule: str) -> tuple[np.ndarray, np.ndarray]:
     """Return (recall, precision) vertices whose trapezoid area is one query's AP under
-    ``rule``: :func:`irviewer.core.metrics.ap_polyline` for the summed rules; for
-    ``interpolated`` a flat step at each positive's interpolated precision over its recall
-    step; for ``11point`` eleven flat steps of width 1/11 side by side over [0, 1], one per
-    recall level 0, 0.1, ..., 1, at that level's interpolated precision. Both empty when
-    nothing was retrieved or ``n_positives == 0``."""
+    ``rule`` (divided by all positives): :func:`irviewer.core.metrics.summed_ap_polyline`
+    for the summed rules; for ``interpolated`` a flat step at each positive's interpolated
+    precision over its recall step; for ``11point`` eleven flat steps of width 1/11 side by
+    side over [0, 1], one per recall level 0, 0.1, ..., 1, at that level's interpolated
+    precision. Both empty when nothing was retrieved or ``n_positives == 0``. InputError
+    for a rule irviewer does not know, as :func:`average_precision`."""
+    _check_rule(rule)
     if rule in SUM_AP_RULES:
-        return metrics.ap_polyline(positive_ranks, n_positives, rule)
-    r = np.asarray(positive_ranks, dtype=np.int64)
-    if n_positives == 0 or not len(r):
+        return metrics.summed_ap_polyline(positive_ranks, n_positives, rule)
+    batch = metrics.one_query(positive_ranks, n_positives)
+    n = int(batch.n_positives[0])
+    if n == 0 or not len(batch.ranks):
         return np.zeros(0), np.zeros(0)
-    batch = metrics.ragged(r, np.array([0, len(r)]), np.array([n_positives]))
-    best = best_precision_from(batch)
+    best = _best_precision_from(batch)
     if rule == INTERPOLATED:
-        j = np.arange(len(r), dtype=np.float64)
-        x = np.column_stack([j / n_positives, (j + 1) / n_positives]).ravel()
+        j = np.arange(len(batch.ranks), dtype=np.float64)
+        x = np.column_stack([j / n, (j + 1) / n]).ravel()
         return x, np.repeat(best, 2)
-    if rule == ELEVEN_POINT:
-        at = interpolated_at_levels(batch, best, ELEVEN_LEVELS)[0]
-        i = np.arange(len(ELEVEN_LEVELS), dtype=np.float64)
-        x = np.column_stack([i, i + 1]).ravel() / len(ELEVEN_LEVELS)
-        return x, np.repeat(at, 2)
-    raise ValueError(f"unknown AP rule {rule!r}")
+    # ELEVEN_POINT, the one rule left
+    at = _interpolated_at_levels(batch, best, _ELEVEN_LEVELS)[0]
+    i = np.arange(len(_ELEVEN_LEVELS), dtype=np.float64)
+    x = np.column_stack([i, i + 1]).ravel() / len(_ELEVEN_LEVELS)
+    return x, np.repeat(at, 2)

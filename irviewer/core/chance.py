@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from irviewer.core import metrics
+from irviewer.core.ap_rules import average_precision
 from irviewer.core.convention_names import FINITE
 from irviewer.core.errors import InputError
 
@@ -103,7 +104,7 @@ def chance_level(evaluation: Evaluation, seed: int = 0) -> ChanceLevel:
     queries = np.flatnonzero(ev.evaluated)
     if not len(queries):
         return ChanceLevel(float("nan"), float("nan"), float("nan"), False, False)
-    observed = metrics.ragged(p.ranks, p.offsets, p.n_positives).average_precision(FINITE)
+    observed = average_precision(metrics.ragged(p.ranks, p.offsets, p.n_positives), FINITE)
     mask = ev.dataset.ignored_mask
     pairs = []
     for q in queries.tolist():

@@ -24,6 +24,20 @@ SUM_AP_RULES: tuple[APRule, ...] = (FINITE, TRAPEZOID)
 #: Every AP rule, in the order the options, messages and the conventions table list them.
 AP_RULES: tuple[APRule, ...] = (*SUM_AP_RULES, INTERPOLATED, ELEVEN_POINT)
 
+#: AP's denominator: ``all`` positives of the query (trec_eval), only those ``retrieved``
+#: within the scored list (VLFeat ``vl_pr`` as hpatches-benchmark calls it), min(positives,
+#: list depth) (``depth``: delf's mAP@100 for Google Landmarks v2), or the list depth itself
+#: (``list``: the GLDv2 2019 winners' ``map_at_k``).
+APDenominator = Literal["all", "retrieved", "depth", "list"]
+ALL_POSITIVES: Final = "all"
+LISTED_POSITIVES: Final = "retrieved"
+DEPTH_CAPPED: Final = "depth"
+LIST_DEPTH: Final = "list"
+AP_DENOMINATORS: tuple[APDenominator, ...] = (ALL_POSITIVES, LISTED_POSITIVES, DEPTH_CAPPED,
+                                              LIST_DEPTH)
+#: The denominators that need the list's depth.
+DEPTH_DENOMINATORS: tuple[APDenominator, ...] = (DEPTH_CAPPED, LIST_DEPTH)
+
 KEEP: Final = "keep"
 REMOVE: Final = "remove"
 #: Every self-match rule, in the order the options and messages list them.

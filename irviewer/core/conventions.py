@@ -18,20 +18,38 @@ from dataclasses import dataclass
 import numpy as np
 
 from irviewer.core import metrics
-from irviewer.core.ap_rules import ALL_AP_RULES, average_precision
-from irviewer.core.convention_names import AP_EVALUATORS, AP_LABELS, KEEP, REMOVE
+from irviewer.core.ap_rules import average_precision
+from irviewer.core.convention_names import (
+    ALL_POSITIVES,
+    AP_DENOMINATORS,
+    AP_EVALUATORS,
+    AP_LABELS,
+    AP_RULES,
+    DEPTH_CAPPED,
+    DEPTH_DENOMINATORS,
+    KEEP,
+    LIST_DEPTH,
+    LISTED_POSITIVES,
+    REMOVE,
+)
 from irviewer.core.evaluation import Evaluation, PositiveRanks, scored_ranks
 from irviewer.core.learning_metrics import AP_AT_R, first_result_dropped, recall_key
 
 #: Each AP rule's name in the table (its label without "AP"; its evaluators are
 #: :data:`~irviewer.core.convention_names.AP_EVALUATORS`).
-RULE_NAMES = {rule: AP_LABELS[rule].removesuffix(" AP") for rule in ALL_AP_RULES}
-DENOMINATOR_NAMES = {"all": "over all positives",
-                     "retrieved": "over the positives within the list"}
+RULE_NAMES = {rule: AP_LABELS[rule].removesuffix(" AP") for rule in AP_RULES}
+DENOMINATOR_NAMES = {ALL_POSITIVES: "over all positives",
+                     LISTED_POSITIVES: "over the positives within the list",
+                     DEPTH_CAPPED: "over min(positives, list depth)",
+                     LIST_DEPTH: "over the list depth"}
 DENOMINATOR_SOURCES = {
-    "all": "trec_eval (num_rel from the qrels), revisitop, torchreid",
-    "retrieved": "hpatches-benchmark retrieval_eval.m with VLFeat vl_pr (positives beyond "
+    ALL_POSITIVES: "trec_eval (num_rel from the qrels), revisitop, torchreid",
+    LISTED_POSITIVES: "hpatches-benchmark retrieval_eval.m with VLFeat vl_pr (positives beyond "
                  "the scored list not counted)",
+    DEPTH_CAPPED: "delf google_landmarks_dataset/metrics.py MeanAveragePrecision (the Google "
+             "Landmark Retrieval challenges' mAP@100)",
+    LIST_DEPTH: "lyakaap/Landmark2019-1st-and-3rd-Place-Solution src/metrics.py map_at_k (the "
+            "2019 retrieval winners' own code: the mean over the k columns, so AP over k)",
 }
 SELF_MATCH_NAMES = {KEEP: "the query's own image kept", REMOVE: "the query's own image removed"}
 SELF_MATCH_SOURCES = {KEEP: "Oxford5k / Paris6k compute_ap (the query is in its own good list)",
@@ -73,33 +91,46 @@ def _row(key: str, metric: str, name: str, source: str, values: np.ndarray,
     return ConventionRow(key, metric, name, source, values, _mean(values, p.n_positives), own)
 
 
+def _other_denominators(own: str, depth: int | None) -> list[str]:
+    """Return the AP denominators shown beside the protocol's own: the other of all and
+    retrieved, and where the protocol cuts its lists at a depth and divides by it (Google
+    Landmarks v2), every other one, since evaluators of that benchmark disagree there."""
+    if own in DEPTH_DENOMINATORS and depth is not None:
+        return [d for d in AP_DENOMINATORS if d != own]
+    return [LISTED_POSITIVES if own == ALL_POSITIVES else ALL_POSITIVES]
+
+
 def all_conventions(ev: Evaluation) -> list[ConventionRow]:
     """Return the rows of ``ev``'s ranking under every convention (see the module), AP rows
     first, the protocol's own rule among them marked."""
     protocol = ev.protocol
     p = ev.positives
     batch = metrics.ragged(p.ranks, p.offsets, p.n_positives)
-    den = protocol.ap_positives
+    den, depth = protocol.ap_positives, protocol.list_depth
     rows = []
-    for rule in ALL_AP_RULES:
+    for rule in AP_RULES:
         own = rule == protocol.ap
         values = (np.asarray(ev.per_query["AP"], dtype=np.float64) if own
-                  else average_precision(batch, rule, den))
+                  else average_precision(batch, rule, den, depth))
+        source = AP_EVALUATORS[rule]
+        if den in DEPTH_DENOMINATORS:  # the benchmark's own division, another integration
+            source = DENOMINATOR_SOURCES[den] if own else \
+                f"{source}, divided as the protocol divides"
         rows.append(_row(f"AP {rule}", "AP", f"{RULE_NAMES[rule]}, {DENOMINATOR_NAMES[den]}",
-                         AP_EVALUATORS[rule], values, p, own))
-    other = "retrieved" if den == "all" else "all"
-    finite = ALL_AP_RULES[0]
-    rows.append(_row(f"AP {finite} {other}", "AP",
-                     f"{RULE_NAMES[finite]}, {DENOMINATOR_NAMES[other]}",
-                     DENOMINATOR_SOURCES[other], average_precision(batch, finite, other),
-                     p, False))
+                         source, values, p, own))
+    finite = AP_RULES[0]
+    for other in _other_denominators(den, depth):
+        rows.append(_row(f"AP {finite} {other}", "AP",
+                         f"{RULE_NAMES[finite]}, {DENOMINATOR_NAMES[other]}",
+                         DENOMINATOR_SOURCES[other],
+                         average_precision(batch, finite, other, depth), p, False))
     flip = KEEP if protocol.self_match == REMOVE else REMOVE
     flipped = scored_ranks(ev.dataset, ev.ranking, protocol.override(self_match=flip))
     fb = metrics.ragged(flipped.ranks, flipped.offsets, flipped.n_positives)
     none = "" if ev.dataset.has_self_images else " (no query's own image is in the gallery)"
     rows.append(_row(f"AP {protocol.ap} self-match {flip}", "AP",
                      f"{RULE_NAMES[protocol.ap]}, {SELF_MATCH_NAMES[flip]}{none}",
-                     SELF_MATCH_SOURCES[flip], average_precision(fb, protocol.ap, den),
+                     SELF_MATCH_SOURCES[flip], average_precision(fb, protocol.ap, den, depth),
                      flipped, False))
     for k in protocol.ks:
         revisitop_own = protocol.family == "revisited"

@@ -58,12 +58,6 @@ def when(key: str, text: str, window: str | None = None) -> str:
     return f"{_OPEN}{key}?{_BAR}{text}{_BAR}{text if window is None else window}{_CLOSE}"
 
 
-def option_keys(message: object) -> list[str]:
-    """Return the keys of the options the placeholders of ``message`` (a string with
-    placeholders, a :class:`Sentence` or an :class:`InputError`) name, in order."""
-    return [m[1] for m in _CHOICE.finditer(_template(message)) if m[1]]
-
-
 def command_line_text(message: object, takes: Callable[[str], bool] | None = None) -> str:
     """Return ``message`` with every placeholder in its command-line wording; with
     ``takes`` (is an option key taken by the running command?) without the clauses of

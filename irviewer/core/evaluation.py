@@ -19,7 +19,7 @@ from functools import cached_property
 
 import numpy as np
 
-from irviewer.core import metrics
+from irviewer.core import family_numbers, metrics
 from irviewer.core.ap_rules import ap_polyline, average_precision
 from irviewer.core.convention_names import REMOVE
 from irviewer.core.dataset import Dataset, Query
@@ -37,8 +37,6 @@ from irviewer.core.ties import (
 
 #: Relevance codes of a gallery item for one query, as the viewer colours them.
 NEGATIVE, POSITIVE, IGNORED = 0, 1, 2
-
-SKIP_REASON = "no positive left after the protocol's removals"
 
 
 @dataclass(frozen=True)
@@ -84,7 +82,7 @@ class Evaluation:
     def skipped(self) -> list[tuple[str, str]]:
         """Return (query name, reason) of each query left out of the means."""
         pairs = zip(self.dataset.queries, self.evaluated, strict=True)
-        return [(q.name, SKIP_REASON) for q, ok in pairs if not ok]
+        return [(q.name, self.protocol.skip_reason) for q, ok in pairs if not ok]
 
     def relevance(self, q: int, gallery_indices: np.ndarray) -> np.ndarray:
         """Return POSITIVE / NEGATIVE / IGNORED for each gallery index, for query ``q``."""
@@ -203,8 +201,9 @@ class Evaluation:
             rows = _cuhk03_cmc(dataset, self.ranking, self.protocol, changed.tolist())
             for j, k in enumerate(self.protocol.cmc_ks):
                 per_query[f"CMC@{k}"][changed] = rows[:, j]
-        return Evaluation(dataset, self.ranking, self.protocol, positives, per_query,
-                          _summary(per_query, positives, self.protocol))
+        per_query, summary = family_numbers.added(dataset, self.ranking, self.protocol, per_query,
+                                                  _summary(per_query, positives, self.protocol))
+        return Evaluation(dataset, self.ranking, self.protocol, positives, per_query, summary)
 
     def _global_mask(self) -> np.ndarray:
         return self.dataset.ignored_mask
@@ -286,8 +285,9 @@ def evaluate(dataset: Dataset, ranking: Ranking, protocol: Protocol) -> Evaluati
         cmc = _cuhk03_cmc(dataset, ranking, protocol, range(dataset.n_queries))
         for j, k in enumerate(protocol.cmc_ks):
             per_query[f"CMC@{k}"] = cmc[:, j]
-    return Evaluation(dataset, ranking, protocol, positives, per_query,
-                      _summary(per_query, positives, protocol))
+    per_query, summary = family_numbers.added(dataset, ranking, protocol, per_query,
+                                              _summary(per_query, positives, protocol))
+    return Evaluation(dataset, ranking, protocol, positives, per_query, summary)
 
 
 def scored_ranks(dataset: Dataset, ranking: Ranking, protocol: Protocol) -> PositiveRanks:
@@ -361,7 +361,7 @@ def protocol_ranks(dataset: Dataset, ranking: Ranking, protocol: Protocol) -> Po
     is_pos = codes == POSITIVE
     n_positives = np.bincount(qs[is_pos], minlength=n_q).astype(np.int64)
     live = raw >= 0  # ranked (not beyond a truncated list)
-    stride = n_g + 1
+    stride = max(n_g, int(raw.max(initial=-1)) + 1) + 1  # a listed ranking's may pass n_g
     # (query, rank, positive?) in one key; ranks are distinct within a query.
     tagged = np.sort(((qs[live] * stride + raw[live]) << 1) | is_pos[live])
     positive = (tagged & 1).astype(bool)
@@ -427,8 +427,8 @@ def _per_query(p: PositiveRanks, protocol: Protocol) -> dict[str, np.ndarray]:
     n = p.n_positives
     batch = metrics.ragged(p.ranks, p.offsets, n)  # checked once for every metric
     # ap_positives "retrieved": VLFeat vl_pr as hpatches-benchmark retrieval_eval.m calls it.
-    out: dict[str, np.ndarray] = {"AP": average_precision(batch, protocol.ap,
-                                                          protocol.ap_positives)}
+    out: dict[str, np.ndarray] = {"AP": average_precision(
+        batch, protocol.ap, protocol.ap_positives, protocol.list_depth)}
     for k in protocol.ks:
         out[f"P@{k}"] = batch.precision_at_k(k)
     if protocol.revisitop_pk:
@@ -456,7 +456,7 @@ def _summary(per_query: dict[str, np.ndarray], p: PositiveRanks,
     ok = p.n_positives > 0
     n_eval = int(ok.sum())
     for key, values in per_query.items():
-        if key in ("first_positive_rank", "n_positives"):
+        if key in family_numbers.NOT_AVERAGED:
             continue
         summary[mean_key(key)] = float(np.mean(values[ok])) if n_eval else float("nan")
     summary["n_evaluated"] = n_eval

@@ -112,24 +112,11 @@ def exact_squared_norms(a: np.ndarray) -> np.ndarray:
     return exact_dots(a, a)
 
 
-def exact_cosines(query: np.ndarray, gallery: np.ndarray,
-                  query_squared_norm: float | None = None) -> np.ndarray:
-    """Return the float64 cosine of one float32 ``query`` vector (dim,) with each row of
-    ``gallery`` (m, dim): ``dot / sqrt(|g|^2) / sqrt(|q|^2)`` from the exact dot product and
-    squared norms, each operation correctly rounded, so the value depends only on the
-    vectors, never on the machine (see the module). An all-zero row gives nan."""
-    q = np.asarray(query, dtype=np.float32).reshape(1, -1)
-    g = np.asarray(gallery, dtype=np.float32)
-    qq = (float(exact_squared_norms(q)[0]) if query_squared_norm is None
-          else query_squared_norm)
-    dots = exact_dots(np.broadcast_to(q, g.shape), g)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return dots / np.sqrt(exact_squared_norms(g)) / np.sqrt(qq)
-
-
 def exact_pair_cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Return the float64 cosine of each row pair (a[i], b[i]) of float32 vectors, as
-    :func:`exact_cosines` computes it."""
+    """Return the float64 cosine of each row pair (a[i], b[i]) of float32 vectors:
+    ``dot / sqrt(|b|^2) / sqrt(|a|^2)`` from the exact dot product and squared norms, each
+    operation correctly rounded, so the value depends only on the vectors, never on the
+    machine (see the module). An all-zero row gives nan."""
     with np.errstate(invalid="ignore", divide="ignore"):
         return (exact_dots(a, b) / np.sqrt(exact_squared_norms(b))
                 / np.sqrt(exact_squared_norms(a)))

@@ -34,6 +34,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from irviewer.core.ap_rules import average_precision
 from irviewer.core.convention_names import FINITE
 from irviewer.core.metrics import Ragged, ragged
 
@@ -52,12 +53,12 @@ def average_precision_at_r(batch: Ragged) -> np.ndarray:
     pytorch-metric-learning ``mean_average_precision(at_r=True)``); nan where R = 0.
 
     It is the finite-sum AP of the ranking cut after R results, so it is computed by that
-    rule's one formula (:meth:`~irviewer.core.metrics.Ragged.average_precision`)."""
+    rule's one formula (:func:`~irviewer.core.ap_rules.average_precision`)."""
     n = batch.n_positives
     within = batch.ranks < n[batch.query_of]
     counts = np.bincount(batch.query_of[within], minlength=len(n))
     offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-    return ragged(batch.ranks[within], offsets, n).average_precision(FINITE)
+    return average_precision(ragged(batch.ranks[within], offsets, n), FINITE)
 
 
 def recall_at_k(batch: Ragged, ks: Sequence[int]) -> np.ndarray:
@@ -107,7 +108,7 @@ def first_result_dropped(ranks: np.ndarray, offsets: np.ndarray, n_with_self: np
     counts = np.bincount(owner[within], minlength=n_q)
     cut = ragged(shifted[within], np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
                  big_r)
-    out = {AP_AT_R: cut.average_precision(FINITE), "R-precision": cut.r_precision(),
+    out = {AP_AT_R: average_precision(cut, FINITE), "R-precision": cut.r_precision(),
            "P@1": cut.precision_at_k(1)}
     first = np.full(n_q, np.iinfo(np.int64).max)
     np.minimum.at(first, owner, shifted)

@@ -1,22 +1,25 @@
-"""Retrieval metrics as per-query values; means are taken last, by the caller.
+"""Retrieval metrics as per-query values over a batch of queries; means are taken last, by
+the caller.
 
 Input convention
 ----------------
-``positive_ranks`` are the sorted, unique 0-based ranks of the *retrieved* positives of one
-query, counted after the protocol removed its ignored items (junk, same camera, the query
-itself), exactly as revisitop ``compute_map`` shifts each positive up by the number of junk
-items ranked before it. ``n_positives`` counts all positives of the query, also those never
+A query's positive ranks are the sorted, unique 0-based ranks of its *retrieved* positives,
+counted after the protocol removed its ignored items (junk, same camera, the query itself),
+exactly as revisitop ``compute_map`` shifts each positive up by the number of junk items
+ranked before it. ``n_positives`` counts all positives of the query, also those never
 retrieved (beyond a truncated top-K list): they add nothing to the numerators but stay in the
 denominators, as trec_eval does with the qrels' ``num_rel``. A query with
 ``n_positives == 0`` gets nan from every metric: the caller reports it as skipped and leaves
 it out of the means (revisitop ``compute_map`` "nempty", torchreid's ``num_valid_q``), never
 counting it as 0 or 1.
 
-The batch metrics (:func:`ragged`, whose :class:`Ragged` methods they are) take the same
-data for many queries in a ragged layout: ``ranks`` is the concatenation of every query's
-positive ranks, query q's slice being ``ranks[offsets[q]:offsets[q + 1]]`` (sorted within the
-slice), and ``n_positives`` is per query. They are vectorised (no Python loop over queries)
-and equal the per-query functions.
+The metrics are the methods of :class:`Ragged`, a batch of queries checked once
+(:func:`ragged`; :func:`one_query` for a single query): ``ranks`` is the concatenation of
+every query's positive ranks, query q's slice being ``ranks[offsets[q]:offsets[q + 1]]``
+(sorted within the slice), and ``n_positives`` is per query. They are vectorised (no Python
+loop over queries). Average precision, under every rule irviewer knows, is
+:func:`irviewer.core.ap_rules.average_precision`; this module holds the terms of the rules
+that sum one per retrieved positive (``_ap_terms``, :meth:`Ragged.summed_ap`).
 
 Which convention comes from where
 ---------------------------------
@@ -29,11 +32,7 @@ Which convention comes from where
 - INP: Ye et al., TPAMI 2021; fast-reid ``eval_market1501`` mINP.
 - CMC: torchreid ``eval_market1501`` (first match) and ``eval_cuhk03`` (single-gallery-shot).
 
-Bad inputs raise :class:`InputError` with one sentence; the batch functions name the first
-offending query.
-
-One idea, in one module of more than 500 lines: the per-query metrics and their batch forms
-share AP's terms (``_ap_terms``) and the input checks, each written once.
+Bad inputs raise :class:`InputError` with one sentence naming the first offending query.
 """
 
 from __future__ import annotations
@@ -43,15 +42,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irviewer.core.convention_names import FINITE, SUM_AP_RULES, TRAPEZOID, one_of
+from irviewer.core.convention_names import FINITE, SUM_AP_RULES, TRAPEZOID
 from irviewer.core.errors import InputError, counted
 
 #: Recall values within this distance below a recall level count as reaching it, so that
 #: 3/10 reaches the level 0.3 even though ``np.linspace(0, 1, 11)[3]`` is 0.30000000000000004.
 RECALL_TOLERANCE = 1e-12
-
-_RULE_HINT = f"use {one_of(SUM_AP_RULES)}"
-
 
 # -- validation -------------------------------------------------------------------------
 
@@ -107,9 +103,13 @@ def _check_ks(ks: Sequence[int] | np.ndarray) -> np.ndarray:
     return np.array([_check_k(k) for k in ks], dtype=np.int64)
 
 
-def _check_rule(rule: str) -> str:
+def _check_summed(rule: str) -> str:
+    """Return ``rule`` when it is one of :data:`SUM_AP_RULES`; ValueError (a caller's bug,
+    not a user's input: :func:`irviewer.core.ap_rules.average_precision` checks the rule)
+    otherwise."""
     if rule not in SUM_AP_RULES:
-        raise InputError(f"unknown AP rule {rule!r}: {_RULE_HINT}")
+        raise ValueError(f"{rule!r} is not a summed AP rule; "
+                         "irviewer.core.ap_rules.average_precision takes every rule")
     return rule
 
 
@@ -187,42 +187,7 @@ def _with_nan(values: np.ndarray, n: np.ndarray) -> np.ndarray:
     return out
 
 
-# -- per query --------------------------------------------------------------------------
-
-def average_precision_finite(positive_ranks: np.ndarray | Sequence[int],
-                             n_positives: int) -> float:
-    """Return the finite-sum (non-interpolated) AP of one query.
-
-    ``(1 / n) * sum_i i / (r_i + 1)`` over the retrieved positives, i 1-based: the mean over
-    all n positives of the precision at each positive's rank, a never-retrieved positive
-    adding 0. This is trec_eval's ``map`` (``num_rel`` from the qrels) and the AP of torchreid
-    and fast-reid ``eval_market1501`` (which rank the whole gallery, so every positive is
-    retrieved). nan when ``n_positives == 0``.
-    """
-    r, n = _check_one(positive_ranks, n_positives)
-    if n == 0:
-        return float("nan")
-    return float(np.sum(_ap_terms(r, np.arange(len(r)), FINITE)) / n)
-
-
-def average_precision_trapezoid(positive_ranks: np.ndarray | Sequence[int],
-                                n_positives: int) -> float:
-    """Return the trapezoid AP of one query: the PR curve integrated by trapezoids.
-
-    The rule of VGG's ``compute_ap.cpp`` (Oxford5k/Paris6k, Philbin et al. 2007), revisitop
-    and cirtorch ``compute_ap`` (Radenovic et al. 2018) and the official Market-1501
-    ``compute_AP.m``: for the j-th retrieved positive (j 0-based) at rank r the recall rises
-    by 1/n and the area added is ``(precision_0 + precision_1) / 2 / n``, with
-    ``precision_0 = j / r`` the precision just before it (1 when r = 0) and
-    ``precision_1 = (j + 1) / (r + 1)``. Never above the finite-sum AP of the same ranks.
-    ``compute_ap.cpp`` accumulates in float32, so its values differ in the 7th digit.
-    nan when ``n_positives == 0``.
-    """
-    r, n = _check_one(positive_ranks, n_positives)
-    if n == 0:
-        return float("nan")
-    return float(np.sum(_ap_terms(r, np.arange(len(r)), TRAPEZOID)) / n)
-
+# -- AP's terms -------------------------------------------------------------------------
 
 def _precision_at(r: np.ndarray, j: np.ndarray) -> np.ndarray:
     """Return the precision at the ``j``-th retrieved positive (0-based) at rank ``r``
@@ -238,7 +203,8 @@ def _precision_before(r: np.ndarray, j: np.ndarray) -> np.ndarray:
 
 def _ap_terms(r: np.ndarray, j: np.ndarray, rule: str) -> np.ndarray:
     """Return each retrieved positive's share of AP times the number of positives: the one
-    place AP's formula is written (the per-query and batch AP and :func:`ap_polyline` use it).
+    place AP's formula is written (:meth:`Ragged.summed_ap` and :func:`summed_ap_polyline`
+    use it).
 
     For the ``j``-th retrieved positive (0-based) at rank ``r`` (0-based): ``finite``, the
     precision at it (:func:`_precision_at`, trec_eval ``map``); ``trapezoid``, the mean of
@@ -250,106 +216,7 @@ def _ap_terms(r: np.ndarray, j: np.ndarray, rule: str) -> np.ndarray:
     return at
 
 
-def average_precision(positive_ranks: np.ndarray | Sequence[int], n_positives: int,
-                      rule: str) -> float:
-    """Return AP by ``rule``: ``"finite"`` (trec_eval, torchreid) or ``"trapezoid"``
-    (Oxford ``compute_ap.cpp``, revisitop). See the two functions; InputError otherwise."""
-    _check_rule(rule)
-    if rule == FINITE:
-        return average_precision_finite(positive_ranks, n_positives)
-    return average_precision_trapezoid(positive_ranks, n_positives)
-
-
-def precision_at_k(positive_ranks: np.ndarray | Sequence[int], n_positives: int,
-                   k: int) -> float:
-    """Return true P@k: the number of positives among the first k, divided by k.
-
-    trec_eval ``P.k``: a list shorter than k counts as padded with non-positives.
-    nan when ``n_positives == 0``.
-    """
-    r, n = _check_one(positive_ranks, n_positives)
-    k = _check_k(k)
-    if n == 0:
-        return float("nan")
-    return float(np.count_nonzero(r < k) / k)
-
-
-def precision_at_k_revisitop(positive_ranks: np.ndarray | Sequence[int], n_positives: int,
-                             k: int) -> float:
-    """Return revisitop's mP@k term of one query: positives within the first kq, over kq.
-
-    revisitop ``compute_map`` (Radenovic et al., CVPR 2018), also cirtorch: with 1-based
-    ranks, ``kq = min(rank of the last retrieved positive, k)`` and the value is
-    ``#(ranks <= kq) / kq``. When every positive comes before k this is higher than the
-    true P@k (4 positives all in the top 4 give mP@10 = 1, not 0.4).
-
-    A query that has positives but retrieved none gets 0.0. revisitop never meets that
-    case (it ranks the whole database, so every positive is retrieved; its ``max(pos)``
-    of an empty array would raise); 0.0 is the limit of "no positive within any cut-off"
-    and agrees with the true P@k. nan when ``n_positives == 0``.
-    """
-    r, n = _check_one(positive_ranks, n_positives)
-    k = _check_k(k)
-    if n == 0:
-        return float("nan")
-    if not len(r):
-        return 0.0
-    kq = min(int(r[-1]) + 1, k)
-    return float(np.count_nonzero(r < kq) / kq)
-
-
-def r_precision(positive_ranks: np.ndarray | Sequence[int], n_positives: int) -> float:
-    """Return R-precision: P@R with R = ``n_positives`` (trec_eval ``Rprec``).
-
-    Positives among the first R over R; nan when ``n_positives == 0``.
-    """
-    r, n = _check_one(positive_ranks, n_positives)
-    if n == 0:
-        return float("nan")
-    return float(np.count_nonzero(r < n) / n)
-
-
-def inverse_negative_penalty(positive_ranks: np.ndarray | Sequence[int],
-                             n_positives: int) -> float:
-    """Return INP = n_positives / (1-based rank of the last positive).
-
-    Ye et al., "Deep Learning for Person Re-identification: A Survey and Outlook", TPAMI
-    2021; its mean is mINP (fast-reid ``eval_market1501``). fast-reid ranks the whole
-    gallery, so the last positive is always found. Here, when some positive was never
-    retrieved (a truncated list) the hardest positive was not found at all and INP is 0.0
-    (its limit as that positive's rank grows), not retrieved / last retrieved rank.
-    nan when ``n_positives == 0``.
-    """
-    r, n = _check_one(positive_ranks, n_positives)
-    if n == 0:
-        return float("nan")
-    if len(r) < n:
-        return 0.0
-    return float(n / (r[-1] + 1))
-
-
-def first_positive_rank(positive_ranks: np.ndarray | Sequence[int]) -> int | None:
-    """Return the 0-based rank of the first retrieved positive, or None when none was."""
-    r = _check_sorted(_as_int_array(positive_ranks, "positive ranks"))
-    return int(r[0]) if len(r) else None
-
-
-def cmc_first_match(positive_ranks: np.ndarray | Sequence[int], n_positives: int,
-                    ks: Sequence[int] | np.ndarray) -> np.ndarray:
-    """Return Market-1501 CMC of one query at each k: 1.0 when the first positive is among
-    the first k, else 0.0 (float array, one value per k).
-
-    As torchreid ``eval_market1501`` (``cmc = raw_cmc.cumsum(); cmc[cmc > 1] = 1``).
-    All nan when ``n_positives == 0`` (torchreid skips such a query).
-    """
-    r, n = _check_one(positive_ranks, n_positives)
-    k_arr = _check_ks(ks)
-    if n == 0:
-        return np.full(len(k_arr), np.nan)
-    if not len(r):
-        return np.zeros(len(k_arr))
-    return (r[0] < k_arr).astype(np.float64)
-
+# -- one query ---------------------------------------------------------------------------
 
 def cmc_single_gallery_shot(valid_ranks_of_gallery: np.ndarray | Sequence[int],
                             gallery_ids: np.ndarray | Sequence[object], query_id: object,
@@ -414,48 +281,18 @@ def pr_points(positive_ranks: np.ndarray | Sequence[int],
     return (j + 1) / n, _precision_at(r, j)
 
 
-def interpolated_precision(recall: np.ndarray | Sequence[float],
-                           precision: np.ndarray | Sequence[float],
-                           levels: np.ndarray | Sequence[float]) -> np.ndarray:
-    """Return the interpolated precision at each recall level (float array).
-
-    ``p_interp(l) = max precision over the points with recall >= l`` (Manning, Raghavan &
-    Schutze, "Introduction to IR", 8.4; the TREC 11-point curve), 0.0 where no point
-    reaches l. A recall within ``RECALL_TOLERANCE`` below l counts as reaching it.
-    trec_eval >= 9.0 ``iprec_at_recall`` instead rounds l * num_rel to the nearest whole
-    number of positives (``lround``), so e.g. with 4 positives its level 0.3 needs 1
-    positive, not 2; trec_eval <= 8 (``l * num_rel + 0.9``, truncated) agrees with this
-    rule except where the fraction of ``l * num_rel`` lies in (0, 0.1).
-    """
-    rec = np.asarray(recall, dtype=np.float64)
-    prec = np.asarray(precision, dtype=np.float64)
-    lv = np.asarray(levels, dtype=np.float64)
-    if rec.ndim != 1 or prec.ndim != 1 or len(rec) != len(prec):
-        raise InputError(f"{counted(rec.size, 'recall value')} but "
-                         f"{counted(prec.size, 'precision value')}: one of each per point")
-    order = np.argsort(rec, kind="stable")
-    rec, prec = rec[order], prec[order]
-    out = np.zeros(lv.shape)
-    if not len(rec):
-        return out
-    best = np.maximum.accumulate(prec[::-1])[::-1]  # best precision at this recall or later
-    at = np.searchsorted(rec, lv - RECALL_TOLERANCE, side="left")
-    ok = at < len(rec)
-    out[ok] = best[at[ok]]
-    return out
-
-
-
-def ap_polyline(positive_ranks: np.ndarray | Sequence[int], n_positives: int,
-                rule: str) -> tuple[np.ndarray, np.ndarray]:
-    """Return (recall, precision) vertices whose trapezoid area is the AP under ``rule``.
+def summed_ap_polyline(positive_ranks: np.ndarray | Sequence[int], n_positives: int,
+                       rule: str) -> tuple[np.ndarray, np.ndarray]:
+    """Return (recall, precision) vertices whose trapezoid area is one query's AP under a
+    summed ``rule`` (one of :data:`SUM_AP_RULES`; every rule's curve is
+    :func:`irviewer.core.ap_rules.ap_polyline`).
 
     ``finite``: a flat step at each positive's precision; ``trapezoid``: a segment from the
     precision just before each positive to the precision at it (the curve VGG's
     ``compute_ap.cpp`` integrates). Both empty when nothing was retrieved or
     ``n_positives == 0``.
     """
-    _check_rule(rule)
+    _check_summed(rule)
     r, n = _check_one(positive_ranks, n_positives)
     if n == 0 or not len(r):
         return np.zeros(0), np.zeros(0)
@@ -473,10 +310,10 @@ def ap_polyline(positive_ranks: np.ndarray | Sequence[int], n_positives: int,
 class Ragged:
     """A batch of queries' positive ranks in the ragged layout, checked once.
 
-    Built by :func:`ragged`; its methods are the batch metrics, so an evaluation that needs
-    several of them checks and lays out its ranks once. ``query_of[i]`` is the query of
-    ``ranks[i]`` and ``position[i]`` its 0-based position among that query's retrieved
-    positives.
+    Built by :func:`ragged` (or :func:`one_query`); its methods are the metrics, so an
+    evaluation that needs several of them checks and lays out its ranks once.
+    ``query_of[i]`` is the query of ``ranks[i]`` and ``position[i]`` its 0-based position
+    among that query's retrieved positives.
     """
 
     ranks: np.ndarray
@@ -485,24 +322,44 @@ class Ragged:
     query_of: np.ndarray
     position: np.ndarray
 
-    def average_precision(self, rule: str) -> np.ndarray:
-        """Return AP per query by ``rule`` (see ``average_precision_finite`` and
-        ``average_precision_trapezoid`` for the sources); nan where ``n_positives == 0``."""
-        _check_rule(rule)
+    def summed_ap(self, rule: str) -> np.ndarray:
+        """Return AP per query under a rule that sums one term per retrieved positive
+        (``finite`` or ``trapezoid``, :data:`SUM_AP_RULES`), divided by all positives; nan
+        where ``n_positives == 0``. The AP of every rule and denominator is
+        :func:`irviewer.core.ap_rules.average_precision`.
+
+        ``finite``: ``(1 / n) * sum_i i / (r_i + 1)`` over the retrieved positives (i
+        1-based), the mean over all n positives of the precision at each one's rank, a
+        never-retrieved positive adding 0: trec_eval ``map`` (``num_rel`` from the qrels),
+        torchreid and fast-reid ``eval_market1501``. ``trapezoid``: the PR curve integrated
+        by trapezoids, the j-th retrieved positive (0-based) at rank r adding
+        ``(j / r + (j + 1) / (r + 1)) / 2 / n`` (``j / r`` is 1 at r = 0): VGG's
+        ``compute_ap.cpp`` (Oxford5k/Paris6k, Philbin et al. 2007), revisitop and cirtorch
+        ``compute_ap`` (Radenovic et al. 2018), the Market-1501 ``compute_AP.m``; never above
+        the finite-sum AP of the same ranks (``compute_ap.cpp`` accumulates in float32, so
+        its values differ in the 7th digit).
+        """
+        _check_summed(rule)
         n = self.n_positives
         terms = _ap_terms(self.ranks, self.position, rule)
         total = np.bincount(self.query_of, weights=terms, minlength=len(n))
         return _with_nan(total / np.maximum(n, 1), n)
 
     def precision_at_k(self, k: int) -> np.ndarray:
-        """Return true P@k per query (trec_eval ``P.k``); nan where ``n_positives == 0``."""
+        """Return true P@k per query: the positives among the first k, divided by k
+        (trec_eval ``P.k``: a list shorter than k counts as padded with non-positives); nan
+        where ``n_positives == 0``."""
         k = _check_k(k)
         hits = np.bincount(self.query_of[self.ranks < k], minlength=len(self.n_positives))
         return _with_nan(hits / k, self.n_positives)
 
     def precision_at_k_revisitop(self, k: int) -> np.ndarray:
-        """Return revisitop's P@k per query (divided by kq = min(k, 1-based rank of the last
-        positive); 0.0 when none retrieved); nan where ``n_positives == 0``."""
+        """Return revisitop's mP@k term per query: the positives within the first kq, over
+        kq, where ``kq = min(k, 1-based rank of the last retrieved positive)`` (revisitop
+        ``compute_map``, Radenovic et al., CVPR 2018; also cirtorch). When every positive
+        comes before k this is above the true P@k (4 positives in the top 4 give mP@10 = 1,
+        not 0.4). A query with positives but none retrieved gets 0.0 (revisitop never meets
+        it: it ranks the whole database); nan where ``n_positives == 0``."""
         k = _check_k(k)
         kq = np.minimum(self.last_rank() + 1, k)  # 0 when nothing was retrieved
         qid = self.query_of
@@ -510,15 +367,18 @@ class Ragged:
         return _with_nan(hits / np.maximum(kq, 1), self.n_positives)
 
     def r_precision(self) -> np.ndarray:
-        """Return R-precision per query (trec_eval ``Rprec``); nan where
-        ``n_positives == 0``."""
+        """Return R-precision per query: P@R with R the query's number of positives
+        (trec_eval ``Rprec``); nan where ``n_positives == 0``."""
         n, qid = self.n_positives, self.query_of
         hits = np.bincount(qid[self.ranks < n[qid]], minlength=len(n))
         return _with_nan(hits / np.maximum(n, 1), n)
 
     def inverse_negative_penalty(self) -> np.ndarray:
-        """Return INP per query (Ye et al. 2021; 0.0 when a positive was never retrieved);
-        nan where ``n_positives == 0``."""
+        """Return INP per query: n_positives / (1-based rank of the last positive) (Ye et
+        al., "Deep Learning for Person Re-identification: A Survey and Outlook", TPAMI 2021;
+        its mean is fast-reid's mINP). When a positive was never retrieved (a truncated list)
+        the hardest positive was not found at all and INP is 0.0, its limit as that
+        positive's rank grows; nan where ``n_positives == 0``."""
         n = self.n_positives
         complete = (np.diff(self.offsets) == n) & (n > 0)
         last = self.last_rank() + 1
@@ -556,6 +416,14 @@ def ragged(ranks: np.ndarray | Sequence[int], offsets: np.ndarray | Sequence[int
     r, o, n = _check_batch(ranks, offsets, n_positives)
     _, qid, j = _layout(o, len(r))
     return Ragged(r, o, n, qid, j)
+
+
+def one_query(positive_ranks: np.ndarray | Sequence[int], n_positives: int) -> Ragged:
+    """Return one query's positive ranks as a checked :class:`Ragged` batch of one; its
+    InputError sentences name no query (see the module's input convention)."""
+    r, n = _check_one(positive_ranks, n_positives)
+    return Ragged(r, np.array([0, len(r)], dtype=np.int64), np.array([n], dtype=np.int64),
+                  np.zeros(len(r), dtype=np.int64), np.arange(len(r), dtype=np.int64))
 
 
 def _segment_max(values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:

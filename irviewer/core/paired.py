@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 import sys
-import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -45,6 +44,10 @@ EXACT_MAX_QUERIES = 16
 #: A permuted mean counts as "at least as extreme" when |sum| >= |observed sum| minus this
 #: share of sum |delta| (float rounding of equal sums, never a real difference).
 TIE_TOLERANCE = 1e-9
+#: Deltas that all lie within this many float64 epsilons (relative to their mean) of their
+#: mean count as constant: their variance is float rounding, not a spread of the queries.
+#: scipy.stats uses the same bound to warn of "catastrophic cancellation".
+CONSTANT_EPSILONS = 10
 
 SOURCES = {
     "paired_t": "two-sided paired t-test (Student): scipy.stats.ttest_1samp of the deltas",
@@ -60,11 +63,13 @@ SOURCES = {
 @dataclass(frozen=True)
 class TTest:
     """The paired t-test: statistic (nan when undefined, +-inf for constant non-zero deltas),
-    degrees of freedom n - 1 and the two-sided p-value."""
+    degrees of freedom n - 1, the two-sided p-value, and a sentence saying why when the test
+    cannot weigh the deltas (fewer than two, or all the same), "" otherwise."""
 
     statistic: float
     df: int
     p_value: float
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -275,25 +280,49 @@ def paired_t_test(deltas: np.ndarray) -> TTest:
     of the deltas against 0 (what ``scipy.stats.ttest_rel`` of method and baseline computes),
     t = mean / (s / sqrt(n)) with the n - 1 standard deviation s, p = 2 P(T_{n-1} >= |t|).
 
-    Fewer than two queries, or all deltas 0: t and p are nan. All deltas equal and non-zero:
-    t = +-inf and p = 0 (scipy gives the same when the mean is exact; where float rounding
-    of the mean leaves a variance of 1e-34 scipy reports a huge finite t instead). scipy's
-    warning about deltas that nearly all agree is not repeated: its t and p are kept.
+    Fewer than two queries, or all deltas 0: t and p are nan. All deltas the same and
+    non-zero (:func:`constant_deltas`: equal, or within float rounding of their mean, where
+    the variance scipy would divide by is rounding noise and it warns of precision loss):
+    t = +-inf and p = 0, as scipy gives for exactly equal deltas. Each of these cases says
+    so in the test's ``note``.
     """
     d = np.asarray(deltas, dtype=np.float64)
     n = len(d)
     if n < 2:
-        return TTest(float("nan"), max(n - 1, 0), float("nan"))
-    if np.all(d == d[0]):
-        if d[0] == 0:
-            return TTest(float("nan"), n - 1, float("nan"))
-        return TTest(math.copysign(math.inf, d[0]), n - 1, 0.0)
+        return TTest(float("nan"), max(n - 1, 0), float("nan"),
+                     "the paired t-test needs at least two paired queries")
+    if np.all(d == 0):
+        return TTest(float("nan"), n - 1, float("nan"),
+                     "every paired query has the same value under both methods: the paired "
+                     "t-test is undefined")
+    if constant_deltas(d):
+        exact = "" if np.all(d == d[0]) else " (to within float rounding)"
+        sign = "+" if d[0] > 0 else "-"
+        return TTest(math.copysign(math.inf, d[0]), n - 1, 0.0,
+                     f"every paired query changes by the same delta{exact}: the deltas have "
+                     f"no variance, so the paired t-test gives t = {sign}inf and p = 0 "
+                     "whatever the number of queries; read the randomization test's p")
     from scipy import stats  # imported on first use: the window opens without it
 
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore", RuntimeWarning)
+    with np.errstate(all="ignore"):  # a variance that underflows gives scipy's nan or inf
         result = stats.ttest_1samp(d, 0.0)
     return TTest(float(result.statistic), n - 1, float(result.pvalue))
+
+
+def constant_deltas(deltas: np.ndarray) -> bool:
+    """Return whether at least two ``deltas``, not all 0, are all the same: equal, or every
+    one within :data:`CONSTANT_EPSILONS` float64 epsilons (relative to their mean) of their
+    mean, which is the bound under which ``scipy.stats`` warns that the variance is lost to
+    catastrophic cancellation (``_demean``)."""
+    d = np.asarray(deltas, dtype=np.float64)
+    if len(d) < 2 or np.all(d == 0):
+        return False
+    if np.all(d == d[0]):
+        return True
+    mean = np.mean(d)
+    with np.errstate(divide="ignore"):  # a mean of 0 with deltas that differ: not constant
+        relative = np.max(np.abs(d - mean)) / abs(mean)
+    return bool(relative < np.finfo(np.float64).eps * CONSTANT_EPSILONS)
 
 
 def randomization_test(deltas: np.ndarray, permutations: int = PERMUTATIONS,

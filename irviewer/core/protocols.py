@@ -16,13 +16,18 @@ from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
 from irviewer.core.convention_names import (
+    ALL_POSITIVES,
     AP_DEFINITIONS,
+    AP_DENOMINATORS,
     AP_RULES,
+    DEPTH_DENOMINATORS,
     FINITE,
     KEEP,
+    LISTED_POSITIVES,
     REMOVE,
     SELF_MATCH_RULES,
     TRAPEZOID,
+    APDenominator,
     APRule,
     SelfMatch,
     one_of,
@@ -36,6 +41,10 @@ CMCRule = Literal["none", "market", "cuhk03"]
 TIES = ("stable: equal scores keep gallery order; computed scores nearer than float32 "
         "rounding can order are ordered by their exact value (exact dot products), the same "
         "on every machine")
+#: Why a query with no positive left is out of the means (unless its protocol says why).
+SKIP_REASON = "no positive left after the protocol's removals"
+#: The summary key of DISC21's headline, micro-average precision over every predicted pair.
+MICRO_AP = "microAP"
 
 
 
@@ -63,9 +72,16 @@ class Protocol:
             AccuracyCalculator computes it; :mod:`irviewer.core.learning_metrics`).
         recall_ks: cut-offs of metric learning's Recall@K (a same-label result within the
             first K; none when empty).
-        ap_positives: AP's denominator: ``all`` positives of the query (trec_eval) or only
+        ap_positives: AP's denominator: ``all`` positives of the query (trec_eval), only
             those ``retrieved`` within the list (VLFeat ``vl_pr`` as HPatches uses it; 0 when
-            none is retrieved).
+            none is retrieved), ``depth``: min(positives, list depth) (delf's mAP@100 of
+            Google Landmarks v2), or ``list``: the list depth itself.
+        first_position: also report the 1-based position of the first positive within the
+            list (list depth + 1 when none), its mean and median (delf
+            ``MeanMedianPosition``).
+        family_note: what is said of a query with no positive under this protocol (None: it
+            is skipped, :data:`SKIP_REASON`): a Google Landmarks
+            query of the other Usage, a copy-detection query with no copy.
         headline: the summary key a paper of this family cites first.
         source: where the conventions come from, for citing.
     """
@@ -84,7 +100,9 @@ class Protocol:
     seed: int = 0
     inp: bool = False
     list_depth: int | None = None
-    ap_positives: Literal["all", "retrieved"] = "all"
+    ap_positives: APDenominator = ALL_POSITIVES
+    first_position: bool = False
+    family_note: str | None = None
     map_at_r: bool = False
     recall_ks: tuple[int, ...] = ()
     headline: str = "mAP"
@@ -106,13 +124,24 @@ class Protocol:
                              "cannot be both positive and ignored")
         if any(k < 1 for k in (*self.ks, *self.cmc_ks, *self.recall_ks)):
             raise InputError(f"protocol {self.name}: cut-offs k must be at least 1")
-        if self.ap_positives not in ("all", "retrieved"):
-            raise InputError(f"unknown AP denominator {self.ap_positives!r}: use all or "
-                             "retrieved")
+        if self.ap_positives not in AP_DENOMINATORS:
+            raise InputError(f"unknown AP denominator {self.ap_positives!r}: use "
+                             f"{one_of(AP_DENOMINATORS)}")
         if self.list_depth is not None and self.list_depth < 1:
             raise InputError(f"protocol {self.name}: the list depth must be at least 1")
+        if self.list_depth is None and (self.ap_positives in DEPTH_DENOMINATORS
+                                        or self.first_position):
+            raise InputError(f"protocol {self.name}: AP over min(positives, depth), over the "
+                             "depth, and the first position need a list depth")
         if self.cmc_repeats < 1:
             raise InputError(f"protocol {self.name}: the CMC repeat count must be at least 1")
+
+    @property
+    def skip_reason(self) -> str:
+        """Return why a query without positives is out of this protocol's means: its
+        ``family_note`` (a test image of another Usage, a query with no copy), else
+        :data:`SKIP_REASON`."""
+        return self.family_note or SKIP_REASON
 
     def override(self, **changes: Any) -> Protocol:
         """Return a copy with the named fields changed (None leaves a field as it is);
@@ -145,6 +174,8 @@ class Protocol:
             "inp": self.inp,
             "list_depth": self.list_depth,
             "ap_positives": self.ap_positives,
+            **({"first_position": True} if self.first_position else {}),
+            **({"family_note": self.family_note} if self.family_note else {}),
             "map_at_r": self.map_at_r,
             "recall_ks": list(self.recall_ks),
             "headline": self.headline,
@@ -178,13 +209,13 @@ PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (
              source="CUHK03 (Li et al. CVPR 2014) single-gallery-shot CMC as torchreid "
                     "eval_cuhk03 defines it, with a seeded sampler"),
     Protocol("hpatches-patch", "hpatches", positive=("same_patch",), ap=FINITE,
-             self_match=REMOVE, list_depth=50, ap_positives="retrieved",
+             self_match=REMOVE, list_depth=50, ap_positives=LISTED_POSITIVES,
              source="HPatches patch retrieval (Balntas et al. CVPR 2017; hpatches-benchmark "
                     "retrieval_eval.m with VLFeat vl_pr): the corresponding patches are "
                     "positive; AP over the 50 results after the query patch, divided by the "
                     "positives among them (0 when none)"),
     Protocol("hpatches-image", "hpatches", positive=("same_image",), ap=FINITE,
-             self_match=REMOVE, list_depth=50, ap_positives="retrieved",
+             self_match=REMOVE, list_depth=50, ap_positives=LISTED_POSITIVES,
              source="HPatches image retrieval (hpatches-benchmark retrieval_eval.m): any patch "
                     "of an image of the query's cluster is positive; AP as the patch task"),
     *(Protocol(f"hpatches-retrieval-{noise}", "hpatches", positive=(noise,),
@@ -200,6 +231,27 @@ PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (
              self_match=REMOVE, ks=(1, 5, 10),
              source="INRIA Holidays (Jegou et al. ECCV 2008, eval_holidays): same group is "
                     "positive, the query image is removed from its own results"),
+    *(Protocol(f"gldv2-{usage}", "gldv2", positive=(usage,), ap=FINITE, self_match=KEEP,
+               ks=(1, 5, 10, 100), list_depth=100, ap_positives="depth", first_position=True,
+               family_note=f"a test image of another Usage: scored under gldv2-{other}",
+               source=f"Google Landmarks v2 retrieval, {usage.capitalize()} test images "
+                      "(Weyand et al. CVPR 2020; tensorflow/models delf "
+                      "google_landmarks_dataset/metrics.py MeanAveragePrecision, "
+                      "MeanPrecisions, MeanMedianPosition with max_predictions=100): the "
+                      "solution's index images are positive; the first 100 results count, a "
+                      "repeated one keeps its place but scores nothing; AP divided by "
+                      "min(positives, 100); every test image of the Usage counts, one "
+                      "without predictions as 0")
+      for usage, other in (("public", "private"), ("private", "public"))),
+    Protocol("disc21", "copy-detection", positive=("copy",), ap=FINITE, self_match=KEEP,
+             ks=(1, 10), headline=MICRO_AP,
+             family_note="no copy among the references: its answers are false positives "
+                         "in microAP",
+             source="DISC21 copy detection (Douze et al., The 2021 Image Similarity Dataset "
+                    "and Challenge; facebookresearch/isc2021 isc/metrics.py evaluate): "
+                    "microAP over every predicted (query, reference, score) pair, tied "
+                    "scores in the worst order, every ground-truth pair in the denominator; "
+                    "recall at precision 90 % and at rank 1 and 10"),
     *(Protocol(name, "instance", positive=("positive",), ignored=("junk",), ap=FINITE,
                self_match=REMOVE, ks=(1,), map_at_r=True, recall_ks=cutoffs,
                headline="Recall@1",
@@ -219,6 +271,12 @@ PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (
                     "query image against the gallery, the gallery images of its item are "
                     "positive; Recall@K as the metric-learning papers"),
 )}
+
+#: Summary keys that are not fractions shown in percent: positions, scores and counts.
+UNIT_FREE_KEYS = ("mean_position", "median_position", "threshold@P90", "n_predictions",
+                  "n_ground_truth_pairs", "n_outside_queries")
+#: Per-query keys defined for every query, a skipped one included (counts, answers).
+EVERY_QUERY_KEYS = ("first_positive_rank", "n_positives", "n_answers", "top_score")
 
 #: Per-query keys whose mean over the queries keeps the key's name (a CMC or Recall@K value
 #: is already a rate over queries); every other mean is the key with "m" in front.
@@ -289,10 +347,18 @@ def removals(ignored: Iterable[str], self_match: str, own_images: bool | None = 
 
 def _metric_convention(protocol: Protocol, key: str) -> str | None:
     """Return the sentence of one summary key (None for counts)."""
-    if key in ("n_evaluated", "n_skipped"):
+    if key in ("n_evaluated", "n_skipped") or key.startswith("n_"):
         return None
+    if key in COPY_DETECTION_SENTENCES and protocol.family == "copy-detection":
+        return COPY_DETECTION_SENTENCES[key]
     if key == "mAP":
-        return AP_DEFINITIONS[protocol.ap]
+        return AP_DEFINITIONS[protocol.ap] + _denominator_words(protocol)
+    if key == "mean_position":
+        return (f"delf MeanMedianPosition: the mean 1-based position of the first positive "
+                f"within the first {protocol.list_depth} results, {protocol.list_depth} + 1 "
+                "when none")
+    if key == "median_position":
+        return "delf MeanMedianPosition: the median (numpy) of the same positions"
     if key.endswith("(revisitop)"):
         return "revisitop: divided by min(k, rank of the last positive)"
     if key.startswith("mP@"):
@@ -310,6 +376,37 @@ def _metric_convention(protocol: Protocol, key: str) -> str | None:
         return MAP_AT_R
     if key.startswith("Recall@"):
         return RECALL_AT_K
+    return ""
+
+
+#: The sentences of the copy-detection summary keys (isc2021 ``isc/metrics.py``).
+COPY_DETECTION_SENTENCES = {
+    MICRO_AP: "micro-average precision, one global number over every predicted pair (not "
+              "a mean over queries): pairs by descending score, tied scores in the worst "
+              "order (false before true), divided by every ground-truth pair; isc2021 "
+              "evaluate",
+    "mAP": "macro: the mean over the queries with a copy of their own finite-sum AP; not "
+           "DISC21's number (that is microAP)",
+    "recall@P90": "the highest recall at a point of the worst-order list with precision "
+                  ">= 90 %; isc2021 find_operating_point",
+    "threshold@P90": "the score at that point (accept score >= it); none when precision "
+                     "never reaches 90 %",
+    "recall@rank1": "ground-truth pairs whose reference no other answer of the query "
+                    "outscores or ties, over every ground-truth pair; isc2021 find_tp_ranks",
+    "recall@rank10": "ground-truth pairs with fewer than 10 other answers of the query "
+                     "scoring at least as high, over every ground-truth pair",
+}
+
+
+def _denominator_words(protocol: Protocol) -> str:
+    """Return what the mAP sentence adds for a list depth and a denominator other than all
+    the positives ("" for the others, whose sentences predate these)."""
+    depth = protocol.list_depth
+    if protocol.ap_positives == "depth":
+        return (f"; over the first {depth} results, divided by min(positives, {depth}) as "
+                "delf MeanAveragePrecision")
+    if protocol.ap_positives == "list":
+        return f"; over the first {depth} results, divided by {depth}"
     return ""
 
 

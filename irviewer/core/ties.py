@@ -47,11 +47,6 @@ from irviewer.core.convention_names import SUM_AP_RULES, TRAPEZOID
 #: Scores closer than this are tied (cosine rankings); a ranking file's ties are exact.
 TIE_TOLERANCE = 1e-6
 
-#: What the output says about ties, beside the gallery-order rule the ranking uses.
-TIE_RULE = (f"scores within {TIE_TOLERANCE:g} are tied (a ranking file's: equal as "
-            "written); AP_best / AP_worst put the positives first / last within each tie, "
-            "AP_expected is the mean over all tie orders (McSherry & Najork, ECIR 2008)")
-
 #: What each tie-bound summary key's suffix means, for the sentence naming its convention.
 TIE_ORDERS = {
     "best": f"tied scores ordered positives first (scores within {TIE_TOLERANCE:g} tie; a "
@@ -272,8 +267,9 @@ def bounded_keys(keys: list[str]) -> list[str]:
 def protocol_expected_ap(groups: TieGroups, n_positives: np.ndarray, listed: np.ndarray,
                          rule: str, denominator: str, depth: int | None) -> np.ndarray:
     """Return AP's expected value over tie orders per query under a protocol's ``rule``,
-    AP ``denominator`` (``all`` positives, or those ``retrieved`` within the list, of which
-    each query has ``listed`` in the reported order) and list ``depth``; nan where there
+    AP ``denominator`` (``all`` positives; those ``retrieved`` within the list, of which
+    each query has ``listed`` in the reported order; ``depth``: min(positives, depth);
+    ``list``: the depth) and list ``depth``; nan where there
     is no closed form: an interpolated rule, or, dividing by the positives listed, a tie
     group cut by the list's end (the count itself then depends on the order)."""
     n = np.asarray(n_positives)
@@ -281,6 +277,9 @@ def protocol_expected_ap(groups: TieGroups, n_positives: np.ndarray, listed: np.
         return np.full(len(n), np.nan)
     if denominator == "all":
         return expected_ap(groups, n, rule, depth)
+    if denominator in ("depth", "list") and depth is not None:  # fixed by the ground truth
+        fixed = np.minimum(n, depth) if denominator == "depth" else np.where(n > 0, depth, 0)
+        return expected_ap(groups, fixed, rule, depth)
     out = expected_ap(groups, np.maximum(listed, 1), rule, depth)
     out[listed == 0] = 0.0
     if depth is not None:

@@ -97,6 +97,9 @@ class ReadOptions:
         row_names: a text file naming the rows of descriptor files that carry no names, one
             image per line (``--row-names``); without ``gallery_names`` its names are also
             the gallery of ground truth that does not list one.
+        copy_pairs: DISC21's pair settings (:func:`irviewer.core.copy_pairs.
+            parse_pair_settings`): how descriptors become predicted pairs, and how many
+            pairs a predictions file may hold.
     """
 
     images: Path | None = field(default=None, metadata=_spec(
@@ -134,6 +137,14 @@ class ReadOptions:
         help="keep queries whose instance has no gallery image (reported as skipped) "
         "instead of removing them",
         check="Keep queries whose instance has no gallery image"))
+    copy_pairs: str | None = field(default=None, metadata=_spec(
+        flag="--copy-pairs", metavar="SPEC", kind="text", label="Copy-detection pairs",
+        json="copy_pairs",
+        help="DISC21 copy detection: how pairs are made from descriptors and how many a "
+        "predictions file may hold, as isc2021's descriptor track: cap=N (the N best pairs "
+        "over all queries, default 500000) or knn=K (each query's K nearest), metric=l2 "
+        "(negated squared L2, default) or ip, max_dim=D (default 256); comma-separated",
+        hint="DISC21: cap=500000 or knn=K, metric=l2 or ip, max_dim=256"))
     gallery_names: tuple[str, ...] | None = None
 
 

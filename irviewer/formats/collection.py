@@ -44,6 +44,7 @@ from irviewer.core.errors import InputError, either
 from irviewer.formats.base import Reader, ReadOptions, read_text
 from irviewer.formats.manifest import InstanceEntry, instance_dataset, read_rows
 from irviewer.io.atomic import atomic_write_text
+from irviewer.io.program import program_command
 
 NAME = "collection"
 RECORD = "collection.json"
@@ -198,7 +199,7 @@ def descriptors_path(collection: Path) -> Path:
 
 def reindex_words(collection: Path) -> str:
     """Return how to index the photos again, in each edge's words."""
-    return either(f"irviewer index PHOTOS --out {shlex.quote(str(collection))}",
+    return either(f"{program_command()} index PHOTOS --out {shlex.quote(str(collection))}",
                   "File \u25b8 New collection from a folder\u2026")
 
 

@@ -100,19 +100,13 @@ def sniff_holidays(path: Path) -> bool:
     return bool(names) and all(HOLIDAYS_NAME.match(n) for n in names)
 
 
-def read_name_list(path: Path) -> tuple[list[tuple[int, str]], list[str]]:
-    """Return the (line number, image name) of each name in a list, and notes.
+def read_group_list(path: Path) -> tuple[list[tuple[int, str, str | None]], list[str]]:
+    """Return the (line number, image name, group given on the line or None) of each name in
+    a list, and notes.
 
     A repeated name is kept once, with a note. InputError (naming the file) for a file that
     cannot be read, is not UTF-8, or lists no name.
     """
-    entries, notes = read_group_list(path)
-    return [(number, name) for number, name, _ in entries], notes
-
-
-def read_group_list(path: Path) -> tuple[list[tuple[int, str, str | None]], list[str]]:
-    """Return the (line number, image name, group given on the line or None) of each name in
-    a list, and notes; as :func:`read_name_list`."""
     text = read_text(path, "a name list")
     entries: list[tuple[int, str, str | None]] = []
     first_line: dict[str, int] = {}

@@ -69,14 +69,12 @@ class Photo:
 @dataclass(frozen=True)
 class PhotoFolder:
     """What a photo folder holds: its photos (sorted by path), its layout (:data:`FLAT`,
-    :data:`FOLDERS` or :data:`MIXED`), how many other files were passed over, and one
-    sentence per thing worth telling (names shared by two photos, unreadable photo types,
-    subfolders without a photo)."""
+    :data:`FOLDERS` or :data:`MIXED`), and one sentence per thing worth telling (names
+    shared by two photos, unreadable photo types, subfolders without a photo)."""
 
     folder: Path
     photos: tuple[Photo, ...]
     layout: str
-    passed_over: int
     notes: tuple[str, ...]
 
     @property
@@ -105,20 +103,17 @@ def list_photo_folder(folder: Path, skip: Path | None = None) -> PhotoFolder:
     suffixes = photo_suffixes()
     skip_real = os.path.realpath(skip) if skip is not None else None
     found: list[tuple[str, str, os.stat_result]] = []  # (artwork, relative, stat)
-    other = 0
     unreadable: list[str] = []
     empty_folders: list[str] = []
     top_files = sub_folders = 0
 
     def walk(directory: str, parts: tuple[str, ...]) -> int:
-        nonlocal other
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
         except PermissionError:
             if not parts:
                 raise
-            other += 1
-            return 0
+            return 0  # a subfolder that cannot be listed is passed over
         photos = 0
         for entry in entries:
             if _hidden(entry.name):
@@ -137,8 +132,6 @@ def list_photo_folder(folder: Path, skip: Path | None = None) -> PhotoFolder:
             if suffix not in suffixes:
                 if suffix in UNREADABLE_PHOTOS:
                     unreadable.append("/".join((*parts, entry.name)))
-                else:
-                    other += 1
                 continue
             artwork = parts[0] if parts else os.path.splitext(entry.name)[0]
             found.append((artwork, "/".join((*parts, entry.name)), entry.stat()))
@@ -184,7 +177,7 @@ def list_photo_folder(folder: Path, skip: Path | None = None) -> PhotoFolder:
                      f"shared by photos of different types, e.g. {examples(shared)}: they "
                      "are taken as views of the same artwork")
     layout = FOLDERS if not top_files else (FLAT if not sub_folders else MIXED)
-    return PhotoFolder(folder, tuple(photos), layout, other, tuple(notes))
+    return PhotoFolder(folder, tuple(photos), layout, tuple(notes))
 
 
 def _named(found: list[tuple[str, str, os.stat_result]],

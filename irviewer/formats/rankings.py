@@ -19,6 +19,11 @@ the result (``irviewer eval DATASET --ranking FILE``, in place of descriptors). 
   scores are ranked in an order other than docid-descending (trec_eval may then score the
   file differently from irviewer).
 
+* **Google Landmarks v2 submissions** (a first line ``id,images``) and **DISC21
+  predictions** (``query_id,reference_id,score``), read as delf's and isc2021's evaluators
+  read them (:mod:`irviewer.formats.gldv2`, :mod:`irviewer.formats.disc21`): every listed
+  entry keeps its place, one that is no gallery image included.
+
 * **HPatches ``.results``** files (the query patch, then 50 results per line), for an
   HPatches ``.benchmark`` dataset (:func:`irviewer.formats.hpatches.read_hpatches_results`).
 
@@ -61,6 +66,7 @@ from irviewer.core.errors import InputError, examples
 from irviewer.core.image_names import strip_image_suffix
 from irviewer.core.ranking import Ranking, ranking_from_lists
 from irviewer.formats.base import read_text
+from irviewer.formats.listed_csv import read_listed_csv, sniff_listed_csv
 from irviewer.io.npz import load_npz
 
 #: :meth:`NameMatcher.find` results that are not an index.
@@ -86,6 +92,8 @@ def sniff_ranking(path: Path) -> bool:
                 return "indices" in archive.files
         if p.suffix.lower() == ".results":
             return True
+        if sniff_listed_csv(p):
+            return True
         first = next((line for line in head.decode("utf-8-sig", "replace").splitlines()
                       if line.strip()), "")
         fields = first.split()
@@ -98,7 +106,8 @@ def sniff_ranking(path: Path) -> bool:
         return False
 
 
-def read_ranking(path: Path, dataset: Dataset) -> tuple[Ranking, tuple[str, ...]]:
+def read_ranking(path: Path, dataset: Dataset,
+                 pairs: str | None = None) -> tuple[Ranking, tuple[str, ...]]:
     """Return (the truncated :class:`~irviewer.core.ranking.Ranking` stored in ``path`` for
     ``dataset``, notes for the user).
 
@@ -128,6 +137,8 @@ def read_ranking(path: Path, dataset: Dataset) -> tuple[Ranking, tuple[str, ...]
         from irviewer.formats.hpatches import read_hpatches_results
 
         return read_hpatches_results(path, dataset), ()
+    if sniff_listed_csv(path):  # a GLDv2 submission, DISC21 predictions (pairs: their cap)
+        return read_listed_csv(path, dataset, pairs)
     return _read_trec(path, dataset)
 
 

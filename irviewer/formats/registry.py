@@ -17,7 +17,7 @@ from irviewer.formats.base import Reader, ReadOptions, option, refuse_options_no
 
 #: Modules of irviewer.formats that each define ``READER`` (one benchmark family each).
 BUILTIN = ("collection", "manifest", "oxford", "revisited", "reid", "holidays", "instance_names",
-           "hpatches", "hpatches_tasks", "sop", "cub", "cars", "inshop")
+           "hpatches", "hpatches_tasks", "sop", "cub", "cars", "inshop", "gldv2", "disc21")
 
 _READERS: dict[str, Reader] = {}
 

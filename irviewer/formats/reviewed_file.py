@@ -24,7 +24,7 @@ from pathlib import Path
 
 from irviewer.core.errors import InputError
 from irviewer.formats.corrections_file import SUFFIX as CORRECTIONS_SUFFIX
-from irviewer.formats.corrections_file import corrections_place, read_csv_text
+from irviewer.formats.corrections_file import read_csv_text
 from irviewer.io import user_data
 from irviewer.io.atomic import atomic_open
 from irviewer.io.csv_table import csv_writer, iter_records
@@ -62,13 +62,6 @@ def reviewed_path(corrections_path: Path) -> Path:
     name = p.name
     stem = name[:-len(CORRECTIONS_SUFFIX)] if name.endswith(CORRECTIONS_SUFFIX) else p.stem
     return p.parent / f"{stem}{SUFFIX}"
-
-
-def default_reviewed_path(dataset_path: Path) -> Path:
-    """Return ``<dataset>.reviewed.csv`` beside the dataset's corrections file (beside the
-    dataset, or in the user's data folder when the dataset's folder cannot be written:
-    :func:`~irviewer.formats.corrections_file.corrections_place`)."""
-    return reviewed_path(corrections_place(dataset_path).path)
 
 
 def read_reviewed(path: Path) -> tuple[Reviewed, ...]:

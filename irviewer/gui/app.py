@@ -102,11 +102,13 @@ def run(args: argparse.Namespace) -> int:
             window.open_request(request_from_args(args), sync=sync)
 
     if args.screenshot is None:
-        window.show()
-        if args.kiosk:
+        if args.kiosk:  # the kiosk is the only window: the inspector shows only for staff
+            window.opening.failed.connect(lambda *_: window.show())  # (or when it fails)
             window.presentation.kiosk_when_opened(args.idle, args.watch)
-        elif args.present:
-            window.presentation.enter_when_opened()
+        else:
+            window.show()
+            if args.present:
+                window.presentation.enter_when_opened()
         start(sync=False)
         return app.exec()
     start(sync=True)

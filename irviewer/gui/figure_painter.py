@@ -1,6 +1,7 @@
-"""Paint a :class:`irviewer.view.figure.FigureLayout` as a vector PDF (QPdfWriter), a vector
-SVG (QSvgGenerator) or a 300 dpi PNG (QImage). File ▸ Export figure and ``irviewer figure``
-call :func:`export_figure`; what is drawn where is the layout's decision, not this module's.
+"""Paint a :class:`irviewer.view.figure.FigureLayout`, written as a vector PDF, a vector SVG or
+a 300 dpi PNG by the one figure writer (:mod:`irviewer.gui.figure_writer`). File ▸ Export
+figure and ``irviewer figure`` call :func:`export_figure`; what is drawn where is the
+layout's decision, not this module's.
 
 Images are decoded with Pillow as the window's thumbnails are (bounded, a broken file or a
 decompression bomb gives a "broken image" tile, a missing file a tile with its name).
@@ -13,30 +14,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QMarginsF, QPointF, QRectF, QSize, QSizeF, Qt
-from PySide6.QtGui import (
-    QColor,
-    QFont,
-    QImage,
-    QPageLayout,
-    QPageSize,
-    QPainter,
-    QPainterPath,
-    QPdfWriter,
-    QPen,
-)
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPainterPath, QPen
 
-from irviewer.core.errors import InputError
 from irviewer.core.evaluation import IGNORED, NEGATIVE, POSITIVE
+from irviewer.gui.figure_writer import font_points, write_figure
 from irviewer.gui.theme import QUERY_BOX, RELEVANCE
 from irviewer.gui.widgets.thumbnails import BROKEN, decode_with_width
-from irviewer.io.atomic import atomic_write_bytes
 from irviewer.view import palette
 from irviewer.view.figure import FigureLayout, FigureRow, Rect
-from irviewer.view.figure_request import FORMATS
+from irviewer.view.figure_formats import DPI, figure_suffix
 
-#: Raster resolution of PNG export and of images embedded in PDF / SVG.
-DPI = 300
 TILE_BACKGROUND = palette.TILE_PAPER
 TEXT = palette.TEXT
 MUTED = palette.MUTED_TEXT
@@ -45,20 +33,16 @@ QUERY_FRAME = 1.5
 
 
 def export_figure(layout: FigureLayout, path: Path) -> None:
-    """Write ``layout`` to ``path`` as PDF, SVG or PNG (by its suffix), atomically.
+    """Write ``layout`` to ``path`` as PDF, SVG or PNG (by its suffix), atomically
+    (:func:`irviewer.gui.figure_writer.write_figure`).
 
     Needs a QGuiApplication. InputError for another suffix or a file that cannot be written.
     """
-    path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix not in FORMATS:
-        raise InputError(f"{path.name}: a figure is written as .pdf, .svg or .png")
+    figure_suffix(path)  # before decoding any image
     images = _decode_all(layout)
-    data = {".pdf": _pdf_bytes, ".svg": _svg_bytes, ".png": _png_bytes}[suffix](layout, images)
-    try:
-        atomic_write_bytes(path, data)
-    except OSError as e:
-        raise InputError(f"{path}: cannot write the figure ({e.strerror})") from None
+    write_figure(Path(path), layout.width, layout.height,
+                 lambda painter: paint_figure(painter, layout, images), "irviewer figure",
+                 " ".join(layout.caption))
 
 
 def paint_figure(painter: QPainter, layout: FigureLayout, images: dict[str, object]) -> None:
@@ -68,11 +52,8 @@ def paint_figure(painter: QPainter, layout: FigureLayout, images: dict[str, obje
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
     painter.fillRect(QRectF(0, 0, layout.width, layout.height), QColor(palette.WHITE))
-    # Fonts are sized for the device's resolution; the painter already scales points to
-    # device pixels, so a font of p points is asked for at p * 72 / dpi.
-    k = 72.0 / painter.device().logicalDpiY()
-    font, small = _font(g.font * k), _font(g.small_font * k)
-    bold = _font(g.font * k, bold=True)
+    font, small = _font(painter, g.font), _font(painter, g.small_font)
+    bold = _font(painter, g.font, bold=True)
     _paint_legend(painter, layout, small)
     for row in layout.rows:
         painter.setFont(bold)
@@ -107,85 +88,6 @@ def paint_figure(painter: QPainter, layout: FigureLayout, images: dict[str, obje
         r = layout.caption_rect
         painter.drawText(QRectF(r.x, r.y + i * g.caption_line, r.w, g.caption_line),
                          int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), line)
-
-
-def png_size(layout: FigureLayout, dpi: int = DPI) -> QSize:
-    """Return the PNG's size in pixels for ``layout`` at ``dpi``."""
-    return QSize(round(layout.width * dpi / 72), round(layout.height * dpi / 72))
-
-
-# -- the three devices -----------------------------------------------------------------------
-
-def _png_bytes(layout: FigureLayout, images: dict[str, object]) -> bytes:
-    image = QImage(png_size(layout), QImage.Format.Format_RGB32)
-    dots_per_metre = round(DPI / 0.0254)
-    image.setDotsPerMeterX(dots_per_metre)
-    image.setDotsPerMeterY(dots_per_metre)
-    image.fill(QColor(palette.WHITE))
-    painter = QPainter(image)
-    painter.scale(DPI / 72, DPI / 72)
-    paint_figure(painter, layout, images)
-    painter.end()
-    return _save(image, "PNG")
-
-
-def _pdf_bytes(layout: FigureLayout, images: dict[str, object]) -> bytes:
-    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
-
-    data = QByteArray()
-    buffer = QBuffer(data)
-    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    writer = QPdfWriter(buffer)
-    writer.setResolution(DPI)
-    writer.setCreator("irviewer")
-    writer.setTitle("irviewer figure")
-    size = QPageSize(QSizeF(layout.width, layout.height), QPageSize.Unit.Point, "figure",
-                     QPageSize.SizeMatchPolicy.ExactMatch)
-    writer.setPageLayout(QPageLayout(size, QPageLayout.Orientation.Portrait,
-                                     QMarginsF(0, 0, 0, 0), QPageLayout.Unit.Point))
-    painter = QPainter(writer)
-    painter.scale(DPI / 72, DPI / 72)
-    paint_figure(painter, layout, images)
-    painter.end()
-    buffer.close()
-    return bytes(data.data())
-
-
-def _svg_bytes(layout: FigureLayout, images: dict[str, object]) -> bytes:
-    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
-    from PySide6.QtSvg import QSvgGenerator
-
-    data = QByteArray()
-    buffer = QBuffer(data)
-    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    generator = QSvgGenerator()
-    generator.setOutputDevice(buffer)
-    generator.setResolution(72)  # one SVG user unit per point
-    generator.setSize(QSize(round(layout.width), round(layout.height)))
-    generator.setViewBox(QRectF(0, 0, layout.width, layout.height))
-    generator.setTitle("irviewer figure")
-    generator.setDescription(" ".join(layout.caption))
-    painter = QPainter(generator)
-    paint_figure(painter, layout, images)
-    painter.end()
-    buffer.close()
-    return bytes(data.data())
-
-
-def _save(image: QImage, kind: str) -> bytes:
-    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
-    from PySide6.QtGui import QImageWriter
-
-    data = QByteArray()
-    buffer = QBuffer(data)
-    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    # QImageWriter, not QImage.save: PySide6's type hints and its run time disagree on
-    # save's format (bytes / str), and the writer says why it could not write.
-    writer = QImageWriter(buffer, QByteArray(kind.encode()))
-    if not writer.write(image):
-        raise InputError(f"could not write the figure as {kind}: {writer.errorString()}")
-    buffer.close()
-    return bytes(data.data())
 
 
 # -- pieces ----------------------------------------------------------------------------------
@@ -292,9 +194,9 @@ def _badge_shape(painter: QPainter, r: Rect, badge: int) -> None:
     painter.drawPath(path)
 
 
-def _font(points: float, bold: bool = False) -> QFont:
+def _font(painter: QPainter, points: float, bold: bool = False) -> QFont:
     font = QFont("DejaVu Sans")
-    font.setPointSizeF(points)
+    font.setPointSizeF(font_points(painter, points))
     font.setBold(bold)
     return font
 

@@ -37,6 +37,7 @@ from irviewer.gui.widgets.warning import warn
 from irviewer.opening.opener import Opened
 from irviewer.opening.request import RESULTS_SHOWN, OpenRequest
 from irviewer.view.view_state import ViewState
+from irviewer.view.window_layout import opened_line, window_layout
 
 #: The smallest window in which the panels do not overlap (the query list, a row of tiles
 #: and the plots stay usable).
@@ -56,6 +57,7 @@ class MainWindow(QMainWindow):
         self.settings = settings if settings is not None else QSettings(
             QSettings.Format.IniFormat, QSettings.Scope.UserScope, "irviewer", "irviewer")
         self.last_error: str | None = None
+        self._left_out: list[QWidget] = []  # panes a curator's window leaves out
         self.cache = ThumbnailCache(size=200)
         self.inspector = Inspector(self, self.cache, top_k)
         # the inspector's panels, for the tests and the screenshot's checks
@@ -104,6 +106,7 @@ class MainWindow(QMainWindow):
     def _wire(self) -> None:
         shown, plots = self.inspector, self.plots
         shown.evaluation_shown.connect(plots.show_evaluation)
+        shown.evaluation_shown.connect(lambda ev, _changed: self._show_layout(ev))
         shown.evaluation_shown.connect(lambda *_: self.compare_mode.rescore())
         shown.query_shown.connect(self._plot_query)
         shown.query_shown.connect(self.compare_mode.show_query)
@@ -204,8 +207,7 @@ class MainWindow(QMainWindow):
         self.inspector.take(opened)
         ds = opened.dataset
         self.statusBar().showMessage(
-            f"{ds.label()}: {ds.n_queries:,} queries, {ds.n_gallery:,} gallery images, "
-            f"{', '.join(opened.methods)}"
+            opened_line(ds, list(opened.methods))
             + (f" — {window_text(ds.notes[0])}" if ds.notes else ""))
         self.setWindowTitle(f"{ds.label()}[*] — irviewer")  # [*]: corrections not saved yet
         self.corrections.attach(opened)
@@ -219,8 +221,13 @@ class MainWindow(QMainWindow):
             self.tell("\n\n".join(opened.not_reopened))
 
     def tell(self, message: str) -> None:
-        """Show ``message`` in a dialog that does not block (the data stays open)."""
+        """Show ``message`` in a dialog that does not block (the data stays open); while
+        the kiosk runs, in the hidden inspector's status line only (it is for staff, and
+        the kiosk is the only window visitors see)."""
         self.last_error = message
+        if self.presentation.kiosk_active:
+            self.statusBar().showMessage(window_text(message))
+            return
         warn(self, message)
 
     def show_error(self, message: str) -> None:
@@ -246,6 +253,22 @@ class MainWindow(QMainWindow):
         self.inspector.apply_view(state)
         if state.compare_with is not None:  # else compare mode stays as the opening set it
             self.compare_mode.set_compared(state.compare_with)
+
+    def _show_layout(self, evaluation: Evaluation) -> None:
+        """Show the research tool's panes (the plots, the label corrections) or leave them
+        out of a curator's window (:mod:`irviewer.view.window_layout`); a pane the user
+        had closed stays closed."""
+        research = window_layout(evaluation).research
+        panes: tuple[QWidget, ...] = (self.plots, self.corrections.line,
+                                      self.corrections.dock)
+        if not research:
+            self._left_out += [p for p in panes if not p.isHidden() and p not in self._left_out]
+            for pane in panes:
+                pane.setVisible(False)
+        else:
+            for left in self._left_out:
+                left.setVisible(True)
+            self._left_out = []
 
     def _plot_query(self, q: int) -> None:
         if self.inspector.evaluation is not None:  # a query is shown under an evaluation

@@ -1,7 +1,8 @@
 """A sweep's figure: the task metric (mAP) against search time per query, one point per
 setting, the exact ranking's mAP as a dashed line — the curve ann-benchmarks draws for
-recall, drawn here for mAP. Painted with QPainter, so the window's sweep dialog (the ann
-feature's) and ``irviewer figure --sweep`` (PNG, PDF, SVG) show the same figure."""
+recall, drawn here for mAP. Painted with QPainter in points, so the window's sweep dialog
+(the ann feature's) and ``irviewer figure --sweep`` (PDF, SVG, PNG by the one figure writer,
+:mod:`irviewer.gui.figure_writer`) show the same figure."""
 
 from __future__ import annotations
 
@@ -10,15 +11,14 @@ import math
 from pathlib import Path
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen
+from PySide6.QtGui import QColor, QFont, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from irviewer.core.errors import InputError
-from irviewer.io.atomic import atomic_write_bytes
+from irviewer.gui.figure_writer import font_points, write_figure
 from irviewer.view import palette
 from irviewer.view.sweep_view import SweepView
 
-#: The figure's size in points (PDF, SVG) and, at 2x, in PNG pixels.
+#: The figure's size in points (and the sweep dialog's figure's natural size in pixels).
 SIZE = QSize(640, 400)
 _CURVE = QColor(palette.SELECTED)
 _EXACT = QColor(palette.LOSS)
@@ -30,13 +30,14 @@ _PAPER = QColor(palette.WHITE)
 def paint_sweep(painter: QPainter, area: QRectF, view: SweepView) -> None:
     """Paint the sweep ``view`` (:func:`irviewer.view.sweep_view.sweep_view`) into
     ``area``: x = search time per query (ms, log scale), y = mAP (%), each setting a
-    labelled point, the exact mAP at the same depth a dashed line."""
+    labelled point, the exact mAP at the same depth a dashed line. ``painter``'s unit is the
+    point."""
     title = view.title
     painter.save()
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     painter.fillRect(area, _PAPER)
     font = QFont()
-    font.setPointSizeF(8.5)
+    font.setPointSizeF(font_points(painter, 8.5))
     painter.setFont(font)
     left, right, top, bottom = 58.0, 18.0, 30.0 if title else 14.0, 46.0
     plot = QRectF(area.left() + left, area.top() + top, area.width() - left - right,
@@ -145,62 +146,26 @@ class SweepFigure(QWidget):
         return SIZE
 
     def paintEvent(self, _event: object) -> None:  # noqa: N802 - Qt's name
-        """Paint the figure over the whole widget."""
+        """Paint the figure over the whole widget, a point the screen's size of a point
+        (as the exported figure reads when printed)."""
         painter = QPainter(self)
-        paint_sweep(painter, QRectF(self.rect()), self.view)
+        scale = self.logicalDpiY() / 72
+        painter.scale(scale, scale)
+        rect = QRectF(self.rect())
+        paint_sweep(painter, QRectF(0, 0, rect.width() / scale, rect.height() / scale),
+                    self.view)
         painter.end()
 
 
 def export_sweep(view: SweepView, path: Path) -> None:
-    """Write the sweep figure to ``path``: .png (2x pixels), .pdf or .svg (vector);
-    InputError for another suffix."""
-    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
-
-    kind = Path(path).suffix.lower()
-    data = QByteArray()
-    buffer = QBuffer(data)
-    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    """Write the sweep figure to ``path`` as PDF, SVG or PNG by its suffix
+    (:func:`irviewer.gui.figure_writer.write_figure`); InputError for another suffix or a
+    file that cannot be written."""
     area = QRectF(0, 0, SIZE.width(), SIZE.height())
-    if kind == ".png":
-        image = QImage(SIZE * 2, QImage.Format.Format_ARGB32)
-        image.fill(_PAPER)
-        painter = QPainter(image)
-        painter.scale(2, 2)
-        paint_sweep(painter, area, view)
-        painter.end()
-        from PySide6.QtGui import QImageWriter
-
-        # QImageWriter, not QImage.save: PySide6's hints and its run time disagree on
-        # save's format argument (as figure_painter says).
-        png = QImageWriter(buffer, QByteArray(b"png"))
-        if not png.write(image):
-            raise InputError(f"could not write the figure as png: {png.errorString()}")
-    elif kind == ".pdf":
-        from PySide6.QtCore import QMarginsF, QSizeF
-        from PySide6.QtGui import QPageLayout, QPageSize, QPdfWriter
-
-        writer = QPdfWriter(buffer)
-        writer.setResolution(72)
-        size = QPageSize(QSizeF(SIZE.width(), SIZE.height()), QPageSize.Unit.Point)
-        writer.setPageLayout(QPageLayout(size, QPageLayout.Orientation.Portrait,
-                                         QMarginsF(0, 0, 0, 0)))
-        painter = QPainter(writer)
-        paint_sweep(painter, area, view)
-        painter.end()
-    elif kind == ".svg":
-        from PySide6.QtSvg import QSvgGenerator
-
-        generator = QSvgGenerator()
-        generator.setOutputDevice(buffer)
-        generator.setSize(SIZE)
-        generator.setViewBox(area)
-        painter = QPainter(generator)
-        paint_sweep(painter, area, view)
-        painter.end()
-    else:
-        raise InputError(f"{Path(path).name}: a figure is written as .pdf, .svg or .png")
-    buffer.close()
-    atomic_write_bytes(Path(path), bytes(data.data()))
+    write_figure(Path(path), SIZE.width(), SIZE.height(),
+                 lambda painter: paint_sweep(painter, area, view),
+                 view.title or "irviewer sweep",
+                 "mAP against search time per query, one point per setting")
 
 
 __all__ = ["SweepFigure", "export_sweep", "paint_sweep"]

@@ -68,8 +68,8 @@ def cores() -> int:
 def call(function: Callable[[], T]) -> Generator[Any, None, T]:
     """Return a job of no steps whose result is ``function()`` (a plain function run by a
     :class:`Worker`)."""
+    yield from ()  # a generator of no steps: its result is what it returns
     return function()
-    yield  # a generator: its result is what it returns
 
 
 class _Relay(QObject):

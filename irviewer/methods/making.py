@@ -3,7 +3,8 @@ values into rankings (:class:`~irviewer.methods.method.Method`), for every comma
 window.
 
 A file's methods are made together: a descriptor file is read and aligned once; its plain
-method is ranked by cosine similarity (HPatches task lists: over each query's own pool);
+method is ranked by cosine similarity (HPatches task lists: over each query's own pool;
+DISC21: the pairs of isc2021's descriptor track, :mod:`irviewer.formats.own_rankers`);
 each derived method starts from that plain method — re-ranked by a chain
 (:func:`irviewer.core.rerank.iter_rerank`), searched by a FAISS index (one index built or
 read for every setting of a SPEC: :mod:`irviewer.core.ann.search`) or in a vector engine's
@@ -34,8 +35,9 @@ from irviewer.core.rerank import iter_rerank, parse_spec
 from irviewer.core.rerank.spec import WHERE as RERANK_WHERE
 from irviewer.formats.base import option
 from irviewer.formats.descriptor_files import descriptor_names, read_descriptors
+from irviewer.formats.disc21 import NAME as DISC21
 from irviewer.formats.hpatches_tasks import NAME as TASKS
-from irviewer.formats.hpatches_tasks import iter_rank_tasks
+from irviewer.formats.own_rankers import own_ranker
 from irviewer.methods.method import Method, Step, as_steps
 from irviewer.methods.spec import RANKING, Approximate, Engine, MethodSpec, Reranked
 
@@ -45,27 +47,30 @@ Making = Generator[Step, None, list[Method]]
 
 def iter_make(specs: Sequence[MethodSpec], dataset: Dataset,
               row_names: tuple[str, ...] | None = None,
-              not_made: list[str] | None = None) -> Making:
+              not_made: list[str] | None = None, pairs: str | None = None) -> Making:
     """Return the methods of ``specs`` on ``dataset``, in the specs' order, yielding
     progress; every file is read once for all its methods. ``row_names`` names the rows
-    of descriptor files without names. A spec that is not ``required`` (recorded by a
-    session or the window) and cannot be made again adds its sentence to ``not_made``
-    instead of stopping; InputError for any other bad input."""
+    of descriptor files without names; ``pairs``: DISC21's pair settings (``--copy-pairs``).
+    A spec that is not ``required`` (recorded by a session or the window) and cannot be
+    made again adds its sentence to ``not_made`` instead of stopping; InputError for any
+    other bad input."""
     by_file: dict[int, list[MethodSpec]] = {}
     for spec in specs:
         by_file.setdefault(spec.source.position, []).append(spec)
     made: dict[str, Method] = {}
     for i, own in enumerate(by_file.values()):
         label = f" ({own[0].name}, {i + 1} of {len(by_file)})" if len(by_file) > 1 else ""
-        for method in (yield from iter_file(own, dataset, row_names, label, not_made)):
+        for method in (yield from iter_file(own, dataset, row_names, label, not_made, pairs)):
             made[method.name] = method
     return [made[s.name] for s in specs if s.name in made]
 
 
 def iter_file(specs: Sequence[MethodSpec], dataset: Dataset, row_names: tuple[str, ...] | None,
-              label: str = "", not_made: list[str] | None = None) -> Making:
+              label: str = "", not_made: list[str] | None = None,
+              pairs: str | None = None) -> Making:
     """Return the methods of one file's ``specs`` (its plain method first when asked for),
-    yielding progress (``label`` names the file in the stages)."""
+    yielding progress (``label`` names the file in the stages; ``pairs`` as
+    :func:`iter_make`)."""
     source = specs[0].source
     derived = [s for s in specs if s.derivation is not None]
     if source.kind == RANKING:
@@ -74,11 +79,14 @@ def iter_file(specs: Sequence[MethodSpec], dataset: Dataset, row_names: tuple[st
                              "of a descriptor file, and a precomputed ranking (TREC run, .npz "
                              "indices, .results) has none; give the descriptor file instead")
 
-        return [(yield from _iter_ranking_file(specs[0], dataset, label))]
+        return [(yield from _iter_ranking_file(specs[0], dataset, label, pairs))]
     if derived and dataset.format == TASKS:
         raise InputError(f"{source.path.name}: HPatches task lists rank each query's own "
                          f"pool of patches; {_where(derived[0])} applies to a dataset with one "
                          "gallery")
+    if derived and dataset.format == DISC21:
+        raise InputError(f"{source.path.name}: DISC21 scores the pairs isc2021's descriptor "
+                         f"track makes; {_where(derived[0])} applies to a cosine ranking")
     descriptors = yield from _iter_read(source.path, dataset, row_names, label)
     if derived and all(isinstance(s.derivation, Engine) for s in derived) \
             and _queries_only(source.path, dataset):
@@ -90,9 +98,9 @@ def iter_file(specs: Sequence[MethodSpec], dataset: Dataset, row_names: tuple[st
                                name=spec.name, ann=searched.run, spec=replace(spec, base=None)))
         return out
     plain_spec = next(s for s in specs if s.derivation is None)
-    if dataset.format == TASKS:
+    if (own := own_ranker(dataset.format)) is not None:  # HPatches tasks, DISC21 pairs
         ranking = None
-        for done, total, result in iter_rank_tasks(dataset, descriptors, plain_spec.depth):
+        for done, total, result in own(dataset, descriptors, plain_spec.depth, pairs):
             yield Step(f"ranking{label}", done, total)
             ranking = result or ranking
         assert ranking is not None
@@ -144,7 +152,8 @@ def _iter_approximate(specs: list[MethodSpec], plain: Method, aligned: AlignedDe
     assert isinstance(first, Approximate)
     try:
         searched = yield from as_steps(iter_ann_search(
-            plain.name, aligned, plain.ranking, dataset, specs[0].depth, (first.spec,), label))
+            plain.name, aligned, plain.ranking, dataset, specs[0].depth, (first.spec,), label,
+            first.id_names))
     except InputError as e:
         if specs[0].required or not_made is None:
             raise
@@ -169,15 +178,16 @@ def _iter_engine(spec: MethodSpec, aligned: AlignedDescriptors, exact: Ranking |
     d = spec.derivation
     assert isinstance(d, Engine)
     return (yield from as_steps(iter_engine(spec.name, aligned, exact, dataset, spec.depth,
-                                            d.uri, d.collection, d.names_field, label)))
+                                            d.uri, d.collection, d.names_field, label,
+                                            d.params)))
 
 
-def _iter_ranking_file(spec: MethodSpec, dataset: Dataset, label: str
-                       ) -> Generator[Step, None, Method]:
+def _iter_ranking_file(spec: MethodSpec, dataset: Dataset, label: str,
+                       pairs: str | None = None) -> Generator[Step, None, Method]:
     from irviewer.formats.rankings import read_ranking
 
     yield Step(f"reading the ranking{label}")
-    ranking, notes = read_ranking(spec.source.path, dataset)
+    ranking, notes = read_ranking(spec.source.path, dataset, pairs)
     return Method(spec.name, spec.source.path, RANKING, ranking, notes=tuple(notes),
                   sha256=file_sha256(spec.source.path), spec=spec)
 

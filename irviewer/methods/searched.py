@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Generator, Mapping
 from dataclasses import dataclass
 
+from irviewer.core.ann.engine_spec import parse_engine_spec
 from irviewer.core.ann.spec import AnnSpec, parse_ann_spec
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError
@@ -55,15 +56,16 @@ class AnnPlan:
 
 @dataclass(frozen=True)
 class EnginePlan:
-    """A vector engine's search about to run: the exact method's name and the new method
-    (the engine's URI, collection and names field are its derivation's)."""
+    """A vector engine's search about to run: the exact method's name and the new methods,
+    one per setting (the engine's URI, collection, names field and search parameters are
+    their derivations')."""
 
     method: str
     specs: tuple[MethodSpec, ...]
 
     @property
     def names(self) -> list[str]:
-        """Return the new method's name, in a list (as :attr:`AnnPlan.names`)."""
+        """Return the new methods' names, one per setting (as :attr:`AnnPlan.names`)."""
         return [s.name for s in self.specs]
 
 
@@ -99,17 +101,21 @@ def plan_ann(methods: Mapping[str, Method], dataset: Dataset, name: str,
 def plan_engine(methods: Mapping[str, Method], dataset: Dataset, name: str, uri: str,
                 collection: str, names_field: str | None = None) -> EnginePlan:
     """Return the :class:`EnginePlan` of searching method ``name``'s queries in
-    ``collection`` at ``uri``, checked: InputError (one sentence) for an empty URI or
-    collection, a method that cannot be searched, or a method already open."""
+    ``collection`` at ``uri`` (one new method per setting of the search parameters after
+    the URI), checked: InputError (one sentence) for an empty URI or collection, one with
+    credentials or bad parameters, a method that cannot be searched, or a method already
+    open."""
     if not uri.strip():
         raise InputError("Give the engine's URI: a Milvus Lite file (gallery.db) or a "
                          "server's http://host:19530")
     if not collection.strip():
         raise InputError(f"{uri}: give the collection that holds the gallery")
     plain = _plain(methods, dataset, name)
-    engine = Engine(uri.strip(), collection.strip(), (names_field or "").strip() or None)
-    specs = (MethodSpec(derived_name(name, engine.label), plain.made.source, engine,
-                        plain.made.depth, name),)
+    written = parse_engine_spec(uri)
+    engines = [Engine(written.uri, collection.strip(), (names_field or "").strip() or None,
+                      setting.params) for setting in written.settings()]
+    specs = tuple(MethodSpec(derived_name(name, engine.label), plain.made.source, engine,
+                             plain.made.depth, name) for engine in engines)
     _new(methods, specs)
     return EnginePlan(name, specs)
 

@@ -51,10 +51,13 @@ class Reranked:
 @dataclass(frozen=True)
 class Approximate:
     """The plain method's queries searched by a FAISS index with one setting: ``spec`` is
-    the whole SPEC (every setting of a sweep builds one index), ``setting`` this method's."""
+    the whole SPEC (every setting of a sweep builds one index), ``setting`` this method's,
+    ``id_names`` the names file of an index file's ids (``--ann-names``; None: the ids
+    follow the dataset's or the file's order, :mod:`irviewer.core.ann.index_ids`)."""
 
     spec: str
     setting: AnnSetting
+    id_names: Path | None = None
 
     @property
     def label(self) -> str:
@@ -75,13 +78,21 @@ class Engine:
     params: tuple[tuple[str, float], ...] = ()
 
     @property
+    def params_text(self) -> str:
+        """Return the search parameters as written after the URI ("nprobe=8"; "")."""
+        return ",".join(f"{k}={_show(v)}" for k, v in self.params)
+
+    @property
     def label(self) -> str:
         """Return what follows "F + " in the method's name ("milvus:paintings",
         "milvus:paintings:nprobe=8")."""
-        base = engine_label(self.collection)
-        if not self.params:
-            return base
-        return base + ":" + ",".join(f"{k}={_show(v)}" for k, v in self.params)
+        return engine_label(self.collection, self.params_text)
+
+    @property
+    def written(self) -> str:
+        """Return the engine as ``--engine`` and sessions write it: the URI, then this
+        setting's search parameters ("gallery.db:nprobe=8")."""
+        return f"{self.uri}:{self.params_text}" if self.params else self.uri
 
 
 Derivation = Reranked | Approximate | Engine
@@ -123,12 +134,6 @@ class MethodSpec:
         """Return (position of the file among the request's, :attr:`label`): how a session
         names the method."""
         return self.source.position, self.label
-
-    @property
-    def lists_only(self) -> bool:
-        """Return True when the method's ranking stops at its lists (a positive past them is
-        never retrieved): a precomputed ranking, an approximate index, a vector engine."""
-        return self.source.kind == RANKING or isinstance(self.derivation, (Approximate, Engine))
 
     @property
     def tie_rule(self) -> str:

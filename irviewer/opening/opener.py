@@ -25,7 +25,8 @@ from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from irviewer.core.ann.milvus_engine import ENGINE_WHERE
+from irviewer.core.ann.engine_spec import ENGINE_WHERE, without_credentials
+from irviewer.core.ann.index_ids import NAMES_WHERE as ID_NAMES_WHERE
 from irviewer.core.ann.search import COLLECTION_WHERE
 from irviewer.core.ann.spec import WHERE as ANN_WHERE
 from irviewer.core.ann.spec import parse_ann_spec
@@ -215,7 +216,7 @@ class Opened:
                         and (i, d.spec) not in request.approximate_pairs():
                     request = replace(request, approximate=(*request.approximate, (i, text)))
             elif isinstance(d, Engine):
-                ref = (d.uri, d.collection, d.names_field)
+                ref = (d.written, d.collection, d.names_field)
                 if (i, ref) not in request.engine_pairs():
                     request = replace(request, engines=(*request.engines, (i, ref)))
         self.request = request
@@ -229,11 +230,6 @@ class Opened:
             order += [n for n, o in found.items() if o.made.source.position == position
                       and n not in order]
         self.methods = {n: found[n] for n in order}
-
-    def cached(self) -> dict[EvaluationKey, Evaluation]:
-        """Return a copy of the cache: (method, protocol, AP rule, self-match rule, depth)
-        -> evaluation."""
-        return dict(self._evaluations)
 
     def update_ground_truth(self, dataset: Dataset, changed: Sequence[int]) -> None:
         """Replace the dataset by ``dataset`` (the same gallery and queries in the same
@@ -270,7 +266,8 @@ def iter_open(request: OpenRequest) -> Opening:
     yield Step("reading the dataset")
     dataset, corrections = open_ground_truth(request)
     not_reopened: list[str] = []
-    made = yield from iter_make(specs, dataset, _row_names(request.options), not_reopened)
+    made = yield from iter_make(specs, dataset, _row_names(request.options), not_reopened,
+                                request.options.copy_pairs)
     methods: dict[str, Method] = {}
     scored: dict[EvaluationKey, Evaluation] = {}
     files = list(dict.fromkeys(m.made.source.position for m in made))
@@ -303,7 +300,8 @@ def check_plan(request: OpenRequest) -> tuple[MethodSpec, ...]:
     """Return ``request``'s plan (:meth:`OpenRequest.plan`), checked before anything is read:
     InputError (one sentence) for no method at all, a SPEC that does not parse, a
     derivation asked for every file when no descriptor file is given (precomputed rankings
-    carry no vectors), or a recorded derivation naming no descriptor file."""
+    carry no vectors), a recorded derivation naming no descriptor file, or a names file of
+    index ids (``ann_names``) without an index file to read them for."""
     if not request.sources():
         raise InputError(f"{Path(request.dataset).name}: give a descriptor file or a "
                          "precomputed ranking to inspect it with")
@@ -314,8 +312,13 @@ def check_plan(request: OpenRequest) -> tuple[MethodSpec, ...]:
                          "precomputed ranking (TREC run, .npz indices, .results) has none; "
                          "give the descriptor file instead")
     if request.engine and not request.collection:
-        raise InputError(f"{ENGINE_WHERE} {request.engine}: name the collection holding the "
-                         f"gallery ({COLLECTION_WHERE})")
+        raise InputError(f"{ENGINE_WHERE} {without_credentials(request.engine)}: name the "
+                         f"collection holding the gallery ({COLLECTION_WHERE})")
+    if request.ann_names is not None and not any(
+            parse_ann_spec(t).is_file for _, t in request.approximate_pairs()):
+        raise InputError(f"{ID_NAMES_WHERE}: names the images of an index file's ids, and no "
+                         f"{ANN_WHERE} SPEC is an index file (a factory string is built in the "
+                         "dataset's order)")
     n = len(request.descriptors)
     for pairs, where, verb in ((request.reranked, WHERE, "re-rank"),
                                (request.approximate, ANN_WHERE, "search")):

@@ -28,6 +28,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
+from irviewer.core.ann.engine_spec import parse_engine_spec
 from irviewer.core.convention_names import AP_DEFINITIONS, AP_RULES, SELF_MATCH_RULES
 from irviewer.core.errors import InputError, command_line_text
 from irviewer.core.ranking import DEFAULT_DEPTH
@@ -150,8 +151,16 @@ def _table() -> dict[str, Option]:
                "the first descriptor file's queries are searched in --collection there, as "
                "the method 'F + milvus:NAME', compared with F's exact ranking where F holds "
                "the gallery too. A token is read from the environment variable "
-               "IRVIEWER_MILVUS_TOKEN. Needs irviewer[milvus]; docs/ann.md", metavar="URI",
+               "IRVIEWER_MILVUS_TOKEN (never give it in the URI). Search parameters after a "
+               "colon as for --ann, sent as the collection's index type takes them "
+               "(gallery.db:nprobe=8, http://host:19530:ef=64,128; a comma list sweeps). Needs "
+               "irviewer[milvus]; docs/ann.md", metavar="URI",
                type=str, default=None, request="engine", label="Vector engine"),
+        Option("ann_names", ("--ann-names",), "for an --ann index file built in another "
+               "order than the dataset's gallery or the descriptor file's rows: a UTF-8 text "
+               "file whose line i + 1 names the image of FAISS id i (names match as "
+               "everywhere, without folder or image extension; docs/ann.md)", metavar="FILE",
+               type=Path, default=None, request="ann_names"),
         Option("collection", ("--collection",), "the engine's collection holding the gallery "
                "(with --engine)", metavar="NAME", type=str, default=None,
                request="collection", label="Engine collection"),
@@ -192,7 +201,7 @@ def refuse_old_name(parser: argparse.ArgumentParser, old: str, new: str) -> None
     so an old command line is refused, never read with another meaning."""
 
     class Refused(argparse.Action):
-        def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+        def __call__(self, parser: argparse.ArgumentParser, _namespace: argparse.Namespace,
                      values: object, option_string: str | None = None) -> None:
             parser.exit(2, f"irviewer: error: {option_string} is no longer an option; use "
                            f"{new}\n")
@@ -254,7 +263,8 @@ def request_from_args(args: argparse.Namespace, demo_methods: int = 2) -> OpenRe
     """Return the :class:`OpenRequest` that parsed ``args`` name: ``args.dataset`` (None or
     ``--demo``: the built-in demo, with its first ``demo_methods`` descriptor files unless
     ``-d`` or ``--ranking`` names methods), every option of :data:`OPTIONS` that fills a
-    request field, and the reader options. A repeatable option that fills a single field
+    request field, and the reader options; InputError for an ``--engine`` that is empty or
+    holds a password. A repeatable option that fills a single field
     (``--protocol``) fills it when given once (a command that takes several handles them
     itself; :func:`at_most_one` refuses more where one is meant)."""
     values: dict[str, Any] = {}
@@ -262,6 +272,8 @@ def request_from_args(args: argparse.Namespace, demo_methods: int = 2) -> OpenRe
         if o.request is None or not hasattr(args, o.key):
             continue
         value = getattr(args, o.key)
+        if o.key == "engine" and value is not None:
+            parse_engine_spec(value)  # an empty URI or one with a password: one sentence
         if o.request_one:
             value = value[0] if len(value or ()) == 1 else None
         elif o.repeatable:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
 
+from irviewer.core.ann.engine_spec import parse_engine_spec
 from irviewer.core.ann.spec import parse_ann_spec
 from irviewer.core.ranking import DEFAULT_DEPTH
 from irviewer.core.rerank import parse_spec
@@ -58,7 +59,7 @@ class OpenRequest:
     optionally the protocol and conventions to score with first (None: the dataset's
     protocols, each with its own AP and self-match rules), and the corrections file to
     apply to the published ground truth (None: none; the window fills in the dataset's
-    default sidecar with :func:`with_default_corrections`, the CLI only applies a file it is
+    default corrections file, the CLI only applies a file it is
     given, so a published number never changes silently).
 
     The methods it opens are :meth:`plan`'s, one :class:`~irviewer.methods.spec.MethodSpec`
@@ -71,11 +72,15 @@ class OpenRequest:
     one method "F + SETTING" per setting of each SPEC; ``approximate`` holds (position in
     ``descriptors``, SPEC) pairs, that file alone searched by SPEC (the window's File ▸ Add
     an approximate index method, a session's approximate methods). ``engine`` (a Milvus
-    URI) and ``collection`` name a vector engine's collection holding the gallery (image
-    names in its primary key, or in the field ``engine_names``): every descriptor file's
-    queries searched there give the method "F + milvus:COLLECTION"; ``engines`` holds
-    (position in ``descriptors``, (URI, collection, names field)) pairs, that file alone
-    searched there (the window's File ▸ Add an engine method)."""
+    URI, search parameters after it) and ``collection`` name a vector engine's collection
+    holding the gallery (image names in its primary key, or in the field ``engine_names``):
+    every descriptor file's queries searched there give the method "F + milvus:COLLECTION"
+    (one per setting of the search parameters, "F + milvus:COLLECTION:nprobe=8");
+    ``engines`` holds (position in ``descriptors``, (URI, collection, names field)) pairs,
+    that file alone searched there (the window's File ▸ Add an engine method).
+    ``ann_names`` names the image of each id of the index files searched (``ann`` or
+    ``approximate``; :mod:`irviewer.core.ann.index_ids`): one names file for them all, which
+    a session keeps."""
 
     dataset: Path
     descriptors: tuple[Path, ...] = ()
@@ -95,6 +100,7 @@ class OpenRequest:
     collection: str | None = None
     engine_names: str | None = None
     engines: tuple[tuple[int, EngineRef], ...] = ()
+    ann_names: Path | None = None
 
     def sources(self) -> tuple[Path, ...]:
         """Return every method's file: descriptor files first, then rankings."""
@@ -153,11 +159,6 @@ class OpenRequest:
                        approximate=self.approximate_pairs(), engine=None, collection=None,
                        engine_names=None, engines=self.engine_pairs())
 
-    def method_names(self) -> list[str]:
-        """Return the name of every method the request opens, in opening order
-        (:meth:`plan`)."""
-        return [spec.name for spec in self.plan()]
-
     def method_key(self, name: str | None) -> tuple[int, str | None] | None:
         """Return (position in :meth:`sources`, what derives the method from the file's
         plain one, or None for the plain method) of the method called ``name``
@@ -200,10 +201,14 @@ def plan_methods(request: OpenRequest) -> tuple[MethodSpec, ...]:
             if j != i:
                 continue
             parsed = parse_ann_spec(text)
-            derived += [(Approximate(parsed.text, setting), text in strict_ann)
+            ids = request.ann_names if parsed.is_file else None
+            derived += [(Approximate(parsed.text, setting, ids), text in strict_ann)
                         for setting in parsed.settings()]
-        derived += [(Engine(uri, collection, names_field), True)
-                    for j, (uri, collection, names_field) in request.engine_pairs() if j == i]
+        for j, (uri, collection, names_field) in request.engine_pairs():
+            if j == i:
+                engine = parse_engine_spec(uri)
+                derived += [(Engine(engine.uri, collection, names_field, setting.params), True)
+                            for setting in engine.settings()]
         out += [MethodSpec(derived_name(plain.name, d.label), plain.source, d, request.k,
                            plain.name, required) for d, required in derived]
     return tuple(out)
@@ -238,17 +243,6 @@ def with_default_method(request: OpenRequest) -> OpenRequest:
         return request
     defaults = default_methods(request.dataset)
     return replace(request, descriptors=defaults) if defaults else request
-
-
-def with_default_corrections(request: OpenRequest) -> OpenRequest:
-    """Return ``request`` with the dataset's own corrections file when it names none and one
-    exists (``<dataset>.corrections.csv`` beside it, or the one the user's data folder keeps
-    for a dataset whose folder cannot be written: :func:`corrections_place`), as the window
-    opens a dataset with the corrections made on it before."""
-    if request.corrections is not None:
-        return request
-    existing = corrections_place(Path(request.dataset)).existing
-    return replace(request, corrections=existing) if existing is not None else request
 
 
 def unapplied_corrections(request: OpenRequest) -> Path | None:

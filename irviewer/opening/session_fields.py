@@ -60,6 +60,14 @@ class SessionFields:
         value = self.data.get(key, default)
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.wrong(key, "an integer")
+        return self._bounded(key, value)
+
+    def _bounded(self, key: str, value: int) -> int:
+        """Return ``value``; InputError when it has more digits than any value of a session
+        (a number of thousands of digits is not one irviewer wrote)."""
+        if abs(value) >= 10**18:
+            raise self.fail(f"\"{key}\" is a number of {len(str(abs(value))):,} digits; edit "
+                            "the session or save it again")
         return value
 
     def pairs(self, key: str) -> tuple[tuple[int, str], ...]:
@@ -72,7 +80,7 @@ class SessionFields:
                 for x in raw):
             raise self.fail(f"\"{key}\" must be a list of {{\"descriptor\": index, \"spec\": "
                             "SPEC} objects; edit the session")
-        return tuple((x["descriptor"], x["spec"]) for x in raw)
+        return tuple((self._bounded(key, x["descriptor"]), x["spec"]) for x in raw)
 
     def engine(self, key: str) -> tuple[str, str, str | None] | None:
         """Return the object at ``key`` ({"uri", "collection", "names"}) as (URI,
@@ -107,4 +115,4 @@ class SessionFields:
         value = self.data.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
             raise self.wrong(key, "an integer or null")
-        return value
+        return None if value is None else self._bounded(key, value)

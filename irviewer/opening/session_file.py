@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from irviewer.core.ann.engine_spec import parse_engine_spec
 from irviewer.core.ann.spec import parse_ann_spec
 from irviewer.core.convention_names import AP_RULES, SELF_MATCH_RULES, one_of
 from irviewer.core.errors import InputError
@@ -65,6 +66,9 @@ class SessionFile:
         window: opaque strings (base64 geometry and splitter states), kept as they are.
         corrections: the dataset's label-corrections file (``<dataset>.corrections.csv`` or
             one the user chose), or None; it need not exist yet.
+        ann_names: the names file of the index files' ids (``--ann-names``: line i names the
+            image of FAISS id i), for every index file the session searches; None when
+            their ids are read in the dataset's or the descriptor file's order.
         reranked: the re-ranked methods, as (position in ``descriptors``, SPEC) pairs in
             the order they open (:meth:`OpenRequest.reranked_pairs`).
         approximate: the approximate-search methods, as (position in ``descriptors``,
@@ -73,12 +77,14 @@ class SessionFile:
             index anew, the same every time).
         engine: the vector engine every descriptor file's queries are searched in, as
             ``(URI, collection, names field or None)``, or None: a Milvus Lite file by its
-            absolute path, a server by its address (its token stays in the environment).
-            Reopening asks the engine again.
+            absolute path, a server by its address (its token stays in the environment; a
+            user name and password in the URI are refused on load and never saved), search
+            parameters after the URI. Reopening asks the engine again, and never creates
+            a Milvus Lite database.
         engines: the vector engines one descriptor file's queries are searched in (the
             window's File ▸ Add an engine method), as (position in ``descriptors``, (URI,
-            collection, names field or None)) pairs. An irviewer that does not know this
-            key opens without them.
+            collection, names field or None)) pairs, the URI as ``engine``'s. An irviewer
+            that does not know this key opens without them.
         active_rerank: what derives the method shown from ``active_method``'s plain one:
             a re-ranking SPEC or an approximate setting's label (None: the plain method).
             An irviewer that does not know these keys opens the plain methods and shows the
@@ -110,6 +116,7 @@ class SessionFile:
     ap_range: tuple[float, float] | None = None
     window: dict[str, str] = field(default_factory=dict)
     corrections: Path | None = None
+    ann_names: Path | None = None
     reranked: tuple[tuple[int, str], ...] = ()
     approximate: tuple[tuple[int, str], ...] = ()
     engine: tuple[str, str, str | None] | None = None
@@ -122,6 +129,8 @@ class SessionFile:
         object.__setattr__(self, "dataset", Path(self.dataset))
         if self.corrections is not None:
             object.__setattr__(self, "corrections", Path(self.corrections))
+        if self.ann_names is not None:
+            object.__setattr__(self, "ann_names", Path(self.ann_names))
         object.__setattr__(self, "descriptors", tuple(Path(p) for p in self.descriptors))
         object.__setattr__(self, "rankings", tuple(Path(p) for p in self.rankings))
         for key in ("reranked", "approximate"):
@@ -183,6 +192,12 @@ def _check_values(s: SessionFile) -> str | None:
         if not 0 <= i < len(s.descriptors) or not uri or not collection:
             return (f"\"engines\" names descriptor file {i} for {collection!r}; each needs "
                     "a URI, a collection and an index into \"descriptors\"")
+    for key, uri in [*(("engine", s.engine[0]) for _ in (0,) if s.engine is not None),
+                     *(("engines", uri) for _, (uri, _c, _n) in s.engines)]:
+        try:
+            parse_engine_spec(uri)
+        except InputError as e:
+            return f"\"{key}\" holds a bad URI ({e})"
     if s.ap_range is not None:
         a, b = s.ap_range
         if not (0.0 <= a <= b <= 1.0):
@@ -250,6 +265,8 @@ def session_to_json(session: SessionFile, folder: Path) -> dict[str, Any]:
         "window": dict(session.window),
         "corrections": (None if session.corrections is None
                         else _store_path(session.corrections, folder)),
+        "ann_names": (None if session.ann_names is None
+                      else _store_path(session.ann_names, folder)),
         "reranked": [{"descriptor": i, "spec": spec} for i, spec in session.reranked],
         "approximate": [{"descriptor": i, "spec": spec} for i, spec in session.approximate],
         "engine": None if session.engine is None else {
@@ -298,6 +315,12 @@ def load_session(path: Path) -> SessionFile:
         raise InputError(f"{path}: not valid JSON (line {e.lineno}, column {e.colno}: "
                          f"{e.msg}); fix it in a text editor or save the session again"
                          ) from None
+    except ValueError:  # a number of more digits than Python converts (4,300)
+        raise InputError(f"{path}: not a session irviewer saved (it holds a number of "
+                         "thousands of digits); save the session again") from None
+    except RecursionError:
+        raise InputError(f"{path}: not a session irviewer saved (its JSON is nested too "
+                         "deeply to read); save the session again") from None
     if not isinstance(data, dict) or data.get("format") != SESSION_FORMAT:
         raise InputError(f"{path}: not an irviewer session (it lacks \"format\": "
                          f"\"{SESSION_FORMAT}\"); open a .irv file saved by irviewer")
@@ -383,6 +406,8 @@ def load_session(path: Path) -> SessionFile:
         window=dict(window),
         corrections=None if data.get("corrections") is None else a_path(
             "corrections", data["corrections"], "", check=False),
+        ann_names=None if data.get("ann_names") is None else a_path(
+            "ann_names", data["ann_names"], "", check=False),
         reranked=reranked_raw,
         approximate=approximate_raw,
         engine=engine,
@@ -430,6 +455,7 @@ def open_request(session: SessionFile, k: int = DEFAULT_DEPTH) -> OpenRequest:
     engine = session.engine or (None, None, None)
     return OpenRequest(session.dataset, session.descriptors, session.rankings, session.format,
                        read_options(session), k, corrections=session.corrections,
+                       ann_names=session.ann_names,
                        reranked=session.reranked, approximate=session.approximate,
                        engine=engine[0], collection=engine[1], engine_names=engine[2],
                        engines=session.engines)

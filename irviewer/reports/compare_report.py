@@ -109,15 +109,19 @@ def build_compare_report(opened: Opened, comparisons: list[ProtocolComparison]) 
 
     Per comparison, ``queries`` lists every paired query (evaluated by both methods) in
     the baseline's query order, with both values and the delta. A t statistic that is not a
-    finite number (no variance) is written as null.
+    finite number (no variance) is written as null, and the t-test's ``note`` says why.
     """
     ds = opened.dataset
     out = []
     for row in comparisons:
         c = row.comparison
         t, r = c.paired_t, c.randomization
+        paired_t: dict[str, object] = {"statistic": _finite(t.statistic),
+                                       "p_value": json_number(t.p_value)}
+        if t.note:
+            paired_t["note"] = t.note
         tests: dict[str, object] = {
-            "paired_t": {"statistic": _finite(t.statistic), "p_value": json_number(t.p_value)},
+            "paired_t": paired_t,
             "randomization": {"p_value": json_number(r.p_value),
                               "permutations": r.permutations, "seed": r.seed},
         }
@@ -199,6 +203,8 @@ def format_compare_table(report: dict, listed: int = LISTED_CHANGES) -> str:
                          f"positive past {c['depth_compared']} missed); {c['baseline']} on "
                          "its whole ranking: "
                          + ("n/a" if whole is None else f"{100 * whole:.2f}"))
+        if t.get("note"):
+            lines.append(f"    paired t: {t['note']}")
         gains, losses = largest_changes(np.array([q["delta"] for q in c["queries"]]), listed)
         for label, chosen in (("gains", gains), ("losses", losses)):
             items = [c["queries"][i] for i in chosen]

@@ -52,6 +52,9 @@ def method_record(method: Method) -> dict:
                             "rule": "positives beyond a list were never retrieved"}, **what}
     record = {"descriptors": {"path": str(method.path), "dim": method.dim,
                               "sha256": method.sha256}, **what}
+    pairs = getattr(method.ranking, "pairs", None)
+    if pairs is not None:  # a pair-scored benchmark's pairs made from the vectors (DISC21)
+        record["pairs"] = {"rule": method.ranking.source, "n": len(pairs)}
     chain = getattr(method, "rerank", None)
     if chain is not None:
         record["rerank"] = chain.record()
@@ -99,7 +102,6 @@ def build_report(dataset: Dataset, methods: Sequence[ScoredMethod],
     value, protocol_own), and each query entry its value under each row's key.
     """
     from irviewer.core.conventions import all_conventions
-    from irviewer.core.evaluation import SKIP_REASON
     from irviewer.core.protocols import conventions
     from irviewer.core.ties import tie_conventions
 
@@ -128,7 +130,7 @@ def build_report(dataset: Dataset, methods: Sequence[ScoredMethod],
                 if rows:
                     entry["all_conventions"] = {k: c[i] for k, c in row_columns.items()}
                 if skipped[i]:
-                    entry["skipped"] = SKIP_REASON
+                    entry["skipped"] = ev.protocol.skip_reason
                 queries.append(entry)
             extra: dict[str, object] = ({"all_conventions": [row.record() for row in rows]}
                                         if rows else {})
@@ -163,13 +165,19 @@ def build_report(dataset: Dataset, methods: Sequence[ScoredMethod],
 
 def _json_column(key: str, values: np.ndarray, skipped: list[bool]) -> list[object]:
     """Return one per-query array as JSON values: ``first_positive_rank`` 1-based (null when
-    none), ``n_positives`` as it is, any other value null for a skipped query or nan (what
-    :func:`json_number` gives, for a whole column at once)."""
+    none), ``n_positives`` as it is, the values every query has (a query's answers:
+    :data:`~irviewer.core.protocols.EVERY_QUERY_KEYS`) null only where nan, any other value
+    null for a skipped query or nan (what :func:`json_number` gives, for a whole column at
+    once)."""
+    from irviewer.core.protocols import EVERY_QUERY_KEYS
+
     listed = np.asarray(values).tolist()
     if key == "first_positive_rank":
         return [None if v < 0 else int(v) + 1 for v in listed]
     if key == "n_positives":
         return [int(v) for v in listed]
+    if key in EVERY_QUERY_KEYS:
+        return [json_number(v) for v in listed]
     return [None if gone else json_number(v) for v, gone in zip(listed, skipped, strict=True)]
 
 
@@ -235,7 +243,7 @@ def format_table(report: dict) -> str:
         s, said = ev["summary"], ev["conventions"]
         lines.append(f"  {'metric':<18}{'value %':>9}  convention")
         for key in _shown_keys(s):
-            lines.append(f"  {key:<18}{_percent(s[key])}  {said.get(key, '')}")
+            lines.append(f"  {key:<18}{_value(key, s[key])}  {said.get(key, '')}")
             lines += _bounds_line(s, key)
         lines += _tie_line(s)
         lines += _conventions_lines(ev)
@@ -267,8 +275,11 @@ def _conventions_lines(ev: dict) -> list[str]:
     return lines
 
 
-#: Summary keys that count queries rather than measure them.
-COUNTS = ("n_evaluated", "n_skipped", "n_tied")
+#: Summary keys that count queries (or pairs) rather than measure them.
+COUNTS = ("n_evaluated", "n_skipped", "n_tied", "n_predictions", "n_ground_truth_pairs",
+          "n_outside_queries")
+#: Skipped queries listed by name at most (the rest are counted).
+LISTED_SKIPPED = 10
 #: Summary keys of the tie bounds, said in one line (:func:`_tie_line`), not one each.
 TIE_SUFFIXES = ("_best", "_worst", "_expected")
 
@@ -306,6 +317,19 @@ def _percent(value: float | None) -> str:
     return "      n/a" if value is None else f"{100 * value:9.2f}"
 
 
+def _value(key: str, value: float | None) -> str:
+    """Return a summary value as the table prints it: in percent, except the values that
+    are not fractions (positions, a score threshold:
+    :data:`~irviewer.core.protocols.UNIT_FREE_KEYS`), printed as they are."""
+    from irviewer.core.protocols import UNIT_FREE_KEYS
+
+    if key not in UNIT_FREE_KEYS:
+        return _percent(value)
+    if value is None:
+        return "      n/a"
+    return f"{value:9.2f}" if key.endswith("position") else f"{value:9.6g}"
+
+
 def _method_lines(m: dict) -> list[str]:
     """Return the lines that identify one method (its file, or its ranking file, and a
     re-ranking chain)."""
@@ -314,9 +338,11 @@ def _method_lines(m: dict) -> list[str]:
     desc = m.get("descriptors")
     if desc is not None:
         lines = [f"descriptors  {desc['path']} (dim {desc['dim']}, sha256 "
-                 f"{desc['sha256'][:12]})",
-                 f"ranking      cosine similarity of L2-normalised float32 vectors; "
-                 f"ties: {TIES}"]
+                 f"{desc['sha256'][:12]})"]
+        pairs = m.get("pairs")
+        lines.append(f"pairs        {pairs['n']:,} made by the {pairs['rule']}" if pairs else
+                     f"ranking      cosine similarity of L2-normalised float32 vectors; "
+                     f"ties: {TIES}")
     else:
         r = m["ranking"]
         lines = [f"ranking      precomputed lists {r['path']} (depth {r['depth']}, sha256 "
@@ -342,17 +368,25 @@ def _protocol_lines(ev: dict) -> list[str]:
 
 
 def _query_lines(ev: dict, with_ann: bool = True) -> list[str]:
-    """Return the lines on the queries evaluated, skipped and removed by the reader."""
+    """Return the lines on the queries evaluated, skipped (the first
+    :data:`LISTED_SKIPPED` by name) and removed by the reader."""
     s = ev["summary"]
-    lines = [f"  queries: {s['n_evaluated']} evaluated, {s['n_skipped']} skipped "
-             "(no positive left)"]
+    why = ev["protocol"].get("family_note") or "no positive left"
+    lines = [f"  queries: {s['n_evaluated']} evaluated, {s['n_skipped']} skipped ({why})"]
+    if "n_predictions" in s:
+        lines.append(f"  pairs: {s['n_predictions']:,} predicted, "
+                     f"{s['n_ground_truth_pairs']:,} in the ground truth"
+                     + (f", {s['n_outside_queries']:,} predicted for queries it does not "
+                        "list" if s.get("n_outside_queries") else ""))
     if "ann" in ev and with_ann:
         from irviewer.reports.ann_report import format_ann
 
         lines += format_ann(ev["ann"])
-    for entry in ev["queries"]:
-        if "skipped" in entry:
-            lines.append(f"    skipped {entry['name']}: {entry['skipped']}")
+    skipped = [entry for entry in ev["queries"] if "skipped" in entry]
+    for entry in skipped[:LISTED_SKIPPED]:
+        lines.append(f"    skipped {entry['name']}: {entry['skipped']}")
+    if len(skipped) > LISTED_SKIPPED:
+        lines.append(f"    ... and {len(skipped) - LISTED_SKIPPED} more")
     if "scores" in ev:
         from irviewer.reports.score_report import score_lines
 
@@ -380,7 +414,7 @@ def _methods_table(evaluations: list[dict], names: list[str]) -> list[str]:
                                                        for k in keys) + "  queries")
         for ev in rows:
             s = ev["summary"]
-            cells = "".join(f"{_percent(s.get(k)).strip():>{max(9, len(k) + 1)}}"
+            cells = "".join(f"{_value(k, s.get(k)).strip():>{max(9, len(k) + 1)}}"
                             for k in keys)
             lines.append(f"  {ev['method']:<{width}}{cells}  {s['n_evaluated']} evaluated")
             lines += _tie_line(s, f"  {'':<{width}}")

@@ -11,6 +11,7 @@ tests; Efron & Tibshirani 1993 for the interval).
 
 from __future__ import annotations
 
+import html
 import math
 from dataclasses import dataclass
 
@@ -87,13 +88,14 @@ class PairedStatistics:
     t_p: float
     randomization_p: float
     permutations: int | str
+    t_note: str = ""
 
 
 def paired_statistics(comparison: PairedComparison) -> PairedStatistics:
     """Compute the interval and the two tests of ``comparison`` (run off the GUI thread)."""
     r = comparison.randomization
-    return PairedStatistics(comparison.ci95, comparison.paired_t.p_value, r.p_value,
-                            r.permutations)
+    t = comparison.paired_t
+    return PairedStatistics(comparison.ci95, t.p_value, r.p_value, r.permutations, t.note)
 
 
 def _p(p: float) -> str:
@@ -120,7 +122,9 @@ def compare_summary_html(c: PairedComparison, stats: PairedStatistics | None) ->
             f'<span style="font-size:large"><b>ΔmAP {100 * c.mean_delta:+.2f}</b></span> '
             f"95 % CI {interval} &nbsp;·&nbsp; "
             f"<b>{c.wins}</b> better, <b>{c.losses}</b> worse, <b>{c.ties}</b> tied "
-            f"&nbsp;·&nbsp; paired t {t_p}, randomization {r_p}{kind}")
+            f"&nbsp;·&nbsp; paired t {t_p}, randomization {r_p}{kind}"
+            + (f" ({html.escape(stats.t_note)})" if stats is not None and stats.t_note
+               else ""))
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,8 @@ from pathlib import Path
 from irviewer.core.errors import InputError
 from irviewer.core.evaluation import Evaluation
 from irviewer.view.figure import FigureLayout, layout_figure, select_queries
+from irviewer.view.figure_formats import SUFFIXES_TEXT, figure_suffix
 
-#: The files a figure is written as (vector PDF and SVG, 300-dpi PNG).
-FORMATS = (".pdf", ".svg", ".png")
 #: The query choices, in the dialog's order: (key, words).
 CHOICES = (
     ("selected", "the selected query"),
@@ -41,12 +40,12 @@ class FigureRequest:
 
 
 def check_path(path: Path | str) -> Path:
-    """Return ``path`` when its suffix is one a figure is written as; InputError otherwise."""
+    """Return ``path`` when its suffix is a figure format
+    (:mod:`irviewer.view.figure_formats`) and its folder exists; InputError otherwise."""
     path = Path(path)
     if not path.name:
-        raise InputError("choose the file to write the figure to (.pdf, .svg or .png)")
-    if path.suffix.lower() not in FORMATS:
-        raise InputError(f"{path.name}: a figure is written as .pdf, .svg or .png")
+        raise InputError(f"choose the file to write the figure to ({SUFFIXES_TEXT})")
+    figure_suffix(path)
     if not path.parent.is_dir():
         raise InputError(f"{path.parent}: no such folder to write the figure into")
     return path

@@ -9,6 +9,11 @@ interpolated precision as in Manning et al., *Introduction to Information Retrie
 section 8.4). An update keeps the sum of the per-query curves: the re-scored queries' old
 curves are taken out and their new ones put in, so it equals the full mean up to float
 rounding.
+
+A copy-detection evaluation (DISC21) is scored over every predicted pair, not per query: its
+curve is that of microAP instead, precision against recall after each true pair of the
+worst-order list of all pairs (:mod:`irviewer.core.copy_detection`), computed once per
+evaluation (:func:`curve_words` names it for the plot's legend).
 """
 
 from __future__ import annotations
@@ -18,9 +23,28 @@ from collections.abc import Sequence
 import numpy as np
 
 from irviewer.core import metrics
+from irviewer.core.copy_detection import COPY_DETECTION, micro_of
 from irviewer.core.evaluation import Evaluation
 
 LEVELS = np.linspace(0.0, 1.0, 11)
+#: What the legend calls the curve: the mean of the queries', or microAP's over all pairs.
+MEAN_WORDS = "mean over queries (interpolated)"
+MICRO_WORDS = "every predicted pair (microAP's curve)"
+
+
+def curve_words(evaluation: Evaluation) -> str:
+    """Return what the dataset's curve of ``evaluation`` is, for the plot's legend."""
+    return MICRO_WORDS if evaluation.protocol.family == COPY_DETECTION else MEAN_WORDS
+
+
+def micro_curve(evaluation: Evaluation) -> tuple[np.ndarray, np.ndarray]:
+    """Return (recall, precision) after each true pair of the worst-order list of every
+    predicted pair (isc2021's precision_recall at the points where recall rises), from
+    recall 0 at precision 1."""
+    result = micro_of(evaluation.dataset, evaluation.ranking)
+    rises = np.flatnonzero(np.diff(np.concatenate([[0.0], result.recalls])) > 0)
+    return (np.concatenate([[0.0], result.recalls[rises]]),
+            np.concatenate([[1.0], result.precisions[rises]]))
 
 
 def _subset_sum(evaluation: Evaluation, queries: np.ndarray) -> tuple[np.ndarray, int]:
@@ -44,6 +68,7 @@ class MeanPR:
         self.evaluation: Evaluation | None = None
         self.sums = np.zeros(len(LEVELS))
         self.count = 0
+        self.micro: tuple[np.ndarray, np.ndarray] | None = None
 
     def update(self, evaluation: Evaluation,
                changed: Sequence[int] | np.ndarray | None = None) -> None:
@@ -51,6 +76,8 @@ class MeanPR:
         re-scored (same ranking and protocol), so only they are recomputed."""
         if evaluation is self.evaluation:
             return
+        self.micro = (micro_curve(evaluation) if evaluation.protocol.family == COPY_DETECTION
+                      else None)
         old = self.evaluation
         if (changed is not None and old is not None and old.ranking is evaluation.ranking
                 and old.protocol == evaluation.protocol
@@ -69,8 +96,10 @@ class MeanPR:
 
     def curve(self, evaluation: Evaluation) -> tuple[np.ndarray, np.ndarray]:
         """Return (recall levels, mean interpolated precision) of ``evaluation`` (all nan
-        when no query is evaluated)."""
+        when no query is evaluated); for copy detection, microAP's curve (see the module)."""
         self.update(evaluation)
+        if self.micro is not None:
+            return self.micro
         if not self.count:
             return LEVELS, np.full(len(LEVELS), np.nan)
         return LEVELS, self.sums / self.count

@@ -17,13 +17,14 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from irviewer.collection.answer import Answer
+from irviewer.collection.answer import Answer, one_of
 from irviewer.collection.photo_search import method_extractor
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError
 from irviewer.core.evaluation import NEGATIVE, POSITIVE, Evaluation
 from irviewer.opening.opener import Opened
 from irviewer.view.result_list import (
+    PLAIN,
     UNJUDGED,
     QueryHeader,
     ResultList,
@@ -92,6 +93,9 @@ class Slide:
         query_label, matches_label: the words over the query and over the matches ("THE
             QUERY" / "WHAT THE SYSTEM FINDS" for a benchmark's query; "THIS ARTWORK" /
             "MORE LIKE THIS" for an artwork of a collection that has no ground truth).
+        tile_numbers: whether the numbers (M) include each match's rank and score: not
+            where nothing is judged (a collection's artwork with one photo, a visitor's
+            photo in a curator's collection).
     """
 
     query: int | None
@@ -105,6 +109,7 @@ class Slide:
     matches_heading: str = ""
     query_label: str = "THE QUERY"
     matches_label: str = "WHAT THE SYSTEM FINDS"
+    tile_numbers: bool = True
 
 
 #: The words over an artwork of a curator's collection that has no ground truth, and over
@@ -130,7 +135,7 @@ def query_slide(evaluation: Evaluation, q: int, top_n: int = DEFAULT_TOP_N) -> S
     if result.judged:
         return slide
     return replace(slide, metrics="", query_label=BROWSING_LABELS[0],
-                   matches_label=BROWSING_LABELS[1])
+                   matches_label=BROWSING_LABELS[1], tile_numbers=False)
 
 
 def _slide(header: QueryHeader, result: ResultList, judged: bool) -> Slide:
@@ -144,23 +149,25 @@ def _slide(header: QueryHeader, result: ResultList, judged: bool) -> Slide:
 
 
 def photo_result(dataset: Dataset, photo: Path, matches: list | tuple,
-                 instance: str | None = None, answer: Answer | None = None
-                 ) -> tuple[QueryHeader, ResultList]:
+                 instance: str | None = None, answer: Answer | None = None,
+                 plain: bool = False) -> tuple[QueryHeader, ResultList]:
     """Return the header and result list of a visitor's ``photo`` searched against the
     gallery (``matches`` best first: :class:`irviewer.collection.matches.Match`).
 
     Without ``instance`` nobody has said which painting the photo shows: every match is
-    UNJUDGED, and the header says irviewer's ``answer`` (what it rests on beside it) when
-    there is one. With it, a match is relevant when its instance label is ``instance`` and
-    not relevant otherwise (no AP: the gallery is not searched exhaustively for the other
-    views)."""
+    UNJUDGED (with the :data:`~irviewer.view.result_list.PLAIN` badge when ``plain``: a
+    curator's window, where nothing waits to be judged), and the header says irviewer's
+    ``answer`` (what it rests on beside it) when there is one. With it, a match is relevant
+    when its instance label is ``instance`` and not relevant otherwise (no AP: the gallery
+    is not searched exhaustively for the other views)."""
     tiles = []
     for m in matches:
         code = UNJUDGED if instance is None else (
             POSITIVE if m.instance == instance else NEGATIVE)
+        badge = PLAIN if plain and instance is None else code
         tiles.append(ResultTile(int(m.gallery_index), m.item, m.title,
                                 dataset.image_paths.get(m.item), int(m.rank), int(m.rank),
-                                float(m.score), code, code,
+                                float(m.score), code, badge,
                                 details=dataset.details_line(m.item)))
     if instance is None and answer is not None:
         title, words = answer.sentence(), answer.evidence()
@@ -174,15 +181,18 @@ def photo_result(dataset: Dataset, photo: Path, matches: list | tuple,
         words = (f"First match {first} &nbsp; {right} of the top {len(tiles)} are this "
                  "painting")
     header = QueryHeader(-1, Path(photo).name, title, str(photo), Path(photo), None, words)
-    result = ResultList(-1, len(tiles), False, tuple(tiles), len(tiles), False, (), None)
+    result = ResultList(-1, len(tiles), False, tuple(tiles), len(tiles), False, (), None,
+                        judged=not (plain and instance is None))  # plain: "more like this"
     return header, result
 
 
 def photo_slide(dataset: Dataset, photo: Path, matches: list | tuple,
-                instance: str | None = None, answer: Answer | None = None) -> Slide:
+                instance: str | None = None, answer: Answer | None = None,
+                plain: bool = False) -> Slide:
     """Return the slide of a visitor's photo (see :func:`photo_result`); its caption is the
     painting the user named, else irviewer's answer as a statement (:func:`answer_caption`),
-    else "Your photo"."""
+    else "Your photo". ``plain`` (a curator's collection): the numbers (M) show no match's
+    rank and score."""
     header, result = photo_result(dataset, photo, matches, instance)
     slide = _slide(header, result, judged=instance is not None)
     heading = ""
@@ -195,7 +205,7 @@ def photo_slide(dataset: Dataset, photo: Path, matches: list | tuple,
         named = Caption("Your photo", "", header.name)
     return Slide(None, named, slide.query_path, None,
                  slide.metrics if instance is not None else "", slide.tiles, slide.captions,
-                 slide.judged, heading)
+                 slide.judged, heading, tile_numbers=not plain)
 
 
 def answer_caption(answer: Answer, name: str) -> Caption:
@@ -204,6 +214,11 @@ def answer_caption(answer: Answer, name: str) -> Caption:
     matches beside it name their artists)."""
     if answer.named is not None:
         named = caption(answer.named.title, answer.named.item)
+        if answer.also:  # one picture filed as several artworks: every title, one artist
+            also = [caption(title, a) for a, title in answer.also]
+            works = list(dict.fromkeys([named.title, *(c.title for c in also)]))
+            artists = list(dict.fromkeys(c.artist for c in (named, *also) if c.artist))
+            return Caption(f"This is {one_of(works)}", " / ".join(artists), name)
         return Caption(f"This is {named.title}", named.artist, name)
     closest = [caption(title, title).title for title in answer.closest()]
     return Caption("Not in this collection",

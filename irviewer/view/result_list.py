@@ -21,7 +21,10 @@ from irviewer.core.dataset import Dataset
 from irviewer.core.evaluation import IGNORED, NEGATIVE, POSITIVE, Evaluation, query_roles
 from irviewer.core.learning_metrics import AP_AT_R
 from irviewer.core.protocols import Protocol
+from irviewer.core.ranking import Ranking
+from irviewer.core.ranking.listed import ListedRanking, outside_index
 from irviewer.formats.collection import NAME as COLLECTION
+from irviewer.view.answers_view import answers_words, left_out_words
 from irviewer.view.ties_view import ap_tie_range
 
 #: Badge kinds: the core's relevance codes, plus one display state for an ignored item whose
@@ -140,6 +143,17 @@ class ResultList:
                 f"{self.shown}{hardest}")
 
 
+def tile_caption(tile: ResultTile, numbers: bool = True) -> tuple[str, str]:
+    """Return the words under a tile, (left, right): its rank ("#3", "ignored") and score;
+    without ``numbers`` (a curator's window:
+    :class:`~irviewer.view.window_layout.WindowLayout`), its title (else its name) and
+    nothing."""
+    if not numbers:
+        return tile.title or tile.name, ""
+    rank = f"#{tile.rank}" if tile.rank is not None else "ignored"
+    return rank, "" if math.isnan(tile.score) else f"{tile.score:.3f}"
+
+
 def relevance_words(tile: ResultTile) -> str:
     """Return the tile's relevance in words ("relevant", "ignored: junk", ...)."""
     if tile.relevance == POSITIVE:
@@ -214,6 +228,17 @@ def _ignored_by(evaluation: Evaluation, q: int, items: np.ndarray) -> list[str |
     return out
 
 
+def outside_tile(ranking: Ranking, code: int, raw_rank: int, rank: int | None,
+                 score: float) -> ResultTile:
+    """Return the tile of a listed result that is no gallery image (a placeholder of a
+    :class:`~irviewer.core.ranking.listed.ListedRanking`: a name outside the gallery, a
+    repeated prediction): not relevant, named by what the file wrote, index -1."""
+    name = (ranking.outside[int(outside_index(code))] if isinstance(ranking, ListedRanking)
+            else "")
+    return ResultTile(-1, name, "", None, raw_rank, rank, score, NEGATIVE, NEGATIVE, None,
+                      "not a gallery image: a wrong answer at its place")
+
+
 def _tile(dataset: Dataset, names: dict[str, str], g: int, raw_rank: int | None,
           rank: int | None, score: float, relevance: int, ignored_by: str | None) -> ResultTile:
     name = dataset.gallery[g]
@@ -235,8 +260,10 @@ def result_list(evaluation: Evaluation, q: int, depth: int, show_ignored: bool,
     ds, ranking = evaluation.dataset, evaluation.ranking
     names = titles(ds)
     top = ranking.top_indices[q]
-    top = top[top >= 0]
-    codes = evaluation.relevance(q, top)
+    top = top[top != -1]  # -1 pads; a placeholder (<= -2) holds its place, named apart
+    real = top >= 0
+    codes = np.full(len(top), NEGATIVE, dtype=np.int8)
+    codes[real] = evaluation.relevance(q, top[real])
     why = _ignored_by(evaluation, q, top)
     top_scores = ranking.top_scores[q][: len(top)]
     tiles: list[ResultTile] = []
@@ -250,7 +277,8 @@ def result_list(evaluation: Evaluation, q: int, depth: int, show_ignored: bool,
             break
         rank = None if ignored else shown + 1
         shown += not ignored
-        tiles.append(_tile(ds, names, int(g), raw + 1, rank, float(score), int(code), reason))
+        tiles.append(_tile(ds, names, int(g), raw + 1, rank, float(score), int(code), reason)
+                     if g >= 0 else outside_tile(ranking, int(g), raw + 1, rank, float(score)))
     idx, ranks = evaluation.missed_positives(q, shown)
     known = _known_scores(evaluation, q, idx, scores)
     raw_ranks = ranking.rank_items(q, idx) if len(idx) else np.zeros(0, dtype=np.int64)
@@ -323,12 +351,14 @@ def query_header(evaluation: Evaluation, q: int) -> QueryHeader:
     query = ds.queries[q]
     pq = evaluation.per_query
     ap, p1 = float(pq["AP"][q]), float(pq["P@1"][q])
+    answers = answers_words(evaluation, q)
     at_r = (f"AP@R <b>{100 * float(pq[AP_AT_R][q]):.1f}</b> &nbsp; "
             if AP_AT_R in pq else "")
     metrics = (ONLY_PHOTO if not has_ground_truth(evaluation, q) else
-               "skipped: no positive left" if math.isnan(ap) else
+               left_out_words(evaluation, q) if math.isnan(ap) else
                f"AP <b>{100 * ap:.1f}</b>{ap_tie_range(evaluation, q)} &nbsp; {at_r}"
-               f"P@1 <b>{100 * p1:.0f}</b> &nbsp; {int(pq['n_positives'][q])} positives")
+               f"P@1 <b>{100 * p1:.0f}</b> &nbsp; {int(pq['n_positives'][q])} positives"
+               + (f" &nbsp; {answers}" if answers else ""))
     title = str(query.meta.get("title") or "")
     return QueryHeader(int(q), query.name, title, query.image, ds.image_paths.get(query.image),
                        query.box, metrics, ds.details_line(query.image))

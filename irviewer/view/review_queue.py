@@ -26,8 +26,10 @@ from irviewer.core.audit import (
     NEG_POS,
     POS_NEG,
     QUERY,
+    WRONG_LIST,
     Suspect,
     score_words,
+    span,
 )
 from irviewer.core.corrections import sets_nothing
 from irviewer.core.dataset import Dataset
@@ -40,6 +42,7 @@ OPEN, ACCEPTED, CHECKED = "open", "accepted", "checked"
 
 #: Each kind as the panel names it.
 KIND_WORDS = {
+    WRONG_LIST: "in the wrong list",
     NEG_POS: "negative looks positive",
     POS_NEG: "positive looks negative",
     LABEL: "image label disagrees",
@@ -63,9 +66,22 @@ def fix_words(suspect: Suspect) -> str:
     there is no single fix."""
     if suspect.correction is None or suspect.suggested is None:
         return "look at it" if suspect.kind != HUB else "—"
+    if suspect.kind == WRONG_LIST:
+        into, out = lists_of(suspect)
+        return f"{suspect.labelled}: {span(list(out))} → {span(list(into))}"
     if suspect.correction.is_relabel:
         return f"relabel → {suspect.suggested}"
     return f"{suspect.labelled} → {suspect.suggested}"
+
+
+def lists_of(suspect: Suspect) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Return (the queries whose lists the fix puts the item in, those it takes it out of):
+    for an image in the wrong list, the list it looks like and the list that has it."""
+    into: list[str] = []
+    out: list[str] = []
+    for label, queries in suspect.moves():
+        (into if label == suspect.suggested else out).extend(queries)
+    return tuple(into), tuple(out)
 
 
 def query_words(suspect: Suspect) -> str:
@@ -246,7 +262,13 @@ def detail_html(dataset: Dataset, suspect: Suspect, q: int) -> str:
     """Return the selected suspect's details (rich text): kind and score, query and item,
     label and suggested fix, the item's rank under each method, the evidence."""
     query_name = dataset.queries[q].name if q >= 0 else None
-    where = (f"queries <b>{escape(suspect.query)}</b> (shown), "
+    into, out = lists_of(suspect)
+    where = (f"into the list of <b>{escape(span(list(into)))}</b> (shown: "
+             f"{escape(suspect.query or '')}, → {escape(suspect.suggested or '')}) · out of "
+             f"the list of <b>{escape(span(list(out)))}</b> (→ negative): both lists fixed "
+             "together · "
+             if suspect.kind == WRONG_LIST and suspect.query else
+             f"queries <b>{escape(suspect.query)}</b> (shown), "
              f"{escape(', '.join(n for n in suspect.queries if n != suspect.query))}: "
              f"{len(suspect.queries)} sharing its list, fixed together · "
              if len(suspect.queries) > 1 and suspect.query else

@@ -232,13 +232,25 @@ def set_level_pairs(opened: Opened, protocol: str, k: int = 10) -> list[tuple[in
     return sorted(shares, key=lambda p: (-shares[p], -naive.get(p, 0.0), p))
 
 
+def logistic_fit(a: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Return the weights of an L2-regularised logistic regression of ``y`` on the rows of
+    ``a`` (its last column the intercept, not regularised), fitted by L-BFGS."""
+    from scipy.optimize import minimize
+
+    def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
+        p = 1 / (1 + np.exp(-(a @ w)))
+        reg = np.r_[w[:-1], 0.0]
+        value = -(y * np.log(p + 1e-12) + (1 - y) * np.log(1 - p + 1e-12)).sum()
+        return float(value + reg @ reg), a.T @ (p - y) + 2 * reg
+
+    return minimize(loss, np.zeros(a.shape[1]), jac=True, method="L-BFGS-B").x
+
+
 def ceiling_pairs(opened: Opened, judge: Judge, folds: int = 5,
                   seed: int = 0) -> list[tuple[int, int]]:
     """Return Oxford's negatives ranked by an out-of-fold logistic regression per landmark,
     trained on rOxford's labels of that landmark (a ceiling for the descriptor, not a method:
     it reads the judge). Each image once per landmark, expanded to the landmark's queries."""
-    from scipy.optimize import minimize
-
     ds = opened.dataset
     aligned = next(iter(opened.methods.values())).ranking.descriptors
     assert aligned is not None
@@ -246,14 +258,6 @@ def ceiling_pairs(opened: Opened, judge: Judge, folds: int = 5,
     x = np.asarray(aligned.gallery[rows], dtype=np.float64)
     x = 10 * x / np.linalg.norm(x, axis=1, keepdims=True)
     xb = np.c_[x, np.ones(len(x))]
-
-    def fit(a: np.ndarray, y: np.ndarray) -> np.ndarray:
-        def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
-            p = 1 / (1 + np.exp(-(a @ w)))
-            reg = np.r_[w[:-1], 0.0]
-            value = -(y * np.log(p + 1e-12) + (1 - y) * np.log(1 - p + 1e-12)).sum()
-            return float(value + reg @ reg), a.T @ (p - y) + 2 * reg
-        return minimize(loss, np.zeros(a.shape[1]), jac=True, method="L-BFGS-B").x
 
     rng = np.random.default_rng(seed)
     landmarks: dict[str, list[int]] = {}
@@ -267,7 +271,7 @@ def ceiling_pairs(opened: Opened, judge: Judge, folds: int = 5,
         out = np.full(ds.n_gallery, -np.inf)
         fold = rng.integers(0, folds, len(judged))
         for f in range(folds):
-            w = fit(xb[judged[fold != f]], y[fold != f])
+            w = logistic_fit(xb[judged[fold != f]], y[fold != f])
             out[judged[fold == f]] = xb[judged[fold == f]] @ w
         ox = set(np.concatenate([ds.queries[q0].group(n) for n in (*POSITIVE, "junk")]).tolist())
         for g in np.flatnonzero(np.isfinite(out)).tolist():

@@ -16,7 +16,8 @@ Run from the repository root (a script, not a test; pytest does not collect this
 
     * floor = the exact evaluation (matching rows, ranking, every protocol's metrics: what
       bench_eval.py's case (c) times) + FAISS's own search of the same 70 queries on the
-      same index at the same nprobe and depth (one call, FAISS's default threads);
+      same index at the same nprobe and depth (one call, FAISS's default threads, timed
+      around FAISS's search in the process that holds the index);
     * ann = what irviewer does for ``--ann`` on top of building: the exact evaluation (the
       comparison needs it), every setting searched, its lists scored as result lists, the
       recalls, its evaluation under every protocol and the per-query comparison (ΔAP, lost
@@ -49,9 +50,10 @@ importlib.import_module("irviewer")
 import numpy as np  # noqa: E402
 from bench_eval import gallery_map, revisited_like  # noqa: E402
 
-from irviewer.core.ann.faiss_index import iter_build_factory  # noqa: E402
-from irviewer.core.ann.search import iter_settings  # noqa: E402
-from irviewer.core.ann.spec import parse_ann_spec  # noqa: E402
+from irviewer.core.ann.faiss_index import iter_build_factory, set_parameters  # noqa: E402
+from irviewer.core.ann.search import Searched, iter_settings  # noqa: E402
+from irviewer.core.ann.spec import AnnSpec, parse_ann_spec  # noqa: E402
+from irviewer.core.dataset import Dataset  # noqa: E402
 from irviewer.core.descriptors import (  # noqa: E402
     Descriptors,
     DescriptorTable,
@@ -61,7 +63,12 @@ from irviewer.core.descriptors import (  # noqa: E402
 from irviewer.core.evaluation import evaluate  # noqa: E402
 from irviewer.core.progress import result_of  # noqa: E402
 from irviewer.core.protocols import get_protocol  # noqa: E402
-from irviewer.core.ranking import rank  # noqa: E402
+from irviewer.core.ranking import Ranking, rank  # noqa: E402
+from irviewer.methods.method import Method  # noqa: E402
+from irviewer.methods.spec import DESCRIPTORS, Approximate, MethodSpec, Source  # noqa: E402
+from irviewer.opening.base_comparison import against_base  # noqa: E402
+from irviewer.opening.opener import Opened  # noqa: E402
+from irviewer.opening.request import OpenRequest  # noqa: E402
 from irviewer.reports.ann_report import ann_member  # noqa: E402
 
 DEPTH = 100
@@ -69,8 +76,6 @@ DEPTH = 100
 
 def ivf_case(workdir: Path, index: str, nprobe: int, repeats: int) -> dict[str, float]:
     """Case (ivf): see the module docstring."""
-    import faiss
-
     rng = np.random.default_rng(2)
     ds5k, q, g5k = revisited_like(rng, 70, 5000, 2048)
     gallery = gallery_map(workdir, g5k, rng)
@@ -88,26 +93,25 @@ def ivf_case(workdir: Path, index: str, nprobe: int, repeats: int) -> dict[str, 
     protocols = [get_protocol(p) for p in ds.protocols]
     qn = normalise_rows(q)
     floor = ann = float("inf")
-    exact_search = faiss.ParameterSpace()
     summary: dict[str, object] = {}
     for _ in range(repeats):  # interleaved: both see the same machine load
         t = time.perf_counter()
         exact = rank(align(descriptors, ds), ds, k=DEPTH)
         _ = [evaluate(ds, exact, p) for p in protocols]
         exact_s = time.perf_counter() - t
-        exact_search.set_index_parameter(built.index, "nprobe", nprobe)
-        t = time.perf_counter()
-        built.index.search(qn, DEPTH)
-        own_s = time.perf_counter() - t
+        set_parameters(built, spec.settings()[0], "floor")
+        _, _, own_s = built.search(qn, DEPTH)  # timed in FAISS's process, around its search
         floor = min(floor, exact_s + own_s)
         t = time.perf_counter()
         exact = rank(align(descriptors, ds), ds, k=DEPTH)
         _ = [evaluate(ds, exact, p) for p in protocols]
         searched = result_of(iter_settings("gallery", aligned, exact, ds, DEPTH, built,
                                            spec.settings()))
+        opened = _opened(ds, exact, searched, spec)
+        names = [x.name for x in ds.queries]
         for s in searched:
             for p in protocols:
-                member = ann_member(s.run, evaluate(ds, s.ranking, p))
+                member = ann_member(against_base(opened, s.name, p.name), names, ds.gallery)
         ann = min(ann, time.perf_counter() - t)
         summary = {"recall@10": round(member["recall@10"], 4), "mAP": round(member["mAP"], 4),
                    "mAP_exact": round(member["mAP_exact"], 4),
@@ -115,6 +119,19 @@ def ivf_case(workdir: Path, index: str, nprobe: int, repeats: int) -> dict[str, 
     print(f"  {index}:nprobe={nprobe} ({protocols[-1].name}): {summary}", file=sys.stderr)
     return {"build_s": round(build_s, 2), "floor_s": round(floor, 3), "ann_s": round(ann, 3),
             "ratio": round(ann / floor, 3)}
+
+
+def _opened(ds: Dataset, exact: Ranking, searched: list[Searched], spec: AnnSpec) -> Opened:
+    """Return the exact method and the searched ones as the opening makes them, each
+    derived one with its base (what eval's ann block compares)."""
+    source = Source(Path("case-ivf.npy"), DESCRIPTORS, 0)
+    plain = Method("gallery", source.path, DESCRIPTORS, exact,
+                   spec=MethodSpec("gallery", source, depth=DEPTH))
+    derived = [Method(s.name, source.path, DESCRIPTORS, s.ranking, ann=s.run,
+                      spec=MethodSpec(s.name, source, Approximate(spec.text, setting), DEPTH,
+                                      "gallery"))
+               for s, setting in zip(searched, spec.settings(), strict=True)]
+    return Opened(ds, {m.name: m for m in (plain, *derived)}, OpenRequest(Path("case-ivf")))
 
 
 def milvus_case(dim: int, n_queries: int, repeats: int) -> dict[str, float]:

@@ -5,6 +5,7 @@ Run from the repository root (a script, not a test; pytest does not collect this
     python tests/benchmarks/bench_audit.py              # 512-d descriptors
     python tests/benchmarks/bench_audit.py --dim 2048
     python tests/benchmarks/bench_audit.py --against ../before   # also another checkout's code
+    python tests/benchmarks/bench_audit.py --oxford   # the shared Oxford5k lists, fc7, too
 
 A Market-1501-sized folder is generated in a temporary directory: 3,368 queries in ``query/``
 and 19,732 gallery images in ``bounding_box_test/`` with Market naming (751 ids, 6 cameras,
@@ -12,9 +13,13 @@ and 19,732 gallery images in ``bounding_box_test/`` with Market naming (751 ids,
 descriptor files of clustered vectors (same ids, independent noise). Both commands run as whole
 processes (``python -m irviewer ...``: start-up, reading the folder and the descriptors, ranking,
 scoring or auditing), taking turns (eval, audit, eval, ...) so that both meet the same load on a
-shared machine; the time of each is the best of ``--repeats`` runs. The target of issues #11 and
-#21 is audit <= 3 x eval. ``--against DIR`` runs both commands with the code of another checkout
+shared machine; the time of each is the best of ``--repeats`` runs. The target is audit <= 3 x
+eval. ``--against DIR`` runs both commands with the code of another checkout
 too (its ``irviewer`` package first on the path), in the same turns, for a before/after table.
+``--oxford`` also times both on the real Oxford5k ground truth and 128-d fc7 descriptors of
+``../shared/samples`` (read in place; skipped when absent): sets that are lists, where the
+audit also measures where the neighbours are listed and the likeness to each list, and
+scores twice (eval one file, audit the fc7 file and its PCA-whitened 64-d version).
 """
 
 from __future__ import annotations
@@ -89,6 +94,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--against", type=Path, metavar="DIR",
                         help="another checkout whose code runs the same commands in turn")
+    parser.add_argument("--oxford", action="store_true",
+                        help="also time both commands on the shared Oxford5k lists (fc7)")
     opts = parser.parse_args()
     checkouts = [("this checkout", ROOT)]
     if opts.against is not None:
@@ -107,6 +114,34 @@ def main() -> None:
         print(f"market-sized (3,368 x 19,732, {opts.dim}-d), {label}, best of {opts.repeats}: "
               f"eval (one file) {eval_s:.2f} s, audit (two files) {audit_s:.2f} s, "
               f"ratio {audit_s / eval_s:.2f} (target <= 3)")
+    if opts.oxford:
+        oxford(checkouts, opts.repeats)
+
+
+def oxford(checkouts: list[tuple[str, Path]], repeats: int) -> None:
+    """Time eval (fc7) and audit (fc7 and its PCA-whitened 64-d version) on the shared
+    Oxford5k lists, the commands taking turns; print each checkout's ratio."""
+    samples = ROOT.parent / "shared" / "samples"
+    gt, fc7 = samples / "oxford5k-gt", samples / "oxford5k-lopq-fc7-features"
+    if not gt.is_dir() or not fc7.is_dir():
+        print("oxford5k: skipped, the shared samples are not present")
+        return
+    sys.path.insert(0, str(ROOT))
+    from tests.benchmarks.audit_recall import oxford_methods
+
+    with tempfile.TemporaryDirectory() as tmp:
+        first, second = oxford_methods(Path(tmp))
+        commands = []
+        for _, code in checkouts:
+            commands += [(["eval", str(gt), "-d", str(first)], code),
+                         (["audit", str(gt), "-d", str(first), "-d", str(second),
+                           "--json", str(Path(tmp) / "audit.json")], code)]
+        times = best_of_turns(commands, repeats)
+    for i, (label, _) in enumerate(checkouts):
+        eval_s, audit_s = times[2 * i], times[2 * i + 1]
+        print(f"oxford5k (55 x 5,063, 128-d), {label}, best of {repeats}: eval (one file) "
+              f"{eval_s:.2f} s, audit (two files) {audit_s:.2f} s, ratio "
+              f"{audit_s / eval_s:.2f} (target <= 3)")
 
 
 if __name__ == "__main__":

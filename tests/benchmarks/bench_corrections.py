@@ -91,7 +91,7 @@ def main() -> None:
             "", f"g{(g + 1) % args.gallery}", str(labels[g]))))
         t_undo = timed(lambda: _undo(opened, log))
         t_full = timed(lambda: [evaluate(log.dataset, opened.ranking, ev.protocol)
-                                for ev in opened.cached().values()])
+                                for ev in dict(opened._evaluations).values()])
         if i:
             pair.append(t_pair)
             relabel.append(t_relabel)

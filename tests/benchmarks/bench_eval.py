@@ -349,12 +349,6 @@ def process_env() -> dict[str, str]:
     return env
 
 
-def timed_process(args: list[str]) -> tuple[float, float]:
-    """Return (seconds, peak resident MiB) of one ``python -m irviewer ARGS`` run."""
-    elapsed, _, hwm = run_process(args)
-    return elapsed, hwm
-
-
 def run_process(args: list[str]) -> tuple[float, float, float]:
     """Return (wall seconds, CPU seconds, peak resident MiB) of one ``python -m irviewer
     ARGS`` run.

@@ -1,5 +1,5 @@
 """Benchmark: does the window stay responsive while it searches a visitor's photo, and how
-quickly does presentation mode move on? (issue #13)
+quickly does presentation mode move on?
 
 Run from the repository root (a script, not a test; offscreen):
 

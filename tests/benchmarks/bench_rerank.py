@@ -137,7 +137,7 @@ def reference_case(reference: Path, npz: Path, workdir: Path) -> dict[str, float
     """Run the authors' ``re_ranking`` once at Market size in its own process; return its
     time (the function alone, and the process), peak resident memory, and its agreement
     with irviewer's distances on the same vectors."""
-    from irviewer.core.rerank.kreciprocal import iter_encode
+    from irviewer.core.rerank.kreciprocal import iter_encode_joined
 
     q, g = active_unit_vectors(npz)
     vectors = workdir / "reference-input.npz"
@@ -157,7 +157,7 @@ def reference_case(reference: Path, npz: Path, workdir: Path) -> dict[str, float
         raise SystemExit(f"the reference failed: {stderr.decode()}")
     function_s = float(stdout.decode().split()[-1])
     reference = np.load(out)
-    steps = iter_encode(q, g, 20, 6, 0.3)
+    steps = iter_encode_joined(np.concatenate([q, g]), len(q), 20, 6, 0.3)
     while True:
         try:
             next(steps)

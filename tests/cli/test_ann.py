@@ -130,3 +130,27 @@ def test_sweep_reports_each_setting_and_the_first_reaching_exact(data, tmp_path,
     assert set(first.values()) <= {s["setting"] for s in sweep["settings"]}
     table = capsys.readouterr().out
     assert "sweep under instance" in table and "queries reaching their exact AP first" in table
+
+
+def test_a_search_beam_narrower_than_the_depth_is_noted(data, tmp_path, capsys):
+    manifest, npz, *_ = data
+    report = _eval_json([str(manifest), "-d", str(npz), "--ann", "HNSW8:efSearch=16,200",
+                         "--depth", "100"], tmp_path / "h.json")
+    printed = capsys.readouterr().out
+    narrow = report["evaluations"][0]["ann"]
+    settings = report["sweep"]["settings"]
+    assert [s["setting"] for s in settings] == ["HNSW8:efSearch=16", "HNSW8:efSearch=200"]
+    note = ("HNSW's efSearch (16) is below the depth (100): FAISS returns 100 results per "
+            "query from a search beam 16 wide")
+    assert narrow["beam_note"].startswith(note)
+    assert f"  note: {note}" in printed
+    # FAISS's default efSearch (16) is below the default depth (200) too.
+    default = _eval_json([str(manifest), "-d", str(npz), "--ann", "HNSW8"],
+                         tmp_path / "d.json")["evaluations"][0]["ann"]
+    assert default["beam_note"].startswith("HNSW's efSearch (16) is below the depth (200)")
+    wide = _eval_json([str(manifest), "-d", str(npz), "--ann", "HNSW8:efSearch=200",
+                       "--depth", "100"], tmp_path / "w.json")["evaluations"][0]["ann"]
+    assert wide["beam_note"] is None
+    ivf = _eval_json([str(manifest), "-d", str(npz), "--ann", "IVF8,Flat"],
+                     tmp_path / "i.json")["evaluations"][0]["ann"]
+    assert ivf["beam_note"] is None

@@ -42,8 +42,11 @@ def test_table_json_schema_and_ranks(synth, tmp_path, capsys):
     assert 4 <= len(suspects) <= 10
     for i, s in enumerate(suspects, 1):
         assert set(s) == {"rank", "kind", "query", "queries", "item", "labelled", "suggested",
-                          "score", "log_odds", "evidence", "methods_agreeing"}
+                          "corrections", "score", "log_odds", "evidence", "methods_agreeing"}
         assert s["query"] is None or s["query"] in s["queries"]
+        for row in s["corrections"]:  # every correction, as (queries, item, label) rows
+            assert set(row) == {"queries", "item", "label"} and row["item"] == s["item"]
+            assert set(row["queries"]) <= set(s["queries"])
         assert s["rank"] == i and 0 <= s["score"] <= 1 and s["methods_agreeing"] in (1, 2)
         assert s["item"] in table
     assert [s["log_odds"] for s in suspects] == sorted((s["log_odds"] for s in suspects),
@@ -55,6 +58,7 @@ def test_table_json_schema_and_ranks(synth, tmp_path, capsys):
     for item, (written, true) in synth.injected.items():
         assert (top[item]["query"], top[item]["labelled"], top[item]["suggested"]) == (
             None, written, true)
+        assert top[item]["corrections"] == [{"queries": [], "item": item, "label": true}]
 
 
 def read_rows(path: Path) -> list[dict[str, str]]:

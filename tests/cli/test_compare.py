@@ -116,7 +116,10 @@ def test_three_methods_get_holm(case):
     first, second = report["comparisons"]
     assert second["mean_delta"] == 0.0 and second["ties"] == 2
     assert second["tests"]["randomization"]["p_value"] == 1.0
-    assert second["tests"]["paired_t"] == {"statistic": None, "p_value": None}
+    assert second["tests"]["paired_t"] == {
+        "statistic": None, "p_value": None,
+        "note": "every paired query has the same value under both methods: the paired t-test "
+                "is undefined"}
     # Holm over p = 0.5 and 1: sorted 2 x 0.5 = 1, then max(1, 1 x 1) = 1
     assert first["tests"]["holm_p_value"] == 1.0
     assert second["tests"]["holm_p_value"] == 1.0
@@ -139,13 +142,18 @@ def test_the_convention_as_scored_is_named(case, capsys):
     assert c["mean_baseline"] < (7 / 12 + 1 / 2) / 2 - 0.01
 
 
-def test_metric_p_at_1(case):
+def test_metric_p_at_1(case, capsys):
     assert run(case, "--metric", "P@1", "--json", str(case / "c.json")) == 0
     [c] = json.loads((case / "c.json").read_text())["comparisons"]
     # P@1: a1 0 -> 1, b1 0 -> 1
     assert (c["metric"], c["mean_baseline"], c["mean_method"]) == ("P@1", 0.0, 1.0)
     assert c["tests"]["paired_t"]["statistic"] is None  # constant deltas: +inf
     assert c["tests"]["paired_t"]["p_value"] == 0.0
+    # ... and the report says why, in the JSON and in the table
+    note = c["tests"]["paired_t"]["note"]
+    assert note.startswith("every paired query changes by the same delta: the deltas have "
+                           "no variance, so the paired t-test gives t = +inf and p = 0")
+    assert f"    paired t: {note}" in capsys.readouterr().out.splitlines()
 
 
 def test_monte_carlo_options_reach_the_json(tmp_path):

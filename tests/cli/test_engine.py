@@ -236,7 +236,7 @@ def test_a_queries_only_file_opens_the_engine_method_alone(data, queries_only):
                                   engine=data[3], collection="gallery"))
     assert list(opened.methods) == ["queries.npz + milvus:gallery"]
     method = opened.first
-    assert method.ann is not None and method.ann.exact_lists is None and not method.ann.recall
+    assert method.ann is not None and method.base is None and not method.ann.recall
 
 
 def test_a_queries_only_file_without_an_engine_keeps_the_gallery_sentence(data, queries_only,

@@ -15,14 +15,16 @@ from PIL import Image
 from irviewer.cli import main
 from irviewer.collection.answer import Answer, answer_json
 from irviewer.collection.describing import SERIAL
-from irviewer.collection.indexing import IndexRequest, answers_line, index_now
+from irviewer.collection.indexing import IndexRequest, answers_line
 from irviewer.collection.matches import Match
 from irviewer.collection.photo_search import open_demo_searcher, open_searcher
 from irviewer.core.acceptance import Calibration
+from irviewer.core.errors import command_line_text, window_text
 from irviewer.formats.collection import read_record, write_record
 from irviewer.formats.local_feature_file import LOCAL_FEATURES, read_local_features
 from irviewer.formats.photo_folder import Photo
 from irviewer.io.resources import resources_dir
+from tests.collection_photos import index_now
 
 IMAGES = resources_dir() / "demo" / "images"
 HELD = ("bruegel_the-harvesters", "leonardo_mona-lisa", "van-gogh_the-starry-night",
@@ -208,8 +210,6 @@ def test_the_calibration_recorded_does_not_depend_on_which_worker_finished_first
 def test_two_artworks_that_are_one_picture_are_named_with_what_to_do(tmp_path, collection):
     """Named after indexing, kept in the record and named again by a re-run that changes
     nothing, and gone once the extra photo is removed."""
-    from irviewer.collection.calibration import LOOKALIKE_INLIERS
-
     photos = tmp_path / "photos"
     shutil.copytree(collection.parent / "photos", photos)
     shutil.copy(photos / "leonardo_mona-lisa.jpg", photos / "mona-lisa-again.jpg")
@@ -218,11 +218,13 @@ def test_two_artworks_that_are_one_picture_are_named_with_what_to_do(tmp_path, c
     assert len(told) == 1
     assert told[0].startswith("leonardo_mona-lisa.jpg and mona-lisa-again.jpg are filed as "
                               "different artworks but look like one picture: ")
-    assert int(told[0].split(": ")[1].split()[0]) >= LOOKALIKE_INLIERS
-    assert "put them in one artwork's folder" in indexed.lines[-1]
+    rule = indexed.record.calibration.threshold()
+    assert int(told[0].split(": ")[1].split()[0]) >= rule
+    assert "put them in one artwork's folder" in command_line_text(indexed.lines[-1])
+    assert "Collection \u25b8 These are one artwork" in window_text(indexed.lines[-1])
     assert indexed.lines[-1].endswith("or remove the extra photo")
     (a, b, n), = read_record(tmp_path / "coll").lookalikes
-    assert {a, b} == {"leonardo_mona-lisa", "mona-lisa-again"} and n >= LOOKALIKE_INLIERS
+    assert {a, b} == {"leonardo_mona-lisa", "mona-lisa-again"} and n >= rule
     again = index_now(IndexRequest(photos, tmp_path / "coll", mode=SERIAL))
     assert again.record.described == 0 and again.lines == indexed.lines
     (photos / "mona-lisa-again.jpg").unlink()
@@ -238,11 +240,10 @@ def test_distinct_paintings_are_no_lookalikes_and_a_long_list_is_cut(collection)
         collection.parent / "photos", collection, mode=SERIAL)).lines)
     photos = [Photo(f"a{i}", f"a{i}.jpg", f"a{i}", 1, 1) for i in range(10)]
     many = [(f"a{i}", f"a{i + 1}", 90 - i) for i in range(9)]
-    lines = lookalike_lines([*many, ("a0", "gone", 99)], photos,
-                            Calibration((40, 40), (5, 0)))
+    lines = lookalike_lines([*many, ("a0", "gone", 99)], photos)
     assert len(lines) == LOOKALIKES_TOLD + 2
     assert lines[0] == ("a0.jpg and a1.jpg are filed as different artworks but look like one "
                         "picture: 90 points agree")
     assert lines[LOOKALIKES_TOLD] == "... and 4 more pairs like them"
-    assert "(now 100% of its own changed photos reach it)" in lines[-1]
-    assert lookalike_lines([], photos, Calibration((40,), (3,))) == []
+    assert "answered with both titles" in lines[-1]
+    assert lookalike_lines([], photos) == []

@@ -18,10 +18,10 @@ from irviewer.collection.curation import (
     titles_path,
 )
 from irviewer.collection.describing import SERIAL
-from irviewer.collection.indexing import IndexRequest, index_now
+from irviewer.collection.indexing import IndexRequest
 from irviewer.core.errors import InputError
 from irviewer.formats.collection import MANIFEST, read_collection, read_record
-from tests.collection_photos import flat_folder, folder_of_subfolders
+from tests.collection_photos import flat_folder, folder_of_subfolders, index_now
 
 
 def index(photos, out, titles=None):

@@ -17,7 +17,7 @@ from PIL import Image
 
 from irviewer.collection import indexing
 from irviewer.collection.describing import SERIAL, THREADS
-from irviewer.collection.indexing import IndexRequest, index_now, iter_index
+from irviewer.collection.indexing import IndexRequest, iter_index
 from irviewer.collection.photo_search import open_searcher
 from irviewer.core.errors import InputError
 from irviewer.extract import registry
@@ -28,9 +28,10 @@ from irviewer.formats.collection import (
 )
 from irviewer.formats.descriptor_files import descriptor_extractor, descriptor_extractor_state
 from irviewer.formats.registry import read_dataset
+from irviewer.io.program import program_command
 from irviewer.opening.opener import open_now
 from irviewer.opening.request import OpenRequest
-from tests.collection_photos import artwork_image, flat_folder, folder_of_subfolders
+from tests.collection_photos import artwork_image, flat_folder, folder_of_subfolders, index_now
 
 
 class Thumb:
@@ -354,7 +355,7 @@ def test_a_missing_photo_folder_says_what_to_do(tmp_path):
         f"coll: its photo folder is missing: it was ../photos beside the collection "
         f"({(tmp_path / 'photos').resolve()}); move the photos back there (move the "
         "collection and its photo folder together), or index them again where they are now: "
-        f"irviewer index PHOTOS --out {tmp_path / 'coll'}")
+        f"{program_command()} index PHOTOS --out {tmp_path / 'coll'}")
     assert "File \u25b8 New collection from a folder" in raised.value.for_window()
 
 

@@ -7,6 +7,10 @@ positive. ``n_positives`` counts all positives, also those not in the list.
 
 from __future__ import annotations
 
+import numpy as np
+
+from irviewer.core.metrics import RECALL_TOLERANCE
+
 
 def ap_finite(relevant: list[bool], n_positives: int) -> float:
     """trec_eval's AP: sum over retrieved positives of precision at its rank, over all positives."""
@@ -85,3 +89,18 @@ def ap_voc_11_points(relevant: list[bool], n_positives: int) -> float:
         reached = [h / i for h, i in points if 10 * h >= tenth * n_positives]
         total += max(reached) if reached else 0.0
     return total / 11
+
+
+def interpolated_precision(recall, precision, levels) -> np.ndarray:
+    """Manning, Raghavan & Schutze, "Introduction to IR", 8.4 (the TREC 11-point curve): at
+    each recall level, the best precision among the points whose recall reaches it, 0 where
+    none does. A recall within RECALL_TOLERANCE below the level reaches it (3/10 reaches
+    the level 0.3, which np.linspace(0, 1, 11) writes 0.30000000000000004)."""
+    if len(recall) != len(precision):
+        raise ValueError("one precision per recall")
+    out = []
+    for level in levels:
+        reached = [p for r, p in zip(recall, precision, strict=True)
+                   if r >= level - RECALL_TOLERANCE]
+        out.append(max(reached) if reached else 0.0)
+    return np.array(out, dtype=np.float64)

@@ -1,5 +1,6 @@
-"""Every AP rule against a naive walk down the ranked list written from the evaluators'
-definitions (tests/core/reference.py), on random queries and in a batch."""
+"""The one AP entry point (ap_rules.average_precision): every AP rule against a naive walk
+down the ranked list written from the evaluators' definitions (tests/core/reference.py), on
+random queries and in a batch, and the curves whose area is the AP."""
 
 from __future__ import annotations
 
@@ -9,8 +10,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from irviewer.core import metrics
-from irviewer.core.ap_rules import ALL_AP_RULES, ap_polyline, average_precision
-from tests.core.reference import ap_finite, ap_trapezoid, ap_voc_11_points, ap_voc_all_points
+from irviewer.core.ap_rules import ap_polyline, average_precision
+from irviewer.core.convention_names import AP_RULES
+from irviewer.core.errors import InputError
+from tests.core.reference import (
+    ap_finite,
+    ap_trapezoid,
+    ap_voc_11_points,
+    ap_voc_all_points,
+    interpolated_precision,
+)
 
 FEW = settings(max_examples=150, deadline=None)
 REFERENCE = {"finite": ap_finite, "trapezoid": ap_trapezoid,
@@ -41,7 +50,7 @@ def ragged(queries):
 
 
 @FEW
-@given(batch(), st.sampled_from(ALL_AP_RULES))
+@given(batch(), st.sampled_from(AP_RULES))
 def test_each_rule_equals_its_evaluator_walked_by_hand(queries, rule):
     got = average_precision(ragged(queries), rule)
     for value, (ranks, n) in zip(got, queries, strict=True):
@@ -52,7 +61,7 @@ def test_each_rule_equals_its_evaluator_walked_by_hand(queries, rule):
 
 
 @FEW
-@given(batch(), st.sampled_from(ALL_AP_RULES))
+@given(batch(), st.sampled_from(AP_RULES))
 def test_within_the_list_divides_by_the_positives_listed(queries, rule):
     got = average_precision(ragged(queries), rule, "retrieved")
     for value, (ranks, n) in zip(got, queries, strict=True):
@@ -77,7 +86,7 @@ def test_interpolation_never_lowers_ap_and_11_points_agree_with_the_curve_functi
             continue
         assert interpolated[q] >= finite[q] - 1e-12
         rec, prec = metrics.pr_points(np.array(ranks, dtype=np.int64), n)
-        curve = metrics.interpolated_precision(rec, prec, np.linspace(0, 1, 11))
+        curve = interpolated_precision(rec, prec, np.linspace(0, 1, 11))
         assert eleven[q] == pytest.approx(curve.mean(), abs=1e-12)
 
 
@@ -93,7 +102,7 @@ def test_hand_computed_case():
 
 
 @FEW
-@given(batch(), st.sampled_from(ALL_AP_RULES))
+@given(batch(), st.sampled_from(AP_RULES))
 def test_the_drawn_curve_s_area_is_the_ap(queries, rule):
     """The polyline the window fills has the trapezoid area of the query's AP."""
     for ranks, n in queries:
@@ -115,3 +124,28 @@ def test_hand_computed_interpolated_curves():
     x, y = ap_polyline(np.array([1, 2]), 3, "11point")
     assert x.tolist() == pytest.approx([v for i in range(11) for v in (i / 11, (i + 1) / 11)])
     assert y.tolist() == pytest.approx([2 / 3] * 14 + [0.0] * 8)
+
+
+
+@pytest.mark.parametrize(("rule", "expected"), [
+    # Positives at 0-based ranks 1 and 2, 3 positives: precisions 1/2 and 2/3.
+    ("finite", (1 / 2 + 2 / 3) / 3),
+    # Trapezoids: (0/1 + 1/2) / 2 and (1/2 + 2/3) / 2, over 3 positives.
+    ("trapezoid", ((0 / 1 + 1 / 2) / 2 + (1 / 2 + 2 / 3) / 2) / 3),
+    ("interpolated", (2 / 3 + 2 / 3) / 3),
+    ("11point", 7 * (2 / 3) / 11),
+])
+def test_one_query_under_every_rule_through_the_one_entry_point(rule, expected):
+    """One function takes every rule irviewer supports, for one query as for a batch."""
+    assert average_precision(metrics.one_query([1, 2], 3), rule)[0] == pytest.approx(expected)
+
+
+def test_an_unknown_rule_is_refused_naming_every_rule():
+    every = "use finite, trapezoid, interpolated or 11point"
+    with pytest.raises(InputError, match=f"unknown AP rule 'area': {every}"):
+        average_precision(metrics.one_query([0], 1), "area")
+    with pytest.raises(InputError, match=f"unknown AP rule 'area': {every}"):
+        ap_polyline(np.array([0]), 1, "area")
+    with pytest.raises(InputError, match="unknown AP denominator 'some': use all, retrieved, "
+                       "depth or list"):
+        average_precision(metrics.one_query([0], 1), "finite", "some")

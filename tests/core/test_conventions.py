@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from irviewer.core import metrics
-from irviewer.core.ap_rules import ALL_AP_RULES, average_precision
+from irviewer.core.ap_rules import average_precision
+from irviewer.core.convention_names import AP_RULES
 from irviewer.core.conventions import all_conventions
 from irviewer.core.evaluation import evaluate
 from irviewer.opening.opener import open_now
@@ -40,7 +41,7 @@ def test_rows_equal_each_convention_alone(family, tmp_path):
         assert row.mean == pytest.approx(alone.summary["mAP"], abs=1e-12)
         p = ev.positives
         batch = metrics.ragged(p.ranks, p.offsets, p.n_positives)
-        for rule in ALL_AP_RULES:
+        for rule in AP_RULES:
             assert same(rows[f"AP {rule}"].values,
                         average_precision(batch, rule, ev.protocol.ap_positives))
         for k in ev.protocol.ks:

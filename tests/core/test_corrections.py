@@ -61,6 +61,14 @@ def reid(protocol: str = "market1501") -> Dataset:
                    global_ignored=np.array([4]), gallery_labels=ids, gallery_cameras=cams)
 
 
+def replay(published: Dataset, corrections) -> CorrectionLog:
+    """The log of ``corrections`` applied in order to ``published``."""
+    log = CorrectionLog(published)
+    for c in corrections:
+        log.push(c)
+    return log
+
+
 def groups(ds: Dataset, q: int) -> dict[str, list[int]]:
     return {g: ds.queries[q].group(g).tolist() for g in ds.groups}
 
@@ -191,10 +199,10 @@ def test_pair_choices_per_family():
 def test_the_log_removes_and_reinserts_a_correction_from_the_middle():
     corrections = [Correction("qa", "g4", "positive"), Correction("", "g1", "b"),
                    Correction("qb", "g0", "junk")]
-    log = CorrectionLog.replay(instance(), corrections)
+    log = replay(instance(), corrections)
     full = [groups(log.dataset, q) for q in range(3)]
     touched = log.remove(1)
-    without = CorrectionLog.replay(instance(), [corrections[0], corrections[2]])
+    without = replay(instance(), [corrections[0], corrections[2]])
     assert [groups(log.dataset, q) for q in range(3)] == \
         [groups(without.dataset, q) for q in range(3)]
     assert touched.tolist() == [0, 1]
@@ -205,7 +213,7 @@ def test_the_log_removes_and_reinserts_a_correction_from_the_middle():
 
 
 def test_saved_rows_keep_the_last_correction_of_each_pair_or_image():
-    log = CorrectionLog.replay(oxford(), [Correction("q0", "g2", "good"),
+    log = replay(oxford(), [Correction("q0", "g2", "good"),
                                           Correction("q1", "g2", "ok"),
                                           Correction("q0", "g2", "negative")])
     assert [(c.query, c.label) for c in log.saved()] == [("q1", "ok"), ("q0", "negative")]
@@ -250,7 +258,7 @@ def test_with_ground_truth_checks_what_changed_and_keeps_the_lookups():
         ds.with_ground_truth({0: build_query("q0", "g0", {"easy": [1]})})
 
 
-# -- the one rule: a correction that sets what is already there is not pushed (issue #20) --
+# -- the one rule: a correction that sets what is already there is not pushed -------------
 
 @pytest.mark.parametrize(("make", "correction", "sentence"), [
     (oxford, Correction("q0", "g2", "junk"), "ox: g2 is already junk for q0; nothing to change"),
@@ -303,7 +311,7 @@ def test_a_pair_set_and_set_back_writes_no_row_unless_a_relabel_came_between():
     log.push(Correction("qb", "g0", "junk"))
     log.push(Correction("qa", "g2", "negative"))  # back to what was published
     assert log.saved() == (Correction("qb", "g0", "junk"),)
-    replayed = CorrectionLog.replay(instance(), log.saved())
+    replayed = replay(instance(), log.saved())
     assert [groups(replayed.dataset, q) for q in range(3)] == \
         [groups(log.dataset, q) for q in range(3)]
     between = CorrectionLog(instance())
@@ -311,7 +319,7 @@ def test_a_pair_set_and_set_back_writes_no_row_unless_a_relabel_came_between():
     between.push(Correction("", "g2", "a"))  # g2 becomes a label-derived positive of qa
     between.push(Correction("qa", "g2", "negative"))
     assert [c.key for c in between.saved()] == [("", "g2"), ("qa", "g2")]
-    replayed = CorrectionLog.replay(instance(), between.saved())
+    replayed = replay(instance(), between.saved())
     assert groups(replayed.dataset, 0) == groups(between.dataset, 0)
 
 

@@ -51,7 +51,6 @@ def test_a_clause_of_an_option_the_command_does_not_take_is_left_out():
         InputError,
         command_line_text,
         either,
-        option_keys,
         when,
         window_text,
     )
@@ -64,4 +63,3 @@ def test_a_clause_of_an_option_the_command_does_not_take_is_left_out():
         "gt: give --images DIR or more")
     assert command_line_text(e, takes=lambda key: True) == str(e)
     assert window_text(e) == "gt: give “Images”, a descriptor file with names, or more"
-    assert option_keys(e) == ["images", "descriptors"] and option_keys("plain") == []

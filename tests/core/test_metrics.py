@@ -1,4 +1,5 @@
-"""Metrics: hand-computed values for every function, batch == per query, and bad inputs.
+"""Metrics: hand-computed values for every metric, on one query and on a batch, and bad
+inputs.
 
 Every expected value is written out as the arithmetic a person does on paper. The running
 example: 4 positives, retrieved at 0-based ranks 0, 1, 3, 6 (1-based 1, 2, 4, 7).
@@ -6,28 +7,38 @@ example: 4 positives, retrieved at 0-based ranks 0, 1, 3, 6 (1-based 1, 2, 4, 7)
 
 from __future__ import annotations
 
-import math
 import re
 
 import numpy as np
 import pytest
 
 from irviewer.core import metrics as m
+from irviewer.core.ap_rules import average_precision
 from irviewer.core.errors import InputError
+from tests.core.reference import interpolated_precision
 
 RANKS, N = [0, 1, 3, 6], 4
 NAN = float("nan")
 
 
+def ap(ranks: list[int], n: int, rule: str) -> float:
+    """One query's AP under ``rule``, through the public entry point."""
+    return float(average_precision(m.one_query(ranks, n), rule)[0])
+
+
+def one(ranks: list[int], n: int) -> m.Ragged:
+    return m.one_query(ranks, n)
+
+
 # -- average precision --------------------------------------------------------------------
 
 def test_finite_sum_ap_by_hand():
-    assert m.average_precision_finite(RANKS, N) == pytest.approx((1 + 1 + 3 / 4 + 4 / 7) / 4)
-    assert m.average_precision_finite([0, 1], 2) == 1.0
-    assert m.average_precision_finite([2], 1) == pytest.approx(1 / 3)
+    assert ap(RANKS, N, "finite") == pytest.approx((1 + 1 + 3 / 4 + 4 / 7) / 4)
+    assert ap([0, 1], 2, "finite") == 1.0
+    assert ap([2], 1, "finite") == pytest.approx(1 / 3)
     # Truncated list: two positives never retrieved still count in the denominator.
-    assert m.average_precision_finite([0, 2], 4) == pytest.approx((1 + 2 / 3) / 4)
-    assert m.average_precision_finite([], 3) == 0.0
+    assert ap([0, 2], 4, "finite") == pytest.approx((1 + 2 / 3) / 4)
+    assert ap([], 3, "finite") == 0.0
 
 
 def test_trapezoid_ap_by_hand():
@@ -35,82 +46,95 @@ def test_trapezoid_ap_by_hand():
     # j=0 at r=0: before = 1 (rank 0), at = 1/1; j=1 at r=1: before = 1/1, at = 2/2;
     # j=2 at r=3: before = 2/3, at = 3/4;        j=3 at r=6: before = 3/6, at = 4/7.
     expected = ((1 + 1) / 2 + (1 + 1) / 2 + (2 / 3 + 3 / 4) / 2 + (3 / 6 + 4 / 7) / 2) / 4
-    assert m.average_precision_trapezoid(RANKS, N) == pytest.approx(expected)
-    assert m.average_precision_trapezoid([1], 1) == pytest.approx((0 / 1 + 1 / 2) / 2)
-    assert m.average_precision_trapezoid([0, 1], 2) == 1.0
+    assert ap(RANKS, N, "trapezoid") == pytest.approx(expected)
+    assert ap([1], 1, "trapezoid") == pytest.approx((0 / 1 + 1 / 2) / 2)
+    assert ap([0, 1], 2, "trapezoid") == 1.0
     # Truncated: j=0 at r=0 -> (1 + 1)/2; j=1 at r=2 -> (1/2 + 2/3)/2; over 4 positives.
-    assert m.average_precision_trapezoid([0, 2], 4) == pytest.approx(
-        ((1 + 1) / 2 + (1 / 2 + 2 / 3) / 2) / 4)
-    assert m.average_precision_trapezoid([], 2) == 0.0
+    assert ap([0, 2], 4, "trapezoid") == pytest.approx(((1 + 1) / 2 + (1 / 2 + 2 / 3) / 2) / 4)
+    assert ap([], 2, "trapezoid") == 0.0
 
 
-def test_average_precision_dispatches_by_rule():
-    assert m.average_precision(RANKS, N, "finite") == pytest.approx(
-        (1 + 1 + 3 / 4 + 4 / 7) / 4)
-    assert m.average_precision(RANKS, N, "trapezoid") == pytest.approx(
-        ((1 + 1) / 2 + (1 + 1) / 2 + (2 / 3 + 3 / 4) / 2 + (3 / 6 + 4 / 7) / 2) / 4)
+def test_the_summed_rules_are_finite_and_trapezoid():
     assert m.SUM_AP_RULES == ("finite", "trapezoid")
+    assert one(RANKS, N).summed_ap("finite")[0] == ap(RANKS, N, "finite")
+
+
+def test_the_summed_ap_refuses_a_rule_it_does_not_sum():
+    """The internal piece is not an entry point: a rule it cannot sum is a caller's bug,
+    and the message points to the one that takes every rule."""
+    with pytest.raises(ValueError, match=re.escape("ap_rules.average_precision takes every rule")):
+        one(RANKS, N).summed_ap("interpolated")
+    with pytest.raises(ValueError, match=re.escape("ap_rules.average_precision takes every rule")):
+        m.summed_ap_polyline(RANKS, N, "11point")
 
 
 # -- precision at k ----------------------------------------------------------------------
 
+def pk(ranks: list[int], n: int, k: int) -> float:
+    return float(one(ranks, n).precision_at_k(k)[0])
+
+
+def pk_revisitop(ranks: list[int], n: int, k: int) -> float:
+    return float(one(ranks, n).precision_at_k_revisitop(k)[0])
+
+
 def test_true_precision_at_k_by_hand():
-    assert m.precision_at_k(RANKS, N, 1) == 1 / 1
-    assert m.precision_at_k(RANKS, N, 3) == pytest.approx(2 / 3)
-    assert m.precision_at_k(RANKS, N, 5) == pytest.approx(3 / 5)
-    assert m.precision_at_k(RANKS, N, 10) == pytest.approx(4 / 10)
+    assert pk(RANKS, N, 1) == 1 / 1
+    assert pk(RANKS, N, 3) == pytest.approx(2 / 3)
+    assert pk(RANKS, N, 5) == pytest.approx(3 / 5)
+    assert pk(RANKS, N, 10) == pytest.approx(4 / 10)
     # A list shorter than k is padded with non-positives (trec_eval P.k).
-    assert m.precision_at_k([0], 1, 5) == pytest.approx(1 / 5)
-    assert m.precision_at_k([0, 2], 4, 3) == pytest.approx(2 / 3)
-    assert m.precision_at_k([], 2, 1) == 0.0
+    assert pk([0], 1, 5) == pytest.approx(1 / 5)
+    assert pk([0, 2], 4, 3) == pytest.approx(2 / 3)
+    assert pk([], 2, 1) == 0.0
 
 
 def test_revisitop_precision_at_k_by_hand():
     # kq = min(k, 1-based rank of the last positive = 7).
-    assert m.precision_at_k_revisitop(RANKS, N, 10) == pytest.approx(4 / 7)  # kq = 7
-    assert m.precision_at_k_revisitop(RANKS, N, 5) == pytest.approx(3 / 5)  # kq = 5
-    assert m.precision_at_k_revisitop(RANKS, N, 1) == 1 / 1
+    assert pk_revisitop(RANKS, N, 10) == pytest.approx(4 / 7)  # kq = 7
+    assert pk_revisitop(RANKS, N, 5) == pytest.approx(3 / 5)  # kq = 5
+    assert pk_revisitop(RANKS, N, 1) == 1 / 1
     # The last positive comes before k: divided by its rank, not by k.
-    assert m.precision_at_k_revisitop([0, 2], 2, 5) == pytest.approx(2 / 3)  # kq = 3
-    assert m.precision_at_k([0, 2], 2, 5) == pytest.approx(2 / 5)
-    assert m.precision_at_k_revisitop([1], 1, 10) == pytest.approx(1 / 2)  # kq = 2
-    assert m.precision_at_k_revisitop([0, 1, 2, 3], 4, 10) == 4 / 4
+    assert pk_revisitop([0, 2], 2, 5) == pytest.approx(2 / 3)  # kq = 3
+    assert pk([0, 2], 2, 5) == pytest.approx(2 / 5)
+    assert pk_revisitop([1], 1, 10) == pytest.approx(1 / 2)  # kq = 2
+    assert pk_revisitop([0, 1, 2, 3], 4, 10) == 4 / 4
     # Truncated list: kq uses the last *retrieved* positive.
-    assert m.precision_at_k_revisitop([0, 4], 5, 10) == pytest.approx(2 / 5)  # kq = 5
+    assert pk_revisitop([0, 4], 5, 10) == pytest.approx(2 / 5)  # kq = 5
     # Positives exist but none was retrieved: 0, as the true P@k.
-    assert m.precision_at_k_revisitop([], 3, 5) == 0.0
+    assert pk_revisitop([], 3, 5) == 0.0
 
 
 def test_r_precision_by_hand():
-    assert m.r_precision(RANKS, N) == pytest.approx(3 / 4)  # ranks 0, 1, 3 are in the top 4
-    assert m.r_precision([0, 1], 2) == 2 / 2
-    assert m.r_precision([0, 5], 3) == pytest.approx(1 / 3)  # truncated: one never retrieved
-    assert m.r_precision([], 2) == 0.0
+    assert one(RANKS, N).r_precision()[0] == pytest.approx(3 / 4)  # 0, 1, 3 in the top 4
+    assert one([0, 1], 2).r_precision()[0] == 2 / 2
+    assert one([0, 5], 3).r_precision()[0] == pytest.approx(1 / 3)  # one never retrieved
+    assert one([], 2).r_precision()[0] == 0.0
 
 
 # -- INP, first match, CMC ---------------------------------------------------------------
 
 def test_inverse_negative_penalty_by_hand():
-    assert m.inverse_negative_penalty(RANKS, N) == pytest.approx(4 / 7)
-    assert m.inverse_negative_penalty([0, 1], 2) == 2 / 2
-    assert m.inverse_negative_penalty([2], 1) == pytest.approx(1 / 3)
+    assert one(RANKS, N).inverse_negative_penalty()[0] == pytest.approx(4 / 7)
+    assert one([0, 1], 2).inverse_negative_penalty()[0] == 2 / 2
+    assert one([2], 1).inverse_negative_penalty()[0] == pytest.approx(1 / 3)
     # A positive never retrieved: the hardest positive was not found at all.
-    assert m.inverse_negative_penalty([0, 1], 3) == 0.0
-    assert m.inverse_negative_penalty([], 1) == 0.0
+    assert one([0, 1], 3).inverse_negative_penalty()[0] == 0.0
+    assert one([], 1).inverse_negative_penalty()[0] == 0.0
 
 
 def test_first_positive_rank():
-    assert m.first_positive_rank([2, 5]) == 2
-    assert m.first_positive_rank(np.array([0])) == 0
-    assert m.first_positive_rank([]) is None
+    assert one([2, 5], 2).first_positive_rank().tolist() == [2]
+    assert one(np.array([0]), 1).first_positive_rank().tolist() == [0]
+    assert one([], 1).first_positive_rank().tolist() == [-1]
 
 
 def test_cmc_first_match_by_hand():
     # First positive at 0-based rank 2: within the top k for k >= 3.
-    np.testing.assert_array_equal(m.cmc_first_match([2, 5], 2, (1, 2, 3, 5)), [0, 0, 1, 1])
-    np.testing.assert_array_equal(m.cmc_first_match([0], 1, [1, 10]), [1, 1])
-    np.testing.assert_array_equal(m.cmc_first_match([], 3, (1, 5)), [0, 0])
-    assert m.cmc_first_match([0], 1, (1,)).dtype == np.float64
+    np.testing.assert_array_equal(one([2, 5], 2).cmc_first_match((1, 2, 3, 5)), [[0, 0, 1, 1]])
+    np.testing.assert_array_equal(one([0], 1).cmc_first_match([1, 10]), [[1, 1]])
+    np.testing.assert_array_equal(one([], 3).cmc_first_match((1, 5)), [[0, 0]])
+    assert one([0], 1).cmc_first_match((1,)).dtype == np.float64
 
 
 def test_single_gallery_shot_is_exact_when_every_identity_has_one_image():
@@ -163,51 +187,55 @@ def test_pr_points_by_hand():
         assert len(recall) == len(precision) == 0
 
 
+def interpolated_curve(ranks: list[int], n: int, levels) -> np.ndarray:
+    """One query's interpolated precision at ``levels``: the mean curve of a batch of one."""
+    r, o = ragged([ranks])
+    return m.mean_interpolated_pr(r, o, np.array([n]), levels)
+
+
 def test_interpolated_precision_by_hand():
-    recall, precision = m.pr_points(RANKS, N)
     levels = np.array([0.0, 0.25, 0.5, 0.6, 0.75, 0.8, 1.0])
-    np.testing.assert_allclose(m.interpolated_precision(recall, precision, levels),
+    np.testing.assert_allclose(interpolated_curve(RANKS, N, levels),
                                [1, 1, 1, 3 / 4, 3 / 4, 4 / 7, 4 / 7])
-    # A level no point reaches gets 0.
-    np.testing.assert_allclose(m.interpolated_precision(recall[:2], precision[:2], levels),
+    # A level no point reaches gets 0 (two of four positives never retrieved).
+    np.testing.assert_allclose(interpolated_curve(RANKS[:2], N, levels),
                                [1, 1, 1, 0, 0, 0, 0])
-    # Interpolation takes the best precision at that recall *or later*.
-    np.testing.assert_allclose(
-        m.interpolated_precision([0.25, 0.5, 0.75, 1.0], [1.0, 0.5, 0.6, 0.4], [0.5, 0.9]),
-        [0.6, 0.4])
-    assert len(m.interpolated_precision([], [], [0.0, 1.0])) == 2
-    np.testing.assert_array_equal(m.interpolated_precision([], [], [0.0, 1.0]), [0, 0])
+    # Interpolation takes the best precision at that recall *or later*: precisions 1, 2/4,
+    # 3/5, 4/10 at recalls 1/4 .. 1; at recall 1/2 the best later one is 3/5.
+    np.testing.assert_allclose(interpolated_curve([0, 3, 4, 9], 4, [0.5, 0.9]), [3 / 5, 4 / 10])
+    # Nothing retrieved: 0 at every level.
+    np.testing.assert_array_equal(interpolated_curve([], 2, [0.0, 1.0]), [0, 0])
 
 
 def test_interpolated_precision_reaches_levels_despite_float_rounding():
     # 3/10 == 0.3 but np.linspace(0, 1, 11)[3] == 0.30000000000000004.
-    recall, precision = m.pr_points([0, 1, 2], 10)
     levels = np.linspace(0, 1, 11)
     assert levels[3] > 3 / 10
-    got = m.interpolated_precision(recall, precision, levels)
+    got = interpolated_curve([0, 1, 2], 10, levels)
     np.testing.assert_array_equal(got, [1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0])
 
 
-def test_ap_polyline_area_is_the_ap():
-    x, y = m.ap_polyline(RANKS, N, "trapezoid")
+def test_summed_ap_polyline_area_is_the_ap():
+    x, y = m.summed_ap_polyline(RANKS, N, "trapezoid")
     np.testing.assert_allclose(x, [0, 1 / 4, 1 / 4, 2 / 4, 2 / 4, 3 / 4, 3 / 4, 1])
     np.testing.assert_allclose(y, [1, 1, 1, 1, 2 / 3, 3 / 4, 3 / 6, 4 / 7])
     for rule in m.SUM_AP_RULES:
         for ranks, n in ((RANKS, N), ([0, 2], 4), ([1], 1), ([], 2)):
-            x, y = m.ap_polyline(ranks, n, rule)
+            x, y = m.summed_ap_polyline(ranks, n, rule)
             area = float(np.sum((x[1:] - x[:-1]) * (y[1:] + y[:-1]) / 2)) if len(x) else 0.0
-            assert area == pytest.approx(m.average_precision(ranks, n, rule))
+            assert area == pytest.approx(ap(ranks, n, rule))
 
 
 # -- skipped queries and means -------------------------------------------------------------
 
 def test_no_positive_gives_nan_everywhere():
-    for value in (m.average_precision_finite([], 0), m.average_precision_trapezoid([], 0),
-                  m.average_precision([], 0, "finite"), m.precision_at_k([], 0, 1),
-                  m.precision_at_k_revisitop([], 0, 1), m.r_precision([], 0),
-                  m.inverse_negative_penalty([], 0)):
-        assert math.isnan(value)
-    assert np.isnan(m.cmc_first_match([], 0, (1, 5))).all()
+    q = one([], 0)
+    for value in (ap([], 0, "finite"), ap([], 0, "trapezoid"), ap([], 0, "interpolated"),
+                  ap([], 0, "11point"), q.precision_at_k(1)[0],
+                  q.precision_at_k_revisitop(1)[0], q.r_precision()[0],
+                  q.inverse_negative_penalty()[0]):
+        assert np.isnan(value)
+    assert np.isnan(q.cmc_first_match((1, 5))).all()
 
 
 # -- batch -------------------------------------------------------------------------------
@@ -226,10 +254,10 @@ BATCH_N = np.array([N, 0, 3, 2])
 
 def test_batch_values_by_hand():
     r, o = ragged(BATCH)
-    np.testing.assert_allclose(m.ragged(r, o, BATCH_N).average_precision("finite"),
+    np.testing.assert_allclose(average_precision(m.ragged(r, o, BATCH_N), "finite"),
                                [(1 + 1 + 3 / 4 + 4 / 7) / 4, NAN, (1 / 3) / 3, 0])
     np.testing.assert_allclose(
-        m.ragged(r, o, BATCH_N).average_precision("trapezoid"),
+        average_precision(m.ragged(r, o, BATCH_N), "trapezoid"),
         [((1 + 1) / 2 + (1 + 1) / 2 + (2 / 3 + 3 / 4) / 2 + (3 / 6 + 4 / 7) / 2) / 4, NAN,
          ((0 / 2 + 1 / 3) / 2) / 3, 0])
     np.testing.assert_allclose(m.ragged(r, o, BATCH_N).precision_at_k(5),
@@ -255,7 +283,8 @@ def test_batch_values_by_hand():
 def test_batch_handles_no_queries_and_no_ranks():
     r, o = np.zeros(0, np.int64), np.zeros(1, np.int64)
     n = np.zeros(0, np.int64)
-    assert m.ragged(r, o, n).average_precision("finite").shape == (0,)
+    for rule in ("finite", "trapezoid", "interpolated", "11point"):
+        assert average_precision(m.ragged(r, o, n), rule).shape == (0,)
     assert m.ragged(r, o, None).first_positive_rank().shape == (0,)
     assert m.ragged(r, o, n).cmc_first_match((1, 5)).shape == (0, 2)
     assert np.isnan(m.mean_interpolated_pr(r, o, n)).all()
@@ -279,29 +308,39 @@ def random_queries(seed: int, n_q: int = 60) -> tuple[list[list[int]], np.ndarra
 
 
 @pytest.mark.parametrize("seed", range(5))
-def test_batch_functions_equal_the_per_query_functions(seed):
+def test_a_batch_equals_each_of_its_queries_alone(seed):
+    """The vectorised metrics keep every query to itself: a batch gives what each query
+    gives in a batch of one, and the mean interpolated curve is the mean of the reference
+    curves of its evaluated queries."""
     lists, n = random_queries(seed)
     r, o = ragged(lists)
-    pairs = list(zip(lists, n.tolist(), strict=True))
-    for rule in m.SUM_AP_RULES:
-        np.testing.assert_allclose(m.ragged(r, o, n).average_precision(rule),
-                                   [m.average_precision(x, c, rule) for x, c in pairs])
+    batch = m.ragged(r, o, n)
+    alone = [m.one_query(x, c) for x, c in zip(lists, n.tolist(), strict=True)]
+
+    def each(metric) -> np.ndarray:
+        return np.concatenate([metric(q) for q in alone])
+
+    for rule in ("finite", "trapezoid", "interpolated", "11point"):
+        np.testing.assert_allclose(average_precision(batch, rule),
+                                   each(lambda q, rule=rule: average_precision(q, rule)))
+        np.testing.assert_allclose(average_precision(batch, rule, "retrieved"),
+                                   each(lambda q, rule=rule: average_precision(q, rule,
+                                                                               "retrieved")))
     for k in (1, 3, 10, 40):
-        np.testing.assert_allclose(m.ragged(r, o, n).precision_at_k(k),
-                                   [m.precision_at_k(x, c, k) for x, c in pairs])
-        np.testing.assert_allclose(m.ragged(r, o, n).precision_at_k_revisitop(k),
-                                   [m.precision_at_k_revisitop(x, c, k) for x, c in pairs])
-    np.testing.assert_allclose(m.ragged(r, o, n).r_precision(),
-                               [m.r_precision(x, c) for x, c in pairs])
-    np.testing.assert_allclose(m.ragged(r, o, n).inverse_negative_penalty(),
-                               [m.inverse_negative_penalty(x, c) for x, c in pairs])
-    np.testing.assert_array_equal(m.ragged(r, o, None).first_positive_rank(),
-                                  [-1 if m.first_positive_rank(x) is None
-                                   else m.first_positive_rank(x) for x, _ in pairs])
-    np.testing.assert_array_equal(m.ragged(r, o, n).cmc_first_match((1, 5, 20)),
-                                  [m.cmc_first_match(x, c, (1, 5, 20)) for x, c in pairs])
+        np.testing.assert_allclose(batch.precision_at_k(k),
+                                   each(lambda q, k=k: q.precision_at_k(k)))
+        np.testing.assert_allclose(batch.precision_at_k_revisitop(k),
+                                   each(lambda q, k=k: q.precision_at_k_revisitop(k)))
+    np.testing.assert_allclose(batch.r_precision(), each(lambda q: q.r_precision()))
+    np.testing.assert_allclose(batch.inverse_negative_penalty(),
+                               each(lambda q: q.inverse_negative_penalty()))
+    np.testing.assert_array_equal(batch.first_positive_rank(),
+                                  each(lambda q: q.first_positive_rank()))
+    np.testing.assert_array_equal(batch.cmc_first_match((1, 5, 20)),
+                                  np.vstack([q.cmc_first_match((1, 5, 20)) for q in alone]))
     for levels in (np.linspace(0, 1, 11), np.array([0.0, 1 / 3, 0.5, 2 / 3, 0.99])):
-        curves = [m.interpolated_precision(*m.pr_points(x, c), levels) for x, c in pairs if c]
+        curves = [interpolated_precision(*m.pr_points(x, c), levels)
+                  for x, c in zip(lists, n.tolist(), strict=True) if c]
         np.testing.assert_allclose(m.mean_interpolated_pr(r, o, n, levels),
                                    np.mean(curves, axis=0), rtol=1e-12)
 
@@ -315,7 +354,7 @@ def test_batch_interpolation_agrees_on_levels_at_the_tolerance_edge(n):
                              edge + 1e-12, edge - 2e-12])
     ranks = np.sort(np.random.default_rng(n).choice(3 * n, size=n, replace=False))
     for got in (n, n - 1):  # every positive retrieved, and one never retrieved
-        want = m.interpolated_precision(*m.pr_points(ranks[:got], n), levels)
+        want = interpolated_precision(*m.pr_points(ranks[:got], n), levels)
         r, o = ragged([ranks[:got].tolist()])
         np.testing.assert_array_equal(m.mean_interpolated_pr(r, o, [n], levels), want)
 
@@ -327,39 +366,37 @@ def _batch(ranks: list[int], offsets: list[int], n: list[int]):
 
 
 BAD = [
-    ("unsorted", lambda: m.average_precision_finite([2, 1], 3),
+    ("unsorted", lambda: m.one_query([2, 1], 3),
      "positive ranks must be sorted ascending without repeats"),
-    ("repeated", lambda: m.average_precision_finite([1, 1], 3),
+    ("repeated", lambda: m.one_query([1, 1], 3),
      "positive ranks must be sorted ascending without repeats"),
-    ("negative", lambda: m.average_precision_trapezoid([-1, 2], 3),
+    ("negative", lambda: m.one_query([-1, 2], 3),
      "positive ranks must be 0-based and non-negative, got -1"),
-    ("fractional", lambda: m.average_precision_finite([0.5], 1),
+    ("fractional", lambda: m.one_query([0.5], 1),
      "positive ranks must be whole numbers, got float64 values"),
-    ("2-D", lambda: m.average_precision_finite([[0]], 1),
+    ("2-D", lambda: m.one_query([[0]], 1),
      "positive ranks must be a 1-D list, got 2 dimensions"),
-    ("too many", lambda: m.precision_at_k([0, 1, 2], 2, 1),
+    ("too many", lambda: m.one_query([0, 1, 2], 2),
      "3 retrieved positives but only 2 positives in all"),
-    ("too many, 1", lambda: m.r_precision([0, 4], 1),
+    ("too many, 1", lambda: m.pr_points([0, 4], 1),
      "2 retrieved positives but only 1 positive in all"),
-    ("n negative", lambda: m.inverse_negative_penalty([], -1),
+    ("n negative", lambda: m.one_query([], -1),
      "the number of positives cannot be negative (-1)"),
-    ("n fractional", lambda: m.average_precision_finite([0], 1.5),
+    ("n fractional", lambda: m.one_query([0], 1.5),
      "the number of positives must be a whole number, not 1.5"),
-    ("k zero", lambda: m.precision_at_k([0], 1, 0), "the cut-off k must be at least 1, not 0"),
-    ("k revisitop", lambda: m.precision_at_k_revisitop([0], 1, -3),
+    ("k zero", lambda: one([0], 1).precision_at_k(0), "the cut-off k must be at least 1, not 0"),
+    ("k revisitop", lambda: one([0], 1).precision_at_k_revisitop(-3),
      "the cut-off k must be at least 1, not -3"),
-    ("k fractional", lambda: m.precision_at_k([0], 1, 2.5),
+    ("k fractional", lambda: one([0], 1).precision_at_k(2.5),
      "the cut-off k must be a whole number, not 2.5"),
-    ("cmc k", lambda: m.cmc_first_match([0], 1, (1, 0)),
+    ("cmc k", lambda: one([0], 1).cmc_first_match((1, 0)),
      "the cut-off k must be at least 1, not 0"),
-    ("rule", lambda: m.average_precision([0], 1, "11point"),
-     "unknown AP rule '11point': use finite or trapezoid"),
-    ("polyline rule", lambda: m.ap_polyline([0], 1, "area"),
-     "unknown AP rule 'area': use finite or trapezoid"),
-    ("first unsorted", lambda: m.first_positive_rank([3, 2]),
-     "positive ranks must be sorted ascending without repeats"),
-    ("batch rule", lambda: m.ragged(*_batch([0], [0, 1], [1])).average_precision("x"),
-     "unknown AP rule 'x': use finite or trapezoid"),
+    ("rule", lambda: average_precision(one([0], 1), "area"),
+     "unknown AP rule 'area': use finite, trapezoid, interpolated or 11point"),
+    ("denominator", lambda: average_precision(one([0], 1), "finite", "listed"),
+     "unknown AP denominator 'listed': use all, retrieved, depth or list"),
+    ("batch rule", lambda: average_precision(m.ragged(*_batch([0], [0, 1], [1])), "x"),
+     "unknown AP rule 'x': use finite, trapezoid, interpolated or 11point"),
     ("batch k", lambda: m.ragged(*_batch([0], [0, 1], [1])).precision_at_k(0),
      "the cut-off k must be at least 1, not 0"),
     ("batch too many", lambda: m.ragged(*_batch([0, 0, 1], [0, 1, 3], [1, 1])).precision_at_k(1),
@@ -372,7 +409,7 @@ BAD = [
      lambda: m.ragged(*_batch([0, 1, 2], [0, 2, 1, 3], [3, 3, 3])).inverse_negative_penalty(),
      "ragged ranks: offsets must not decrease, but query 1 ends before it starts"),
     ("batch unsorted",
-     lambda: m.ragged(*_batch([0, 5, 3], [0, 1, 3], [1, 2])).average_precision("finite"),
+     lambda: m.ragged(*_batch([0, 5, 3], [0, 1, 3], [1, 2])).summed_ap("finite"),
      "query 1: positive ranks must be sorted ascending without repeats"),
     ("batch repeated",
      lambda: m.ragged(np.array([4, 4]), np.array([0, 0, 2]), None).first_positive_rank(),
@@ -399,8 +436,6 @@ BAD = [
     ("sgs k", lambda: m.cmc_single_gallery_shot([0], [1], 1, (0,), 2,
                                                 np.random.default_rng(0)),
      "the cut-off k must be at least 1, not 0"),
-    ("interpolation", lambda: m.interpolated_precision([0.5, 1.0], [1.0], [0.5]),
-     "2 recall values but 1 precision value: one of each per point"),
 ]
 
 
@@ -413,4 +448,4 @@ def test_bad_inputs_give_one_clear_sentence(call, message):
 
 def test_input_error_is_a_value_error():
     with pytest.raises(ValueError, match="unknown AP rule"):
-        m.average_precision([0], 1, "x")
+        average_precision(one([0], 1), "x")

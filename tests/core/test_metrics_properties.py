@@ -11,7 +11,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from irviewer.core import metrics as m
-from tests.core.reference import ap_finite, ap_trapezoid
+from irviewer.core.ap_rules import average_precision
+from irviewer.core.convention_names import AP_RULES
+from tests.core.reference import ap_finite, ap_trapezoid, interpolated_precision
 
 FEW = settings(max_examples=150, deadline=None)
 TOL = 1e-12
@@ -24,6 +26,11 @@ def query(draw, max_rank: int = 60, min_positives: int = 0):
     missing = draw(st.integers(0, 3))
     assume(len(ranks) + missing >= min_positives)
     return np.array(ranks, dtype=np.int64), len(ranks) + missing
+
+
+def ap(ranks: np.ndarray, n: int, rule: str) -> float:
+    """One query's AP under ``rule``, through the public entry point."""
+    return float(average_precision(m.one_query(ranks, n), rule)[0])
 
 
 def relevance_list(ranks: np.ndarray, depth: int = 70) -> list[bool]:
@@ -39,16 +46,16 @@ def relevance_list(ranks: np.ndarray, depth: int = 70) -> list[bool]:
 def test_ap_agrees_with_a_walk_down_the_ranked_list(q):
     ranks, n = q
     flags = relevance_list(ranks)
-    assert abs(m.average_precision_finite(ranks, n) - ap_finite(flags, n)) < 1e-9
-    assert abs(m.average_precision_trapezoid(ranks, n) - ap_trapezoid(flags, n)) < 1e-9
+    assert abs(ap(ranks, n, "finite") - ap_finite(flags, n)) < 1e-9
+    assert abs(ap(ranks, n, "trapezoid") - ap_trapezoid(flags, n)) < 1e-9
 
 
 @FEW
 @given(query(min_positives=1))
 def test_ap_is_a_fraction_and_trapezoid_never_exceeds_finite(q):
     ranks, n = q
-    finite = m.average_precision_finite(ranks, n)
-    trapezoid = m.average_precision_trapezoid(ranks, n)
+    finite = ap(ranks, n, "finite")
+    trapezoid = ap(ranks, n, "trapezoid")
     assert 0.0 <= trapezoid <= finite + TOL
     assert finite <= 1.0 + TOL
 
@@ -58,15 +65,15 @@ def test_ap_is_a_fraction_and_trapezoid_never_exceeds_finite(q):
 def test_ap_is_one_exactly_when_all_positives_come_first(q):
     ranks, n = q
     all_first = len(ranks) == n and np.array_equal(ranks, np.arange(n))
-    for rule in m.SUM_AP_RULES:
-        ap = m.average_precision(ranks, n, rule)
-        assert (ap == 1.0) if all_first else (ap < 1.0)
+    for rule in AP_RULES:
+        value = ap(ranks, n, rule)
+        assert (value == 1.0) if all_first else (value < 1.0)
 
 
 @FEW
-@given(st.integers(1, 12), st.sampled_from(m.SUM_AP_RULES))
+@given(st.integers(1, 12), st.sampled_from(AP_RULES))
 def test_ap_is_one_for_the_perfect_ranking(n, rule):
-    assert m.average_precision(np.arange(n), n, rule) == 1.0
+    assert ap(np.arange(n), n, rule) == 1.0
 
 
 @FEW
@@ -80,8 +87,8 @@ def test_moving_a_positive_to_an_earlier_free_rank_never_lowers_ap(q, data):
     moved = ranks.copy()
     moved[i] = data.draw(st.sampled_from(free))
     moved.sort()
-    for rule in m.SUM_AP_RULES:
-        assert m.average_precision(moved, n, rule) >= m.average_precision(ranks, n, rule) - TOL
+    for rule in AP_RULES:
+        assert ap(moved, n, rule) >= ap(ranks, n, rule) - TOL
 
 
 @FEW
@@ -90,20 +97,21 @@ def test_finding_a_missing_positive_never_lowers_ap(q, rank):
     ranks, n = q
     assume(len(ranks) < n and rank not in ranks)
     found = np.sort(np.append(ranks, rank))
-    for rule in m.SUM_AP_RULES:
-        assert m.average_precision(found, n, rule) >= m.average_precision(ranks, n, rule) - TOL
+    for rule in AP_RULES:
+        assert ap(found, n, rule) >= ap(ranks, n, rule) - TOL
 
 
 @FEW
 @given(query(min_positives=1), st.integers(1, 80))
 def test_precision_bounds_and_revisitop_never_below_true_pk(q, k):
     ranks, n = q
-    true_pk = m.precision_at_k(ranks, n, k)
-    revisitop = m.precision_at_k_revisitop(ranks, n, k)
+    q = m.one_query(ranks, n)
+    true_pk = q.precision_at_k(k)[0]
+    revisitop = q.precision_at_k_revisitop(k)[0]
     assert 0.0 <= true_pk <= 1.0
     assert true_pk - TOL <= revisitop <= 1.0
-    assert 0.0 <= m.r_precision(ranks, n) <= 1.0
-    assert 0.0 <= m.inverse_negative_penalty(ranks, n) <= 1.0
+    assert 0.0 <= q.r_precision()[0] <= 1.0
+    assert 0.0 <= q.inverse_negative_penalty()[0] <= 1.0
 
 
 @FEW
@@ -111,7 +119,8 @@ def test_precision_bounds_and_revisitop_never_below_true_pk(q, k):
 def test_revisitop_pk_is_true_pk_when_a_positive_lies_at_or_after_k(q, k):
     ranks, n = q
     assume(len(ranks) and ranks[-1] + 1 >= k)
-    assert m.precision_at_k_revisitop(ranks, n, k) == m.precision_at_k(ranks, n, k)
+    q = m.one_query(ranks, n)
+    assert q.precision_at_k_revisitop(k)[0] == q.precision_at_k(k)[0]
 
 
 @FEW
@@ -119,35 +128,37 @@ def test_revisitop_pk_is_true_pk_when_a_positive_lies_at_or_after_k(q, k):
 def test_interpolated_precision_never_rises_with_recall(q, levels):
     ranks, n = q
     levels = np.sort(np.array(levels))
-    curve = m.interpolated_precision(*m.pr_points(ranks, n), levels)
+    offsets = np.array([0, len(ranks)])
+    curve = m.mean_interpolated_pr(ranks, offsets, np.array([n]), levels)
     assert np.all(np.diff(curve) <= 0)
     assert np.all((curve >= 0) & (curve <= 1))
 
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(query(), min_size=1, max_size=15), st.integers(1, 30))
-def test_batch_equals_per_query(queries, k):
+def test_a_batch_equals_each_of_its_queries_alone(queries, k):
     lists = [r for r, _ in queries]
     n = np.array([c for _, c in queries], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum([len(r) for r in lists])]).astype(np.int64)
     flat = np.concatenate(lists).astype(np.int64)
-    for rule in m.SUM_AP_RULES:
-        np.testing.assert_allclose(m.ragged(flat, offsets, n).average_precision(rule),
-                                   [m.average_precision(r, c, rule) for r, c in queries])
-    np.testing.assert_array_equal(m.ragged(flat, offsets, n).precision_at_k(k),
-                                  [m.precision_at_k(r, c, k) for r, c in queries])
-    np.testing.assert_array_equal(m.ragged(flat, offsets, n).precision_at_k_revisitop(k),
-                                  [m.precision_at_k_revisitop(r, c, k) for r, c in queries])
-    np.testing.assert_array_equal(m.ragged(flat, offsets, n).r_precision(),
-                                  [m.r_precision(r, c) for r, c in queries])
-    np.testing.assert_array_equal(m.ragged(flat, offsets, n).inverse_negative_penalty(),
-                                  [m.inverse_negative_penalty(r, c) for r, c in queries])
-    np.testing.assert_array_equal(m.ragged(flat, offsets, n).cmc_first_match((1, k)),
-                                  [m.cmc_first_match(r, c, (1, k)) for r, c in queries])
+    batch = m.ragged(flat, offsets, n)
+    alone = [m.one_query(r, c) for r, c in queries]
+    for rule in AP_RULES:
+        np.testing.assert_allclose(average_precision(batch, rule),
+                                   [ap(r, c, rule) for r, c in queries])
+    np.testing.assert_array_equal(batch.precision_at_k(k),
+                                  [q.precision_at_k(k)[0] for q in alone])
+    np.testing.assert_array_equal(batch.precision_at_k_revisitop(k),
+                                  [q.precision_at_k_revisitop(k)[0] for q in alone])
+    np.testing.assert_array_equal(batch.r_precision(), [q.r_precision()[0] for q in alone])
+    np.testing.assert_array_equal(batch.inverse_negative_penalty(),
+                                  [q.inverse_negative_penalty()[0] for q in alone])
+    np.testing.assert_array_equal(batch.cmc_first_match((1, k)),
+                                  [q.cmc_first_match((1, k))[0] for q in alone])
     np.testing.assert_array_equal(m.ragged(flat, offsets, None).first_positive_rank(),
                                   [r[0] if len(r) else -1 for r in lists])
     levels = np.linspace(0, 1, 11)
-    curves = [m.interpolated_precision(*m.pr_points(r, c), levels) for r, c in queries if c]
+    curves = [interpolated_precision(*m.pr_points(r, c), levels) for r, c in queries if c]
     want = np.mean(curves, axis=0) if curves else np.full(len(levels), np.nan)
     np.testing.assert_allclose(m.mean_interpolated_pr(flat, offsets, n, levels), want,
                                rtol=1e-12)

@@ -20,6 +20,7 @@ from irviewer.core.errors import InputError
 from irviewer.core.paired import (
     PairedComparison,
     bootstrap_interval,
+    constant_deltas,
     holm_adjust,
     pair_by_name,
     paired_t_test,
@@ -63,6 +64,51 @@ def test_paired_t_by_hand_df2_and_df1():
     r = paired_t_test(np.array([1.0, 3.0]))
     assert r.statistic == pytest.approx(2.0, rel=1e-14)
     assert r.p_value == pytest.approx(1 - 2 / math.pi * math.atan(2.0), rel=1e-13)
+
+
+def test_deltas_the_same_to_within_float_rounding_are_constant_and_said_so():
+    """The draw that made scipy warn of precision loss: deltas 1 and 1 - 2.22e-16."""
+    from scipy import stats
+    base, method = np.array([(0.0, 1.0), (2.22e-16, 1.0)]).T
+    d = method - base
+    assert d[0] != d[1] and constant_deltas(d)
+    with pytest.warns(RuntimeWarning, match="Precision loss occurred"):
+        stats.ttest_rel(method, base)  # scipy: a t of rounding noise, and a warning
+    r = paired_t_test(d)  # no warning (an error under this suite's filterwarnings)
+    assert (r.statistic, r.df, r.p_value) == (math.inf, 1, 0.0)
+    assert r.note == ("every paired query changes by the same delta (to within float "
+                      "rounding): the deltas have no variance, so the paired t-test gives "
+                      "t = +inf and p = 0 whatever the number of queries; read the "
+                      "randomization test's p")
+    assert comparison(base, method).paired_t.note == r.note
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(values, values), min_size=2, max_size=12),
+       st.floats(-1.0, 1.0, allow_nan=False), st.integers(0, 3))
+def test_constant_deltas_are_where_scipy_loses_the_variance(pairs, shift, ulps):
+    """constant_deltas is scipy's own precision-loss bound: scipy warns exactly where the
+    deltas count as constant (drawn free, or all one value nudged by a few float steps)."""
+    from scipy import stats
+    base, method = np.array(pairs).T
+    free = method - base
+    nudged = np.array([shift] * len(pairs))
+    for i in range(min(ulps, len(nudged))):
+        nudged[i] = np.nextafter(nudged[i], 2.0)
+    for d in (free, nudged):
+        with warnings.catch_warnings(record=True) as caught, np.errstate(all="ignore"):
+            warnings.simplefilter("always")
+            stats.ttest_1samp(d, 0.0)
+        warned = any("Precision loss" in str(w.message) for w in caught)
+        assert warned == constant_deltas(d)
+
+
+def test_too_few_or_unchanged_queries_are_said_so():
+    assert paired_t_test(np.array([0.3])).note == ("the paired t-test needs at least two "
+                                                   "paired queries")
+    assert paired_t_test(np.zeros(3)).note == ("every paired query has the same value under "
+                                               "both methods: the paired t-test is undefined")
+    assert paired_t_test(np.array([0.1, 0.3])).note == ""
 
 
 def test_zero_variance_gives_inf_or_nan():
@@ -237,13 +283,19 @@ def test_zero_variance_as_scipy(deltas):
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(values, values), min_size=2, max_size=40))
 @example([(0.0, 0.0), (0.0, 5e-324)])
+@example([(0.0, 1.0), (2.22e-16, 1.0)])  # deltas 1 and 1 - 2.22e-16
 def test_t_test_matches_scipy_on_any_pairs(pairs):
+    """Where the deltas vary, t and p are scipy's (and scipy has nothing to warn of: a
+    warning is an error here); where they are the same to within float rounding, the test
+    says so instead of passing on scipy's value of the rounding."""
     from scipy import stats
     base, method = np.array(pairs).T
     d = method - base
     ours = paired_t_test(d)
-    if np.all(d == d[0]):
-        return  # constant deltas: scipy's value depends on the rounding of the mean
+    if constant_deltas(d):
+        assert (abs(ours.statistic), ours.p_value) == (math.inf, 0.0)
+        assert "every paired query changes by the same delta" in ours.note
+        return
     with np.errstate(all="ignore"):
         ref = stats.ttest_rel(method, base)
     # nan equals nan here: deltas of 5e-324 have a mean of 0 and no variance in floats

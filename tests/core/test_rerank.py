@@ -15,12 +15,17 @@ from irviewer.core.dataset import Dataset, build_query
 from irviewer.core.descriptors import normalise_rows
 from irviewer.core.errors import InputError
 from irviewer.core.evaluation import evaluate
+from irviewer.core.progress import result_of
 from irviewer.core.protocols import get_protocol
 from irviewer.core.ranking import rank
 from irviewer.core.rerank import check_budget, iter_rerank, parse_spec
 from irviewer.core.rerank.expansion import expand_queries, iter_dba
-from irviewer.core.rerank.kreciprocal import _order_by_distance, iter_encode, squared_distance
-from irviewer.core.rerank.search import cross_top, iter_self_top, run
+from irviewer.core.rerank.kreciprocal import (
+    _order_by_distance,
+    iter_encode_joined,
+    squared_distance,
+)
+from irviewer.core.rerank.search import cross_top, iter_self_top
 from tests.core.helpers import aligned, exact_cosine_order, random_dataset, tied_vectors
 from tests.core.rerank_dense import dense_expansion, dense_kreciprocal
 
@@ -40,7 +45,8 @@ def clustered_unit(rng, n, dim, centers=6, noise=0.6):
 
 
 def encode(q, g, k1, k2, lam, block_rows=4096):
-    return finish(iter_encode(q, g, k1, k2, lam, block_rows=block_rows))
+    vectors = np.concatenate([q, g]).astype(np.float32, copy=False)
+    return finish(iter_encode_joined(vectors, len(q), k1, k2, lam, block_rows=block_rows))
 
 
 @settings(max_examples=25, deadline=None)
@@ -90,7 +96,7 @@ def test_neighbour_order_with_ties_is_stable_like_a_dense_argsort():
     x[10] = x[3]  # exact duplicates tie at distance 0 with the image itself
     x[11] = x[3]
     need = 9
-    top = run(iter_self_top(x, need + 4, "one", row_min=True, block_rows=8))
+    top = result_of(iter_self_top(x, need + 4, "one", row_min=True, block_rows=8))
     scale = squared_distance(top.row_min)
     ranked, dist = _order_by_distance(x, top, scale, need)
     d2 = squared_distance(x @ x.T)
@@ -277,7 +283,7 @@ def test_neighbour_lists_of_exact_ties_are_in_exact_order(block_rows):
     rng = np.random.default_rng(9)
     x = normalise_rows(tied_vectors(rng, "scaled signs", 60, 32))
     x[7] = x[2]  # a duplicate ties with the image itself
-    top = run(iter_self_top(x, 12, "one", block_rows=block_rows))
+    top = result_of(iter_self_top(x, 12, "one", block_rows=block_rows))
     exact = exact_cosine_order(x, x)
     for i in range(60):
         np.testing.assert_array_equal(top.indices[i], exact[i][:12])

@@ -330,8 +330,8 @@ def test_a_save_killed_at_any_moment_leaves_the_old_or_the_new_file(tmp_path):
 
 def test_rows_that_set_what_is_already_there_are_not_applied_and_said(tmp_path, manifest,
                                                                       capsys):
-    """One rule for the command line and the window (issue #20): a row that sets what the
-    ground truth already has at its turn is not applied, not counted, and named."""
+    """One rule for the command line and the window: a row that sets what the ground truth
+    already has at its turn is not applied, not counted, and named."""
     path = tmp_path / "fix.csv"
     path.write_text(HEADER + "img/a_q,img/b1,negative,,,\n"  # b1 is a negative of a_q
                     ",img/c2,d,,,\n"                         # a real relabel

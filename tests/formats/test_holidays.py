@@ -19,8 +19,8 @@ from irviewer.formats.holidays import (
     READER,
     holidays_group,
     list_entry_name,
+    read_group_list,
     read_holidays,
-    read_name_list,
     sniff_holidays,
 )
 from irviewer.formats.registry import detect
@@ -209,9 +209,9 @@ def test_malformed_files_and_folders(tmp_path):
         read_holidays(tmp_path / "odd")
 
 
-def test_read_name_list_keeps_line_numbers(tmp_path):
-    entries, notes = read_name_list(write(tmp_path, "\n100000.jpg\n\n100001.jpg"))
-    assert entries == [(2, "100000"), (4, "100001")] and notes == []
+def test_a_name_list_keeps_line_numbers(tmp_path):
+    entries, notes = read_group_list(write(tmp_path, "\n100000.jpg\n\n100001.jpg"))
+    assert entries == [(2, "100000", None), (4, "100001", None)] and notes == []
 
 
 def test_notes_agree_with_their_counts(tmp_path):

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from irviewer.core.errors import InputError
+from irviewer.formats.corrections_file import corrections_place
 from irviewer.formats.reviewed_file import (
     CHECKED,
     Reviewed,
-    default_reviewed_path,
     read_reviewed,
     reviewed_path,
     write_reviewed,
@@ -35,11 +35,16 @@ def test_missing_file_is_empty_and_optional_columns(tmp_path):
     assert read_reviewed(path) == (Reviewed("hub", "", "x", "", "", "", ""),)
 
 
+def beside_the_corrections(dataset_path):
+    """Where the window keeps a dataset's reviewed file: beside its corrections file."""
+    return reviewed_path(corrections_place(dataset_path).path)
+
+
 def test_paths_follow_the_corrections_file(tmp_path):
-    assert default_reviewed_path(tmp_path / "demo.csv") == tmp_path / "demo.reviewed.csv"
+    assert beside_the_corrections(tmp_path / "demo.csv") == tmp_path / "demo.reviewed.csv"
     folder = tmp_path / "market1501"
     folder.mkdir()
-    assert default_reviewed_path(folder) == tmp_path / "market1501.reviewed.csv"
+    assert beside_the_corrections(folder) == tmp_path / "market1501.reviewed.csv"
     assert reviewed_path(tmp_path / "x.corrections.csv") == tmp_path / "x.reviewed.csv"
     assert reviewed_path(tmp_path / "mine.csv") == tmp_path / "mine.reviewed.csv"
 
@@ -61,12 +66,10 @@ def test_bad_files_are_one_sentence(tmp_path, content, message):
 
 def test_a_read_only_dataset_keeps_its_reviewed_file_beside_its_kept_corrections(
         tmp_path, monkeypatch, user_data):
-    from irviewer.formats.corrections_file import corrections_place
     from irviewer.io import user_data as folders
 
     monkeypatch.setattr(folders, "can_write_in", lambda folder: folder != tmp_path)
-    path = default_reviewed_path(tmp_path / "demo.csv")
-    assert path == reviewed_path(corrections_place(tmp_path / "demo.csv").path)
+    path = beside_the_corrections(tmp_path / "demo.csv")
     assert path.parent == user_data / "corrections" and path.name.endswith(".reviewed.csv")
     write_reviewed(path, [Reviewed("hub", "", "x")])  # its folder is made on first write
     assert read_reviewed(path) == (Reviewed("hub", "", "x"),)

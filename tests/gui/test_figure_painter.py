@@ -15,11 +15,13 @@ from PIL import Image
 
 from irviewer.core.errors import InputError
 from irviewer.core.evaluation import NEGATIVE, POSITIVE
-from irviewer.gui.figure_painter import DPI, export_figure, png_size
+from irviewer.gui.figure_painter import export_figure
+from irviewer.gui.figure_writer import png_size
 from irviewer.gui.theme import QUERY_BOX, RELEVANCE
 from irviewer.opening.opener import open_now
 from irviewer.opening.request import OpenRequest
 from irviewer.view.figure import layout_figure
+from irviewer.view.figure_formats import DPI
 from tests.figure_case import MISSING, make_case
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -47,7 +49,7 @@ def test_png_frames_carry_the_relevance_colours(layout, tmp_path):
     export_figure(layout, out)
     with Image.open(out) as im:
         assert im.info["dpi"] == pytest.approx((DPI, DPI), abs=0.01)
-        size = png_size(layout)
+        size = png_size(layout.width, layout.height)
         assert im.size == (size.width(), size.height())
         pixels = np.asarray(im.convert("RGB")).astype(int)
     frame = layout.geometry.frame

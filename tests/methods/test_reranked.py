@@ -12,10 +12,11 @@ import numpy as np
 import pytest
 
 from irviewer.core import rerank as core_rerank
+from irviewer.core.ap_rules import average_precision
 from irviewer.core.corrections import Correction, apply_correction
 from irviewer.core.errors import InputError
 from irviewer.core.evaluation import evaluate
-from irviewer.core.metrics import average_precision
+from irviewer.core.metrics import one_query
 from irviewer.core.protocols import get_protocol
 from irviewer.methods.reranked import iter_reranked, plan_reranking, rerank_refusal
 from irviewer.opening.opener import open_now
@@ -27,25 +28,30 @@ MANIFEST, STRONG = demo_paths()
 WEAK = STRONG.parent / "weak.npz"
 
 
+def names(request: OpenRequest) -> list[str]:
+    """Return the names of the methods ``request`` plans, in order."""
+    return [spec.name for spec in request.plan()]
+
+
 def test_one_file_reranked_opens_after_that_file_only():
     request = OpenRequest(MANIFEST, (STRONG, WEAK), reranked=((1, "aqe:n=3"),))
     opened = open_now(request)
     assert list(opened.methods) == ["strong.npz", "weak.npz", "weak.npz + aqe:n=3"]
-    assert request.method_names() == list(opened.methods)
+    assert names(request) == list(opened.methods)
     both = open_now(OpenRequest(MANIFEST, (WEAK,), rerank=("aqe:n=3",)))
     np.testing.assert_array_equal(opened.methods["weak.npz + aqe:n=3"].ranking.top_indices,
                                   both.methods["weak.npz + aqe:n=3"].ranking.top_indices)
     # --rerank SPECs first, then the file's own; a SPEC given both ways opens once.
     mixed = OpenRequest(MANIFEST, (STRONG, WEAK), rerank=("aqe",),
                         reranked=((0, "dba:k=2"), (0, "aqe")))
-    assert mixed.method_names() == ["strong.npz", "strong.npz + aqe", "strong.npz + dba:k=2",
+    assert names(mixed) == ["strong.npz", "strong.npz + aqe", "strong.npz + dba:k=2",
                                     "weak.npz", "weak.npz + aqe"]
-    assert list(open_now(mixed).methods) == mixed.method_names()
+    assert list(open_now(mixed).methods) == names(mixed)
 
 
 def test_method_names_and_keys_go_both_ways():
     request = OpenRequest(MANIFEST, (STRONG, WEAK), reranked=((1, "aqe"), (0, "dba")))
-    for name in request.method_names():
+    for name in names(request):
         key = request.method_key(name)
         assert key is not None and request.method_named(*key) == name
     assert request.method_key("weak.npz + aqe") == (1, "aqe")
@@ -140,7 +146,7 @@ def test_a_correction_on_a_reranked_method_rescores_from_its_rows():
     assert g in positives
     kept = [int(i) for i in order if int(i) not in ignored]
     ranks = np.array([r for r, i in enumerate(kept) if i in positives])
-    expected = average_precision(ranks, len(positives), protocol.ap)
+    expected = average_precision(one_query(ranks, len(positives)), protocol.ap)[0]
     assert after.per_query["AP"][q] == pytest.approx(expected, abs=1e-6)
     assert after.per_query["AP"][q] != pytest.approx(before.per_query["AP"][q])
     # A ranking made with the corrected ground truth stores the item's rank itself.
@@ -158,7 +164,7 @@ def test_more_methods_keep_every_setting_and_rerank_only_the_files_asked_for():
                           corrections=Path("fixes.csv"), k=50)
     more = request.with_methods((b, a), (run,))
     assert (more.descriptors, more.rankings) == ((a, b), (run,))
-    assert more.method_names() == ["a.npz", "a.npz + aqe", "a.npz + dba", "b.npz", "run.txt"]
+    assert names(more) == ["a.npz", "a.npz + aqe", "a.npz + dba", "b.npz", "run.txt"]
     assert (more.protocol, more.ap, more.self_match, more.corrections, more.k) == \
         ("oxford", "trapezoid", "keep", Path("fixes.csv"), 50)
-    assert request.with_methods((a,)).method_names() == request.method_names()
+    assert names(request.with_methods((a,))) == names(request)

@@ -142,8 +142,8 @@ def test_dropped_files_are_sorted_by_role(tmp_path):
 
 
 def test_dropped_images_are_photos_to_search(tmp_path):
-    """An image file dropped on the window is a visitor's photo (issue #13), whatever the
-    case of its suffix; a folder named like an image stays a dataset."""
+    """An image file dropped on the window is a visitor's photo, whatever the case of its
+    suffix; a folder named like an image stays a dataset."""
     (tmp_path / "photos.jpg").mkdir()
     paths = [tmp_path / n for n in ("visit.JPG", "b.png", "c.webp", "photos.jpg", "set.csv")]
     roles = classify_paths(paths)

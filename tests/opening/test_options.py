@@ -39,10 +39,6 @@ def shared_keys(parser: argparse.ArgumentParser) -> set[str]:
     return {key for key in OPTIONS if key in dests}
 
 
-def flag_of(key: str) -> str:
-    return OPTIONS[key].flag
-
-
 def reader_argv(options: ReadOptions) -> list[str]:
     """Return the command-line words that give ``options`` (from the declarations)."""
     argv: list[str] = []
@@ -126,8 +122,9 @@ def test_the_request_carries_every_shared_option(tmp_path):
     args = parser_of("eval").parse_args(
         ["set.csv", "-d", "a.npz", "--format", "manifest", "--protocol", "instance", "--ap",
          "trapezoid", "--self-match", "keep", "--corrections", "c.csv", "--depth", "30",
-         "--rerank", "aqe:n=3", "--ann", "HNSW8:efSearch=4", "--engine", "g.db",
-         "--collection", "gallery", "--engine-names", "image", *reader_argv(wanted)])
+         "--rerank", "aqe:n=3", "--ann", "HNSW8:efSearch=4", "--ann-names", "ids.txt",
+         "--engine", "g.db", "--collection", "gallery", "--engine-names", "image",
+         *reader_argv(wanted)])
     request = request_from_args(args)
     assert (request.dataset, request.descriptors, request.rankings) == (
         Path("set.csv"), (Path("a.npz"),), ())
@@ -135,14 +132,15 @@ def test_the_request_carries_every_shared_option(tmp_path):
         "manifest", "instance", "trapezoid", "keep")
     assert request.corrections == Path("c.csv") and request.k == 30
     assert request.rerank == ("aqe:n=3",) and request.ann == ("HNSW8:efSearch=4",)
+    assert request.ann_names == Path("ids.txt")
     assert (request.engine, request.collection, request.engine_names) == (
         "g.db", "gallery", "image")
     assert request.options == wanted
     # Every table option that fills a request field is one eval or the window takes.
     filled = {o.request for o in OPTIONS.values() if o.request}
     assert filled <= {"descriptors", "rankings", "format", "protocol", "ap", "self_match",
-                      "corrections", "k", "rerank", "ann", "engine", "collection",
-                      "engine_names"}
+                      "corrections", "k", "rerank", "ann", "ann_names", "engine",
+                      "collection", "engine_names"}
 
 
 def test_the_demo_request_and_its_methods():

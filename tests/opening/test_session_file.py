@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from irviewer.core.convention_names import AP_RULES
 from irviewer.core.errors import InputError
+from irviewer.opening.request import OpenRequest
 from irviewer.opening.session_file import (
     SessionFile,
     load_session,
@@ -20,6 +21,11 @@ from irviewer.opening.session_file import (
     save_session,
 )
 from irviewer.opening.session_options import OPTION_TYPES
+
+
+def names(request: OpenRequest) -> list[str]:
+    """Return the names of the methods ``request`` plans, in order."""
+    return [spec.name for spec in request.plan()]
 
 
 def make_data(folder: Path) -> dict[str, Path]:
@@ -372,6 +378,17 @@ def test_top_k_out_of_range(data, top_k):
      '"approximate" holds a bad SPEC'),
     ("engine", {"uri": "g.db", "collection": "", "names": None},
      '"engine" needs a URI, a collection and a descriptor file'),
+    ("approximate", [{"descriptor": 0, "spec": "HNSW0"}],
+     '"approximate" holds a bad SPEC (--ann HNSW0: a count of 0 (HNSW0); the numbers of a '
+     'factory string are counts and dimensions, from 1); edit the session'),
+    ("approximate", [{"descriptor": 0, "spec": "IVF4,Flat:nprobe=0"}],
+     '"approximate" holds a bad SPEC (--ann IVF4,Flat:nprobe=0: nprobe=0 is below 1'),
+    ("engine", {"uri": "g.db:ef=-1", "collection": "paintings", "names": None},
+     '"engine" holds a bad URI'),
+    pytest.param("top_k", int("9" * 4000), '"top_k" is a number of 4,000 digits; edit the '
+                 'session or save it again', id="top_k-4000-digits"),
+    pytest.param("approximate", [{"descriptor": int("9" * 30), "spec": "HNSW32"}],
+                 '"approximate" is a number of 30 digits', id="descriptor-30-digits"),
 ])
 def test_bad_values(data, key, value, expected):
     text = message(write_json(data, **{key: value}))
@@ -434,7 +451,6 @@ def prop_root(tmp_path_factory) -> Path:
     return root
 
 
-FILES = ["dataset", "strong", "weak", "ranking"]
 unicode_text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
 json_scalar = st.none() | st.booleans() | st.integers(-10**6, 10**6) | unicode_text | \
     st.floats(allow_nan=False, allow_infinity=False)
@@ -544,7 +560,7 @@ def test_a_session_written_before_engines_per_file_opens_with_the_same_methods(t
     session = load_session(path)
     assert session.engines == ()
     request = open_request(session)
-    assert request.method_names() == [
+    assert names(request) == [
         "strong.npz", "strong.npz + aqe", "weak.npz", "weak.npz + IVF4,Flat:nprobe=1",
         "weak.npz + IVF4,Flat:nprobe=2"]
     assert request.method_named(session.active_method, session.active_rerank) == \
@@ -562,3 +578,42 @@ def test_engines_of_one_file_round_trip(data):
     assert load_session(path).engines == session.engines
     with pytest.raises(InputError, match="\"engines\" names descriptor file 5"):
         full_session(data, engines=((5, ("/data/g.db", "gallery", None)),))
+
+
+def test_a_number_longer_than_python_reads_is_one_sentence(data):
+    irv = write_json(data, top_k="@")
+    irv.write_text(irv.read_text(encoding="utf-8").replace('"@"', "9" * 5000),
+                   encoding="utf-8")
+    assert message(irv).endswith("not a session irviewer saved (it holds a number of "
+                                 "thousands of digits); save the session again")
+
+
+@pytest.mark.parametrize("nested", ["[" * 100_000 + "]" * 100_000,
+                                    '{"a":' * 100_000 + "1" + "}" * 100_000])
+def test_json_nested_too_deep_is_one_sentence(data, nested):
+    irv = write_json(data, window="@")
+    irv.write_text(irv.read_text(encoding="utf-8").replace('"@"', nested), encoding="utf-8")
+    assert message(irv).endswith("not a session irviewer saved (its JSON is nested too deeply "
+                                 "to read); save the session again")
+
+
+def test_credentials_in_an_engine_uri_are_refused_without_repeating_them(data):
+    text = message(write_json(data, engine={"uri": "http://admin:S3cr3t@milvus.example:19530",
+                                            "collection": "paintings", "names": None}))
+    assert "S3cr3t" not in text and "admin" not in text
+    assert ('"engine" holds a bad URI (--engine http://milvus.example:19530: irviewer takes '
+            "no user name or password in the URI") in text
+
+
+def test_the_names_file_of_index_ids_is_kept_relative_to_the_session(data):
+    names = data["dataset"].parent / "ids.txt"
+    names.write_text("a\n", encoding="utf-8")
+    session = full_session(data, ann_names=names)
+    path = data["dataset"].parent / "s.irv"
+    save_session(path, session)
+    assert stored(path)["ann_names"] == "ids.txt"
+    loaded = load_session(path)
+    assert loaded.ann_names == names
+    from irviewer.opening.session_file import open_request
+
+    assert open_request(loaded).ann_names == names

@@ -9,8 +9,8 @@ import math
 import numpy as np
 
 from irviewer.core.dataset import Dataset, build_query
-from irviewer.core.evaluation import SKIP_REASON, evaluate
-from irviewer.core.protocols import get_protocol
+from irviewer.core.evaluation import evaluate
+from irviewer.core.protocols import SKIP_REASON, get_protocol
 from irviewer.core.ranking import rank
 from irviewer.reports.eval_report import ScoredMethod, build_report, report_json
 from tests.core.helpers import aligned

@@ -168,3 +168,13 @@ def test_summary_line_shows_the_comparisons_numbers(evaluations):
      "AP strong.npz\n+ aqe:n=2,alpha=3\n+ k-reciprocal")])
 def test_the_compared_header_keeps_the_whole_name(name, header):
     assert compared_header(name) == header
+
+
+def test_the_summary_line_says_why_the_t_test_has_no_variance(evaluations):
+    """A method compared with itself: every delta 0, so the t-test is undefined; the
+    window's line says why in the core's sentence, as compare's table does."""
+    first, _ = evaluations
+    c = compare_shown("first.npz", first, "again", first)
+    stats = paired_statistics(c)
+    assert stats.t_note and stats.t_note == c.paired_t.note
+    assert f"({stats.t_note})" in compare_summary_html(c, stats).replace("&#x27;", "'")

@@ -32,7 +32,7 @@ from irviewer.view.corrections import (
 from tests.corrections_cases import make_case
 from tests.test_ground_truth_updates import assert_same
 
-#: Each family's menu (words in order), as issue #10 names them.
+#: Each family's menu (words in order): its relevance groups in the benchmark's words.
 MENUS = {
     "manifest": ["relevant", "not relevant", "ignored"],
     "instances": ["relevant", "not relevant", "ignored"],
@@ -160,8 +160,8 @@ def test_a_correction_while_published_is_shown_switches_back_first(opened_cases)
 
 
 def test_the_published_view_offers_and_edits_the_corrected_relation(opened_cases):
-    """Issue #20: in the published view the menu ticks the corrected relation (the one an
-    edit changes) and says what the published labels say; a choice that sets what the
+    """In the published view the menu ticks the corrected relation (the one an edit
+    changes) and says what the published labels say; a choice that sets what the
     corrected ground truth has is refused with a sentence, and the view stays."""
     opened = opened_cases["holidays"]
     state = CorrectionState(opened)

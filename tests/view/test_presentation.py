@@ -1,4 +1,4 @@
-"""Presentation mode's view model (issue #13), Qt-free: captions from the demo's titles,
+"""Presentation mode's view model, Qt-free: captions from the demo's titles,
 slides built from the inspector's result list, a photo's matches judged only when the user
 names the painting, and moving between queries in the list's order."""
 

@@ -1,32 +1,39 @@
 """FAISS indexes as ranking sources: an index built from a factory string over a descriptor
-file's gallery rows, or an index file read safely; search parameters set through FAISS's
+file's gallery rows, or an index file; search parameters set through FAISS's
 ``ParameterSpace``; each query's top K found in blocks.
 
-Reading an index file is where FAISS can be hurt: its own documentation warns that a faulty
-or malicious file can exhaust memory or crash the process (``read_index`` trusts the sizes
-the file declares). So a file is first checked here without FAISS (it exists, is a file,
-is long enough, begins with a four-letter FAISS header), then read once by FAISS in a child
-process with a memory limit and a time limit (:func:`probe_index_file`); only a file that
-child read whole, of the right dimension and number of vectors, is read in this process.
-A crash, a memory exhaustion or a hang costs the child, and the user gets one sentence.
-(docs/ann.md, "Index files and safety".)
+FAISS never runs in irviewer's own process. Its own documentation warns that a faulty or
+malicious index file can exhaust memory or crash the process (``read_index`` trusts the
+sizes the file declares), and its assertions end the process on a bad factory string
+(``HNSW0``) or parameter. So every index lives in a child process
+(:mod:`irviewer.core.ann.faiss_child`, started with ``spawn``, as the indexer's workers are)
+that reads or builds it under an address-space limit, sets parameters and searches on
+request; a crash, a memory exhaustion or a hang costs the child, and the user gets one
+sentence. What can be checked without FAISS is checked first: a file exists, is long
+enough and begins with a FAISS header; a factory string's numbers and every parameter
+(:mod:`irviewer.core.ann.spec`, :mod:`irviewer.core.ann.factory`). (docs/ann.md, "Index
+files and safety".)
 """
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
+import contextlib
+import importlib.util
 import sys
 import time
 from collections.abc import Generator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
-from typing import Any
 
 import numpy as np
 
+from irviewer.core.ann.factory import check_factory_fits
+from irviewer.core.ann.faiss_process import (
+    HEADROOM,
+    ChildFailedError,
+    FaissProcess,
+    memory_limit,
+)
 from irviewer.core.ann.spec import WHERE, AnnSetting
 from irviewer.core.descriptors import normalise_rows
 from irviewer.core.errors import InputError, install_extra
@@ -34,7 +41,7 @@ from irviewer.core.errors import InputError, install_extra
 #: The sentence for a missing FAISS.
 NO_FAISS = (f"{WHERE}: approximate indexes need FAISS, which is not installed: "
             f"{install_extra('ann')}")
-#: Seconds the child process may take to read an index file.
+#: Seconds FAISS may take to read an index file.
 PROBE_SECONDS = 50.0
 #: Gallery rows an index built from a factory string trains on at most (evenly spaced).
 TRAIN_ROWS = 100_000
@@ -49,27 +56,85 @@ REPEAT_BELOW = 0.5
 #: At most this many runs of a short search (ann-benchmarks' default ``--runs``).
 RUNS = 5
 _HEADER_BYTES = 4 + 4 + 8
+_FACTORY_WIKI = "github.com/facebookresearch/faiss/wiki/The-index-factory"
 
 
-def faiss_module() -> ModuleType:
-    """Return the ``faiss`` module; InputError (one sentence naming the extra) when FAISS is
-    not installed."""
-    try:
-        import faiss
-    except ImportError:
-        raise InputError(NO_FAISS) from None
-    return faiss
+def require_faiss() -> None:
+    """Return None when FAISS can be imported (without importing it here); InputError (one
+    sentence naming the extra) when it is not installed."""
+    if "faiss" in sys.modules:
+        missing = sys.modules["faiss"] is None
+    else:
+        missing = importlib.util.find_spec("faiss") is None
+    if missing:
+        raise InputError(NO_FAISS)
 
 
 @dataclass(frozen=True)
 class IndexFacts:
-    """What an index file holds, as FAISS read it: its class, dimension, number of vectors
-    and metric (``"inner product"`` or ``"L2"``)."""
+    """What an index holds, as FAISS read or built it: its class, dimension, number of
+    vectors, metric (``"inner product"`` or ``"L2"``) and, for an id map, the smallest and
+    largest id it maps its vectors to (None: the ids are 0 to ``ntotal - 1``)."""
 
     kind: str
     dim: int
     ntotal: int
     metric: str
+    ids: tuple[int, int] | None = None
+
+
+def _gigabytes(limit: int | None) -> str:
+    return "" if limit is None else f" (irviewer lets it use {limit / 2**30:.1f} GB)"
+
+
+@dataclass
+class BuiltIndex:
+    """A FAISS index ready to search, held by its child process: the seconds it took to
+    build (or read, the child's start included), how its result scores become similarities
+    (``l2``: squared L2 distances on unit vectors, similarity = 1 - d / 2), what it is, and
+    FAISS's warnings while building it. :meth:`close` ends the child."""
+
+    process: FaissProcess
+    build_s: float
+    l2: bool
+    facts: IndexFacts
+    warnings: tuple[str, ...] = field(default=())
+
+    @property
+    def ntotal(self) -> int:
+        """Return the number of vectors the index holds."""
+        return self.facts.ntotal
+
+    def search(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, float]:
+        """Return FAISS's (distances, ids) of the top ``k`` of each query and the seconds
+        its search took, at the parameters set last; InputError (one sentence) when FAISS
+        fails."""
+        try:
+            found: tuple[np.ndarray, np.ndarray, float] = self.process.ask(
+                "search", int(k), False, vectors=queries)
+        except ChildFailedError as e:
+            raise _failure(e, f"{WHERE} {self.facts.kind}", "searching this index",
+                           self.process.limit) from None
+        return found
+
+    def close(self) -> None:
+        """End the child process holding the index."""
+        self.process.close()
+
+
+def _failure(e: ChildFailedError, where: str, doing: str, limit: int | None) -> InputError:
+    """Return the sentence for a child's failure while ``doing`` something."""
+    if e.kind == "missing":
+        return InputError(NO_FAISS)
+    if e.kind == "start":
+        return InputError(f"{where}: FAISS's process did not start ({e.text}); a Python "
+                          "script that calls irviewer must do so under if __name__ == "
+                          "\"__main__\":, as Python's child processes require")
+    if e.kind == "memory":
+        return InputError(f"{where}: FAISS ran out of memory {doing}{_gigabytes(limit)}")
+    if e.kind == "crash":
+        return InputError(f"{where}: FAISS crashed {doing} ({e.text})")
+    return InputError(f"{where}: FAISS failed {doing} ({e.text})")
 
 
 def check_index_header(path: Path) -> None:
@@ -77,181 +142,168 @@ def check_index_header(path: Path) -> None:
     is missing, a folder, empty, shorter than a header, or does not begin with a FAISS
     index header (four letters, then a dimension)."""
     p = Path(path)
-    if not p.exists():
-        raise InputError(f"{WHERE} {p}: no such index file")
-    if p.is_dir():
-        raise InputError(f"{WHERE} {p}: is a folder, not a FAISS index file")
-    size = p.stat().st_size
+    try:
+        if not p.exists():
+            raise InputError(f"{WHERE} {p}: no such index file")
+        if p.is_dir():
+            raise InputError(f"{WHERE} {p}: is a folder, not a FAISS index file")
+        size = p.stat().st_size
+        with p.open("rb") as f:
+            head = f.read(_HEADER_BYTES)
+    except OSError as e:
+        raise InputError(f"{WHERE} {p.name[:80]}: cannot be read ({e.strerror})") from None
     if size < _HEADER_BYTES:
         raise InputError(f"{WHERE} {p.name}: {size} bytes, too short to be a FAISS index file "
                          "(truncated or another kind of file)")
-    with p.open("rb") as f:
-        head = f.read(_HEADER_BYTES)
     fourcc, dim = head[:4], int.from_bytes(head[4:8], "little", signed=True)
     if not all(48 <= c < 123 for c in fourcc) or not (0 < dim < 1 << 20):
         raise InputError(f"{WHERE} {p.name}: not a FAISS index file (it does not begin with "
                          "a FAISS index header)")
 
 
-_PROBE = """
-import json, resource, sys
-limit = int(sys.argv[2])
-resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-import faiss
-index = faiss.read_index(sys.argv[1])
-base = faiss.downcast_index(index)
-print(json.dumps({"kind": type(base).__name__, "dim": int(index.d),
-                  "ntotal": int(index.ntotal), "metric": int(index.metric_type),
-                  "trained": bool(index.is_trained)}))
-"""
+def _facts(found: dict, where: str) -> IndexFacts:
+    """Return the facts a child replied; InputError for an index irviewer cannot use."""
+    metric = {0: "inner product", 1: "L2"}.get(int(found["metric"]))
+    if metric is None:
+        raise InputError(f"{where}: the index uses FAISS metric {found['metric']}; "
+                         "irviewer ranks by inner product (or L2) on L2-normalised vectors")
+    ids = None if found["ids"] is None else (int(found["ids"][0]), int(found["ids"][1]))
+    return IndexFacts(str(found["kind"]), int(found["dim"]), int(found["ntotal"]), metric, ids)
 
 
-def probe_index_file(path: Path, timeout: float = PROBE_SECONDS) -> IndexFacts:
-    """Return what the index file ``path`` holds, read by FAISS in a child process with a
-    memory limit (three times the file plus 3 GB of address space) and ``timeout`` seconds;
-    InputError (one sentence) when the child fails, crashes, runs out of memory or time,
-    or the index's metric is neither inner product nor L2."""
+def read_index_file(path: Path, name: str, dim: int, method: str) -> BuiltIndex:
+    """Return the index file ``path`` (shown as ``name``) read by FAISS in its child process,
+    with an address-space limit of three times the file plus :data:`HEADROOM` and
+    :data:`PROBE_SECONDS`, after :func:`check_index_header`; InputError (one sentence) when
+    FAISS cannot read it (corrupt, truncated, declaring more data than it holds, crashing
+    the reader, too slow), when it was never trained, uses another metric than inner
+    product or L2, or holds vectors of another dimension than ``dim`` (``method``'s)."""
     p = Path(path)
     check_index_header(p)
-    faiss_module()
-    limit = 3 * p.stat().st_size + 3 * 2**30
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    try:
-        done = subprocess.run([sys.executable, "-c", _PROBE, str(p), str(limit)],
-                              capture_output=True, text=True, timeout=timeout, env=env,
-                              check=False)
-    except subprocess.TimeoutExpired:
-        raise InputError(f"{WHERE} {p.name}: FAISS did not finish reading the index file in "
-                         f"{timeout:.0f} s; it is probably corrupt") from None
-    if done.returncode != 0:
-        why = _faiss_reason(done.stderr)
-        raise InputError(f"{WHERE} {p.name}: FAISS cannot read this index file (corrupt, "
-                         f"truncated or not an index{why})")
-    try:
-        facts = json.loads(done.stdout.strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        raise InputError(f"{WHERE} {p.name}: FAISS cannot read this index file") from None
-    metric = {0: "inner product", 1: "L2"}.get(int(facts["metric"]))
-    if metric is None:
-        raise InputError(f"{WHERE} {p.name}: the index uses FAISS metric {facts['metric']}; "
-                         "irviewer ranks by inner product (or L2) on L2-normalised vectors")
-    if not facts["trained"]:
-        raise InputError(f"{WHERE} {p.name}: the index was never trained, so it holds no "
-                         "searchable vectors")
-    return IndexFacts(str(facts["kind"]), int(facts["dim"]), int(facts["ntotal"]), metric)
-
-
-def _faiss_reason(stderr: str) -> str:
-    """Return what a failed read says beyond "corrupt or truncated": that the file declares
-    more data than the memory limit allows, or that the reader crashed."""
-    if "MemoryError" in stderr or "bad_alloc" in stderr:
-        return "; it declares more data than it holds"
-    if not stderr.strip():
-        return "; the reader crashed"
-    return ""
-
-
-def check_index_fits(facts: IndexFacts, name: str, dim: int, n_rows: tuple[int, ...],
-                     method: str) -> None:
-    """Return None when an index file's vectors can be the descriptor file's gallery rows:
-    the same dimension and as many vectors as one of ``n_rows`` (the file's gallery rows;
-    the dataset's gallery when it is the file's first rows); InputError (one sentence)
-    otherwise."""
-    if facts.dim != dim:
-        raise InputError(f"{WHERE} {name}: the index holds {facts.dim}-dimensional vectors "
-                         f"but {method} has {dim} dimensions")
-    if facts.ntotal not in n_rows:
-        counts = " or ".join(f"{n:,}" for n in dict.fromkeys(n_rows))
-        raise InputError(f"{WHERE} {name}: the index holds {facts.ntotal:,} vectors but "
-                         f"{method} has {counts} gallery rows; build it over those rows, in "
-                         "the file's order")
-
-
-@dataclass
-class BuiltIndex:
-    """A FAISS index ready to search: the index, the seconds it took to build (or read),
-    and how its result scores become similarities (``l2``: squared L2 distances on unit
-    vectors, similarity = 1 - d / 2)."""
-
-    index: Any
-    build_s: float
-    l2: bool
-    facts: IndexFacts
-
-
-def read_index_file(path: Path, name: str, dim: int, n_rows: tuple[int, ...],
-                    method: str) -> BuiltIndex:
-    """Return the index file ``path`` read (after :func:`probe_index_file` and
-    :func:`check_index_fits`), with the seconds reading took."""
-    faiss = faiss_module()
-    facts = probe_index_file(path)
-    check_index_fits(facts, name, dim, n_rows, method)
+    require_faiss()
+    where = f"{WHERE} {name}"
     start = time.perf_counter()
+    process = FaissProcess(memory_limit(3 * p.stat().st_size + HEADROOM))
     try:
-        index = faiss.read_index(str(path))
-    except (RuntimeError, MemoryError) as e:
-        raise InputError(f"{WHERE} {name}: FAISS cannot read this index file "
-                         f"({_first_line(e)})") from None
-    return BuiltIndex(index, time.perf_counter() - start, facts.metric == "L2", facts)
+        try:
+            found = process.ask("read", str(p), timeout=PROBE_SECONDS)
+        except ChildFailedError as e:
+            if e.kind in ("missing", "start"):
+                raise _failure(e, where, "reading this index file", None) from None
+            if e.kind == "timeout":
+                raise InputError(f"{where}: FAISS did not finish reading the index file in "
+                                 f"{PROBE_SECONDS:.0f} s; it is probably corrupt") from None
+            why = {"memory": "; it declares more data than it holds",
+                   "crash": "; the reader crashed"}.get(e.kind, "")
+            raise InputError(f"{where}: FAISS cannot read this index file (corrupt, "
+                             f"truncated or not an index{why})") from None
+        facts = _facts(found, where)
+        if not found["trained"]:
+            raise InputError(f"{where}: the index was never trained, so it holds no "
+                             "searchable vectors")
+        if facts.dim != dim:
+            raise InputError(f"{where}: the index holds {facts.dim}-dimensional vectors "
+                             f"but {method} has {dim} dimensions")
+        process.ask("limit", memory_limit())
+    except BaseException:
+        process.close()
+        raise
+    return BuiltIndex(process, time.perf_counter() - start, facts.metric == "L2", facts)
 
 
 def iter_build_factory(factory: str, gallery: np.ndarray, rows: np.ndarray | None,
                        n_gallery: int) -> Generator[tuple[str, int, int], None, BuiltIndex]:
-    """Build the FAISS index ``factory`` (inner product) over the L2-normalised gallery
-    rows ``gallery[rows]`` (``rows`` None: the first ``n_gallery`` rows), in that order, so
-    that its ids are the dataset's gallery indices; yield (stage, done, total) while it
-    trains and adds; return it with the seconds it took. Training uses at most
-    :data:`TRAIN_ROWS` evenly spaced rows. InputError (one sentence) for a factory string
-    FAISS cannot parse or an index it cannot train on these rows."""
-    faiss = faiss_module()
+    """Build the FAISS index ``factory`` (inner product) in its child process over the
+    L2-normalised gallery rows ``gallery[rows]`` (``rows`` None: the first ``n_gallery``
+    rows), in that order, so that its ids are the dataset's gallery indices; yield (stage,
+    done, total) while it trains and adds; return it with the seconds it took (the child's
+    start included). Training uses at most :data:`TRAIN_ROWS` evenly spaced rows.
+    InputError (one sentence) for a factory string that cannot fit these vectors
+    (:func:`~irviewer.core.ann.factory.check_factory_fits`), that FAISS cannot parse, or an
+    index it cannot train, that runs out of memory or crashes FAISS."""
     dim = int(gallery.shape[1])
-    start = time.perf_counter()
-    try:
-        index = faiss.index_factory(dim, factory, faiss.METRIC_INNER_PRODUCT)
-    except RuntimeError as e:
-        raise InputError(f"{WHERE} {factory}: FAISS cannot build this index factory string "
-                         f"({_first_line(e)})") from None
+    where = f"{WHERE} {factory}"
+    n_train = min(n_gallery, TRAIN_ROWS)
+    check_factory_fits(factory, where, dim, n_train)
+    require_faiss()
 
     def take(idx: np.ndarray) -> np.ndarray:
         return normalise_rows(gallery[idx if rows is None else rows[idx]])
 
-    if not index.is_trained:
-        n_train = min(n_gallery, TRAIN_ROWS)
-        yield (f"training {factory} on {n_train:,} gallery vectors", 0, 0)
-        sample = np.linspace(0, n_gallery - 1, n_train).astype(np.int64)
+    start = time.perf_counter()
+    yield (f"starting FAISS for {factory}", 0, 0)
+    process = FaissProcess(memory_limit())
+    doing = "building this index"
+    try:
         try:
-            index.train(take(sample))
-        except RuntimeError as e:
-            raise InputError(f"{WHERE} {factory}: FAISS cannot train this index on "
-                             f"{n_train:,} gallery vectors ({_first_line(e)})") from None
-    for a in range(0, n_gallery, ADD_ROWS):
-        b = min(a + ADD_ROWS, n_gallery)
-        yield (f"adding the gallery to {factory}", a, n_gallery)
-        index.add(take(np.arange(a, b)))
-    facts = IndexFacts(type(index).__name__, dim, int(index.ntotal), "inner product")
-    return BuiltIndex(index, time.perf_counter() - start, False, facts)
+            made = yield from process.iter_ask(f"building {factory}", "factory", dim, factory)
+        except ChildFailedError as e:
+            if e.kind == "faiss":
+                raise InputError(f"{where}: FAISS cannot build this index factory string "
+                                 f"({e.text})") from None
+            raise
+        if not made["trained"]:
+            stage = f"training {factory} on {n_train:,} gallery vectors"
+            yield (stage, 0, 0)
+            sample = np.linspace(0, n_gallery - 1, n_train).astype(np.int64)
+            doing = f"training this index on {n_train:,} gallery vectors"
+            try:
+                yield from process.iter_ask(stage, "train", vectors=take(sample))
+            except ChildFailedError as e:
+                if e.kind == "faiss":
+                    raise InputError(f"{where}: FAISS cannot train this index on "
+                                     f"{n_train:,} gallery vectors ({e.text})") from None
+                raise
+        doing = "adding the gallery to this index"
+        stage = f"adding the gallery to {factory}"
+        for a in range(0, n_gallery, ADD_ROWS):
+            yield (stage, a, n_gallery)
+            process.send("add", vectors=take(np.arange(a, min(a + ADD_ROWS, n_gallery))))
+            yield from process.iter_reply(stage)
+    except ChildFailedError as e:
+        process.close()
+        raise _crashed(e, where, doing, process.limit) from None
+    except BaseException:
+        process.close()
+        raise
+    facts = IndexFacts(str(made["kind"]), dim, n_gallery, "inner product")
+    return BuiltIndex(process, time.perf_counter() - start, False, facts,
+                      tuple(process.warnings))
 
 
-def set_parameters(built: BuiltIndex, setting: AnnSetting, label: str) -> None:
-    """Set ``setting``'s search parameters on the index (FAISS's ``ParameterSpace``);
-    InputError (one sentence naming the setting as ``label``) for a parameter the index does
-    not take."""
-    faiss = faiss_module()
-    space = faiss.ParameterSpace()
-    for name, value in setting.params:
-        try:
-            space.set_index_parameter(built.index, name, float(value))
-        except RuntimeError:
+def _crashed(e: ChildFailedError, where: str, doing: str, limit: int | None) -> InputError:
+    """Return the sentence for a build that failed in FAISS's child process."""
+    if e.kind == "crash":
+        return InputError(f"{where}: FAISS crashed {doing} ({e.text}); check the factory "
+                          f"string against FAISS's index factory ({_FACTORY_WIKI})")
+    return _failure(e, where, doing, limit)
+
+
+def set_parameters(built: BuiltIndex, setting: AnnSetting, label: str) -> int | None:
+    """Set ``setting``'s search parameters on the index (FAISS's ``ParameterSpace``, in the
+    child) and return the width of the search beam its results come from, in results asked
+    of the index (an HNSW graph's ``efSearch`` over how many results a refinement asks of
+    it per result; None when the index has no beam); InputError (one sentence naming the
+    setting as ``label``) for a parameter the index does not take."""
+    try:
+        beam = built.process.ask("set", list(setting.params))
+    except ChildFailedError as e:
+        if e.kind == "param":
             raise InputError(f"{WHERE} {label}: the index ({built.facts.kind}) takes no "
-                             f"search parameter {name} (IVF indexes take nprobe, HNSW "
+                             f"search parameter {e.text} (IVF indexes take nprobe, HNSW "
                              "indexes efSearch)") from None
+        raise _failure(e, f"{WHERE} {label}", "setting the parameters",
+                       built.process.limit) from None
+    if beam["beam"] is None:
+        return None
+    return int(beam["beam"] / max(float(beam["factor"]), 1.0))
 
 
 def warm_up(built: BuiltIndex, queries: np.ndarray) -> None:
     """Search the first query once, untimed: FAISS starts its thread pool on the first
     search, which would otherwise be counted in the first setting's time."""
-    if len(queries) and built.index.ntotal:
-        built.index.search(np.ascontiguousarray(queries[:1], dtype=np.float32), 1)
+    if len(queries) and built.ntotal:
+        built.search(queries[:1], 1)
 
 
 def iter_search(built: BuiltIndex, queries: np.ndarray, depth: int,
@@ -269,51 +321,33 @@ def iter_search(built: BuiltIndex, queries: np.ndarray, depth: int,
     ann-benchmarks measures (one CPU): on a shared machine FAISS's thread pool spends more
     time waiting than searching for a few queries (1.6 ms against 0.01 ms per query
     measured on the demo), so a setting's time would say more about the load than about
-    the index."""
-    faiss = faiss_module()
-    threads = faiss.omp_get_max_threads()
-    faiss.omp_set_num_threads(SEARCH_THREADS)
-    try:
-        return (yield from _iter_search(built, queries, depth, label))
-    finally:
-        faiss.omp_set_num_threads(threads)
-
-
-def _iter_search(built: BuiltIndex, queries: np.ndarray, depth: int,
-                 label: str) -> Generator[tuple[str, int, int], None,
-                                          tuple[np.ndarray, np.ndarray, float]]:
+    the index. The times are taken in the child, around FAISS's search alone."""
     n = len(queries)
-    k = int(min(depth, max(built.index.ntotal, 1)))
+    k = int(min(depth, max(built.ntotal, 1)))
     ids = np.full((n, depth), -1, dtype=np.int64)
     sims = np.full((n, depth), -np.inf, dtype=np.float32)
     spent = 0.0
-    q32 = np.ascontiguousarray(queries, dtype=np.float32)
-    for a in range(0, n, SEARCH_BLOCK):
-        yield (label, a, n)
-        b = min(a + SEARCH_BLOCK, n)
-        start = time.perf_counter()
-        dist, found = built.index.search(q32[a:b], k)
-        spent += time.perf_counter() - start
-        ids[a:b, :k] = found
-        sims[a:b, :k] = 1.0 - dist / 2.0 if built.l2 else dist
-    best, total, runs = spent, spent, 1
-    while total < REPEAT_BELOW and runs < RUNS:
-        start = time.perf_counter()
-        for a in range(0, n, SEARCH_BLOCK):
-            built.index.search(q32[a:a + SEARCH_BLOCK], k)
-        took = time.perf_counter() - start
-        best, total, runs = min(best, took), total + took, runs + 1
+    process = built.process
+    try:
+        threads = process.ask("threads", SEARCH_THREADS)
+        try:
+            for a in range(0, n, SEARCH_BLOCK):
+                yield (label, a, n)
+                b = min(a + SEARCH_BLOCK, n)
+                dist, found, took = process.ask("search", k, True, vectors=queries[a:b])
+                spent += took
+                ids[a:b, :k] = found
+                sims[a:b, :k] = 1.0 - dist / 2.0 if built.l2 else dist
+            best = float(process.ask("retime", k, spent, RUNS, REPEAT_BELOW))
+        finally:
+            with contextlib.suppress(ChildFailedError):
+                process.ask("threads", threads)
+    except ChildFailedError as e:
+        raise _failure(e, f"{WHERE} {label.removeprefix('searching ')}", "searching",
+                       process.limit) from None
     sims[ids < 0] = -np.inf
     return ids, sims, best
 
 
-def _first_line(e: BaseException) -> str:
-    text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-    if "Error in" in text and ": " in text:
-        text = text.rsplit(": ", 1)[-1]
-    return text[:160]
-
-
-__all__ = ["NO_FAISS", "BuiltIndex", "IndexFacts", "check_index_fits", "check_index_header",
-           "faiss_module", "iter_build_factory", "iter_search", "probe_index_file",
-           "read_index_file", "set_parameters", "warm_up"]
+__all__ = ["NO_FAISS", "BuiltIndex", "IndexFacts", "check_index_header", "iter_build_factory",
+           "iter_search", "read_index_file", "require_faiss", "set_parameters", "warm_up"]

@@ -6,13 +6,26 @@ The URI is Milvus's: a local path (Milvus Lite, embedded, no server to start: on
 the tests), or ``http://host:19530`` for a Milvus server or a distributed cluster, where a
 gallery that outgrew one machine lives. A token, when the server asks for one, comes from
 the environment variable :data:`TOKEN_VARIABLE`, never from the command line (where it
-would stay in the shell's history and the process list).
+would stay in the shell's history and the process list): a URI with credentials
+(``http://user:password@host``) is refused in a sentence that does not repeat them, and no
+message, method name or session holds them (:func:`without_credentials`).
+
+Reading never creates: a Milvus Lite database must exist, as a folder named ``*.db`` with
+Milvus Lite's ``LOCK`` file and ``collections`` folder in it; a missing path, a file, or a
+folder Milvus Lite did not make is refused before the client sees it (which would create or
+write into it), and one that another program holds open is named as such.
+
+Search parameters follow the URI as a FAISS SPEC's follow its index (``gallery.db:nprobe=8``,
+``http://host:19530:ef=64,128``; a comma list sweeps): :mod:`irviewer.core.ann.engine_spec`
+reads them and checks them against the collection's index type; :func:`iter_engine_search`
+sends them.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import sys
 import time
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager
@@ -22,12 +35,9 @@ from typing import Any
 
 import numpy as np
 
-from irviewer.core.errors import InputError, either, install_extra
+from irviewer.core.ann.engine_spec import ENGINE_WHERE, TOKEN_VARIABLE, without_credentials
+from irviewer.core.errors import InputError, install_extra
 
-#: How a message names the engine: the option on the command line, the field in the window.
-ENGINE_WHERE = either("--engine", "vector engine", key="engine")
-#: The environment variable a Milvus token is read from.
-TOKEN_VARIABLE = "IRVIEWER_MILVUS_TOKEN"
 #: The sentence for a missing client.
 NO_MILVUS = (f"{ENGINE_WHERE}: a vector engine needs the Milvus client, which is not "
              f"installed: {install_extra('milvus')}")
@@ -66,15 +76,18 @@ def _client_module() -> Any:
 
 @contextmanager
 def _quiet() -> Iterator[None]:
-    """Silence pymilvus's own error log while a call runs (its failures become one
-    sentence here)."""
-    logger = logging.getLogger("pymilvus")
-    level = logger.level
-    logger.setLevel(logging.CRITICAL + 1)
+    """Silence pymilvus's and Milvus Lite's own error logs while a call runs (their
+    failures become one sentence here; Milvus Lite logs a traceback when it cannot open a
+    database)."""
+    loggers = [logging.getLogger(name) for name in ("pymilvus", "milvus_lite")]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL + 1)
     try:
         yield
     finally:
-        logger.setLevel(level)
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
 
 
 def is_local(uri: str) -> bool:
@@ -82,22 +95,123 @@ def is_local(uri: str) -> bool:
     return "://" not in uri
 
 
+def check_local(uri: str) -> Path:
+    """Return the Milvus Lite database ``uri`` names; InputError (one sentence) when its
+    folder does not exist, it does not exist, it is not named ``*.db``, or it is a file or
+    a folder Milvus Lite did not make. Nothing is created or written."""
+    path = Path(uri).expanduser()
+    parent = path.resolve().parent
+    if not parent.is_dir():
+        raise InputError(f"{ENGINE_WHERE} {uri}: the folder {parent} does not exist")
+    if path.suffix != ".db":
+        raise InputError(f"{ENGINE_WHERE} {uri}: a Milvus Lite database is a folder named "
+                         "*.db (gallery.db); a server's URI begins with http://")
+    if not path.exists():
+        raise InputError(f"{ENGINE_WHERE} {uri}: there is no Milvus Lite database there; "
+                         "irviewer reads a vector engine and never creates one, so give the "
+                         "path of one that holds the gallery")
+    if not path.is_dir():
+        raise InputError(f"{ENGINE_WHERE} {uri}: a file, not a Milvus Lite database (Milvus "
+                         "Lite keeps a database in a folder named *.db); give the path of "
+                         "the database that holds the gallery")
+    if not ((path / "LOCK").is_file() and (path / "collections").is_dir()):
+        raise InputError(f"{ENGINE_WHERE} {uri}: a folder Milvus Lite did not make (it has "
+                         "no LOCK file and collections folder); irviewer writes nothing into "
+                         "it: give the path of the database that holds the gallery")
+    return path
+
+
+def lock_holder(path: Path) -> str | None:
+    """Return who else holds the lock of the Milvus Lite database ``path`` ("process 4242
+    (python3)", or "another program" when the process cannot be named), or None when it is
+    free, this process holds it (the client's embedded server, kept for the process's
+    life), or the platform cannot say."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        return None
+    if _served_here(path):
+        return None
+    lock = path / "LOCK"
+    try:
+        fd = os.open(lock, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            held = True
+        else:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            held = False
+        inode = os.fstat(fd).st_ino
+    finally:
+        os.close(fd)
+    if not held:
+        return None
+    pid = _locking_pid(inode)
+    if pid == os.getpid():
+        return None
+    if pid is None:
+        return "another program"
+    try:
+        with open(f"/proc/{pid}/comm", encoding="utf-8") as f:
+            return f"process {pid} ({f.read().strip()})"
+    except OSError:
+        return f"process {pid}"
+
+
+def _served_here(path: Path) -> bool:
+    """Return True when this process's Milvus Lite serves the database ``path`` (the
+    client starts one embedded server per database and keeps it until the process ends)."""
+    manager = sys.modules.get("milvus_lite.server_manager")  # loaded once one is served
+    instance = getattr(manager, "server_manager_instance", None)
+    return os.path.abspath(path) in getattr(instance, "_servers", {})
+
+
+def _locking_pid(inode: int) -> int | None:
+    """Return the process holding a lock on the file with ``inode`` (Linux's /proc/locks),
+    or None when it cannot be told."""
+    try:
+        with open("/proc/locks", encoding="ascii") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        fields = line.split()
+        if len(fields) < 6 or "->" in fields:
+            continue
+        try:
+            pid, ino = int(fields[4]), int(fields[5].rsplit(":", 1)[-1])
+        except ValueError:
+            continue
+        if ino == inode:
+            return pid
+    return None
+
+
 def connect(uri: str, timeout: float = TIMEOUT) -> Any:
-    """Return a ``MilvusClient`` for ``uri`` (a Milvus Lite path, or a server's
-    ``http://host:port``), the token read from :data:`TOKEN_VARIABLE`; InputError (one
-    sentence) when the client is missing, the folder of a local file does not exist, or
-    the server cannot be reached within ``timeout`` seconds."""
+    """Return a ``MilvusClient`` for ``uri`` (a Milvus Lite database, :func:`check_local`,
+    or a server's ``http://host:port``), the token read from :data:`TOKEN_VARIABLE`;
+    InputError (one sentence) when the client is missing, the database is not one or is
+    held by another program, or the server cannot be reached within ``timeout`` seconds."""
     pymilvus = _client_module()
-    if is_local(uri):
-        parent = Path(uri).expanduser().resolve().parent
-        if not parent.is_dir():
-            raise InputError(f"{ENGINE_WHERE} {uri}: the folder {parent} does not exist")
+    shown = without_credentials(uri)
+    local = check_local(uri) if is_local(uri) else None
     token = os.environ.get(TOKEN_VARIABLE, "")
     try:
         with _quiet():
             return pymilvus.MilvusClient(uri=uri, token=token, timeout=timeout)
     except Exception as e:  # pymilvus raises its own and grpc's errors
-        raise InputError(f"{ENGINE_WHERE} {uri}: the engine cannot be reached "
+        holder = None if local is None else lock_holder(local)
+        if holder is not None:
+            raise InputError(f"{ENGINE_WHERE} {shown}: the Milvus Lite database is open in "
+                             f"{holder}, and Milvus Lite lets one program use a database at "
+                             "a time; close that program (or its MilvusClient) and try again, "
+                             "or serve it with Milvus Lite's server command and give its "
+                             "http:// address") from None
+        raise InputError(f"{ENGINE_WHERE} {shown}: the engine cannot be reached "
                          f"({_reason(e)})") from None
 
 
@@ -171,20 +285,23 @@ def _index_of(client: Any, collection: str, field: str) -> tuple[str, str]:
 
 
 def iter_engine_search(client: Any, found: Collection, queries: np.ndarray, depth: int,
-                       label: str, batch: int = BATCH
+                       label: str, batch: int = BATCH, params: dict[str, Any] | None = None
                        ) -> Generator[tuple[str, int, int], None,
                                       tuple[list[list[str]], np.ndarray, float]]:
-    """Ask the engine for every query's top ``depth`` in batches of ``batch`` queries,
-    yielding (stage, done, total); return (names per query in returned order, similarities
-    (n_queries, depth), -inf padding; seconds inside the client's search calls). L2
-    distances (Milvus returns them squared) become similarities as 1 - d / 2 on unit
-    vectors; inner product and cosine are similarities already."""
+    """Ask the engine for every query's top ``depth`` in batches of ``batch`` queries, with
+    the search parameters ``params`` (:func:`search_params`; None or empty: the index's
+    defaults), yielding (stage, done, total); return (names per query in returned order,
+    similarities (n_queries, depth), -inf padding; seconds inside the client's search
+    calls). L2 distances (Milvus returns them squared) become similarities as 1 - d / 2 on
+    unit vectors; inner product and cosine are similarities already."""
     n = len(queries)
     k = int(min(depth, MAX_TOPK, max(found.n_rows, 1)))
     names: list[list[str]] = []
     sims = np.full((n, depth), -np.inf, dtype=np.float32)
     spent = 0.0
-    params = {"metric_type": found.metric}
+    request: dict[str, Any] = {"metric_type": found.metric}
+    if params:
+        request["params"] = dict(params)
     for a in range(0, n, batch):
         yield (label, a, n)
         b = min(a + batch, n)
@@ -193,7 +310,8 @@ def iter_engine_search(client: Any, found: Collection, queries: np.ndarray, dept
             with _quiet():
                 result = client.search(found.name, data=queries[a:b].tolist(), limit=k,
                                        output_fields=[found.names_field],
-                                       anns_field=found.vector_field, search_params=params)
+                                       anns_field=found.vector_field,
+                                       search_params=request)
         except Exception as e:
             raise InputError(f"{ENGINE_WHERE} {found.name}: the engine's search failed "
                              f"({_reason(e)})") from None
@@ -217,5 +335,5 @@ def _reason(e: BaseException) -> str:
     return str(message).strip().splitlines()[0][:160]
 
 
-__all__ = ["ENGINE_WHERE", "NO_MILVUS", "TOKEN_VARIABLE", "Collection", "connect",
-           "describe", "is_local", "iter_engine_search"]
+__all__ = ["ENGINE_WHERE", "NO_MILVUS", "TOKEN_VARIABLE", "Collection", "check_local", "connect",
+           "describe", "is_local", "iter_engine_search", "lock_holder"]

@@ -19,6 +19,7 @@ import numpy as np
 from irviewer.core.ann.recall import RECALL_KS, RULES, recalls
 from irviewer.core.dataset import Dataset
 from irviewer.core.descriptors import AlignedDescriptors, normalise_rows
+from irviewer.core.errors import Sentence, either
 from irviewer.core.ranking import Ranking, ranking_from_lists
 
 #: Returned items whose true similarity is computed at once (rows gathered).
@@ -33,9 +34,13 @@ class AnnRun:
     ``build_s`` (seconds to build, read or connect), ``search_s`` (seconds inside the
     index's or engine's search, every query), ``recall`` (per-query arrays: ``recall@k`` by
     ann-benchmarks' rule, ``recall@k(tie-aware)`` by big-ann-benchmarks'; empty when no
-    exact ranking was computed beside it), ``depth`` (results asked per query),
-    ``exact_lists`` (the exact ranking's top ``depth`` scored by the rule for result lists:
-    what ΔAP is taken against; None without an exact ranking)."""
+    exact ranking was computed beside it), ``depth`` (results asked per query; what the
+    search is compared with at that depth is the opening's rule,
+    :meth:`irviewer.opening.opener.Opened.paired`), ``id_order`` (for an index
+    file: which image each FAISS id was read as, a sentence; None otherwise),
+    ``beam_note`` (the sentence of :func:`narrow_beam_note` when the search beam is
+    narrower than the depth; None otherwise), ``warnings`` (what FAISS warned of while
+    building the index, as it wrote it)."""
 
     setting: str
     source: str
@@ -45,7 +50,17 @@ class AnnRun:
     n_queries: int
     depth: int
     recall: Mapping[str, np.ndarray] = field(default_factory=dict, compare=False)
-    exact_lists: Ranking | None = field(default=None, compare=False, repr=False)
+    id_order: str | None = None
+    beam_note: str | None = None
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """Return what the output says under the run, in order: how an index file's ids
+        were read, a beam narrower than the depth, FAISS's warnings while building."""
+        said = [n for n in (self.id_order, self.beam_note) if n is not None]
+        return (*said, *(f"FAISS warned while building the index: {w}"
+                         for w in self.warnings))
 
     @property
     def ms_per_query(self) -> float:
@@ -62,15 +77,46 @@ class AnnRun:
     def record(self) -> dict:
         """Return the run as the reports' JSON member: setting, source, times, the mean of
         each recall over the queries (``recall@k`` ann-benchmarks' rule,
-        ``recall@k(tie-aware)`` big-ann-benchmarks'), and the rules in words."""
+        ``recall@k(tie-aware)`` big-ann-benchmarks'), the rules in words, and the notes:
+        ``id_order`` (how an index file's ids were read), ``beam_note`` (a search beam
+        narrower than the depth), ``warnings`` (FAISS's while building), and ``notes``
+        (:attr:`notes`: the sentences printed under the run); null or empty when there is
+        nothing to say."""
         means = {k: self.mean_recall(k) for k in self.recall}
         return {"setting": self.setting, "source": self.source, "index": self.kind,
                 "depth": self.depth, "build_s": self.build_s, "search_s": self.search_s,
                 "ms_per_query": self.ms_per_query, **means,
+                "id_order": None if self.id_order is None else str(self.id_order),
+                "beam_note": None if self.beam_note is None else str(self.beam_note),
+                "warnings": list(self.warnings), "notes": [str(n) for n in self.notes],
                 "recall_rule": (f"{RULES[0]}: a result counts when its similarity is at "
                                 "least the exact k-th similarity minus 1e-3"),
                 "tie_aware_rule": (f"{RULES[1]}: exact ids up to the k-th and their ties "
                                    "(within 1e-6) intersected with the results, over k")}
+
+
+def narrow_beam_note(beam: int | None, depth: int, parameter: str,
+                     engine: str) -> Sentence | None:
+    """Return the sentence that says an index searched with a beam ``beam`` wide (HNSW's
+    ``efSearch`` in FAISS, ``ef`` in Milvus: ``parameter``) returns ``depth`` results per
+    query from a beam narrower than that, so that the results past the first ``beam`` are
+    poor; None when the beam is at least the depth or the index has none.
+
+    FAISS keeps ``efSearch`` as given below k and still returns k results (measured in
+    docs/ann.md: ``HNSW32`` at efSearch 16 has recall@200 0.337 for k = 200, 0.946 at
+    efSearch 200), and Milvus Lite searches its HNSW collections with FAISS; hnswlib ("ef
+    cannot be set lower than k") and a Milvus server ("must be >= topK") refuse instead, so
+    a number compared with theirs must say so."""
+    if beam is None or beam >= depth:
+        return None
+    depth_option = either("--depth", "the depth", key="depth")
+    return Sentence(
+        f"HNSW's {parameter} ({beam:,}) is below the depth ({depth:,}): {engine} returns "
+        f"{depth:,} results per query from a search beam {beam:,} wide, so those past the "
+        f"first {beam:,} are poor and recall@100, AP and ΔAP count them (recall@10 is what "
+        f"a top-10 search gives); to compare with tools that raise the beam to the depth, "
+        f"sweep {parameter} from {depth:,} up ({parameter}={depth},{2 * depth}) or lower "
+        f"{depth_option}")
 
 
 def compact_lists(ids: np.ndarray, scores: np.ndarray, dataset: Dataset,
@@ -134,4 +180,4 @@ def score_lists(dataset: Dataset, ids: np.ndarray, scores: np.ndarray, depth: in
                             tuple(k for k in RECALL_KS))
 
 
-__all__ = ["AnnRun", "compact_lists", "score_lists", "true_similarity"]
+__all__ = ["AnnRun", "compact_lists", "narrow_beam_note", "score_lists", "true_similarity"]

@@ -24,18 +24,26 @@ most certain ones keep their order where the probability rounds to 1. Where seve
 share a label (Oxford's five queries of a landmark share their lists), a pair suspect is one
 entry naming them all (``queries``) with the fix of each (``corrections``):
 
+* ``wrong_list``: an image one list has as a positive and another, unrelated list looks
+  like (:mod:`irviewer.core.audit.claims`): one suspect naming both lists, whose fix takes
+  it out of the one and into the other; its score is the probability that the list having
+  it is wrong, given that the image belongs rather to the other list than to none.
 * ``negative_looks_positive`` and ``positive_looks_negative``: the probability that the
-  label is wrong, from set-level evidence (:mod:`irviewer.core.audit.sets`): per positive
-  set (the queries sharing a list pool their evidence), the share u of the set's other
-  positives the item outranks (mean over the set's queries) and the share v of its nearest
-  labelled gallery images in the set, each turned into a likelihood ratio by the set's own
-  histograms of its positives and negatives (Sturges bins, Laplace smoothing, the item left
-  out), multiplied, and combined with the prior error rate of the direction that the
-  confident joint estimates from the dataset. A positive also claimed by an unrelated set
-  (two landmarks' lists that share no other image) adds the likelihood ratio between the two
-  claims (:func:`irviewer.core.audit.pairs.competing_claims`). In image-label sets a positive
-  that looks negative is not reported: an image is mislabelled as far as another label
-  claims it.
+  label is wrong, from set-level evidence (:mod:`irviewer.core.audit.sets`,
+  :mod:`irviewer.core.audit.calibration`): per positive set (the queries sharing a list pool
+  their evidence), the share u of the set's other positives the item outranks (mean over the
+  set's queries), the share v of its nearest labelled gallery images in the set and, where
+  the sets are lists, the share x of them any list names (the three by their joint
+  histogram: they measure one nearness) and the likeness w, the share of the set's negatives
+  less like the set than the item (:mod:`irviewer.core.audit.likeness`); each calibrated by
+  the set's own histograms of its positives and negatives (Sturges bins, Laplace smoothing,
+  the item left out) and combined with the prior error rate of the direction that the
+  confident joint estimates from the dataset. The claims of unrelated lists count
+  (:mod:`irviewer.core.audit.claims`): a positive another list also has (a competing claim)
+  or looks like (another list's claim) is more probably wrong. In image-label sets a
+  positive that looks negative is not reported: an image is mislabelled as far as another
+  label claims it. One suspect per problem: the queries of one family of sets (one list
+  written several times) whose lists carry the label (:mod:`irviewer.core.audit.pair_kinds`).
 * ``label_disagreement`` (image labels only): f * c. X = the other label most frequent among
   the item's k nearest gallery images (the same X under every method), f = n_X / (n_X +
   n_own) * min(1, 2 n_X / k); c = min(1, p / 0.05), p = the percentile of the item's mean
@@ -61,6 +69,7 @@ from irviewer.core.audit.suspects import (
     NEG_POS,
     POS_NEG,
     QUERY,
+    WRONG_LIST,
     AuditOptions,
     AuditResult,
     AuditStep,
@@ -68,9 +77,11 @@ from irviewer.core.audit.suspects import (
     ordinal,
     rank_phrase,
     score_words,
+    span,
     under,
 )
 
 __all__ = ["AUTHOR", "DUPLICATE", "HUB", "KINDS", "LABEL", "NEG_POS", "POS_NEG", "QUERY",
-           "AuditOptions", "AuditResult", "AuditStep", "Suspect", "audit", "audit_protocol",
-           "iter_audit", "ordinal", "rank_phrase", "score_words", "under"]
+           "WRONG_LIST", "AuditOptions", "AuditResult", "AuditStep", "Suspect", "audit",
+           "audit_protocol", "iter_audit", "ordinal", "rank_phrase", "score_words", "span",
+           "under"]

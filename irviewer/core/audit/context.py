@@ -78,15 +78,17 @@ class SetEvidence:
     """One method's evidence on (positive set, item) pairs (:mod:`irviewer.core.audit.sets`).
 
     ``keys``: sorted ``s * n_g + g`` of every labelled pair with evidence: each set's
-    positives, and the negatives ranked within the stored lists of one of the set's queries or
-    with a positive among their nearest gallery images (the other negatives, the *bulk*, have
-    no evidence); ``is_pos`` their label; ``u`` the share of the set's other positives the item
-    outranks (mean over the set's queries); ``v`` the share of its nearest labelled gallery
-    images in the set (NaN: neighbours not computed); ``v_ref`` whether the item is one of the
-    reference rows whose ``v`` the set's negatives' histogram counts. ``ref_neg``: per set,
+    positives, and the negatives ranked within the stored lists of one of the set's queries,
+    with a positive among their nearest gallery images or more like the set than some of its
+    negatives (the other negatives, the *bulk*, have no evidence); ``is_pos`` their label;
+    ``u`` the share of the set's other positives the item outranks (mean over the set's
+    queries); ``v`` the share of its nearest labelled gallery images in the set (NaN:
+    neighbours not computed); ``x`` (lists only) the share of its nearest gallery images that
+    are a positive of any list; ``v_ref`` whether the item is one of the reference rows whose
+    shares the set's negatives' histograms count. ``ref_neg``: per set,
     how many reference rows are its negatives (None until neighbours are computed);
     ``whole``: every active gallery image is a reference row. After scoring: ``log_lr``,
-    ``prob`` (probability that the label is wrong), ``bulk_log_lr`` / ``bulk_prob`` of a
+    ``prob`` (probability that the label is wrong), ``bulk_prob`` of a
     negative without evidence, the priors ``rho`` (negatives, positives), and ``v_hist`` the
     sets' histograms of v for the evidence sentences (positives', negatives', offsets, each
     item's bin, whether it is counted: +1 / -1 / 0). ``log_odds`` / ``bulk_log_odds``: the
@@ -100,16 +102,22 @@ class SetEvidence:
     u: np.ndarray
     v: np.ndarray
     v_ref: np.ndarray
+    x: np.ndarray | None = None
+    x_ref: list[np.ndarray] | None = None
+    w: np.ndarray | None = None
+    like: np.ndarray | None = None
+    like_neg: np.ndarray | None = None
     ref_neg: np.ndarray | None = None
     whole: bool = False
     log_lr: np.ndarray | None = None
     log_odds: np.ndarray | None = None
     prob: np.ndarray | None = None
-    bulk_log_lr: np.ndarray | None = None
     bulk_log_odds: np.ndarray | None = None
     bulk_prob: np.ndarray | None = None
     rho: tuple[float, float] = (0.0, 0.0)
     v_hist: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+    parts: np.ndarray | None = None
+    doubted: np.ndarray | None = None
 
     def find(self, keys: np.ndarray) -> np.ndarray:
         """Return the position of each key in ``keys`` (-1 where it has no evidence)."""
@@ -177,10 +185,11 @@ class Context:
     set_evidence: list[SetEvidence] = field(default_factory=list)  # one per method
     pair_scores: PairScores | None = None
     near: list[RowNeighbours] = field(default_factory=list)  # one per method with vectors
-    label_sizes: dict[str, int] = field(default_factory=dict)  # active gallery images per label
     label_members: dict[str, np.ndarray] = field(default_factory=dict)
     #: (set, item) key -> the unrelated set whose competing claim the item fits better
     rivals: dict[int, int] = field(default_factory=dict)
+    #: the family of each positive set (:func:`~irviewer.core.audit.claims.families`)
+    family: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     @property
     def n_g(self) -> int:
@@ -231,7 +240,6 @@ class Context:
             bounds = np.searchsorted(inverse[order], np.arange(len(names) + 1))
             ctx.label_members = {name: live[order[bounds[i]:bounds[i + 1]]]
                                  for i, name in enumerate(names.tolist())}
-            ctx.label_sizes = {n: len(m) for n, m in ctx.label_members.items()}
         ctx.sets = positive_sets(pos, removed, selves, active)
         ctx.views = run_each(lambda item: _view(ctx, *item), list(rankings.items()))
         if not ctx.with_vectors:

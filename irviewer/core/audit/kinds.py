@@ -16,7 +16,7 @@ import numpy as np
 
 from irviewer.core import neighbours as nb
 from irviewer.core.audit.context import Context, MethodView, intersect, isin_sorted
-from irviewer.core.audit.pair_kinds import negatives_looking_positive, positives_looking_negative
+from irviewer.core.audit.pair_kinds import pair_suspects
 from irviewer.core.audit.pairs import closeness, neighbour_pass, ranking_evidence, set_scores
 from irviewer.core.audit.suspects import (
     DUPLICATE,
@@ -94,7 +94,7 @@ def label_disagreement(ctx: Context) -> None:
         evidence = (f"labelled {own}, but {got} of its {k} nearest gallery images carry "
                     f"{choice} {under(n_m)}")
         if pair is not None:
-            evidence += f"; {pair.evidence.split(' yet ')[0].rstrip(',')}"
+            evidence += f"; {pair.evidence.split(' yet ')[0].rstrip(',; ')}"
         if pair is not None:
             context, ranks = pair.context_query, pair.ranks
         else:  # shown in a query of the suggested label, where it would be a positive
@@ -400,8 +400,7 @@ KIND_STAGES: tuple[tuple[str, Callable[[Context], None]], ...] = (
     ("ranking evidence", ranking_evidence),
     ("gallery neighbours", neighbour_pass),
     ("set evidence", set_scores),
-    ("negatives that look positive", negatives_looking_positive),
-    ("positives that look negative", positives_looking_negative),
+    ("labels that look wrong", pair_suspects),
     ("neighbour labels", label_disagreement),
     ("near-duplicates", near_duplicates),
     ("queries", suspicious_queries),

@@ -1,243 +1,350 @@
-"""The audit's two pair kinds, one suspect per problem: a negative that looks positive and
-a positive that looks negative for a (positive set, item), naming every query sharing the set
-and fixing them all, with evidence sentences that quote the set's own shares (see
-:mod:`irviewer.core.audit` for the definitions, :mod:`irviewer.core.audit.pairs` for the
-evidence).
+"""The audit's pair kinds, one suspect per problem (see :mod:`irviewer.core.audit`):
+
+* a **problem** is a label on an image carried by the lists of one family of positive sets
+  (:func:`~irviewer.core.audit.claims.families`: Oxford's five queries of a landmark, also
+  when one of their lists differs elsewhere): (family, item, label). Its suspect names every
+  query whose list carries the label and fixes them all;
+* a negative that looks like one of a family's positives while another, unrelated list has
+  it as a positive is one problem, **in the wrong list**: its suspect names both lists and
+  carries both fixes (the item out of the list that has it, into the list it looks like);
+* otherwise a negative that looks positive, or a positive that looks negative.
+
+The probabilities are the pair scores' (:mod:`irviewer.core.audit.pairs`), the strongest of the
+family's sets; the evidence sentences quote what was compared
+(:mod:`irviewer.core.audit.pair_words`).
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
 
-from irviewer.core.audit.context import Context, MethodView, SetEvidence, isin_sorted
-from irviewer.core.audit.suspects import NEG_POS, POS_NEG, Suspect, ordinal, rank_phrase, under
+from irviewer.core.audit.claims import unrelated
+from irviewer.core.audit.context import Context, SetEvidence, isin_sorted
+from irviewer.core.audit.pair_words import (
+    likeness_clause,
+    listed_clause,
+    negatives_above,
+    neighbour_clause,
+    of_its,
+    outranked,
+    percent,
+    rank_clause,
+)
+from irviewer.core.audit.suspects import NEG_POS, POS_NEG, WRONG_LIST, Suspect, span
 from irviewer.core.corrections import NEGATIVE, Correction
 
-# -- the two pair kinds ---------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class Problem:
-    """One (positive set, item) label the evidence doubts, and the queries it is wrong for:
-    every query sharing the set, the item's own query and the ones that remove it aside."""
+    """One label the evidence doubts: item ``g`` labelled positive (``positive``) or negative
+    by the lists of family ``family``; ``j`` its strongest (set, item) key in the pair
+    scores, ``s`` its positive set, ``queries`` every query of the family whose list carries
+    the label. For an item
+    in the wrong list, ``listed`` is the problem of the unrelated family that has it."""
 
-    s: int
+    family: int
     g: int
+    positive: bool
     prob: float
     log_odds: float
     j: int
+    s: int
     queries: tuple[int, ...]
+    listed: Problem | None = None
 
 
-def _problems(ctx: Context, positive: bool) -> list[Problem]:
-    """Return a :class:`Problem` for every labelled (set, item) pair of the wanted label
-    whose set-level probability of being wrong reaches ``min_score``: one per problem,
-    however many queries share the set."""
+def problems(ctx: Context) -> list[Problem]:
+    """Return the problems whose probability of a wrong label reaches ``min_score``, one per
+    (family, item, label), most probable first. Where the sets are lists, an item one list has
+    and an unrelated one looks like is one problem in the wrong list (``listed``: the list
+    that has it): when the list that looks like it is probably wrong to miss it, or when the
+    list that has it is probably wrong and the item belongs rather to the other list than to
+    none (the odds that it was moved at least half those that the listing is wrong)."""
+    ps = ctx.pair_scores
+    assert ps is not None
+    members = _family_sets(ctx.family)
+    best = _best_keys(ctx)
+    known: dict[tuple[int, int], bool] = {}
+    found: dict[tuple[int, int, bool], Problem] = {}
+    for key, j in best.items():  # image labels: no positive is doubted (_best_keys)
+        if ps.prob[j] >= ctx.options.min_score:
+            p = _problem(ctx, members, key, j)
+            if p is not None:
+                found[key] = p
+    if ctx.labels is None:
+        by_item: dict[int, list[tuple[int, int, bool]]] = {}
+        for key in best:
+            by_item.setdefault(key[1], []).append(key)
+        for key, p in sorted(found.items(), key=lambda kp: -kp[1].log_odds):
+            if found.get(key) is not p:
+                continue
+            other = _other_side(ctx, p, by_item[p.g], best, known)
+            if other is None:
+                continue
+            other_p = _problem(ctx, members, (other[0], p.g, not p.positive), other[1])
+            if other_p is None:
+                continue
+            here, listed = (p, other_p) if not p.positive else (other_p, p)
+            if p.positive and ps.prob[other[1]] < 0.5 * p.prob:
+                continue  # it belongs rather to no list than to the other one
+            found.pop((listed.family, p.g, True), None)
+            found.pop((here.family, p.g, False), None)
+            found[(here.family, p.g, False)] = Problem(
+                here.family, p.g, False, listed.prob, listed.log_odds, here.j, here.s,
+                here.queries, listed)
+    return sorted(found.values(), key=lambda p: -p.log_odds)
+
+
+def _best_keys(ctx: Context) -> dict[tuple[int, int, bool], int]:
+    """Return, per (family, item, label) of an item with a label doubted enough to list, the
+    pair-score key of its most doubted set: the doubted labels' and, where the sets are lists,
+    every other label of those items (the other side of an image in the wrong list)."""
+    ps = ctx.pair_scores
+    assert ps is not None
+    n_g = ctx.n_g
+    doubted = ps.prob >= ctx.options.min_score
+    if ctx.labels is not None:  # image labels: a positive is never doubted, no other side
+        doubted &= ~ps.is_pos
+        pick = np.flatnonzero(doubted)
+    else:
+        items = np.unique(ps.keys[doubted] % n_g)
+        pick = np.flatnonzero(np.isin(ps.keys % n_g, items))
+    keys, log_odds, is_pos = ps.keys[pick], ps.log_odds[pick], ps.is_pos[pick]
+    f = ctx.family[keys // n_g]
+    order = np.lexsort((-log_odds, is_pos, keys % n_g, f))
+    group = np.stack([f[order], keys[order] % n_g, is_pos[order]], axis=1)
+    first = np.r_[True, (np.diff(group, axis=0) != 0).any(axis=1)] if len(order) else \
+        np.zeros(0, dtype=bool)
+    return {(int(a), int(b), bool(c)): int(j)
+            for (a, b, c), j in zip(group[first].tolist(), pick[order[first]].tolist(),
+                                    strict=True)}
+
+
+def _problem(ctx: Context, members: dict[int, np.ndarray], key: tuple[int, int, bool],
+             j: int) -> Problem | None:
+    """Return the problem of (family, item, label) ``key`` from its strongest pair-score key
+    ``j``, None when no query of the family carries the label."""
+    ps = ctx.pair_scores
+    assert ps is not None
+    f, g, positive = key
+    queries = carrying(ctx, members[f], g, positive)
+    if not queries:
+        return None
+    return Problem(f, g, positive, float(ps.prob[j]), float(ps.log_odds[j]), j,
+                   int(ps.keys[j] // ctx.n_g), queries)
+
+
+def _other_side(ctx: Context, p: Problem, keys: list[tuple[int, int, bool]],
+                best: dict[tuple[int, int, bool], int],
+                known: dict[tuple[int, int], bool]) -> tuple[int, int] | None:
+    """Return (family, pair-score key) of the other side of a problem in the wrong list: for
+    a negative, the unrelated list that has the item (its most doubted); for a positive, the
+    unrelated list it looks most like (its strongest claim). None when there is none."""
     ps, sets = ctx.pair_scores, ctx.sets
     assert ps is not None and sets is not None
-    out = []
-    for j in np.flatnonzero((ps.is_pos == positive)
-                            & (ps.prob >= ctx.options.min_score)).tolist():
-        s, g = divmod(int(ps.keys[j]), ctx.n_g)
-        qs = sets.queries(s)
-        qs = qs[(ctx.selves[qs] != g) & ~isin_sorted(qs * ctx.n_g + g, ctx.removed_keys)]
-        if len(qs):
-            out.append(Problem(s, g, float(ps.prob[j]), float(ps.log_odds[j]), j,
-                               tuple(qs.tolist())))
-    return out
+    n_g = ctx.n_g
+    options = [(key[0], best[key]) for key in keys
+               if key[2] != p.positive and key[0] != p.family
+               and unrelated(sets, p.s, int(ps.keys[best[key]] // n_g), known)]
+    if not options:
+        return None
+    return max(options, key=lambda o: ps.log_odds[o[1]])
 
 
-def _shown_query(ctx: Context, problem: Problem, best: bool) -> int:
+def _family_sets(family: np.ndarray) -> dict[int, np.ndarray]:
+    """Return family -> its positive sets."""
+    order = np.argsort(family, kind="stable")
+    bounds = np.flatnonzero(np.r_[True, np.diff(family[order]) != 0, True])
+    return {int(family[order[a]]): order[a:b] for a, b in itertools.pairwise(bounds)}
+
+
+def carrying(ctx: Context, family_sets: np.ndarray, g: int, positive: bool) -> tuple[int, ...]:
+    """Return the queries of the family's sets whose lists carry ``g`` as a positive
+    (``positive``) or as a negative: not removed by their protocol, not their own image."""
+    sets = ctx.sets
+    assert sets is not None
+    qs = np.unique(np.concatenate([sets.queries(int(s)) for s in family_sets]))
+    keys = qs * ctx.n_g + g
+    is_pos = isin_sorted(keys, ctx.pos_keys)
+    keep = (ctx.selves[qs] != g) & ~isin_sorted(keys, ctx.removed_keys)
+    keep &= is_pos if positive else ~is_pos
+    return tuple(qs[keep].tolist())
+
+
+def _shown_query(ctx: Context, p: Problem, best: bool) -> int:
     """Return the query whose ranking shows the problem: where the item ranks best (a
     negative that looks positive) or worst (a positive that looks negative) under the first
     method; unranked counts as worst."""
-    v, g = ctx.views[0], problem.g
-    worst = ctx.n_g + 1
+    v, worst = ctx.views[0], ctx.n_g + 1
 
     def rank(q: int) -> int:
-        r = v.rank_of(q, g)
+        r = v.rank_of(q, p.g)
         return worst if r is None else r
 
-    return min(problem.queries, key=rank) if best else max(problem.queries, key=rank)
+    return min(p.queries, key=rank) if best else max(p.queries, key=rank)
 
 
-def _share_words(ctx: Context, j: int, positive: bool) -> str:
-    """Return the neighbour clause of the evidence: how many of the item's nearest labelled
-    gallery images are positives of the query, and how many of its positives and negatives
-    have a share at least that high (a negative) or at most that low (a positive), the item
-    left out (first method with vectors)."""
+def _evidence_of(ctx: Context, j: int) -> tuple[SetEvidence, int] | None:
+    """Return the first method with vectors that has evidence on pair-score key ``j``, and
+    the key's position in it."""
     ps = ctx.pair_scores
     assert ps is not None
-    for ev, at in zip(ctx.set_evidence, ps.at, strict=True):
-        if ev.v_hist is None or at[j] < 0 or not np.isfinite(ev.v[at[j]]):
-            continue
-        share = float(ev.v[at[j]])
-        fp, fn = v_fractions(ctx, ev, int(at[j]), low=positive)
-        if positive:
-            return (f"only {100 * share:.0f}% of its nearest labelled gallery images are other "
-                    f"positives of the query, a share as low as that of {100 * fp:.0f}% of "
-                    f"its other positives and {100 * fn:.0f}% of its negatives")
-        return (f"{100 * share:.0f}% of its nearest labelled gallery images are positives of "
-                f"the query, a share as high as that of {100 * fp:.0f}% of its positives and "
-                f"only {100 * fn:.1f}% of its negatives")
-    return ""
+    for v, ev, at in zip(ctx.views, ctx.set_evidence, ps.at, strict=True):
+        if v.unit is not None and at[j] >= 0 and np.isfinite(ev.v[at[j]]):
+            return ev, int(at[j])
+    return None
 
 
-def _others_words(ctx: Context, problem: Problem, q: int) -> str:
-    """Return " (5th to 31st for the 4 other queries sharing its list)" under the first
-    method, "" for a query alone in its set."""
-    others = [o for o in problem.queries if o != q]
-    if not others:
-        return ""
-    v = ctx.views[0]
-    ranks = sorted(r for o in others if (r := v.rank_of(o, problem.g)) is not None)
-    n = len(others)
-    whose = f"the {'other query' if n == 1 else f'{n} other queries'} sharing its list"
-    if not ranks:
-        return f" (beyond the stored lists for {whose})"
-    span = ordinal(ranks[0]) if ranks[0] == ranks[-1] else \
-        f"{ordinal(ranks[0])} to {ordinal(ranks[-1])}"
-    missing = f", beyond the lists for {n - len(ranks)}" if len(ranks) < n else ""
-    return f" ({span} for {whose}{missing})"
+def _list_name(ctx: Context, queries: tuple[int, ...]) -> str:
+    """Return how the evidence names a list: by the queries that carry it."""
+    return "the list of " + span([ctx.dataset.queries[q].name for q in queries])
 
 
-def _all_words(problem: Problem, what: str) -> str:
-    """Return ", yet is labelled negative" or ", yet all 5 queries sharing its list label it
+def _looks_positive(ctx: Context, p: Problem) -> tuple[int, str]:
+    """Return (the query shown, the clauses saying a negative looks like the list's
+    positives)."""
+    q = _shown_query(ctx, p, best=True)
+    g = p.g
+    v0 = ctx.views[0]
+    clauses = [rank_clause(ctx, q, g, [o for o in p.queries if o != q])]
+    if v0.rank_of(q, g) is not None:
+        n_pos = int(v0.n_pos[q])
+        clauses[0] += f", above {of_its(outranked(v0, q, g), n_pos, 'positives')}"
+    found = _evidence_of(ctx, p.j)
+    if found is not None:
+        ev, at = found
+        name = _list_name(ctx, p.queries)
+        clauses.append(neighbour_clause(ctx, ev, at, False, name))
+        if ev.w is not None and np.isfinite(ev.w[at]):
+            clauses.append(likeness_clause(ctx, ev, at, False, name))
+    return q, "; ".join(clauses)
+
+
+def _looks_negative(ctx: Context, p: Problem) -> tuple[int, list[str]]:
+    """Return (the query shown, the clauses saying a positive looks unlike its list: its
+    ranks, then its neighbours, where they are listed and its likeness)."""
+    q = _shown_query(ctx, p, best=False)
+    g = p.g
+    clauses = [rank_clause(ctx, q, g, [o for o in p.queries if o != q])]
+    above, n_neg = negatives_above(ctx.views[0], q, g)
+    clauses[0] += f", below {share_words(above, n_neg)} of its negatives"
+    found = _evidence_of(ctx, p.j)
+    if found is not None:
+        ev, at = found
+        name = _list_name(ctx, p.queries)
+        clauses.append(neighbour_clause(ctx, ev, at, True, name))
+        if ev.x is not None and ev.x_ref is not None and np.isfinite(ev.x[at]) and \
+                ev.x[at] <= 0.5:
+            clauses.append(listed_clause(ctx, ev, at))
+        if ev.w is not None and np.isfinite(ev.w[at]):
+            clauses.append(likeness_clause(ctx, ev, at, True, name))
+    return q, clauses
+
+
+def share_words(n: int, of: int) -> str:
+    """Return "24% (1,200 of 4,980)" or "all 4,980"."""
+    if n >= of:
+        return f"all {of:,}"
+    return f"{percent(n, of)} ({n:,} of {of:,})"
+
+
+def _all_words(n: int, what: str) -> str:
+    """Return "yet is labelled negative" or "yet all 5 queries sharing its list label it
     negative"."""
-    n = len(problem.queries)
     if n == 1:
-        return f", yet is labelled {what}"
-    return f", yet {'both' if n == 2 else f'all {n}'} queries sharing its list label it {what}"
+        return f"yet it is labelled {what}"
+    return f"yet {'both' if n == 2 else f'all {n}'} queries of its list label it {what}"
 
 
-def negatives_looking_positive(ctx: Context) -> None:
-    """Suspects labelled negative whose set-level evidence (rankings and neighbours, calibrated
-    against the query's own positives and negatives) makes a missed positive probable: one
-    per (positive set, item), naming every query of the set and fixing them all."""
-    for problem in _problems(ctx, positive=False):
-        g = problem.g
-        q = _shown_query(ctx, problem, best=True)
-        query = ctx.dataset.queries[q]
-        ranks = ctx.ranks(q, g)
-        rank_list = [r for _, r in ranks]
-        n_pos = int(ctx.views[0].n_pos[q])
-        if any(r is not None for r in rank_list):
-            outranked = _outranked(ctx.views[0], q, g)
-            evidence = (f"ranks {rank_phrase(rank_list)} for {query.name} "
-                        f"{under(ctx.n_methods)}{_others_words(ctx, problem, q)}, above "
-                        f"{outranked} of its {n_pos} positives")
+def pair_suspects(ctx: Context) -> None:
+    """Add the suspects of the problems found (:func:`problems`): a negative that looks
+    positive, a positive that looks negative, an item in the wrong list."""
+    assert ctx.pair_scores is not None
+    for p in problems(ctx):
+        if p.positive:
+            ctx.suspects.append(_pos_neg(ctx, p))
+        elif p.listed is not None:
+            ctx.suspects.append(_wrong_list(ctx, p, p.listed))
         else:
-            evidence = (f"ranks beyond the stored lists for {query.name} "
-                        f"{under(ctx.n_methods)}{_others_words(ctx, problem, q)}")
-        words = _share_words(ctx, problem.j, positive=False)
-        if words:
-            evidence += f", and {words}"
-        evidence += _all_words(problem, NEGATIVE)
-        names = tuple(ctx.dataset.queries[o].name for o in problem.queries)
-        if ctx.labels is not None and ctx.query_labels is not None:
-            suggested, labelled = ctx.query_labels[q], str(ctx.labels[g])
-            correction = ctx.relabel(g, suggested)
-            corrections: tuple[Correction, ...] = (correction,)
-            evidence += f" (its label is {labelled}, the query's {suggested})"
-        else:
-            labelled, suggested = NEGATIVE, ctx.protocol.positive[0]
-            correction = Correction(query.name, ctx.dataset.gallery[g], suggested)
-            corrections = tuple(Correction(n, ctx.dataset.gallery[g], suggested)
-                                for n in names)
-        ctx.suspects.append(Suspect(NEG_POS, problem.prob, query.name, ctx.dataset.gallery[g],
-                                    labelled, suggested, evidence, ctx.n_methods,
-                                    ctx.n_methods, g, q, ranks, correction, names,
-                                    corrections, problem.log_odds))
+            ctx.suspects.append(_neg_pos(ctx, p))
 
 
-def positives_looking_negative(ctx: Context) -> None:
-    """Suspects labelled positive whose set-level evidence makes a wrong positive probable:
-    ranked below the query's other positives and unlike them, more than the query's own
-    positives usually are, or claimed by an unrelated set it fits better
-    (:func:`competing_claims`). One per (positive set, item), naming every query of the set
-    and fixing them all. Not in image-label sets: there an image's label is wrong only as
-    far as another label claims it (:func:`negatives_looking_positive` with its relabel, or
-    the image-level label disagreement); a view unlike its label and like no other is hard."""
-    if ctx.labels is not None:
-        return
-    for problem in _problems(ctx, positive=True):
-        g = problem.g
-        q = _shown_query(ctx, problem, best=False)
-        query = ctx.dataset.queries[q]
-        ranks = ctx.ranks(q, g)
-        group = ctx.group_of(q, g)
-        evidence = (f"labelled {group} for {query.name} but ranks "
-                    f"{rank_phrase([r for _, r in ranks])} {under(ctx.n_methods)}"
-                    f"{_others_words(ctx, problem, q)}")
-        below = _negatives_above(ctx.views[0], q, g)
-        if below is not None:
-            evidence += f", below {100 * below:.0f}% of its negatives"
-        words = _share_words(ctx, problem.j, positive=True)
-        if words:
-            evidence += f", and {words}"
-        claim = _claim_words(ctx, problem)
-        if claim:
-            evidence += f"; {claim}"
-        names = tuple(ctx.dataset.queries[o].name for o in problem.queries)
-        item = ctx.dataset.gallery[g]
-        corrections = tuple(Correction(n, item, NEGATIVE) for n in names)
-        ctx.suspects.append(Suspect(POS_NEG, problem.prob, query.name, item, group, NEGATIVE,
-                                    evidence, ctx.n_methods, ctx.n_methods, g, q, ranks,
-                                    Correction(query.name, item, NEGATIVE), names,
-                                    corrections, problem.log_odds))
+def _names(ctx: Context, queries: tuple[int, ...]) -> tuple[str, ...]:
+    return tuple(ctx.dataset.queries[q].name for q in queries)
 
 
-def _claim_words(ctx: Context, problem: Problem) -> str:
-    """Return "it is also a positive of christ_church_1 and 4 more, whose list shares hardly
-    any image with this one" when an unrelated set's claim on the item is the better one
-    (:func:`~irviewer.core.audit.pairs.competing_claims`), else ""."""
+def _neg_pos(ctx: Context, p: Problem) -> Suspect:
+    q, evidence = _looks_positive(ctx, p)
+    evidence += "; " + _all_words(len(p.queries), NEGATIVE)
+    g, item = p.g, ctx.dataset.gallery[p.g]
+    names = _names(ctx, p.queries)
+    query = ctx.dataset.queries[q]
+    if ctx.labels is not None and ctx.query_labels is not None:
+        suggested, labelled = ctx.query_labels[q], str(ctx.labels[g])
+        correction = ctx.relabel(g, suggested)
+        corrections: tuple[Correction, ...] = (correction,)
+        evidence += f" (its label is {labelled}, the query's {suggested})"
+    else:
+        labelled, suggested = NEGATIVE, ctx.protocol.positive[0]
+        correction = Correction(query.name, item, suggested)
+        corrections = tuple(Correction(n, item, suggested) for n in names)
+    return Suspect(NEG_POS, p.prob, query.name, item, labelled, suggested, evidence,
+                   ctx.n_methods, ctx.n_methods, g, q, ctx.ranks(q, g), correction, names,
+                   corrections, p.log_odds)
+
+
+def _pos_neg(ctx: Context, p: Problem) -> Suspect:
+    q, clauses = _looks_negative(ctx, p)
+    g, item = p.g, ctx.dataset.gallery[p.g]
+    name = ctx.dataset.queries[q].name
+    group = ctx.group_of(q, g)
+    evidence = f"labelled {group} for {span(list(_names(ctx, p.queries)))}, yet it " + \
+        "; ".join(clauses)
+    claim = _claim_words(ctx, p)
+    if claim:
+        evidence += f"; {claim}"
+    names = _names(ctx, p.queries)
+    corrections = tuple(Correction(n, item, NEGATIVE) for n in names)
+    return Suspect(POS_NEG, p.prob, name, item, group, NEGATIVE, evidence, ctx.n_methods,
+                   ctx.n_methods, g, q, ctx.ranks(q, g), Correction(name, item, NEGATIVE),
+                   names, corrections, p.log_odds)
+
+
+def _wrong_list(ctx: Context, p: Problem, listed: Problem) -> Suspect:
+    """An item another list has, looking like one of this list's positives: one suspect naming
+    both lists, shown in this list's query where it ranks best, fixing both."""
+    g, item = p.g, ctx.dataset.gallery[p.g]
+    qb = _shown_query(ctx, listed, best=False)
+    group = ctx.group_of(qb, g)
+    there = span(list(_names(ctx, listed.queries)))
+    here = span(list(_names(ctx, p.queries)))
+    q, looks = _looks_positive(ctx, p)
+    _, unlike = _looks_negative(ctx, listed)
+    suggested = ctx.protocol.positive[0]
+    evidence = (f"listed {group} for {there} but looks like a positive of {here}: it {looks}; "
+                f"for {there} it {'; '.join(unlike)}; an image belongs to at most one of two "
+                "lists that share hardly any image")
+    names, moved_out = _names(ctx, p.queries), _names(ctx, listed.queries)
+    corrections = (tuple(Correction(n, item, suggested) for n in names)
+                   + tuple(Correction(n, item, NEGATIVE) for n in moved_out))
+    query = ctx.dataset.queries[q]
+    return Suspect(WRONG_LIST, p.prob, query.name, item, group, suggested, evidence,
+                   ctx.n_methods, ctx.n_methods, g, q, ctx.ranks(q, g),
+                   Correction(query.name, item, suggested), names + moved_out, corrections,
+                   p.log_odds)
+
+
+def _claim_words(ctx: Context, p: Problem) -> str:
+    """Return "it is also a positive of christ_church_1–5, whose list shares hardly any image
+    with this one" when an unrelated set's claim on the item is the better one
+    (:func:`~irviewer.core.audit.claims.competing_claims`), else ""."""
     sets = ctx.sets
-    rival = ctx.rivals.get(problem.s * ctx.n_g + problem.g)
+    rival = ctx.rivals.get(p.s * ctx.n_g + p.g)
     if sets is None or rival is None:
         return ""
-    queries = sets.queries(rival).tolist()
-    first = ctx.dataset.queries[queries[0]].name
-    more = f" and {len(queries) - 1} more" if len(queries) > 1 else ""
-    return (f"it is also a positive of {first}{more}, whose list shares hardly any image "
+    names = [ctx.dataset.queries[q].name for q in sets.queries(rival).tolist()]
+    return (f"it is also a positive of {span(names)}, whose list shares hardly any image "
             "with this one")
-
-
-def _outranked(v: MethodView, q: int, g: int) -> int:
-    """Return how many of query ``q``'s positives rank below ``g`` under one method (all of
-    them beyond the stored lists count as below a listed negative)."""
-    rank = v.rank_of(q, g)
-    lo, hi = np.searchsorted(v.pos_q, [q, q + 1])
-    ranks = v.pos_rank[lo:hi]
-    if rank is None:
-        return 0
-    return int(np.count_nonzero((ranks < 0) | (ranks > rank - 1)))
-
-
-def _negatives_above(v: MethodView, q: int, g: int) -> float | None:
-    """Return the share of query ``q``'s negatives ranked above its positive ``g`` (None when
-    ``g`` is not ranked)."""
-    rank = v.rank_of(q, g)
-    if rank is None:
-        return 1.0
-    lo, hi = np.searchsorted(v.pos_q, [q, q + 1])
-    ranks = v.pos_rank[lo:hi]
-    pos_above = int(np.count_nonzero((ranks >= 0) & (ranks < rank - 1)))
-    return (rank - 1 - pos_above) / max(int(v.n_neg[q]), 1)
-
-
-
-def v_fractions(ctx: Context, ev: SetEvidence, at: int,
-                low: bool = False) -> tuple[float, float]:
-    """Return (share of the set's positives, share of its negatives) whose neighbour share
-    is at least as high as that of the item at position ``at`` (``low``: at most as low),
-    the item left out: the unsmoothed frequencies the evidence sentence quotes."""
-    assert ev.v_hist is not None
-    pos, neg, offsets, bins, own = ev.v_hist
-    s = int(ev.keys[at] // ctx.n_g)
-    lo, hi = offsets[s], offsets[s + 1]
-    b = lo + int(bins[at])
-    part = slice(lo, b + 1) if low else slice(b, hi)
-    is_pos, is_neg = float(own[at] > 0), float(own[at] < 0)
-    return ((pos[part].sum() - is_pos) / max(pos[lo:hi].sum() - is_pos, 1.0),
-            (neg[part].sum() - is_neg) / max(neg[lo:hi].sum() - is_neg, 1.0))

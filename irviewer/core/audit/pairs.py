@@ -9,6 +9,13 @@ from __future__ import annotations
 import numpy as np
 
 from irviewer.core import neighbours as nb
+from irviewer.core.audit.calibration import score
+from irviewer.core.audit.claims import (
+    competing_claims,
+    families,
+    other_list_claims,
+    unrelated_sets,
+)
 from irviewer.core.audit.context import (
     Context,
     MethodView,
@@ -17,17 +24,8 @@ from irviewer.core.audit.context import (
     SetEvidence,
     isin_sorted,
 )
-from irviewer.core.audit.sets import (
-    PositiveSets,
-    confident_prior,
-    error_log_odds,
-    probability,
-    set_log_lr,
-    sorted_unique,
-    sturges_bins,
-    to_bins,
-    unique_inverse,
-)
+from irviewer.core.audit.likeness import likeness_shares
+from irviewer.core.audit.sets import probability, sorted_unique, unique_inverse
 from irviewer.core.parallel import run_each
 
 #: Gallery images in the reference sample ("far from everything"; the negatives' neighbour
@@ -37,9 +35,6 @@ SAMPLE = 256
 #: "far from everything" (its closeness factor falls linearly to 0 below it); used by the
 #: image-level label disagreement only.
 FAR = 0.05
-#: Two positive sets that share at most this share of the smaller one's positives are
-#: unrelated: an image both claim is a competing claim (:func:`competing_claims`).
-SHARED = 0.05
 
 
 # -- evidence from the rankings --------------------------------------------------------------
@@ -118,6 +113,11 @@ def neighbour_pass(ctx: Context) -> None:
     run_each(lambda vn: neighbour_shares(ctx, ctx.set_evidence[ctx.views.index(vn[0])],
                                          measured, vn[1].found.indices[first], reference,
                                          whole), list(zip(views, ctx.near, strict=True)))
+    if ctx.labels is None:  # lists, not image labels: how much each image looks like a set
+        for v in views:  # one at a time: the multiply has every core
+            assert v.unit is not None
+            likeness_shares(ctx, ctx.set_evidence[ctx.views.index(v)], v.unit, measured,
+                            reference)
 
 
 def _candidates(ctx: Context) -> np.ndarray:
@@ -150,9 +150,11 @@ def _candidates(ctx: Context) -> np.ndarray:
 def neighbour_shares(ctx: Context, ev: SetEvidence, measured: np.ndarray,
                      neighbours: np.ndarray, reference: np.ndarray, whole: bool) -> None:
     """Add to ``ev`` the share v of each measured image's nearest labelled gallery images that
-    are positives of a set, for every set with one of them among its neighbours and every set
-    it is a positive of (neighbours the set removes abstain); ``reference`` marks the measured
-    images whose shares stand for the sets' negatives (all of them when ``whole``)."""
+    are positives of a set, for every set with one of them among its neighbours, every set it
+    is a positive of and every set it already has ranking evidence for (neighbours the set
+    removes abstain); where the sets are lists, also x, the share of its nearest gallery images
+    that are a positive of any list (where its neighbours are listed). ``reference`` marks the
+    measured images whose shares stand for the sets' negatives (all of them when ``whole``)."""
     sets, n_g = ctx.sets, ctx.n_g
     assert sets is not None
     n_rows, n_sets = len(measured), sets.n_sets
@@ -164,7 +166,11 @@ def neighbour_shares(ctx: Context, ev: SetEvidence, measured: np.ndarray,
     which, s_rem = sets.sets_of(sets.rem_keys, flat)
     abstain_keys, _, abstain_n = unique_inverse(s_rem * n_rows + row_of_flat[which])
     member_row, member_set = sets.sets_of(sets.pos_keys, measured)
-    pair = sorted_unique(np.concatenate([hit_keys, member_set * n_rows + member_row]))
+    known_g = ev.keys % n_g
+    at = np.minimum(np.searchsorted(measured, known_g), len(measured) - 1)
+    known = measured[at] == known_g  # ranking evidence on a measured image
+    pair = sorted_unique(np.concatenate([hit_keys, member_set * n_rows + member_row,
+                                         (ev.keys[known] // n_g) * n_rows + at[known]]))
     removed_row, removed_set = sets.sets_of(sets.rem_keys, measured)
     pair = pair[~isin_sorted(pair, np.sort(removed_set * n_rows + removed_row))]
     s, r = pair // n_rows, pair % n_rows
@@ -191,11 +197,39 @@ def neighbour_shares(ctx: Context, ev: SetEvidence, measured: np.ndarray,
     ref[new_at] = new_ref
     ev.keys, ev.u, ev.v, ev.v_ref = keys, u, vv, ref
     ev.is_pos = is_pos
+    if ctx.labels is None:
+        ev.x, ev.x_ref = listed_share(ctx, ev, measured, neighbours, reference)
     ref_rows = measured[reference]
     in_pos = np.bincount(sets.sets_of(sets.pos_keys, ref_rows)[1], minlength=n_sets)
     in_rem = np.bincount(sets.sets_of(sets.rem_keys, ref_rows)[1], minlength=n_sets)
     ev.ref_neg = np.maximum(len(ref_rows) - in_pos - in_rem, 0)
     ev.whole = whole
+
+
+def listed_share(ctx: Context, ev: SetEvidence, measured: np.ndarray, neighbours: np.ndarray,
+                 reference: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Return x of every key of ``ev``: the share of its item's nearest gallery images that are
+    a positive of some list (NaN where the item was not measured), and per set the x of its
+    negatives among the reference rows. A photograph unrelated to every list has neighbours
+    no list names; an image of a landmark has neighbours some list names, its own or
+    another's."""
+    sets, n_g = ctx.sets, ctx.n_g
+    assert sets is not None
+    listed = np.zeros(n_g, dtype=bool)
+    listed[sets.pos_keys % n_g] = True
+    valid = neighbours >= 0
+    share = ((listed[np.maximum(neighbours, 0)] & valid).sum(axis=1)
+             / np.maximum(valid.sum(axis=1), 1))
+    share = np.where(valid.any(axis=1), share, np.nan)
+    g = ev.keys % n_g
+    at = np.minimum(np.searchsorted(measured, g), len(measured) - 1)
+    ref_rows, ref_share = measured[reference], share[reference]
+    per_set = []
+    for s in range(sets.n_sets):
+        keys = s * n_g + ref_rows
+        negative = ~isin_sorted(keys, sets.pos_keys) & ~isin_sorted(keys, sets.rem_keys)
+        per_set.append(ref_share[negative & np.isfinite(ref_share)])
+    return np.where(measured[at] == g, share[at], np.nan), per_set
 
 
 def _lookup(keys: np.ndarray, values: np.ndarray, wanted: np.ndarray) -> np.ndarray:
@@ -206,111 +240,7 @@ def _lookup(keys: np.ndarray, values: np.ndarray, wanted: np.ndarray) -> np.ndar
     return np.where(keys[at] == wanted, values[at], 0)
 
 
-# -- calibration and scores -----------------------------------------------------------------
-
-def score(ctx: Context, ev: SetEvidence) -> None:
-    """Calibrate one method's shares against each set's own labels (histograms per set,
-    Sturges bins, Laplace smoothing, the item left out), multiply the two likelihood ratios,
-    estimate the priors by the confident joint and set ``log_lr``, ``prob``, the bulk's and
-    the evidence fractions on ``ev`` (:mod:`irviewer.core.audit.sets`)."""
-    sets, n_g = ctx.sets, ctx.n_g
-    assert sets is not None
-    n_sets = sets.n_sets
-    s = ev.keys // n_g
-    labelled = np.isfinite(ev.u)  # every negative; the positives some query labels
-    pos_entries = np.bincount(s[ev.is_pos & labelled], minlength=n_sets)
-    bins = sturges_bins(pos_entries)
-    offsets = np.concatenate([[0], np.cumsum(bins)])
-    zero = offsets[:-1]
-    # u: every labelled positive and every negative of a set is counted (the bulk in bin 0)
-    ub = to_bins(np.where(labelled, ev.u, 0.0), bins[s])
-    counted_pos = ev.is_pos & labelled
-    u_pos = np.bincount((offsets[s] + ub)[counted_pos], minlength=offsets[-1]).astype(float)
-    u_neg = np.bincount((offsets[s] + ub)[~ev.is_pos], minlength=offsets[-1]).astype(float)
-    bulk = np.maximum(sets.n_neg - np.bincount(s[~ev.is_pos], minlength=n_sets), 0)
-    u_neg[zero] += bulk
-    own = np.where(counted_pos, 1, np.where(ev.is_pos, 0, -1))
-    log_lr = np.where(labelled, set_log_lr(s, ub, own, u_pos, u_neg, offsets), 0.0)
-    no_bin = np.zeros(n_sets, dtype=np.int64)
-    bulk_own = -(bulk > 0).astype(np.int64)  # a bulk negative is one of the counted
-    bulk_lr = set_log_lr(np.arange(n_sets), no_bin, bulk_own, u_pos, u_neg, offsets)
-    ev.v_hist = None
-    if ev.ref_neg is not None:
-        seen = np.isfinite(ev.v)
-        vb = to_bins(np.where(seen, ev.v, 0.0), bins[s])
-        counted_pos = seen & ev.is_pos
-        counted_neg = seen & ~ev.is_pos & ev.v_ref
-        v_pos = np.bincount((offsets[s] + vb)[counted_pos], minlength=offsets[-1]).astype(float)
-        v_neg = np.bincount((offsets[s] + vb)[counted_neg], minlength=offsets[-1]).astype(float)
-        v_neg[zero] += np.maximum(ev.ref_neg - np.bincount(s[counted_neg], minlength=n_sets),
-                                  0)
-        own_v = np.where(counted_pos, 1, np.where(counted_neg, -1, 0))
-        log_lr = log_lr + np.where(seen, set_log_lr(s, vb, own_v, v_pos, v_neg, offsets), 0.0)
-        if ev.whole:
-            bulk_lr = bulk_lr + set_log_lr(np.arange(n_sets), no_bin, bulk_own, v_pos, v_neg,
-                                           offsets)
-        ev.v_hist = (v_pos, v_neg, offsets, vb, own_v)
-    items_lr = np.concatenate([log_lr, bulk_lr])
-    rho = confident_prior(items_lr, np.concatenate([ev.is_pos, np.zeros(n_sets, bool)]),
-                          np.concatenate([s, np.arange(n_sets)]),
-                          np.concatenate([np.ones(len(s)), bulk.astype(float)]), n_sets)
-    ev.log_lr, ev.bulk_log_lr, ev.rho = log_lr, bulk_lr, rho
-    ev.log_odds = error_log_odds(log_lr, ev.is_pos, *rho)
-    ev.bulk_log_odds = error_log_odds(bulk_lr, np.zeros(n_sets, bool), *rho)
-    ev.prob, ev.bulk_prob = probability(ev.log_odds), probability(ev.bulk_log_odds)
-
-
-def competing_claims(ctx: Context, ev: SetEvidence) -> None:
-    """Add to the log odds that a positive label is wrong the evidence of a competing claim:
-    an image listed as a positive by two sets that share no other positive (two landmarks'
-    lists, two instances) cannot belong to both, so one label is wrong, and the likelihood
-    ratio between the two claims, log LR(other set) - log LR(this set) when positive, says
-    which (the label it fits worse). An image of another landmark put into a good list is
-    the plainest error there is: it fits its own set and nothing in this one. Sets that share
-    positives (one landmark's queries with different lists) do not compete; nor do the sets
-    of image-label families, where two sets claiming an image are those of one label. The
-    rival of each doubted claim is kept in ``ctx.rivals`` for the evidence sentence."""
-    sets, n_g = ctx.sets, ctx.n_g
-    assert sets is not None and ev.log_lr is not None and ev.log_odds is not None
-    if ctx.labels is not None:
-        return
-    images = sets.pos_keys % n_g
-    shared = np.flatnonzero(np.bincount(images, minlength=n_g) > 1)
-    if not len(shared):
-        return
-    which, owner = sets.sets_of(sets.pos_keys, shared)
-    overlap: dict[tuple[int, int], bool] = {}
-    bump: dict[int, float] = {}
-    for i, g in enumerate(shared.tolist()):
-        claims = owner[which == i].tolist()
-        at = ev.find(np.array([s * n_g + g for s in claims], dtype=np.int64))
-        for a, ka in zip(claims, at.tolist(), strict=True):
-            if ka < 0:
-                continue
-            for b, kb in zip(claims, at.tolist(), strict=True):
-                if b == a or kb < 0 or not unrelated(sets, a, b, overlap):
-                    continue
-                gain = float(ev.log_lr[kb] - ev.log_lr[ka])
-                if gain > bump.get(ka, 0.0):
-                    bump[ka] = gain
-                    ctx.rivals.setdefault(a * n_g + g, b)
-    if bump:
-        at = np.fromiter(bump, dtype=np.int64, count=len(bump))
-        ev.log_odds = ev.log_odds.copy()
-        ev.log_odds[at] += np.fromiter(bump.values(), dtype=np.float64, count=len(bump))
-        ev.prob = probability(ev.log_odds)
-
-
-def unrelated(sets: PositiveSets, a: int, b: int, known: dict[tuple[int, int], bool]) -> bool:
-    """Return True when positive sets ``a`` and ``b`` (both claiming an image) share hardly
-    any positive: at most :data:`SHARED` of the smaller set, or the one image (a few images
-    put into the wrong list together stay competing claims). Cached in ``known`` per pair."""
-    key = (min(a, b), max(a, b))
-    if key not in known:
-        common = np.intersect1d(sets.members(a), sets.members(b), assume_unique=True)
-        known[key] = len(common) <= max(1, int(SHARED * min(sets.n_pos[a], sets.n_pos[b])))
-    return known[key]
-
+# -- competing claims and scores ----------------------------------------------------------
 
 def _prob_at(ctx: Context, ev: SetEvidence, keys: np.ndarray,
              at: np.ndarray | None = None) -> np.ndarray:
@@ -331,11 +261,28 @@ def _log_odds_at(ctx: Context, ev: SetEvidence, keys: np.ndarray,
 
 
 def set_scores(ctx: Context) -> None:
-    """Score every method's evidence and keep, per (set, item), the smallest probability over
-    the methods that the label is wrong (:class:`PairScores`)."""
+    """Score every method's evidence with the claims of unrelated lists, where the sets are
+    lists a second time with the positives the first pass doubts left out of their sets'
+    histograms (two images wrongly put into one list would vouch for each other), and keep,
+    per (set, item), the smallest probability over the methods that the label is wrong
+    (:class:`PairScores`)."""
     run_each(lambda ev: score(ctx, ev), ctx.set_evidence)
+    assert ctx.sets is not None
+    ctx.family = families(ctx.sets)
+    apart = unrelated_sets(ctx.sets) if ctx.labels is None else np.zeros((0, 0), bool)
+    known: dict[tuple[int, int], bool] = {}
     for ev in ctx.set_evidence:
-        competing_claims(ctx, ev)
+        competing_claims(ctx, ev, known)
+        other_list_claims(ctx, ev, apart)
+    if ctx.labels is None:  # again, the positives the first pass doubts left out
+        for ev in ctx.set_evidence:
+            assert ev.prob is not None
+            ev.doubted = ev.is_pos & (ev.prob >= 0.5)
+        ctx.rivals.clear()
+        run_each(lambda ev: score(ctx, ev), ctx.set_evidence)
+        for ev in ctx.set_evidence:
+            competing_claims(ctx, ev, known)
+            other_list_claims(ctx, ev, apart)
     keys = sorted_unique(np.concatenate([ev.keys for ev in ctx.set_evidence]))
     assert ctx.sets is not None
     at = tuple(ev.find_in(keys) for ev in ctx.set_evidence)

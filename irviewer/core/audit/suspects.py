@@ -8,6 +8,7 @@ them free of cycles.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 from irviewer.core.corrections import Correction
@@ -19,8 +20,10 @@ LABEL = "label_disagreement"
 DUPLICATE = "near_duplicate"
 QUERY = "query_ground_truth"
 HUB = "hub"
+#: An image one list has and another looks like: one problem, both lists fixed.
+WRONG_LIST = "wrong_list"
 #: Every kind, in the order ties in score are listed.
-KINDS = (DUPLICATE, LABEL, NEG_POS, POS_NEG, QUERY, HUB)
+KINDS = (DUPLICATE, LABEL, WRONG_LIST, NEG_POS, POS_NEG, QUERY, HUB)
 AUTHOR = "irviewer audit"
 
 
@@ -93,6 +96,17 @@ class Suspect:
             return self.corrections
         return (self.correction,) if self.correction is not None else ()
 
+    def moves(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """Return the suggested corrections grouped by the label they set, in order: (label,
+        the queries whose lists get it); an image-level relabel has no query (``()``). A
+        suspect in the wrong list has two: the list it looks like, the list that has it."""
+        out: dict[str, list[str]] = {}
+        for c in self.fixes():
+            out.setdefault(c.label, [])
+            if c.query:
+                out[c.label].append(c.query)
+        return tuple((label, tuple(queries)) for label, queries in out.items())
+
     def order(self) -> float:
         """Return how strongly the suspect is held to be an error: its log odds, else the
         log odds of its score (clipped to [1e-12, 1 - 1e-12])."""
@@ -140,8 +154,8 @@ def score_words(suspect: Suspect) -> str:
 def ordinal(n: int) -> str:
     """Return ``1st``, ``2nd``, ``3rd``, ``11th``, ``22nd``..."""
     if 10 <= n % 100 <= 20:
-        return f"{n}th"
-    return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+        return f"{n:,}th"
+    return f"{n:,}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
 def under(n_methods: int) -> str:
@@ -158,3 +172,45 @@ def rank_phrase(ranks: list[int | None]) -> str:
     if len(set(words)) == 1:
         return words[0]
     return ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def span(names: list[str]) -> str:
+    """Return a list of query names as people read it: runs of three or more consecutive
+    numbered names folded ("all_souls_1–5", "all_souls_1–3 and all_souls_5", zero-padded
+    names keep their digits: "q_0007–0009"), else "a, b and c" (more than four parts: "a, b
+    and 7 more")."""
+    if not names:
+        return ""
+    parts: list[str] = []
+    run: list[tuple[str, str]] = []  # (stem, digits) of consecutive names
+
+    def close() -> None:
+        if len(run) > 2:
+            parts.append(f"{run[0][0]}{run[0][1]}–{run[-1][1]}")
+        else:
+            parts.extend(stem + digits for stem, digits in run)
+        run.clear()
+
+    for name in names:
+        m = re.fullmatch(r"(.*?)(\d+)", name)
+        if m and run and run[-1][0] == m.group(1) and _follows(run[-1][1], m.group(2)):
+            run.append((m.group(1), m.group(2)))
+            continue
+        close()
+        if m:
+            run.append((m.group(1), m.group(2)))
+        else:
+            parts.append(name)
+    close()
+    if len(parts) == 1:
+        return parts[0]
+    if len(parts) <= 4:
+        return ", ".join(parts[:-1]) + " and " + parts[-1]
+    return f"{', '.join(parts[:2])} and {len(parts) - 2} more"
+
+
+def _follows(before: str, after: str) -> bool:
+    """Return True when the digits ``after`` number the name after ``before`` (zero-padded
+    numbers of one width, or numbers without padding)."""
+    padded = before.startswith("0") or after.startswith("0")
+    return int(before) + 1 == int(after) and (len(before) == len(after) or not padded)

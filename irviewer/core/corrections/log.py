@@ -3,7 +3,7 @@ exact undo of the last one and removal from the middle by replaying the later on
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,14 +40,6 @@ class CorrectionLog:
         self.dataset = published
         self._entries: list[LogEntry] = []
         self._changes: list[Change] = []
-
-    @classmethod
-    def replay(cls, published: Dataset, corrections: Iterable[Correction]) -> CorrectionLog:
-        """Return the log of ``corrections`` applied in order to ``published``."""
-        log = cls(published)
-        for c in corrections:
-            log.push(c)
-        return log
 
     @property
     def entries(self) -> tuple[LogEntry, ...]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from irviewer.core.dataset import Dataset
 from irviewer.core.ranking.from_lists import ranking_from_lists
+from irviewer.core.ranking.listed import ListedRanking
 from irviewer.core.ranking.stored import Ranking
 
 
@@ -33,6 +34,8 @@ def cut_at(ranking: Ranking, dataset: Dataset, k: int) -> Ranking:
     it is truncated at ``k`` or less already."""
     if ranking.truncated and ranking.k <= k:
         return ranking
+    if isinstance(ranking, ListedRanking):  # a listed entry outside the gallery keeps its place
+        return ranking.first(dataset, k)
     return ranking_from_lists(dataset, ranking.top_indices[:, :k], ranking.top_scores[:, :k],
                               f"{ranking.source}, first {k}")
 

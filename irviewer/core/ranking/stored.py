@@ -51,13 +51,13 @@ class _SettledOnRead:
         self.key = "#" + name
 
     @overload
-    def __get__(self, obj: None, objtype: type | None = None) -> _SettledOnRead: ...
+    def __get__(self, obj: None, _objtype: type | None = None) -> _SettledOnRead: ...
 
     @overload
-    def __get__(self, obj: Ranking, objtype: type | None = None) -> np.ndarray: ...
+    def __get__(self, obj: Ranking, _objtype: type | None = None) -> np.ndarray: ...
 
     def __get__(self, obj: Ranking | None,
-                objtype: type | None = None) -> np.ndarray | _SettledOnRead:
+                _objtype: type | None = None) -> np.ndarray | _SettledOnRead:
         if obj is None:  # the dataclass asks for a default: there is none
             raise AttributeError(self.key)
         state = obj.__dict__

@@ -130,28 +130,19 @@ def half_k(k1: int) -> int:
     return round(k1 / 2)
 
 
-#: What :func:`iter_encode` yields: (stage, done, total).
+#: What :func:`iter_encode_joined` yields: (stage, done, total).
 Encoding_ = Generator[tuple[str, int, int], None, Encoding]
-
-
-def iter_encode(queries: np.ndarray, gallery: np.ndarray, k1: int, k2: int,
-                lam: float, block_rows: int = BLOCK_ROWS) -> Encoding_:
-    """Compute the k-reciprocal encoding of unit float32 ``queries`` and ``gallery`` (the
-    active gallery images), yielding (stage, done, total); return the :class:`Encoding`.
-
-    Cost: (N (N + 1) / 2) x dim multiply-adds for the neighbours (N = queries + gallery),
-    then work proportional to N k1^2; memory: one copy of the N vectors and the sparse
-    encoding.
-    """
-    vectors = np.concatenate([queries, gallery]).astype(np.float32, copy=False)
-    return (yield from iter_encode_joined(vectors, len(queries), k1, k2, lam, block_rows))
 
 
 def iter_encode_joined(vectors: np.ndarray, n_q: int, k1: int, k2: int, lam: float,
                        block_rows: int = BLOCK_ROWS) -> Encoding_:
-    """:func:`iter_encode` of the unit float32 rows ``vectors``: the ``n_q`` queries first,
-    then the active gallery images. The :class:`Encoding` keeps views of ``vectors``, no
-    copy."""
+    """Compute the k-reciprocal encoding of the unit float32 rows ``vectors`` (the ``n_q``
+    queries first, then the active gallery images), yielding (stage, done, total); return
+    the :class:`Encoding`, which keeps views of ``vectors``, no copy.
+
+    Cost: (N (N + 1) / 2) x dim multiply-adds for the neighbours (N = queries + gallery),
+    then work proportional to N k1^2; memory: the sparse encoding beside the N vectors.
+    """
     n = len(vectors)
     need = min(n, max(k1 + 1, k2))
     cross = (np.empty((n_q, n - n_q), dtype=np.float32)

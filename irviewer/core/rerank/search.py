@@ -228,11 +228,3 @@ def _pair_cosines(rows: np.ndarray, cols: np.ndarray) -> ExactScores:
 
     return ExactScores(fast, lambda a, b: exact_pair_cosines(rows[a], cols[b]))
 
-
-def run(search: Searching) -> Top:
-    """Return the result of a blocked search generator, ignoring its progress."""
-    while True:
-        try:
-            next(search)
-        except StopIteration as finished:
-            return finished.value

@@ -18,6 +18,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QWidget
 
 from irviewer.collection.curation import titles_path
+from irviewer.collection.lookalikes import lookalike_warning
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError
 from irviewer.formats.collection import NAME as COLLECTION
@@ -38,11 +39,12 @@ if TYPE_CHECKING:
 
 class Host(edits.Host, Protocol):
     """What the collection actions take from the window: what the edits take (the open
-    data and the query shown, its messages, opening a request), and showing a query
-    again."""
+    data and the query shown, its messages, opening a request), showing a query again,
+    and a warning box that does not block."""
 
     def select_query(self, name: str) -> None: ...
     def show_query(self, q: int) -> None: ...
+    def tell(self, message: str) -> None: ...
 
 
 def artwork_choices(dataset: Dataset) -> dict[str, str]:
@@ -85,15 +87,24 @@ class Collections(QObject):
         for action in (self.new_action, self.add_action, self.update_action):
             menus.add_file_action(action, with_opening=True)
         self.current: Path | None = None
+        #: The collection and lookalike pairs the window last warned about.
+        self._told: tuple[Path | None, tuple[tuple[str, str], ...]] = (None, ())
         #: The photo to show again when the collection next opens (after an edit).
         self.reopen_on: str | None = None
         self.edits = CuratorEdits(parent, host, menus, self)
         self.set_collection(None)
 
     def data_opened(self, opened: Opened) -> None:
-        """Data was opened: the collection actions act on it when it is a collection."""
+        """Data was opened: the collection actions act on it when it is a collection, and
+        artworks of it that show one picture are said in a box (once, until they change)."""
         self.set_collection(opened.dataset.path if opened.dataset.format == COLLECTION
                             else None)
+        pairs = self.edits.lookalikes()
+        said = (self.current, tuple((p.first, p.second) for p in pairs))
+        warning = lookalike_warning(pairs)
+        if warning is not None and said != self._told:
+            self.host.tell(warning)
+        self._told = said
 
     def set_collection(self, path: Path | None) -> None:
         """Remember the collection shown (None: the window shows another dataset); the

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from irviewer.core.errors import window_text
 from irviewer.gui.workers import Indexer
 from irviewer.view import palette
 from irviewer.view.progress import progress_words
@@ -145,7 +146,6 @@ class CollectionDialog(QDialog):
         layout.addWidget(self.status)
         layout.addWidget(self.skipped)
         layout.addWidget(self.buttons)
-        self.result_: Indexed | None = None
         self._started = 0.0
         self._stage = ""
         self._connections = [indexer.progress.connect(self._on_progress),
@@ -189,7 +189,6 @@ class CollectionDialog(QDialog):
         request = self.request()
         if request is None:
             return
-        self.result_ = None
         self.start_button.setEnabled(False)
         self.skipped.setVisible(False)
         self.progress.setVisible(True)
@@ -221,12 +220,11 @@ class CollectionDialog(QDialog):
         self.status.setText(words[:1].upper() + words[1:])
 
     def _on_done(self, indexed: Indexed) -> None:
-        self.result_ = indexed
         self.progress.setVisible(False)
         self.start_button.setEnabled(True)
         self.indexed.emit(indexed)
         record = indexed.record
-        lines = [*(s.reason for s in record.skipped), *indexed.lines]
+        lines = [*(s.reason for s in record.skipped), *map(window_text, indexed.lines)]
         self.status.setText(indexed.summary())
         if lines:
             self.skipped.setPlainText("\n".join(lines))

@@ -1,9 +1,11 @@
 """The curator's own edits in the window: the Collection menu's "Edit this artwork's
 details…" (F2: title, artist, year and any other field), "Remove this photo…", "Remove
-this artwork…", and their undo and redo. Each is a command of
-:mod:`irviewer.collection.curation` on this menu's own undo stack (the Edit menu's undo is the
-label corrections'). After an edit the collection opens again on the same photo; after a
-removal (or its undo) it is indexed again first, as File ▸ Update this collection does.
+this artwork…", "These are one artwork…" (two artworks that show one picture put
+together: :mod:`irviewer.collection.lookalikes`), and their undo and redo. Each is a
+command of :mod:`irviewer.collection.curation` on this menu's own undo stack (the Edit
+menu's undo is the label corrections'). After an edit the collection opens again on the
+same photo; after a removal or a merge (or its undo) it is indexed again first, as File ▸
+Update this collection does.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
+    QInputDialog,
     QLabel,
     QLineEdit,
     QMenu,
@@ -28,17 +31,19 @@ from PySide6.QtWidgets import (
 from irviewer.collection.curation import (
     NEW_TITLES,
     EditArtwork,
+    MergeArtworks,
     RemovePhotos,
     artwork_fields,
     titles_path,
 )
+from irviewer.collection.lookalikes import ArtworkPair, artwork_pairs, merge_choices
 from irviewer.core.errors import InputError
 from irviewer.formats.collection import read_record
 from irviewer.gui.menus import Menus
 from irviewer.opening.opener import Opened
 from irviewer.opening.request import OpenRequest
 
-Command = EditArtwork | RemovePhotos
+Command = EditArtwork | RemovePhotos | MergeArtworks
 
 
 class Host(Protocol):
@@ -135,6 +140,8 @@ class CuratorEdits(QObject):
         self.stack = QUndoStack(self)
         #: Answers the "remove?" question (tests replace it).
         self.confirm: Callable[[str], bool] = self._confirm
+        #: Picks one of the choices offered (None: cancelled; tests replace it).
+        self.choose: Callable[[str, list[str]], str | None] = self._choose
         window = parent
         menu = QMenu("&Collection", window)
         self.edit_action = QAction("&Edit this artwork's details…", window)
@@ -145,12 +152,16 @@ class CuratorEdits(QObject):
         self.remove_artwork_action = QAction("Remove this &artwork from the collection…",
                                              window)
         self.remove_artwork_action.triggered.connect(lambda: self.remove(artwork=True))
+        self.merge_action = QAction("These are &one artwork…", window)
+        self.merge_action.setToolTip("Two artworks whose photos show one picture: put them "
+                                     "together (the photos become views of one artwork)")
+        self.merge_action.triggered.connect(lambda: self.merge_dialog())
         undo = self.stack.createUndoAction(window, "&Undo")
         undo.setShortcut(QKeySequence("Ctrl+Alt+Z"))
         redo = self.stack.createRedoAction(window, "&Redo")
         redo.setShortcut(QKeySequence("Ctrl+Alt+Shift+Z"))
         for action in (self.edit_action, self.remove_photo_action,
-                       self.remove_artwork_action):
+                       self.remove_artwork_action, self.merge_action):
             menu.addAction(action)
         menu.addSeparator()
         menu.addActions([undo, redo])
@@ -159,10 +170,23 @@ class CuratorEdits(QObject):
         self.set_enabled(False)
 
     def set_enabled(self, on: bool) -> None:
-        """Offer the edits only while a collection is shown."""
+        """Offer the edits only while a collection is shown ("These are one artwork…"
+        only while it has artworks that show one picture)."""
         for action in (self.edit_action, self.remove_photo_action,
                        self.remove_artwork_action):
             action.setEnabled(on)
+        self.merge_action.setEnabled(on and bool(self.lookalikes()))
+
+    def lookalikes(self) -> list[ArtworkPair]:
+        """Return the shown collection's artworks that show one picture, in pairs (none
+        when no collection is shown or its record cannot be read)."""
+        opened, collection = self.host.opened, self.collections.current
+        if opened is None or collection is None:
+            return []
+        try:
+            return artwork_pairs(read_record(collection).lookalikes, opened.dataset)
+        except InputError:
+            return []
 
     def collection_changed(self) -> None:
         """Another collection (or none) is shown: its edits cannot be undone here."""
@@ -233,6 +257,29 @@ class CuratorEdits(QObject):
         self._push(lambda: RemovePhotos(collection, files, what),
                    lambda _command: self.collections.reindex())
 
+    def merge_dialog(self) -> None:
+        """Collection ▸ These are one artwork…: which pair to put together, and whose title
+        stays; then :meth:`merge`."""
+        choices = merge_choices(self.lookalikes())
+        if not choices:
+            self.host.show_message("No two artworks of this collection look like one picture")
+            return
+        chosen = self.choose("These are one artwork", list(choices))
+        if chosen in choices:
+            self.merge(*choices[chosen])
+
+    def merge(self, keep: str, join: str) -> None:
+        """Make artwork ``join`` a view of artwork ``keep`` (undoably): its photos move into
+        ``keep``'s subfolder of the photo folder, and the collection is indexed again."""
+        collection, opened = self.collections.current, self.host.opened
+        if collection is None or opened is None:
+            return
+        pair = next((p for p in self.lookalikes() if {p.first, p.second} == {keep, join}),
+                    None)
+        what = pair.words().rsplit(" (", 1)[0] if pair is not None else f"{keep} and {join}"
+        self._push(lambda: MergeArtworks(collection, keep, join, what),
+                   lambda _command: self.collections.reindex())
+
     def _push(self, make: Callable[[], Command], after: Callable[[Command], object]) -> None:
         try:
             command = make()
@@ -253,6 +300,12 @@ class CuratorEdits(QObject):
             return
         self.collections.reopen_on = shown[0] if shown else None
         self.host.open_request(OpenRequest(collection))
+
+    def _choose(self, title: str, choices: list[str]) -> str | None:
+        choice, ok = QInputDialog.getItem(self.parent_widget, title,
+                                          "Put together (Collection \u25b8 Undo takes it "
+                                          "back):", choices, 0, False)
+        return choice if ok else None
 
     def _confirm(self, question: str) -> bool:
         answer = QMessageBox.question(self.parent_widget, "Remove from the collection", question)

@@ -178,7 +178,8 @@ class CorrectionsUI(QObject):
         ``tile`` for the query shown, as the corrected ground truth has them (the one a
         choice edits, also while the published one is shown: the menu then says so)."""
         state = self.controller.state
-        if self.shown.current is None or self.shown.evaluation is None or state is None:
+        if (self.shown.current is None or self.shown.evaluation is None or state is None
+                or tile.index < 0):  # a listed result outside the gallery: nothing to edit
             return
         q = self.shown.current
         add_correction_entries(menu, state.relation_menu(q, tile.index),

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from irviewer.view.figure_formats import FILE_FILTER, SUFFIXES
 from irviewer.view.figure_request import CHOICES, MAX_LISTED, FigureRequest
 
 
@@ -61,7 +62,7 @@ class ExportFigureDialog(QDialog):
         form.addRow("Results per row:", self.top_k)
         form.addRow("", self.scores)
         form.addRow("", self.second_row)
-        form.addRow("File (.pdf, .svg, .png):", path_row)
+        form.addRow(f"File ({', '.join(SUFFIXES)}):", path_row)
         form.addRow(buttons)
         self.choice.currentIndexChanged.connect(self._enable_n)
         self._enable_n()
@@ -77,6 +78,6 @@ class ExportFigureDialog(QDialog):
 
     def _browse(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Export figure", self.path.text(),
-                                              "Figures (*.pdf *.svg *.png)")
+                                              FILE_FILTER)
         if path:
             self.path.setText(path)

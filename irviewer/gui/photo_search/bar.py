@@ -44,7 +44,8 @@ class PhotoBar(QWidget):
         layout.addWidget(self.label, 1)
         layout.addWidget(QLabel("Strictness"))
         layout.addWidget(self.strictness)
-        layout.addWidget(QLabel("Colour as"))
+        self.picker_label = QLabel("Colour as")
+        layout.addWidget(self.picker_label)
         layout.addWidget(self.picker)
         layout.addWidget(self.back_button)
         self.setStyleSheet(f"PhotoBar {{ background: {palette.PHOTO_BAR_BACKGROUND}; border: 1px "
@@ -53,9 +54,12 @@ class PhotoBar(QWidget):
         self.setVisible(False)
 
     def show_photo(self, text: str, instances: dict[str, str], instance: str | None,
-                   evidence: str = "") -> None:
+                   evidence: str = "", judging: bool = True) -> None:
         """Show the bar saying ``text`` (``evidence`` in its tooltip), the picker offering
-        ``instances`` (label: title) with ``instance`` chosen (None: not said)."""
+        ``instances`` (label: title) with ``instance`` chosen (None: not said); without
+        ``judging`` (a curator's window) no picker: the matches are shown plainly."""
+        for widget in (self.picker_label, self.picker):
+            widget.setVisible(judging)
         self.label.setText(text)
         self.label.setToolTip(evidence)
         self.picker.clear()

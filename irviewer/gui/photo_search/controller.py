@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from irviewer.collection.answer import Answer
+from irviewer.collection.answer import Answer, one_of
 from irviewer.collection.photo_search import Searcher
 from irviewer.core.evaluation import Evaluation
 from irviewer.core.image_names import IMAGE_SUFFIXES
@@ -42,6 +42,7 @@ from irviewer.view.presentation import (
     searchable_methods,
 )
 from irviewer.view.result_list import QueryHeader, ResultList
+from irviewer.view.window_layout import window_layout
 
 
 class Shown(Protocol):
@@ -86,10 +87,12 @@ def answer_words(photo: Path, answer: Answer | None) -> str:
     if answer is None:
         return f"<b>Your photo</b> {name}"
     if answer.named is not None:
-        work, sep, artist = (answer.named.title or answer.artwork or "").rpartition(" — ")
-        title = f"<i>{html.escape(work)}</i> — {html.escape(artist)}" if sep and work \
-            else f"<i>{html.escape(artist)}</i>"
-        return f"<b>Your photo</b> {name}: <b>This is {title}</b>"
+        titles = []
+        for named in answer.titles():
+            work, sep, artist = named.rpartition(" — ")
+            titles.append(f"<i>{html.escape(work)}</i> — {html.escape(artist)}" if sep and work
+                          else f"<i>{html.escape(artist)}</i>")
+        return f"<b>Your photo</b> {name}: <b>This is {one_of(titles)}</b>"
     return (f"<b>Your photo</b> {name}: <b>Not in this collection.</b> Closest: "
             f"{html.escape('; '.join(answer.closest()))}")
 
@@ -218,15 +221,18 @@ class PhotoSearch(QObject):
         if self.photo is None or w.opened is None:
             return
         ds = w.opened.dataset
-        instances = instance_titles(ds)
+        judged = window_layout(w.evaluation).photo_judged  # a curator's: shown plainly
+        instances = instance_titles(ds) if judged else {}
         if self.presentation.active:
             top = self.matches[: self.presentation.top_n]
-            self.presentation.show_photo(photo_slide(ds, self.photo, top, None, self.answer))
+            self.presentation.show_photo(photo_slide(ds, self.photo, top, None, self.answer,
+                                                     plain=not judged))
         header, result = photo_result(ds, self.photo, self.matches[: w.depth], self.instance,
-                                      self.answer)
+                                      self.answer, plain=not judged)
         w.show_photo(header, result)
         self.bar.show_photo(answer_words(self.photo, self.answer), instances, self.instance,
-                            "" if self.answer is None else self.answer.evidence())
+                            "" if self.answer is None else self.answer.evidence(),
+                            judging=judged)
         self.photo_shown.emit(True)  # the plots are the last query's, not the photo's
 
     def photo_left(self, *_args: object) -> None:

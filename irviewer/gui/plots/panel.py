@@ -12,8 +12,8 @@ from irviewer.core.curves import ap_histogram, cmc_curve, mean_precision_at, que
 from irviewer.core.evaluation import Evaluation
 from irviewer.gui.plots.conventions_table import ConventionsTable
 from irviewer.gui.plots.overview import Overview
-from irviewer.gui.plots.pr_plot import PR_LEGEND, PRPlot
-from irviewer.view.mean_pr import MeanPR
+from irviewer.gui.plots.pr_plot import PR_LEGEND, PRPlot, pr_legend
+from irviewer.view.mean_pr import MeanPR, curve_words
 
 CURVE_DEPTH = 50  # the P@k and CMC curves run from 1 to this k
 
@@ -53,6 +53,7 @@ class PlotsPanel(QSplitter):
         """Show the dataset's curves under ``evaluation`` (``changed``: the queries a label
         correction re-scored, the only ones the mean PR curve is recomputed for)."""
         self.mean_pr.update(evaluation, changed)
+        self.pr_legend.setText(pr_legend(curve_words(evaluation)))
         edges, counts = ap_histogram(evaluation)
         ks, precision = mean_precision_at(evaluation, CURVE_DEPTH)
         self.overview.set_dataset_curves(edges, counts, ks, precision,

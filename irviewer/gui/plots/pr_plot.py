@@ -9,12 +9,19 @@ from PySide6.QtGui import QColor
 
 from irviewer.gui.theme import MEAN_CURVE, QUERY_CURVE
 from irviewer.view import palette
+from irviewer.view.mean_pr import MEAN_WORDS
+
 
 #: The plot's legend, shown above it (inside, it would cover a curve wherever it sat:
 #: a low-AP query's curve runs along the bottom, a good one along the top).
-PR_LEGEND = (f'<span style="color:{QUERY_CURVE}; font-weight:bold">━━</span> this query '
-             f'(shaded: its AP) &nbsp; <span style="color:{MEAN_CURVE}; font-weight:bold">'
-             "╍╍</span> mean over queries (interpolated)")
+def pr_legend(curve: str = MEAN_WORDS) -> str:
+    """Return the legend of the query's curve over the dataset's ``curve``."""
+    return (f'<span style="color:{QUERY_CURVE}; font-weight:bold">━━</span> this query '
+            f'(shaded: its AP) &nbsp; <span style="color:{MEAN_CURVE}; font-weight:bold">'
+            f"╍╍</span> {curve}")
+
+
+PR_LEGEND = pr_legend()
 
 pg.setConfigOption("foreground", palette.PLOT_INK)  # axis text readable on the white plots
 

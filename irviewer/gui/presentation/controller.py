@@ -23,7 +23,13 @@ from PySide6.QtWidgets import (
 
 from irviewer.core.evaluation import Evaluation
 from irviewer.gui.menus import Menus
-from irviewer.gui.presentation.kiosk import KIOSK_HINT, STAFF_CHORD, KioskLock, within
+from irviewer.gui.presentation.kiosk import (
+    KIOSK_HINT,
+    KioskLock,
+    lock_window,
+    unlock_window,
+    within,
+)
 from irviewer.gui.presentation.kiosk_dialog import KioskDialog, kiosk_settings
 from irviewer.gui.presentation.slide import KEYS_HINT, PresentationView, presentation_settings
 from irviewer.view.presentation import INTERVAL_RANGE_S, TOP_N_RANGE, Slide, neighbour, query_slide
@@ -71,6 +77,7 @@ class Presentation(QObject):
         self._enter_on_data = False
         self._kiosk_on_data: tuple[float, Path | None] | None = None
         self.kiosk = KioskLock(self.view, (parent,))
+        self._hidden_windows: list[QWidget] = []  # what the kiosk hid, shown when it ends
         self.kiosk.staff_left.connect(self.leave_kiosk)
         self.kiosk.idle.connect(self.back_to_slideshow)
         self.kiosk.photo_arrived.connect(self.photo_dropped)
@@ -92,7 +99,6 @@ class Presentation(QObject):
         menus.add_view_action(enter, separated=True)
         menus.add_view_action(kiosk)
         menus.add_view_action(settings)
-        self.enter_action, self.kiosk_action = enter, kiosk
 
     def enter(self) -> None:
         """Show the query the inspector shows (the first listed when none), full screen."""
@@ -154,21 +160,30 @@ class Presentation(QObject):
 
     def enter_kiosk(self, idle_s: float | None = None, folder: Path | None = None) -> None:
         """Present full screen, locked for visitors (:mod:`~irviewer.gui.presentation.kiosk`):
-        the slideshow runs, photos come from a drop or ``folder``, and after ``idle_s``
-        seconds without input (the user's setting when None) the slideshow comes back."""
-        self.enter()
-        if not self.active:
+        the program's only window (the inspector and any other window hidden), on top and
+        on every desktop; the slideshow runs, photos come from a drop or ``folder``, and
+        after ``idle_s`` seconds without input (the user's setting when None) the slideshow
+        comes back. Nothing on screen names the staff's chord."""
+        if self.shown.evaluation is None:
+            self.enter()  # says what to open first
             return
+        self._hidden_windows = lock_window(self.view)
+        self.enter()
         self.view.hint = KIOSK_HINT
         self.view.set_slideshow(True)
         self.kiosk.start(idle_s or kiosk_settings(self.settings)[0], folder)
-        self.message.emit("Kiosk mode: staff leave with " + STAFF_CHORD.toString())
+        self.message.emit("Kiosk mode")
 
     def leave_kiosk(self) -> None:
-        """Staff's chord: unlock and go back to the inspector."""
+        """Staff's chord: unlock, show the windows the kiosk hid, and go back to the
+        inspector."""
         self.kiosk.stop()
+        unlock_window(self.view, self._hidden_windows)
+        self._hidden_windows = []
         self.view.hint = KEYS_HINT
+        self.parent_widget.show()  # also when the kiosk was the first window shown
         self.leave()
+        self.message.emit("Kiosk mode ended")
 
     def back_to_slideshow(self) -> None:
         """Nobody has touched the kiosk for a while: a visitor's photo (and any message
@@ -215,9 +230,10 @@ class Presentation(QObject):
         presentation mode if needed)."""
         self.photo_slide = slide
         self.view.show_slide(slide, "")
-        if self.kiosk_active:  # the answer stays until the kiosk is left idle
+        if self.kiosk_active:  # the answer stays until the kiosk is left idle, in front
             self.view.set_slideshow(False)
             self.kiosk.touched()
+            self.kiosk.reclaim()
         if not self.active:
             self.view.showFullScreen()
         self.view.setFocus()

@@ -271,7 +271,8 @@ class PresentationView(QWidget):
             return
         h = self.height()
         gap = round(h * 0.03)
-        cap_h = round(h * 0.12) + (round(h * 0.025) if self.show_metrics else 0)
+        numbers = self.show_metrics and slide.tile_numbers  # "#1 score 0.051" under each
+        cap_h = round(h * 0.12) + (round(h * 0.025) if numbers else 0)
         best = (0.0, 1)
         for cols in range(1, n + 1):
             rows = math.ceil(n / cols)
@@ -314,7 +315,7 @@ class PresentationView(QWidget):
             bottom = self._caption(p, cap, QRect(text_x, box.bottom() + round(h * 0.016),
                                                  x + cell_w - text_x, cap_h), 0.02, 0.016,
                                    lines=3)
-            if self.show_metrics:
+            if numbers:
                 score = "" if math.isnan(tile.score) else f"   score {tile.score:.3f}"
                 p.setFont(self._font(0.016))
                 p.setPen(QColor(DIM))

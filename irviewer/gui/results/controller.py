@@ -46,6 +46,7 @@ from irviewer.view.result_list import (
 )
 from irviewer.view.summary import summary
 from irviewer.view.view_state import ViewState
+from irviewer.view.window_layout import window_layout
 
 #: Narrowest widths of the query list and of the results, in pixels.
 QUERIES_WIDTH, RESULTS_WIDTH = 360, 440
@@ -120,6 +121,10 @@ class Inspector(QObject):
             self.queries.set_evaluation(ev)
         else:
             self.queries.update_queries(ev, changed)
+        layout = window_layout(ev)
+        self.bar.set_research(layout.research)
+        self.queries.set_layout(layout)
+        self.results.set_layout(layout)
         self.bar.show_summary(summary(ev))
         self._paint_legend()
         self.evaluation_shown.emit(ev, changed)

@@ -43,7 +43,8 @@ class MethodBar(QWidget):
         for box in (self.method_box, self.protocol_box, self.ap_box, self.self_box):
             box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
             box.currentIndexChanged.connect(self._on_change)
-        top = self._top = QHBoxLayout()
+        self.choices = QWidget()  # the boxes' row: a research tool's, hidden for a curator
+        top = self._top = QHBoxLayout(self.choices)
         top.setContentsMargins(0, 0, 0, 0)
         for label, widget in (("Method:", self.method_box), ("Protocol:", self.protocol_box),
                               ("", self.ap_box), ("", self.self_box)):
@@ -63,7 +64,7 @@ class MethodBar(QWidget):
         self.banner.setVisible(False)
         layout = self._lines = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(top)
+        layout.addWidget(self.choices)
         layout.addWidget(self.summary)
         layout.addWidget(self.banner)
         self._filling = False
@@ -131,6 +132,12 @@ class MethodBar(QWidget):
         """Name the protocol's own conventions in the first entry of each convention box."""
         self.ap_box.setItemText(0, f"{AP_LABELS[protocol.ap]} (the protocol's)")
         self.self_box.setItemText(0, f"{SELF_MATCH_LABELS[protocol.self_match]} (the protocol's)")
+
+    def set_research(self, on: bool) -> None:
+        """Show the method, protocol and conventions boxes (and what features put beside
+        them), or leave them out (a curator's collection without ground truth:
+        :mod:`irviewer.view.window_layout`)."""
+        self.choices.setVisible(on)
 
     def show_summary(self, summary: Summary) -> None:
         """Show the evaluation's summary line."""

@@ -26,6 +26,7 @@ from irviewer.opening.request import RESULTS_SHOWN
 from irviewer.opening.request import TOP_K_RANGE as DEPTH_RANGE  # the k box's range, defined once
 from irviewer.view import palette
 from irviewer.view.result_list import QueryHeader, ResultList, ResultTile
+from irviewer.view.window_layout import RESEARCH, WindowLayout
 
 
 class ResultsPanel(QWidget):
@@ -74,8 +75,9 @@ class ResultsPanel(QWidget):
         info.addLayout(k_row)
         info.addWidget(self.ignored_box)
         info.addWidget(self.legend)
-        info.addWidget(QLabel(f'<span style="color:{palette.MUTED_TEXT}">Click a result to '
-                              "compare it with the query</span>"))
+        self.click_hint = QLabel()
+        self._hint(RESEARCH.click_hint)
+        info.addWidget(self.click_hint)
         info.addStretch(1)
         head = QWidget()
         head_layout = QHBoxLayout(head)
@@ -148,6 +150,20 @@ class ResultsPanel(QWidget):
     def toggle_ignored(self) -> None:
         """Show or hide ignored items (the I key)."""
         self.ignored_box.toggle()
+
+    def set_layout(self, layout: WindowLayout) -> None:
+        """Show the research tool's parts (the "show ignored items" switch, the legend of
+        relevance, the missed positives, each tile's rank and score) or the curator's
+        window (titles under the tiles): :mod:`irviewer.view.window_layout`."""
+        for widget in (self.ignored_box, self.legend, self.missed_label, self.missed):
+            widget.setVisible(layout.research)
+        for grid in (self.grid, self.missed):
+            grid.set_numbers(layout.tile_numbers)
+        self._hint(layout.click_hint)
+
+    def _hint(self, text: str) -> None:
+        self.click_hint.setText(f'<span style="color:{palette.MUTED_TEXT}">'
+                                f"{html.escape(text)}</span>")
 
     def set_hidden(self, hidden: bool) -> None:
         """Say (or stop saying) that the query shown is hidden by the list's filters."""

@@ -26,10 +26,12 @@ from irviewer.gui.results.query_model import (
     COMPARE_COLUMNS,
     OTHER_AP,
     TITLE,
+    TOP,
     QueryFilter,
     QueryTableModel,
 )
 from irviewer.view.ties_view import TIE_MARK
+from irviewer.view.window_layout import RESEARCH, WindowLayout
 
 #: The compared method's AP column is at least this wide (px), wider when its name needs.
 OTHER_AP_WIDTH = 90
@@ -71,9 +73,10 @@ class QueryListPanel(QWidget):
         # contents would measure a thousand rows at every change of a 20,000-row table);
         # the names and titles share the rest.
         metrics = self.table.fontMetrics()
-        for column in range(1, TITLE):
+        for column in (*range(1, TITLE), TOP):
             text = str(self.model.headerData(column, Qt.Orientation.Horizontal))
-            widest = f"{TIE_MARK} 100.0" if column == 1 else "100.0"  # AP: a tie mark too
+            widest = (f"{TIE_MARK} 100.0" if column == 1 else "-100.000" if column == TOP
+                      else "100.0")  # AP: a tie mark too; Top: a score
             width = max(metrics.horizontalAdvance(text) + 24,
                         metrics.horizontalAdvance(widest) + 12)
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Fixed)
@@ -81,6 +84,7 @@ class QueryListPanel(QWidget):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(TITLE, QHeaderView.ResizeMode.Stretch)
         self.table.setColumnHidden(TITLE, True)
+        self.table.setColumnHidden(TOP, True)
         delta_width = max(56, metrics.horizontalAdvance(f"{TIE_MARK} +100.0") + 12)
         for column, width in zip(COMPARE_COLUMNS, (OTHER_AP_WIDTH, delta_width), strict=True):
             # compare mode shows them; a fixed width, as measuring 20,000 rows takes seconds
@@ -106,7 +110,9 @@ class QueryListPanel(QWidget):
                            + ("raises (ΔAP > 0)" if sign > 0 else "lowers (ΔAP < 0)"))
             box.setEnabled(False)  # shown always: the row keeps its layout (no re-measuring)
             box.toggled.connect(lambda on, s=sign, o=other: self._on_change_filter(on, s, o))
-        failures_row = QHBoxLayout()
+        self.failures_row = QWidget()  # the research filters' rows: hidden for a curator
+        failures_row = QHBoxLayout(self.failures_row)
+        failures_row.setContentsMargins(0, 0, 0, 0)
         failures_row.addWidget(self.failures)
         failures_row.addWidget(self.better)
         failures_row.addWidget(self.worse)
@@ -122,18 +128,21 @@ class QueryListPanel(QWidget):
             spin.valueChanged.connect(self._on_ap_spin)
         self.ap_low.setToolTip("Lowest AP listed (%): Enter or Tab applies it")
         self.ap_high.setToolTip("Highest AP listed (%): Enter or Tab applies it")
-        ap_row = QHBoxLayout()
+        self.ap_row = QWidget()
+        ap_row = QHBoxLayout(self.ap_row)
+        ap_row.setContentsMargins(0, 0, 0, 0)
         ap_row.addWidget(QLabel("AP from"))
         ap_row.addWidget(self.ap_low)
         ap_row.addWidget(QLabel("to"))
         ap_row.addWidget(self.ap_high)
         ap_row.addStretch(1)
         self.count = QLabel("")
+        self.layout_shown: WindowLayout = RESEARCH
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.filter_edit)
-        layout.addLayout(failures_row)
-        layout.addLayout(ap_row)
+        layout.addWidget(self.failures_row)
+        layout.addWidget(self.ap_row)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.count)
 
@@ -146,7 +155,28 @@ class QueryListPanel(QWidget):
         with self._rows_changing():
             self.model.set_evaluation(evaluation)
             self.proxy.refresh()
-        self.table.setColumnHidden(TITLE, not self.model.has_titles)
+        self.table.setColumnHidden(TITLE, self.layout_shown.research
+                                   and not self.model.has_titles)
+        self.table.setColumnHidden(TOP, not self.model.has_answers)
+
+    def set_layout(self, layout: WindowLayout) -> None:
+        """Show the research columns and filters, or the curator's list (names and
+        titles, no AP, P@1, positives or first-positive columns, no failure or AP filter):
+        :mod:`irviewer.view.window_layout`."""
+        if layout == self.layout_shown:
+            return
+        self.layout_shown = layout
+        if not layout.research:
+            self.failures.setChecked(False)  # a hidden filter must not hide rows
+            self.set_ap_range(None)
+        for widget in (self.failures_row, self.ap_row):
+            widget.setVisible(layout.research)
+        for column in range(1, TITLE):
+            self.table.setColumnHidden(column, not layout.research)
+        self.table.setColumnHidden(TITLE, layout.research and not self.model.has_titles)
+        self.model.set_first_header(layout.first_column)
+        self.filter_edit.setPlaceholderText(layout.filter_hint())
+        self._count()
 
     def update_queries(self, evaluation: Evaluation, queries: np.ndarray) -> None:
         """Show the re-scored values of ``queries`` only (after a label correction); the
@@ -366,5 +396,5 @@ class QueryListPanel(QWidget):
             spin.blockSignals(False)
 
     def _count(self) -> None:
-        self.count.setText(f"{self.proxy.rowCount():,} of {self.model.rowCount():,} "
-                           "queries shown")
+        self.count.setText(self.layout_shown.count(self.proxy.rowCount(),
+                                                   self.model.rowCount()))

@@ -20,11 +20,12 @@ from PySide6.QtGui import QColor
 from irviewer.core.curves import in_ap_range
 from irviewer.core.evaluation import Evaluation
 from irviewer.view import palette
+from irviewer.view.answers_view import has_answers, top_scores
 from irviewer.view.compare_view import compared_header
 from irviewer.view.result_list import titles
 from irviewer.view.ties_view import TIE_MARK, ap_tie_tooltip, tied_queries
 
-COLUMNS = ("Query", "AP", "P@1", "Pos.", "1st", "Title", "AP ⇄", "ΔAP")
+COLUMNS = ("Query", "AP", "P@1", "Pos.", "1st", "Title", "AP ⇄", "ΔAP", "Top")
 HEADER_TIPS = ("The query's name", "Average precision (%) under the protocol's convention",
                "Precision at 1 (%): is the first result relevant?",
                "Number of positives (relevant gallery images) of the query",
@@ -32,8 +33,11 @@ HEADER_TIPS = ("The query's name", "Average precision (%) under the protocol's c
                "The query's title, where the dataset gives one",
                "Compare mode: AP (%) under the method compared with the shown one",
                "Compare mode: AP under the compared method − AP under the shown one "
-               "(percent points); sorted ascending, the largest losses come first")
-TITLE = COLUMNS.index("Title")
+               "(percent points); sorted ascending, the largest losses come first",
+               "Top: the best score among the query's answers (copy detection: for a query "
+               "without a copy, its strongest false positive); sort it to see them first")
+TITLE, TOP = COLUMNS.index("Title"), COLUMNS.index("Top")
+VALUE_OF_TOP = 4  # its place among the per-query values (after AP, P@1, Pos., 1st)
 OTHER_AP, DELTA = COLUMNS.index("AP ⇄"), COLUMNS.index("ΔAP")
 COMPARE_COLUMNS = (OTHER_AP, DELTA)
 SORT_ROLE = Qt.ItemDataRole.UserRole
@@ -52,7 +56,7 @@ class QueryTableModel(QAbstractTableModel):
         self._names: list[str] = []
         self._files: list[str] = []
         self._titles: list[str] = []
-        self._values: np.ndarray = np.zeros((0, 4))
+        self._values: np.ndarray = np.zeros((0, 5))
         self._compare: np.ndarray = np.zeros((0, 2))  # compare mode: other AP, ΔAP
         self.compared_with = ""
         self._order: np.ndarray = np.zeros(0, dtype=np.int64)
@@ -63,6 +67,7 @@ class QueryTableModel(QAbstractTableModel):
         self._tied: np.ndarray = np.zeros(0, dtype=bool)  # AP depends on the ties' order
         self._delta_tied: np.ndarray = np.zeros(0, dtype=bool)  # ΔAP within the tie range
         self._delta_tips: dict[int, str] = {}
+        self._first_header = COLUMNS[0]
 
     def set_evaluation(self, evaluation: Evaluation) -> None:
         """Show ``evaluation``'s per-query values. The same queries re-scored (another
@@ -78,7 +83,8 @@ class QueryTableModel(QAbstractTableModel):
         query_titles = [known.get(q.image, "") for q in ds.queries]
         first = pq["first_positive_rank"].astype(float)
         first[first < 0] = np.nan
-        values = np.column_stack([pq["AP"], pq["P@1"], pq["n_positives"], first + 1])
+        values = np.column_stack([pq["AP"], pq["P@1"], pq["n_positives"], first + 1,
+                                  top_scores(evaluation)])
         self._evaluation = evaluation
         self._tied = tied_queries(evaluation)
         self._delta_tied = np.zeros(len(names), dtype=bool)
@@ -106,6 +112,12 @@ class QueryTableModel(QAbstractTableModel):
             self._order_list = None
         self.endResetModel()
 
+    def set_first_header(self, text: str) -> None:
+        """Head the name column with ``text`` ("Query"; "Artwork" in a curator's window)."""
+        if text != self._first_header:
+            self._first_header = text
+            self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, 0)
+
     def update_queries(self, evaluation: Evaluation, queries: np.ndarray,
                        notify: bool = True) -> bool:
         """Show the new values of the queries at positions ``queries`` only (a label
@@ -119,7 +131,7 @@ class QueryTableModel(QAbstractTableModel):
         first = pq["first_positive_rank"][q].astype(float)
         first[first < 0] = np.nan
         self._values[q] = np.column_stack([pq["AP"][q], pq["P@1"][q], pq["n_positives"][q],
-                                           first + 1])
+                                           first + 1, top_scores(evaluation)[q]])
         self._evaluation = evaluation
         self._tied = tied_queries(evaluation)
         if self._sorted_by is not None and 0 < self._sorted_by[0] < TITLE:
@@ -165,7 +177,13 @@ class QueryTableModel(QAbstractTableModel):
         """Return a numeric column by query position (AP, P@1, Pos., 1st, AP ⇄, ΔAP)."""
         if column in COMPARE_COLUMNS:
             return self._compare[:, column - OTHER_AP]
-        return self._values[:, column - 1]
+        return self._values[:, VALUE_OF_TOP if column == TOP else column - 1]
+
+    @property
+    def has_answers(self) -> bool:
+        """Return whether the queries' answers are scored (the Top column is worth showing:
+        copy detection)."""
+        return self._evaluation is not None and has_answers(self._evaluation)
 
     @property
     def has_titles(self) -> bool:
@@ -224,7 +242,7 @@ class QueryTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             if section == OTHER_AP and self.compared_with:
                 return compared_header(self.compared_with)
-            return COLUMNS[section]
+            return self._first_header if section == 0 else COLUMNS[section]
         if role == Qt.ItemDataRole.ToolTipRole:
             if section == OTHER_AP and self.compared_with:
                 return f"Compare mode: AP (%) under {self.compared_with}"
@@ -252,6 +270,8 @@ class QueryTableModel(QAbstractTableModel):
             mark = f"{TIE_MARK} " if tie_marked else ""
             if col == DELTA:
                 return f"{mark}{100 * value:+.1f}"
+            if col == TOP:
+                return f"{value:.3f}"
             return (f"{mark}{100 * value:.1f}" if col in (1, 2, OTHER_AP)
                     else f"{int(value)}")
         if role == Qt.ItemDataRole.ToolTipRole and tie_marked:

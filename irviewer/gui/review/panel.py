@@ -22,11 +22,13 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QComboBox,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QTableView,
@@ -191,6 +193,13 @@ class ReviewPanel(QWidget):
         self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.detail.setStyleSheet(f"QLabel {{ background: {palette.DETAIL_BACKGROUND}; border: "
                                   f"1px solid {palette.DETAIL_BORDER}; padding: 4px; }}")
+        # a long evidence sentence (an image in the wrong list: both lists' evidence) scrolls
+        # rather than being cut off when the dock is short
+        self.detail_area = QScrollArea()
+        self.detail_area.setWidgetResizable(True)
+        self.detail_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.detail_area.setWidget(self.detail)
+        self.detail_area.setMinimumHeight(96)
         self.accept_button = QPushButton("Accept fix (Enter)")
         self.check_button = QPushButton("Label stands (Delete)")
         for b in (self.accept_button, self.check_button):
@@ -211,7 +220,7 @@ class ReviewPanel(QWidget):
         layout.addWidget(self.progress)
         layout.addWidget(self.status)
         layout.addWidget(self.table, 1)
-        layout.addWidget(self.detail)
+        layout.addWidget(self.detail_area)
         layout.addLayout(answer)
 
         self.run_button.clicked.connect(self.run_requested)

@@ -84,6 +84,7 @@ def session_of(request: OpenRequest, methods: list[str], view: ViewState,
         tile_size=view.tile_size, show_ignored=view.show_ignored,
         filter_text=view.filter_text, failures_only=view.failures_only,
         ap_range=view.ap_range, window=window, corrections=request.corrections,
+        ann_names=request.ann_names,
         compare_method=other[0] if other is not None else None,
         compare_rerank=other[1] if other is not None else None)
 

@@ -3,8 +3,6 @@ not built from item widgets, so 200 tiles redraw in a frame."""
 
 from __future__ import annotations
 
-import math
-
 from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt, Signal
 from PySide6.QtGui import (
     QColor,
@@ -25,12 +23,12 @@ from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 from irviewer.gui.theme import RELEVANCE
 from irviewer.gui.widgets.thumbnails import BROKEN, ThumbnailCache
 from irviewer.view import palette
-from irviewer.view.result_list import ResultTile
+from irviewer.view.result_list import ResultTile, tile_caption
 
 
 def score_text(tile: ResultTile) -> str:
     """Return the score as the caption shows it ("" when it is not known)."""
-    return "" if math.isnan(tile.score) else f"{tile.score:.3f}"
+    return tile_caption(tile)[1]
 
 
 class TileGrid(QWidget):
@@ -53,6 +51,7 @@ class TileGrid(QWidget):
         self.tiles: list[ResultTile] = []
         self.marked: frozenset[int] = frozenset()
         self.hovered: int | None = None
+        self.numbers = True  # rank and score under each tile (else its title)
         self.selected: int | None = None
         self._mouse: QPoint | None = None  # where the mouse is over the grid (None: away)
         self.setMouseTracking(True)
@@ -82,6 +81,13 @@ class TileGrid(QWidget):
         """Mark the tiles of these gallery indices as corrected."""
         if marked != self.marked:
             self.marked = marked
+            self.update()
+
+    def set_numbers(self, on: bool) -> None:
+        """Write each tile's rank and score under it, or its title (a curator's window:
+        :func:`~irviewer.view.result_list.tile_caption`)."""
+        if on != self.numbers:
+            self.numbers = on
             self.update()
 
     def set_tile_size(self, size: int) -> None:
@@ -163,10 +169,13 @@ class TileGrid(QWidget):
                 painter.drawRect(rect.adjusted(-3, -3, 3, 3))
             painter.setPen(QColor(palette.TEXT))
             painter.setFont(small)
-            rank = f"#{tile.rank}" if tile.rank is not None else "ignored"
+            left, right = tile_caption(tile, self.numbers)
             caption = QRect(rect.left(), rect.bottom() + 2, rect.width(), self.CAPTION)
-            painter.drawText(caption, int(Qt.AlignmentFlag.AlignLeft), rank)
-            painter.drawText(caption, int(Qt.AlignmentFlag.AlignRight), score_text(tile))
+            if right:
+                painter.drawText(caption, int(Qt.AlignmentFlag.AlignRight), right)
+            left = QFontMetrics(small).elidedText(left, Qt.TextElideMode.ElideRight,
+                                                  rect.width() - (44 if right else 0))
+            painter.drawText(caption, int(Qt.AlignmentFlag.AlignLeft), left)
         painter.end()
 
     def _paint_badge(self, painter: QPainter, rect: QRect, colour: str, glyph: str) -> None:
@@ -197,7 +206,7 @@ class TileGrid(QWidget):
         if event.button() != Qt.MouseButton.LeftButton:
             return  # a right click asks for the context menu, it does not compare
         i = self.tile_at(event.position().toPoint())
-        if i is not None:
+        if i is not None and self.tiles[i].index >= 0:  # not a result outside the gallery
             self.select(self.tiles[i].index)
             self.clicked.emit(self.tiles[i].index)
 

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QDialogButtonBox
 from irviewer.cli.viewer import build_viewer_parser
 from irviewer.gui.ann.dialogs import AnnDialog
 from irviewer.gui.main_window import MainWindow
+from irviewer.gui.results.query_model import DELTA
 from irviewer.opening.options import request_from_args
 from irviewer.opening.request import OpenRequest, demo_paths
 from irviewer.opening.session_file import load_session
@@ -54,7 +55,7 @@ def test_compare_mode_with_an_exhaustive_index_shows_no_difference(window, tmp_p
                                              "--depth", "30"])
     window.open_request(request_from_args(args), sync=True)
     assert window.compare_mode.compared() == "desc.npz + Flat"
-    delta = window.queries.model.column_values(window.queries.model.columnCount() - 1)
+    delta = window.queries.model.column_values(DELTA)
     assert np.all(delta == 0.0)
     whole = window.opened.evaluation("desc.npz", "instance").summary["mAP"]
     cut = window.opened.evaluation("desc.npz", "instance", depth=30).summary["mAP"]

@@ -14,7 +14,7 @@ from irviewer.collection.describing import SERIAL
 from irviewer.gui.collections.controller import artwork_choices
 from irviewer.gui.main_window import MainWindow
 from irviewer.opening.request import OpenRequest
-from tests.collection_photos import flat_folder, folder_of_subfolders
+from tests.collection_photos import flat_folder, folder_of_subfolders, index_now
 
 
 @pytest.fixture(autouse=True)
@@ -36,7 +36,7 @@ def collection(tmp_path):
     flat_folder(tmp_path / "photos", 3)
     (tmp_path / "titles.csv").write_text("id,title,artist\nart00,First,Ann\n"
                                          "art01,Second,Bob\nart02,Third,Cy\n")
-    indexing.index_now(indexing.IndexRequest(tmp_path / "photos", tmp_path / "coll",
+    index_now(indexing.IndexRequest(tmp_path / "photos", tmp_path / "coll",
                                              tmp_path / "titles.csv", mode=SERIAL))
     return tmp_path / "coll"
 
@@ -80,7 +80,7 @@ def test_an_edited_title_shows_everywhere_survives_a_restart_and_undoes(qtbot, c
 
 def test_a_photo_and_an_artwork_are_removed_and_put_back(qtbot, tmp_path):
     folder_of_subfolders(tmp_path / "photos", {"mona": 2, "wave": 1, "swing": 1})
-    indexing.index_now(indexing.IndexRequest(tmp_path / "photos", tmp_path / "coll",
+    index_now(indexing.IndexRequest(tmp_path / "photos", tmp_path / "coll",
                                              mode=SERIAL))
     window = new_window(qtbot)
     window.open_request(OpenRequest(tmp_path / "coll"), sync=True)

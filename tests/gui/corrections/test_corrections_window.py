@@ -1,4 +1,4 @@
-"""Corrections in the window (issue #10): the tile menu re-scores the row and the summary,
+"""Corrections in the window: the tile menu re-scores the row and the summary,
 undo/redo restore exact values, the panel lists, jumps and reverts, the sidecar is written
 after each change and read on reopening (a bad one gives a dialog and is never
 overwritten), the corrected mark is painted, the published / corrected switch, the keys

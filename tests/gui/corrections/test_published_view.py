@@ -1,4 +1,4 @@
-"""Corrections while the window shows the published ground truth (issue #20, point 2): an
+"""Corrections while the window shows the published ground truth: an
 edit always applies to the corrected ground truth (the menu says so, and the view switches
 to the corrected one to show its effect), a correction that would set what the corrected
 ground truth already has is neither put on the undo stack nor written to the sidecar, and

@@ -10,11 +10,12 @@ from PIL import Image
 from PySide6.QtWidgets import QMessageBox
 
 from irviewer.core.errors import InputError
-from irviewer.gui.figure_painter import DPI, png_size
+from irviewer.gui.figure_writer import png_size
 from irviewer.gui.main_window import MainWindow
 from irviewer.gui.theme import RELEVANCE
 from irviewer.opening.request import demo_request
 from irviewer.view.figure import layout_figure, select_queries
+from irviewer.view.figure_formats import DPI
 from irviewer.view.figure_request import FigureRequest, figure_layout
 
 
@@ -60,7 +61,8 @@ def test_selected_query_as_png_carries_the_relevance_colours(window, tmp_path):
     assert [r.query for r in layout.rows] == [window.current]
     with Image.open(out) as im:
         assert im.info["dpi"] == pytest.approx((DPI, DPI), abs=0.01)
-        assert im.size == (png_size(layout).width(), png_size(layout).height())
+        size = png_size(layout.width, layout.height)
+        assert im.size == (size.width(), size.height())
         pixels = np.asarray(im.convert("RGB")).astype(int)
     frame = layout.geometry.frame
     for cell in layout.rows[0].tiles:
@@ -100,3 +102,30 @@ def test_bad_answers_are_one_sentence_and_no_file(window, qtbot, tmp_path, monke
     assert opened == ["f.gif: a figure is written as .pdf, .svg or .png"]
     assert not (tmp_path / "f.gif").exists()
     assert window.statusBar().currentMessage() == "The figure was not written"
+
+
+def test_the_dialog_names_the_figure_formats_and_filters_by_them(qtbot, tmp_path,
+                                                                monkeypatch):
+    """The file row's label and the Browse dialog's filter are the figure formats' list."""
+    from PySide6.QtWidgets import QFileDialog, QFormLayout, QLabel, QWidget
+
+    from irviewer.gui.export.dialog import ExportFigureDialog
+
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    dialog = ExportFigureDialog(parent, None, tmp_path / "figure.pdf")
+    form = dialog.findChild(QFormLayout)
+    labels = [form.itemAt(r, QFormLayout.ItemRole.LabelRole) for r in range(form.rowCount())]
+    texts = [item.widget().text() for item in labels
+             if item is not None and isinstance(item.widget(), QLabel)]
+    assert "File (.pdf, .svg, .png):" in texts
+    asked: list[str] = []
+
+    def save_file_name(*args):
+        asked.append(args[3])
+        return str(tmp_path / "chosen.svg"), args[3]
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", save_file_name)
+    dialog._browse()
+    assert asked == ["Figures (*.pdf *.svg *.png)"]
+    assert dialog.request().path == tmp_path / "chosen.svg"

@@ -73,3 +73,36 @@ def test_the_vector_engine_fields_fill_the_request_and_are_checked(qtbot, tmp_pa
     got = dialog.request()
     assert got is not None and (got.engine, got.collection, got.engine_names) == (
         None, None, None)
+
+
+def test_the_open_dialog_returns_the_request_its_fields_say(qtbot, tmp_path):
+    from irviewer.formats.base import ReadOptions
+    from irviewer.gui.opening.open_dialog import FIELD_LABELS, OpenDialog
+    from irviewer.opening.request import OpenRequest
+
+    dialog = OpenDialog()
+    qtbot.addWidget(dialog)
+    dialog.dataset.setText(str(tmp_path / "gt_files"))
+    dialog.methods.addItems([str(tmp_path / "oxford_features.fvecs")])
+    dialog.fields["row_names"].setText(str(tmp_path / "names.txt"))
+    dialog.fields["distractors"].setText(str(tmp_path / "extra.txt"))
+    dialog.fields["ignore_labels"].setText("0, blank ,")
+    dialog.fields["instance_rule"].setText("dash")
+    dialog.protocol.setCurrentIndex(dialog.protocol.findData("oxford"))
+    dialog.format.setCurrentIndex(dialog.format.findData("oxford"))
+    request = dialog.request()
+    assert request == OpenRequest(
+        tmp_path / "gt_files", (tmp_path / "oxford_features.fvecs",), (), "oxford",
+        ReadOptions(row_names=tmp_path / "names.txt", distractors=tmp_path / "extra.txt",
+                    ignore_labels=("0", "blank"), instance_rule="dash"), protocol="oxford")
+    again = OpenDialog(initial=request)
+    qtbot.addWidget(again)
+    assert again.request() == request
+    from PySide6.QtWidgets import QFormLayout, QLabel
+
+    form = dialog.findChild(QFormLayout)
+    shown = {form.itemAt(i, QFormLayout.ItemRole.LabelRole).widget().text().rstrip(":")
+             for i in range(form.rowCount())
+             if form.itemAt(i, QFormLayout.ItemRole.LabelRole) is not None
+             and isinstance(form.itemAt(i, QFormLayout.ItemRole.LabelRole).widget(), QLabel)}
+    assert set(FIELD_LABELS.values()) <= shown

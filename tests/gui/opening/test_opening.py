@@ -210,3 +210,58 @@ def test_a_dataset_without_methods_exits_2_with_one_line(tmp_path, capsys):
     assert main([str(tmp_path / "set.csv")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "-d FILE" in err
+
+
+@pytest.fixture
+def window(demo_window):
+    """The window with the demo open (both descriptor files), shown."""
+    return demo_window
+
+
+def test_esc_in_the_filter_box_does_not_cancel_loading_and_open_waits(window, qtbot,
+                                                                      make_opening_slow):
+    slow_open = make_opening_slow()
+    window.queries.filter_edit.setFocus()
+    qtbot.keyClicks(window.queries.filter_edit, "mo")
+    window.open_paths(*demo_paths())
+    qtbot.waitUntil(lambda: window.opening.progress.value() > 0, timeout=5000)
+    assert window.opening.progress.text() == f"{window.opening.progress.value() // 10}%"
+    open_action = window.menus.file.actions()[0]
+    assert open_action.text() == "&Open…" and not open_action.isEnabled()  # one at a time
+    qtbot.keyClick(window.queries.filter_edit, Qt.Key.Key_Escape)
+    assert window.opening.running and not slow_open.is_set()
+    assert window.queries.filter_edit.text() == ""  # Esc there clears the filter
+    window.queries.table.setFocus()
+    qtbot.keyClick(window.queries.table, Qt.Key.Key_Escape)
+    assert slow_open.wait(5) and not window.opening.running
+    window.opening.wait()
+    assert open_action.isEnabled()
+
+
+def test_dropping_files_that_are_already_open_says_so(window):
+    strong, weak = demo_paths()[1], demo_request().descriptors[1]
+    before = window.opened
+    window.open_dropped([strong])
+    assert "already open" in window.statusBar().currentMessage()
+    window.open_dropped([demo_paths()[0], strong, weak])
+    assert "already open" in window.statusBar().currentMessage()
+    assert window.opened is before and not window.opening.running
+
+
+def test_an_error_in_the_window_names_the_open_dialogs_fields(qtbot, tmp_path):
+    import re
+
+    from irviewer.formats.base import reader_options
+    from irviewer.gui.opening.open_dialog import FIELD_LABELS
+    from tests.formats.test_oxford import NAMES, write_gt
+
+    gt = write_gt(tmp_path / "gt")
+    np.savez(tmp_path / "d.npz", features=np.ones((len(NAMES), 2), np.float32))  # no names
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.open_paths(gt, tmp_path / "d.npz", sync=True)
+    assert w.last_error is not None and "--" not in w.last_error
+    named = re.findall(r"“([^”]+)” in the Open dialog", w.last_error)
+    assert named == ["Images", "Row names"]
+    assert set(named) <= set(FIELD_LABELS.values())
+    assert {s.label for s in reader_options().values()} <= set(FIELD_LABELS.values())

@@ -1,4 +1,5 @@
-"""The overview plots show the core's curves, and the AP histogram filters the table."""
+"""The overview plots show the core's curves, the AP histogram filters the table, and the PR
+curve's legend sits outside the curves."""
 
 from __future__ import annotations
 
@@ -95,3 +96,12 @@ def test_cmc_tab_for_reidentification(qtbot, tmp_path):
     np.testing.assert_allclose(x, ks)
     np.testing.assert_allclose(y, cmc)
     assert y[0] == w.evaluation.summary["CMC@1"]
+
+
+def test_the_pr_legend_sits_outside_the_curves(qtbot):
+    window = demo_window(qtbot)
+    assert window.plots.plot.plotItem.legend is None  # nothing drawn over a curve
+    legend = window.plots.pr_legend
+    assert legend.isVisibleTo(window) and "this query" in legend.text()
+    assert "mean over queries" in legend.text()
+    assert legend.geometry().bottom() <= window.plots.plot.geometry().top()

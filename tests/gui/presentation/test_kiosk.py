@@ -1,7 +1,9 @@
 """Kiosk mode, offscreen: Esc, Alt+F4, closing, the letter keys and the other windows do
 nothing; the staff chord leaves; after the idle time the slideshow comes back (a visitor's
-photo gives way to it); a photo put into the watched folder is searched and shown; the
-command line's kiosk options are checked."""
+photo gives way to it); a photo put into the watched folder is searched and shown, in
+front; the kiosk is the program's only window, on top, takes the screen back when hidden or
+left, names no staff chord, and is the first window ``--kiosk`` shows; the command line's
+kiosk options are checked."""
 
 from __future__ import annotations
 
@@ -12,10 +14,11 @@ import pytest
 from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from irviewer.cli import main
 from irviewer.gui.main_window import MainWindow
+from irviewer.gui.presentation.kiosk import STAFF_CHORD
 from irviewer.opening.request import demo_paths
 
 CHORD = (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier
@@ -61,7 +64,7 @@ def test_esc_alt_f4_closing_and_the_letter_keys_do_nothing(window, qtbot):
         assert view.isVisible() and presentation.kiosk_active, key
     assert not requested and not view.show_metrics  # O and M did nothing
     assert not view.close() and view.isVisible()  # the window manager's close (Alt+F4)
-    assert not window.close() and window.isVisible()
+    assert not window.close() and not window.isVisible()  # hidden, and stays so
     QTest.keyClick(window, Qt.Key.Key_O, Qt.KeyboardModifier.ControlModifier)  # File ▸ Open
     assert view.isVisible()
     shown = view.slide.query
@@ -73,6 +76,7 @@ def test_the_staff_chord_leaves_to_the_inspector(window, qtbot):
     view = kiosk(window, qtbot)
     QTest.keyClick(view, Qt.Key.Key_Q, CHORD)
     assert not window.presentation.kiosk_active and not view.isVisible()
+    assert window.isVisible()  # the inspector the kiosk hid is back
     QTest.keyClick(view, Qt.Key.Key_Escape)  # unlocked: everything works again
     assert window.close()
 
@@ -136,3 +140,98 @@ def test_a_drop_on_the_slide_is_answered_and_the_menus_and_the_inspector_do_noth
     view.dropEvent(drop_event(photo))
     qtbot.waitUntil(lambda: window.presentation.photo_slide is not None, timeout=20_000)
     assert view.slide.query is None and view.isVisible()
+
+
+def visible_windows() -> list:
+    return [w for w in QApplication.topLevelWidgets() if w.isWindow() and w.isVisible()]
+
+
+def test_the_kiosk_is_the_programs_only_window_on_top_and_gives_the_others_back(
+        window, qtbot):
+    tiles = window.inspector.shown_tiles()
+    window.inspector.show_tile(tiles, 0, sync=True)  # the side-by-side window, open
+    side = window.inspector.side_by_side_window()
+    assert side is not None and side.isVisible()
+    window.presentation.enter_kiosk(60, None)
+    view = window.presentation.view
+    assert visible_windows() == [view]  # the inspector hidden, not lowered
+    assert view.isFullScreen()
+    assert view.windowFlags() & Qt.WindowType.WindowStaysOnTopHint
+    assert view.windowFlags() & Qt.WindowType.FramelessWindowHint
+    QTest.keyClick(view, Qt.Key.Key_Q, CHORD)
+    assert window.isVisible() and side.isVisible() and not view.isVisible()
+    assert not view.windowFlags() & Qt.WindowType.WindowStaysOnTopHint
+    window.presentation.enter()  # presentation mode is a window like any other again
+    assert view.isVisible() and window.isVisible()
+    window.presentation.leave()
+
+
+def test_nothing_on_screen_names_the_staff_chord(window, qtbot):
+    view = kiosk(window, qtbot)
+    chord = STAFF_CHORD.toString()
+    assert chord == "Ctrl+Alt+Shift+Q"
+    assert chord not in window.statusBar().currentMessage()
+    assert chord not in view.hint and "Q" not in view.hint.split()
+    assert visible_windows() == [view]
+
+
+def test_the_kiosk_takes_the_screen_back_when_hidden_or_left(window, qtbot):
+    window.presentation.enter_kiosk(60, None)
+    view = window.presentation.view
+    view.showMinimized()  # what a window manager's "show the desktop" does
+    qtbot.waitUntil(lambda: view.isVisible() and view.isFullScreen()
+                    and not view.isMinimized(), timeout=3000)
+    other = QWidget()  # another program's window takes the focus
+    qtbot.addWidget(other)
+    other.show()
+    other.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is other, timeout=3000)
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is view, timeout=3000)
+    other.close()
+
+
+def test_a_photo_from_the_inbox_is_answered_in_front(window, qtbot, tmp_path):
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    view = kiosk(window, qtbot, folder=inbox)
+    window.presentation.kiosk.reclaim_timer.setInterval(60_000)  # only the answer raises it
+    other = QWidget()
+    qtbot.addWidget(other)
+    other.show()
+    other.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is other, timeout=3000)
+    gallery = Path(demo_paths()[0]).parent / "images"
+    shutil.copy(gallery / "hokusai_great-wave-off-kanagawa_g1.jpg", inbox / "visitor.jpg")
+    qtbot.waitUntil(lambda: window.presentation.photo_slide is not None, timeout=20_000)
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is view, timeout=3000)
+    assert view.slide.query_caption.title.startswith("This is ")
+    other.close()
+
+
+def test_irviewer_kiosk_never_shows_the_inspector(qtbot, monkeypatch):
+    """``irviewer --demo --kiosk``: the kiosk is the first and only window shown."""
+    from irviewer.gui import app as app_module
+
+    seen: list[list] = []
+    made: list[MainWindow] = []
+    real = app_module.MainWindow
+
+    def window_made(*args, **kwargs):
+        made.append(real(*args, **kwargs))
+        shown = made[-1].show
+        made[-1].show = lambda: (seen.append(["inspector shown"]), shown())
+        return made[-1]
+
+    def run_until_kiosk(_app):
+        w = made[0]
+        qtbot.waitUntil(lambda: w.presentation.kiosk_active, timeout=30_000)
+        seen.append(visible_windows())
+        w.presentation.leave_kiosk()
+        w.close()
+        return 0
+
+    monkeypatch.setattr(app_module, "MainWindow", window_made)
+    monkeypatch.setattr(QApplication, "exec", run_until_kiosk)
+    assert main(["--demo", "--kiosk"]) == 0
+    qtbot.addWidget(made[0].presentation.view)
+    assert seen[0] == [made[0].presentation.view]

@@ -1,4 +1,4 @@
-"""Presentation mode and search with a photo in the window (issue #13), offscreen: F11 and
+"""Presentation mode and search with a photo in the window, offscreen: F11 and
 ``irviewer --present`` enter, the keys walk the inspector's list, Esc returns on the same
 query, M and R change what is painted, the slideshow moves on, a dropped photo is searched
 in a worker and its painting comes first, a method without an extractor and a broken photo
@@ -69,10 +69,11 @@ def colour_count(view, colour: QColor) -> int:
 
 
 def test_f11_enters_on_the_query_shown_and_the_keys_walk_the_list(window, qtbot):
-    assert window.presentation.enter_action.shortcut().toString() == "F11"
+    [enter] = [a for a in window.menus.view.actions() if a.text() == "&Presentation"]
+    assert enter.shortcut().toString() == "F11"
     window.queries.jump(4)
     start = window.current
-    window.presentation.enter_action.trigger()
+    enter.trigger()
     view = window.presentation.view
     assert view.isVisible() and view.slide.query == start
     assert [t.index for t in view.slide.tiles] == [

@@ -1,4 +1,4 @@
-"""The Review suspects dock judges the corrected ground truth (issue #20, point 2): the audit
+"""The Review suspects dock judges the corrected ground truth: the audit
 runs on the corrected labels whichever ground truth the window shows, a suspect whose
 suggested fix is in place (by whatever correction) shows as fixed and opens again when that
 correction is undone, Enter in the published view corrects the corrected ground truth, and

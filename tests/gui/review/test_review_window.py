@@ -1,4 +1,4 @@
-"""The Review suspects dock (issue #11, in the window), on a small synthetic instance set
+"""The label audit's Review suspects dock in the window, on a small synthetic instance set
 built here with an injected label error (L009_g2 labelled L001) and a near-duplicate
 conflict: the queue lists the injected error first, Enter applies the fix through the
 corrections' undo stack (the query's AP becomes what a full re-evaluation says, Ctrl+Z

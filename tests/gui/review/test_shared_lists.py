@@ -1,6 +1,7 @@
 """A suspect of several queries sharing a list (Oxford's five queries of a landmark): the
 queue shows it once, naming its queries; accepting fixes every list that holds the label as
-one undoable step, and the status line says what Ctrl+Z undid."""
+one undoable step, and the status line says what Ctrl+Z undid. An image in the wrong list is
+one entry naming both lists, fixed in both at once."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QStatusBar
 
-from irviewer.core.audit import POS_NEG, Suspect
+from irviewer.core.audit import POS_NEG, WRONG_LIST, Suspect
 from irviewer.core.corrections import Correction
 from irviewer.core.evaluation import evaluate
 from irviewer.formats.base import ReadOptions
@@ -106,3 +107,45 @@ def test_without_images_the_comparison_does_not_open_over_the_queue(qtbot, tmp_p
     assert window is None or not window.isVisible()
     assert "souls_1" in w.review.panel.detail.text()  # the details still say it all
     w.review.auditor.wait()
+
+
+def wrong_list_suspect(w: MainWindow) -> Suspect:
+    """Return an in-the-wrong-list suspect: an image bridge_1 has as a positive and souls_1
+    and souls_2 do not, to be taken out of the one and put into the others."""
+    ds = w.corrections.controller.log.dataset
+    b1, s1 = ds.query_by_name("bridge_1"), ds.query_by_name("souls_1")
+    souls = set(np.concatenate([ds.queries[s1].group(g) for g in ("good", "ok", "junk")])
+                .tolist())
+    item = next(ds.gallery[g] for g in ds.queries[b1].group("good").tolist()
+                if g != ds.queries[b1].self_index and g not in souls)
+    fixes = (Correction("souls_1", item, "good"), Correction("souls_2", item, "good"),
+             Correction("bridge_1", item, "negative"))
+    return Suspect(WRONG_LIST, 0.98, "souls_1", item, "good", "good", "looks like souls'", 1,
+                   1, ds.gallery_index()[item], s1, (), fixes[0],
+                   ("souls_1", "souls_2", "bridge_1"), fixes, 3.9)
+
+
+def test_accepting_an_image_in_the_wrong_list_fixes_both_lists_as_one_undo_step(window):
+    """One entry names both lists; Enter puts the image into the list it looks like and
+    takes it out of the list that has it, one step on the undo stack."""
+    w = window
+    ds = w.corrections.controller.log.dataset
+    suspect = wrong_list_suspect(w)
+    w.review.queue = ReviewQueue([suspect], ground_truth=ds)
+    w.review.panel.set_queue(w.review.queue)
+    assert w.review.panel.model.index(0, 2).data() == "in the wrong list"
+    assert w.review.panel.model.index(0, 5).data() == "good: bridge_1 → souls_1 and souls_2"
+    w.review.panel.select_position(0)
+    detail = w.review.panel.detail.text()
+    assert "into the list of <b>souls_1 and souls_2</b> (shown: souls_1" in detail
+    assert "out of the list of <b>bridge_1</b>" in detail and "both lists fixed together" in detail
+    w.review.accept(0)
+    log = w.corrections.controller.log
+    assert [(c.query, c.item, c.label) for c in log.corrections] == [
+        ("souls_1", suspect.item, "good"), ("souls_2", suspect.item, "good"),
+        ("bridge_1", suspect.item, "negative")]
+    assert w.corrections.controller.stack.count() == 1  # one undo step for both lists
+    assert w.review.queue.state(0) == ACCEPTED
+    w.corrections.controller.stack.undo()
+    assert len(w.corrections.controller.log) == 0
+    assert w.review.queue.state(0) == OPEN
