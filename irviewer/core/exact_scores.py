@@ -16,8 +16,10 @@ level the part of every product that is a multiple of the level's unit is taken 
 adding and subtracting ``1.5 * 2**52`` units, which rounds exactly; the parts of one level
 are whole multiples of its unit small enough that their float64 sum is exact in any order.
 The three level sums together are the exact sum whenever the row's products span less than
-``2**75`` in magnitude (every descriptor anyone ranks; a product smaller than that, next to
-the row's largest, loses its last bits), and they are rounded to the nearest float64 once.
+about ``2**75`` in magnitude (every descriptor anyone ranks), and they are rounded to the
+nearest float64 once; a row whose smallest products reach below the third level (a part is
+left over) is summed by :func:`math.fsum` instead, which is exact and correctly rounded too,
+only slower.
 
 So the dot product and the squared norms are the correctly rounded float64 of their exact
 values, and the cosine ``dot / sqrt(|g|^2) / sqrt(|q|^2)`` is three more correctly rounded
@@ -29,6 +31,8 @@ of the float64 cosine, as may exact cosines closer than about 1e-16 relative.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -42,8 +46,9 @@ def exact_sums(terms: np.ndarray) -> np.ndarray:
     """Return, per row of the (m, n) float64 array ``terms``, its exact sum rounded once to
     the nearest float64 (ties to even), whatever the order of the terms.
 
-    Exact when each row's terms span less than about 2**75 in magnitude below its largest
-    (see the module); beyond, the smallest terms lose their last bits. Terms must be finite.
+    Vectorised when each row's terms span less than about 2**75 in magnitude below its
+    largest (see the module); a wider row is summed by :func:`math.fsum`. Terms must be
+    finite.
     """
     t = np.asarray(terms, dtype=np.float64)
     m, n = t.shape
@@ -72,7 +77,10 @@ def exact_sums(terms: np.ndarray) -> np.ndarray:
     carry = np.floor(s3 / u2) * u2
     s3 = s3 - carry
     s2 = s2 + carry
-    return _round_three(s1, s2, s3)
+    out = _round_three(s1, s2, s3)
+    for row in np.flatnonzero(rest.any(axis=1)):
+        out[row] = math.fsum(t[row])  # terms below the third level: summed exactly there
+    return out
 
 
 def _round_three(s1: np.ndarray, s2: np.ndarray, s3: np.ndarray) -> np.ndarray:

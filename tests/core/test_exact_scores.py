@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -66,6 +67,19 @@ def test_a_sum_of_float32_products_is_exact_whatever_the_order(values, random):
     expected = float(rational_sum(products))
     assert exact_sums(products[None, :])[0] == expected
     assert exact_sums(shuffled[None, :])[0] == expected
+
+
+def test_a_tiny_product_far_below_the_largest_still_breaks_a_tie():
+    """Products spanning more than the three levels (1e-38 beside 1e11): the exact sum lies
+    halfway between two floats but for the tiny term, which must round it up."""
+    values = np.zeros(25, dtype=np.float32)
+    values[[0, 9, 12, 15, 24]] = [887863.0, -1.0, 113378.0546875, -1.1754943508222875e-38,
+                                   302356.0]
+    products = values.astype(np.float64) * values[::-1]
+    expected = float(rational_sum(products))
+    assert expected == math.fsum(products) != float(rational_sum(products[products > 1e-30]))
+    assert exact_sums(products[None, :])[0] == expected
+    assert exact_sums(np.stack([products, products[::-1]])).tolist() == [expected] * 2
 
 
 def test_rows_are_summed_independently_and_empty_rows_are_zero():
