@@ -40,10 +40,10 @@ Gallery images the dataset removes for every query (``Dataset.global_ignored``) 
 before ranking: they never appear in a top-K list and never count in a rank (rank -1).
 """
 
-from irviewer.core.ranking.counting import ranks_in_row
 from irviewer.core.ranking.cut import common_depth, cut_at
 from irviewer.core.ranking.from_lists import ranking_from_lists
 from irviewer.core.ranking.ranker import iter_rank, iter_rank_rows, rank
+from irviewer.core.ranking.row_counts import ranks_in_row
 from irviewer.core.ranking.stored import (
     DEFAULT_DEPTH,
     DEPTH,

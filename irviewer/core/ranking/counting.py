@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 
 from irviewer.core.descriptors import AlignedDescriptors
 from irviewer.core.parallel import row_parts, run_parts
-from irviewer.core.ranking.settle import ExactScores, band_edges, settle_items
+from irviewer.core.ranking.row_counts import Counted, counts_in_row
+from irviewer.core.ranking.settle import Settle, band_edges, settle_items
 from irviewer.core.ranking.top_k import Candidates
 from irviewer.core.tie_windows import window_edges
 from irviewer.core.ties import TIE_TOLERANCE
@@ -27,60 +27,6 @@ BAND = 1e-5
 _PENDING_MEMBERS = 1 << 20
 #: Members (times 1000) per thread below which a batch is not split between threads.
 _PARALLEL_MEMBERS = 50_000
-
-
-@dataclass(frozen=True)
-class Settle:
-    """What a ranking settles its near ties with: its exact scores and gallery size."""
-
-    scores: ExactScores
-    n_gallery: int
-
-
-def ranks_in_row(row: np.ndarray, gallery_indices: np.ndarray,
-                 settle: Settle | None = None, query: int = 0) -> np.ndarray:
-    """Return exact 0-based ranks of ``gallery_indices`` in query ``query``'s full score row.
-
-    rank(g) = #(scores > row[g]) + #(scores == row[g] at an earlier gallery index), near
-    ties settled by exact score when ``settle`` is given; an item whose score is -inf
-    (removed) gets -1.
-    """
-    return counts_in_row(row, gallery_indices, TIE_TOLERANCE, settle, query).ranks
-
-
-def counts_in_row(row: np.ndarray, gallery_indices: np.ndarray, tolerance: float,
-                  settle: Settle | None = None, query: int = 0) -> Counted:
-    """Return the :class:`Counted` ranks, scores and tie windows (``tolerance``) of
-    ``gallery_indices`` in query ``query``'s full score row (removed entries -inf count
-    for nothing; a removed item's rank is -1). With ``settle``, an item with other scores
-    in its near band is counted among them by exact score, and its score is its exact one."""
-    g = np.asarray(gallery_indices, dtype=np.int64)
-    row = np.asarray(row, dtype=np.float32)
-    s = row[g]
-    ordered = np.sort(row[np.isfinite(row)])
-    n = len(ordered)
-    above = n - np.searchsorted(ordered, s, side="right")
-    ties_before = np.array([np.count_nonzero(row[:gi] == si) for gi, si in zip(g, s, strict=True)],
-                           dtype=np.int64) if len(g) else np.zeros(0, dtype=np.int64)
-    ranks = (above + ties_before).astype(np.int64)
-    upper, lower = window_edges(s, tolerance)
-    win_above = (n - np.searchsorted(ordered, upper, side="left")).astype(np.int64)
-    through = (n - np.searchsorted(ordered, lower, side="right")).astype(np.int64)
-    scores = s.copy()
-    if settle is not None:
-        b_up, b_lo = band_edges(s)
-        far = n - np.searchsorted(ordered, b_up, side="left")
-        inside = n - np.searchsorted(ordered, b_lo, side="right") - far
-        many = np.flatnonzero(np.isfinite(s) & (inside > 1))
-        if len(many):
-            members = [np.flatnonzero((row > b_lo[j]) & (row < b_up[j])) for j in many]
-            ranks[many], keys = settle_items(
-                settle.scores, settle.n_gallery, np.full(len(many), query, dtype=np.int64),
-                g[many], far[many], np.repeat(np.arange(len(many)), [len(m) for m in members]),
-                np.concatenate(members))
-            scores[many] = keys.astype(np.float32)
-    ranks[~np.isfinite(s)] = -1
-    return Counted(ranks, scores, win_above, through)
 
 
 class CountState:
@@ -493,15 +439,3 @@ def _ranges(first: np.ndarray, length: np.ndarray) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
     ends = np.cumsum(length)
     return np.arange(ends[-1], dtype=np.int64) + np.repeat(first - (ends - length), length)
-
-
-@dataclass(frozen=True)
-class Counted:
-    """What :meth:`CountState.finish` found for every item of interest: ``ranks``,
-    ``scores`` and the tie windows ``above`` / ``through``
-    (:mod:`irviewer.core.tie_windows`)."""
-
-    ranks: np.ndarray
-    scores: np.ndarray
-    above: np.ndarray
-    through: np.ndarray

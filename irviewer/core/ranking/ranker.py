@@ -18,7 +18,7 @@ from irviewer.core.descriptors import (
 )
 from irviewer.core.errors import InputError
 from irviewer.core.parallel import row_parts, run_parts
-from irviewer.core.ranking.counting import CountState, Settle
+from irviewer.core.ranking.counting import CountState
 from irviewer.core.ranking.gallery import (
     PARALLEL_SCORES,
     chunk_rows,
@@ -34,6 +34,7 @@ from irviewer.core.ranking.gallery import (
 )
 from irviewer.core.ranking.settle import (
     PendingRuns,
+    Settle,
     band_edges,
     settle_lists,
     settle_top_lists,

@@ -43,6 +43,14 @@ AMBIGUOUS = 1e-10
 PairScores = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
+@dataclass(frozen=True)
+class Settle:
+    """What a ranking settles its near ties with: its exact scores and gallery size."""
+
+    scores: ExactScores
+    n_gallery: int
+
+
 def near_band(scores: np.ndarray) -> np.ndarray:
     """Return, per float32 score, how close another must be for the two to be ordered by
     exact score: twice the largest float32 error of a cosine of that size (float64)."""

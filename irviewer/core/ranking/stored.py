@@ -14,7 +14,6 @@ import numpy as np
 from irviewer.core.dataset import Dataset
 from irviewer.core.descriptors import AlignedDescriptors, normalise_rows
 from irviewer.core.errors import InputError, either
-from irviewer.core.ranking.counting import Settle, counts_in_row, ranks_in_row
 from irviewer.core.ranking.gallery import (
     ExactProducts,
     query_rows,
@@ -22,7 +21,8 @@ from irviewer.core.ranking.gallery import (
     score_rows_of,
     scores_of,
 )
-from irviewer.core.ranking.settle import ExactScores, PendingRuns, band_edges, settle_lists
+from irviewer.core.ranking.row_counts import counts_in_row, ranks_in_row
+from irviewer.core.ranking.settle import ExactScores, PendingRuns, Settle, band_edges, settle_lists
 from irviewer.core.tie_windows import windows_in_list
 from irviewer.core.ties import TIE_TOLERANCE
 
