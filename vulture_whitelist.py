@@ -30,6 +30,8 @@ _.external_attr  # formats/descriptor_files.py: zipfile.ZipInfo's field, the fil
 _.send_event  # gui/presentation/desktops.py: an X11 ClientMessage's field, read by the server
 _.message_type  # gui/presentation/desktops.py: likewise
 
+_.lists_pending  # core/ranking/stored.py: read by the lists' descriptor through __dict__
+
 # -- entry points and the documented Python API ----------------------------------------------
 _.__getattr__  # __init__.py: the module's own, loading the API on first use (PEP 562)
 _.__dir__  # __init__.py: likewise, dir(irviewer) listing the API

@@ -95,14 +95,13 @@ class Descriptors:
 class AlignedDescriptors:
     """Descriptors in dataset order, as ranking consumes them.
 
-    ``queries``: (n_queries, dim) float32, L2-normalised, C-contiguous, in dataset query
-    order. ``gallery``: the file's gallery matrix, dtype and storage unchanged (possibly a
-    memory map), not normalised. ``gallery_rows``: the gallery row of each dataset gallery
-    index (int64), or None when the first ``n_gallery`` rows already are in dataset gallery
-    order (``gallery`` is then exactly those rows, a view, and no gather is needed).
-    ``gallery_names``: the names of ``gallery``'s rows, for messages. ``gallery_norms``: the
-    L2 norm of each dataset gallery item (float32) when :func:`align` computed and checked
-    them; None when ranking has to (a large memory-mapped gallery).
+    ``queries``: (n_queries, dim) float32, L2-normalised, C-contiguous, in query order;
+    ``query_values``: those rows as the file holds them (float32; near ties are settled from
+    them), None when ``queries`` are. ``gallery``: the file's gallery matrix, unchanged
+    (possibly a memory map), not normalised; ``gallery_rows``: the gallery row of each dataset
+    gallery index (int64), None when its first ``n_gallery`` rows are the gallery in dataset
+    order (a view). ``gallery_names``: their names, for messages. ``gallery_norms``: each
+    gallery item's L2 norm (float32) when :func:`align` checked them, else None (a large map).
     """
 
     queries: np.ndarray
@@ -112,6 +111,7 @@ class AlignedDescriptors:
     path: Path | None = None
     gallery_names: tuple[str, ...] = ()
     gallery_norms: np.ndarray | None = None
+    query_values: np.ndarray | None = None
 
 
 def name_key(name: str) -> str:
@@ -363,8 +363,8 @@ def align(descriptors: Descriptors, dataset: Dataset) -> AlignedDescriptors:
         message = bad_rows_message(descriptors.path, g_norms, row_ids, gallery_table.names)
         if message:
             raise InputError(message)
-    return AlignedDescriptors(queries=normalise_rows(queries), gallery=gallery,
-                              gallery_rows=rows, dim=dim, path=descriptors.path,
+    return AlignedDescriptors(queries=normalise_rows(queries), query_values=queries,
+                              gallery=gallery, gallery_rows=rows, dim=dim, path=descriptors.path,
                               gallery_names=tuple(gallery_table.names), gallery_norms=g_norms)
 
 
@@ -377,7 +377,7 @@ def align_queries(descriptors: Descriptors, dataset: Dataset) -> AlignedDescript
     dim = int(queries.shape[1])
     return AlignedDescriptors(queries=normalise_rows(queries),
                               gallery=np.empty((0, dim), dtype=np.float32), gallery_rows=None,
-                              dim=dim, path=descriptors.path)
+                              dim=dim, path=descriptors.path, query_values=queries)
 
 
 def holds_gallery(names: Sequence[str], dataset: Dataset) -> bool:

@@ -486,12 +486,11 @@ def _cuhk03_cmc(dataset: Dataset, ranking: Ranking, protocol: Protocol,
         pos, ign = query_roles(query, protocol, global_mask)
         if not len(pos):
             continue
-        scores = ranking.score_row(q)
         valid = np.ones(dataset.n_gallery, dtype=bool)
         valid[ign] = False
         valid &= ~global_mask
         idx = np.flatnonzero(valid)
-        order = idx[np.argsort(-scores[idx], kind="stable")]
+        order = ranking.order_of(q, idx)
         ranks = np.empty(len(order), dtype=np.int64)
         ranks[np.searchsorted(idx, order)] = np.arange(len(order))
         out[row] = metrics.cmc_single_gallery_shot(

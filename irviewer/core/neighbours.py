@@ -21,7 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from irviewer.core.ranking import Ranking
-from irviewer.core.ranking.top_k import merge_sorted
+from irviewer.core.ranking.gallery import gallery_exact_scores
+from irviewer.core.ranking.settle import settle_top_lists
+from irviewer.core.ranking.top_k import below_near, merge_sorted
 
 #: Bytes of one block x chunk similarity matrix.
 BLOCK_BYTES = 64 * 2**20
@@ -158,7 +160,8 @@ def nearest(gallery: UnitGallery, items: np.ndarray, k: int,
 
     Blocked: rows in blocks, the active gallery images in chunks. Each chunk keeps only the
     scores reaching the row's running k-th best (after the first chunk, a handful per row), so
-    no chunk is sorted or partitioned whole. Ties keep gallery order.
+    no chunk is sorted or partitioned whole. The order is the ranking's: near ties by exact
+    cosine, equal ones in gallery order (:mod:`irviewer.core.ranking.settle`).
     """
     items = np.asarray(items, dtype=np.int64)
     n_rows = len(items)
@@ -167,6 +170,7 @@ def nearest(gallery: UnitGallery, items: np.ndarray, k: int,
     k = max(1, min(k, int(gallery.active.sum())))
     top_idx = np.full((n_rows, k), -1, dtype=np.int64)
     top_sim = np.full((n_rows, k), -np.inf, dtype=np.float32)
+    left_out = np.full(n_rows, -np.inf, dtype=np.float32)
     above = np.zeros(thr.shape, dtype=np.int64)
     block = max(1, BLOCK_BYTES // (4 * CHUNK_ROWS))
     # one score buffer for every block x chunk, rather than a fresh 40 MB array (mapped and
@@ -184,21 +188,40 @@ def nearest(gallery: UnitGallery, items: np.ndarray, k: int,
             if thresholds is not None:
                 for t in range(thr.shape[1]):
                     above[a:b, t] += np.count_nonzero(sims > thr[a:b, t, None], axis=1)
-            _merge(top_idx[a:b], top_sim[a:b], sims, cols)
+            np.maximum(left_out[a:b], _merge(top_idx[a:b], top_sim[a:b], sims, cols),
+                       out=left_out[a:b])
+    aligned = gallery.ranking.descriptors
+    assert aligned is not None
+    whole = gallery.ranking.exact_products is not None
+    settle_top_lists(gallery_exact_scores(aligned, whole), gallery.n, items, top_idx, top_sim,
+                     left_out, lambda rows: _full_rows(gallery, items[rows]))
     top_idx[~np.isfinite(top_sim)] = -1
     return Neighbours(top_idx, top_sim, above)
 
 
+def _full_rows(gallery: UnitGallery, items: np.ndarray) -> np.ndarray:
+    """Return the cosines of gallery images ``items`` with every gallery image, as
+    :func:`nearest` computes them (-inf for an image itself and the inactive ones)."""
+    vecs = gallery.rows(items)
+    out = np.full((len(items), gallery.n), -np.inf, dtype=np.float32)
+    for cols, g in gallery.active_chunks():
+        out[:, cols] = vecs @ g.T
+    out[np.arange(len(items)), items] = -np.inf
+    return out
+
+
 def _merge(top_idx: np.ndarray, top_sim: np.ndarray, sims: np.ndarray,
-           cols: np.ndarray) -> None:
+           cols: np.ndarray) -> np.ndarray:
     """Merge a chunk's scores (its columns the gallery images ``cols``, ascending) into the
     running top-k lists, in place, by :func:`~irviewer.core.ranking.top_k.merge_sorted`
-    (ties: gallery order, since the chunks come in gallery order).
+    (ties: gallery order, since the chunks come in gallery order); return, per row, the
+    best score offered that is not in its list (-inf: none).
 
-    Only scores reaching the row's k-th best so far are candidates; before k are known, the
-    (k+1)-th best of a sample of the chunk's columns (a row's own image may be one) is the
-    bar: at most the row's k-th best in the chunk, so no top-k score is lost, and a chunk
-    contributes about k * chunk / sample candidates per row, never all."""
+    Only scores reaching the row's k-th best so far, less its near band, are candidates (so the
+    near ties of a list's last entry are all seen, for the settling); before k are known,
+    the (k+1)-th best of a sample of the chunk's columns (a row's own image may be one) is
+    the bar: at most the row's k-th best in the chunk, so no top-k score is lost, and a
+    chunk contributes about k * chunk / sample candidates per row, never all."""
     k = top_idx.shape[1]
     floor = top_sim[:, -1].copy()
     if not np.isfinite(floor).all():
@@ -206,10 +229,10 @@ def _merge(top_idx: np.ndarray, top_sim: np.ndarray, sims: np.ndarray,
         if m > k:
             floor = np.maximum(floor, np.partition(sims[:, :m], m - k - 1, axis=1)[:, m - k - 1])
     # the lowest finite float32 as the bar keeps the -inf (a row's own image) out
-    floor = np.maximum(floor, np.finfo(np.float32).min)
+    floor = np.maximum(below_near(floor), np.finfo(np.float32).min)
     rows, at = np.divmod(np.flatnonzero(sims >= floor[:, None]), sims.shape[1])  # 5x nonzero
     if not len(rows):
-        return
+        return np.full(len(top_idx), -np.inf, dtype=np.float32)
     counts = np.bincount(rows, minlength=len(top_idx))
     width = int(counts.max())
     cand_idx = np.full((len(top_idx), width), -1, dtype=np.int64)
@@ -217,7 +240,7 @@ def _merge(top_idx: np.ndarray, top_sim: np.ndarray, sims: np.ndarray,
     slot = np.arange(len(rows)) - np.repeat(np.cumsum(counts) - counts, counts)
     cand_idx[rows, slot] = cols[at]
     cand_sim[rows, slot] = sims[rows, at]
-    merge_sorted(top_idx, top_sim, cand_idx, cand_sim)
+    return merge_sorted(top_idx, top_sim, cand_idx, cand_sim)
 
 
 def pair_cosines(gallery: UnitGallery, a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -12,9 +12,14 @@ protocols then remove their ignored items as everywhere else.
 Scores follow the benchmark: the negative squared Euclidean distance of the raw
 descriptors (not the cosine), computed in float64. Ties keep the candidate order: the
 query's own candidates first, in their given order, then the shared pool in file order —
-MATLAB's stable ``sort`` over ``[positives; negatives]`` in ``eval.m``. (eval.m computes
-in single precision, the negatives through a k-d tree; distances equal in exact arithmetic
-but computed differently can order either way there too.)
+MATLAB's stable ``sort`` over ``[positives; negatives]`` in ``eval.m``. Distances equal in
+exact arithmetic are ties wherever they are computed: descriptors of small whole numbers
+(SIFT's bytes, binary codes) give exact float64 distances; for others, distances within
+:data:`NEAR_RELATIVE` of each other (relative to the squared norms) are computed again
+exactly (:func:`~irviewer.core.exact_scores.exact_negative_squared_distances`) and ordered
+by that, so the order does not depend on the BLAS or the machine. (eval.m computes in
+single precision, the negatives through a k-d tree; distances equal in exact arithmetic but
+computed differently can order either way there.)
 """
 
 from __future__ import annotations
@@ -24,11 +29,18 @@ from collections.abc import Iterator
 import numpy as np
 
 from irviewer.core.errors import InputError
+from irviewer.core.exact_scores import exact_negative_squared_distances, small_integer_unit
 from irviewer.core.ranking import Ranking
 from irviewer.core.tie_windows import windows_in_row
 from irviewer.core.ties import TIE_TOLERANCE
 
 BLOCK = 256
+#: Float64 distances closer than this times the query's and the pool's largest squared norms
+#: are computed again exactly (float64 rounding of the expansion is below 1e-13 of them).
+NEAR_RELATIVE = 1e-10
+#: Descriptors whose values are whole multiples of a power of two of at most this many bits
+#: have exact float64 distances (the expansion's sums stay far below 2**53).
+EXACT_BITS = 16
 
 
 def neg_sq_l2(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -67,6 +79,10 @@ def iter_rank_in_pools(queries: np.ndarray, vectors: np.ndarray, own: np.ndarray
     shared_col = np.full(len(vectors), -1, dtype=np.int64)
     shared_col[shared] = n_own + np.arange(n_shared)
     pool = vectors[shared]
+    exact = (small_integer_unit(queries, EXACT_BITS) is not None
+             and small_integer_unit(vectors, EXACT_BITS) is not None and dim < 2**16)
+    pool_norm = float(np.einsum("ij,ij->i", pool.astype(np.float64),
+                                pool.astype(np.float64)).max(initial=0.0))
     top_i = np.empty((n_q, k), dtype=np.int64)
     top_s = np.empty((n_q, k), dtype=np.float32)
     item_offsets = np.concatenate([[0], np.cumsum([len(i) for i in items])]).astype(np.int64)
@@ -86,6 +102,8 @@ def iter_rank_in_pools(queries: np.ndarray, vectors: np.ndarray, own: np.ndarray
         candidates = np.concatenate([own[start:stop], np.broadcast_to(
             shared, (stop - start, n_shared))], axis=1)
         rows = np.arange(stop - start)[:, None]
+        if not exact:
+            _settle_pools(q, vectors, candidates, scores, order, pool_norm)
         top_i[start:stop] = candidates[rows, order[:, :k]]
         top_s[start:stop] = scores[rows, order[:, :k]]
         rank_of = np.empty_like(order)
@@ -110,3 +128,26 @@ def iter_rank_in_pools(queries: np.ndarray, vectors: np.ndarray, own: np.ndarray
                       source=source, item_tie_above=item_above,
                       item_tie_through=item_through)
     yield n_q, n_q, ranking
+
+
+def _settle_pools(queries: np.ndarray, vectors: np.ndarray, candidates: np.ndarray,
+                  scores: np.ndarray, order: np.ndarray, pool_norm: float) -> None:
+    """Order again, in place, every run of a block's sorted scores closer than
+    :data:`NEAR_RELATIVE` (of the query's and the pool's largest squared norms) to each other
+    by exact distance, equal ones in candidate order, and give their entries their exact
+    distances (``order`` sorts row r's ``scores`` descending, candidate ``candidates[r]``)."""
+    q64 = queries.astype(np.float64)
+    band = NEAR_RELATIVE * (np.einsum("ij,ij->i", q64, q64) + pool_norm)
+    ranked = np.take_along_axis(scores, order, axis=1)
+    close = ranked[:, :-1] - ranked[:, 1:] < band[:, None]
+    for r in np.flatnonzero(close.any(axis=1)).tolist():
+        starts = np.flatnonzero(close[r] & ~np.r_[False, close[r][:-1]])
+        for a in starts.tolist():
+            b = a + 1
+            while b < len(close[r]) and close[r][b]:
+                b += 1
+            at = order[r, a:b + 1]  # columns of one run, in candidate order when tied
+            exact = exact_negative_squared_distances(queries[r], vectors[candidates[r, at]])
+            by = np.lexsort((at, -exact))
+            order[r, a:b + 1] = at[by]
+            scores[r, at] = exact

@@ -36,7 +36,11 @@ from irviewer.core.errors import InputError
 
 CMCRule = Literal["none", "market", "cuhk03"]
 
-TIES = "stable: equal scores keep gallery order"
+#: The tie rule every ranking follows, as the output names it (see
+#: :mod:`irviewer.core.ranking.settle`; a ranking file's scores are its order as written).
+TIES = ("stable: equal scores keep gallery order; computed scores nearer than float32 "
+        "rounding can order are ordered by their exact value (exact dot products), the same "
+        "on every machine")
 #: Why a query with no positive left is out of the means (unless its protocol says why).
 SKIP_REASON = "no positive left after the protocol's removals"
 #: The summary key of DISC21's headline, micro-average precision over every predicted pair.

@@ -7,10 +7,12 @@ gallery order (stable); this module says how far that choice moves each number.
 What is tied
 ------------
 Two scores are tied when they differ by less than :data:`TIE_TOLERANCE` (float32 cosines
-that are equal can differ in their last bits); a ranking file's scores are tied when they
-are equal as written (tolerance 0). A query's tie *groups* are built around its positives:
-each positive's window holds every ranked gallery item whose score is tied with it, and
-windows that share an item merge, so the groups are disjoint blocks of consecutive ranks.
+that are equal can differ in their last bits; the order inside a tie is
+:mod:`irviewer.core.ranking.settle`'s); a ranking file's scores are tied when they are
+equal as written (tolerance 0). A query's tie *groups* are built
+around its positives: each positive's window holds every ranked gallery item whose score is
+tied with it, and windows that share an item merge, so the groups are disjoint blocks of
+consecutive ranks.
 Within a group every order is possible; outside, the order is fixed. When scores take a
 few distinct values (binary or quantised descriptors, rounded scores in a ranking file) a
 group is exactly the items of one score; only when tied scores chain (0.0 ~ 0.7e-6 ~ 1.4e-6)

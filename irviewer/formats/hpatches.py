@@ -179,12 +179,10 @@ def write_hpatches_results(path: Path, dataset: Dataset, ranking: Ranking) -> No
     with atomic_open(Path(path)) as out:
         out.write(pool + "\n")
         for q, query in enumerate(dataset.queries):
-            top = ranking.top_indices[q]
-            top = top[(top >= 0) & (top != query.self_index)][: RESULTS_DEPTH - 1]
-            if len(top) < RESULTS_DEPTH - 1 and not ranking.truncated:
-                row = ranking.score_row(q)
-                order = np.argsort(-row, kind="stable")
-                top = order[order != query.self_index][: RESULTS_DEPTH - 1]
+            drop = np.zeros(dataset.n_gallery, dtype=bool)
+            if query.self_index >= 0:
+                drop[query.self_index] = True
+            top, _ = ranking.ranked(q, RESULTS_DEPTH - 1, drop)
             out.write(",".join([query.name, *(dataset.gallery[g] for g in top)]) + "\n")
 
 

@@ -18,10 +18,11 @@ How the files make that exact:
   every query — exactly as :func:`irviewer.core.evaluation.protocol_ranks` does.
 * **Deep enough.** Each list goes down to ``depth`` (default: the stored top-K) and in any
   case to the query's last retrieved positive, so every positive irviewer counts is in the
-  run. When the stored top-K is too short the list comes from the query's full score row
-  (:meth:`~irviewer.core.ranking.Ranking.score_row`, ordered by descending score, ties in
-  gallery order — irviewer's stable ranking). A truncated precomputed ranking is written as
-  far as it is known. A protocol with a list depth (HPatches: 50) is cut there.
+  run. When the stored top-K is too short the list comes from the query's full score row,
+  made again and ordered as the ranking orders (:meth:`~irviewer.core.ranking.Ranking.ranked`:
+  descending score, near ties by exact score, equal ones in gallery order). A truncated
+  precomputed ranking is written as far as it is known. A protocol with a list depth
+  (HPatches: 50) is cut there.
 * **No reordering by trec_eval.** trec_eval ignores the rank column and sorts by score,
   ties broken by docid descending (``comp_sim_docno`` in ``form_res_rels.c``). A query's
   real scores are written (``%.9g``, which keeps float32 values distinct) when they strictly
@@ -53,6 +54,7 @@ import numpy as np
 from irviewer.core.convention_names import FINITE
 from irviewer.core.errors import InputError, Sentence, either, examples
 from irviewer.core.evaluation import Evaluation, query_roles, remove_ignored
+from irviewer.core.ranking import Ranking
 from irviewer.io.atomic import atomic_open
 
 _SPACE = re.compile(r"\s")
@@ -64,10 +66,12 @@ def exported_list(evaluation: Evaluation, q: int,
 
     The ranked gallery with the protocol's removed items taken out, down to ``depth``
     (default: the stored top-K depth) and at least to the last retrieved positive, cut at
-    the protocol's list depth; scores are float32 (nan where a precomputed ranking has
-    none). Positives sit exactly at the ranks the evaluation counted (checked; should the
-    score row round differently from the ranking, the positives are put at their counted
-    ranks and the scores dropped).
+    the protocol's list depth (:meth:`~irviewer.core.ranking.Ranking.ranked`: the stored
+    list, or the score row made again and ordered as the ranking orders); scores are
+    float32 (nan where a precomputed ranking has none). Positives sit exactly at the ranks
+    the evaluation counted (checked: should a score row made elsewhere order differently
+    from its ranking, the positives are put at their counted ranks, each image keeping its
+    score).
     """
     ev = evaluation
     ds, ranking, protocol = ev.dataset, ev.ranking, ev.protocol
@@ -79,33 +83,30 @@ def exported_list(evaluation: Evaluation, q: int,
     need = max(ranking.k if depth is None else depth, int(counted[-1]) + 1 if len(counted) else 0)
     if protocol.list_depth is not None:
         need = min(need, protocol.list_depth)
-    top, top_scores = ranking.top_indices[q], ranking.top_scores[q]
-    valid = top >= 0
-    top, top_scores = top[valid], top_scores[valid]
-    keep = ~drop[top]
-    listed, scores = top[keep][:need], top_scores[keep][:need]
-    if len(listed) < need and not ranking.truncated:
-        row = ranking.score_row(q)
-        listed = top_stable(row, drop, need)
-        scores = row[listed]
+    listed, scores = ranking.ranked(q, need, drop)
     scores = scores.astype(np.float32)
     is_pos = np.isin(listed, pos)
     if not np.array_equal(np.flatnonzero(is_pos), counted):
+        score_of = dict(zip(listed.tolist(), scores.tolist(), strict=True))
         listed = _place_positives(ev, q, pos, ign, listed[~is_pos], len(listed))
-        scores = np.full(len(listed), np.nan, dtype=np.float32)
+        known = _scores_of(ranking, q, listed)
+        scores = np.array([score_of.get(g, s) for g, s in zip(listed.tolist(), known.tolist(),
+                                                               strict=True)], dtype=np.float32)
     return listed, scores
 
 
-def top_stable(row: np.ndarray, drop: np.ndarray, n: int) -> np.ndarray:
-    """Return the gallery indices of the ``n`` best scores of ``row`` that are finite and not
-    dropped, by descending score, equal scores in gallery order (irviewer's stable ranking),
-    without sorting the whole row."""
-    valid = np.flatnonzero(np.isfinite(row) & ~drop)
-    values = row[valid]
-    if n < len(valid):
-        nth_best = np.partition(values, len(values) - n)[len(values) - n]
-        valid = valid[values >= nth_best]  # still in gallery order
-    return valid[np.argsort(-row[valid], kind="stable")][:n]
+def _scores_of(ranking: Ranking, q: int, gallery: np.ndarray) -> np.ndarray:
+    """Return query ``q``'s scores of the images ``gallery``: the ranking's stored ones, else
+    from its score row (nan where neither knows)."""
+    idx, _, stored = ranking.items(q)
+    out = np.full(len(gallery), np.nan, dtype=np.float32)
+    at = np.searchsorted(idx, gallery)
+    found = (at < len(idx)) & (idx[np.minimum(at, max(len(idx) - 1, 0))] == gallery) \
+        if len(idx) else np.zeros(len(gallery), dtype=bool)
+    out[found] = stored[at[found]]
+    if (~found).any() and ranking.has_score_rows:
+        out[~found] = ranking.score_row(q)[gallery[~found]]
+    return out
 
 
 def _place_positives(ev: Evaluation, q: int, pos: np.ndarray, ign: np.ndarray,

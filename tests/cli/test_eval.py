@@ -50,7 +50,7 @@ def test_eval_prints_a_table_with_conventions(case, capsys):
     out = capsys.readouterr().out
     assert rc == 0
     assert "protocol instance" in out
-    assert "ties: stable: equal scores keep gallery order" in out
+    assert "ties: stable: equal scores keep gallery order; computed scores nearer than" in out
     assert "finite-sum AP" in out
     assert ("removed = junk, the query's own image, where it is in the gallery\n"
             in out)

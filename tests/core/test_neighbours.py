@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from irviewer.core import neighbours as nb
 from irviewer.core.ranking import Ranking
-from tests.core.helpers import aligned, sign_vectors
+from tests.core.helpers import aligned, exact_cosine_order, sign_vectors, tied_vectors
 
 
 def gallery_of(vectors: np.ndarray, ignored: np.ndarray | None = None) -> nb.UnitGallery:
@@ -108,3 +109,27 @@ def test_the_cache_keeps_the_active_images_only_and_still_gives_the_others():
     assert np.concatenate([c for c, _ in chunks]).tolist() == [1, 2, 3, 4, 7, 8, 9, 10, 11]
     np.testing.assert_allclose(np.concatenate([v for _, v in chunks]),
                                expect[[1, 2, 3, 4, 7, 8, 9, 10, 11]], rtol=1e-6)
+
+
+@pytest.mark.parametrize(("kind", "dim"), [("scaled signs", 32), ("decimal", 6)])
+@pytest.mark.parametrize("chunked", [False, True])
+def test_neighbours_of_exact_ties_are_in_exact_order(kind, dim, chunked):
+    """Cosines equal in exact arithmetic that float32 makes unequal: each image's neighbours
+    are in exact cosine order (rational arithmetic), equal ones in gallery order, the list
+    cut inside a run of ties as well."""
+    rng = np.random.default_rng(6)
+    vectors = tied_vectors(rng, kind, 90, dim)
+    ignored = rng.choice(90, 8, replace=False)
+    unit = gallery_of(vectors, ignored)
+    items = rng.choice(np.setdiff1d(np.arange(90), ignored), 12, replace=False)
+    old, old_block = nb.CHUNK_ROWS, nb.BLOCK_BYTES
+    nb.CHUNK_ROWS = 16 if chunked else old
+    nb.BLOCK_BYTES = 4 * 16 * 5 if chunked else old_block
+    try:
+        found = nb.nearest(unit, items, 9)
+    finally:
+        nb.CHUNK_ROWS, nb.BLOCK_BYTES = old, old_block
+    for row, item in enumerate(items):
+        order = exact_cosine_order(vectors[item:item + 1], vectors,
+                                   np.append(ignored, item))[0]
+        np.testing.assert_array_equal(found.indices[row], order[:9])

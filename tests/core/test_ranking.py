@@ -11,9 +11,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from irviewer.core import parallel
+from irviewer.core.descriptors import AlignedDescriptors, normalise_rows
 from irviewer.core.errors import InputError
 from irviewer.core.ranking import gallery, iter_rank, rank, ranker, ranks_in_row, top_of_row
-from tests.core.helpers import aligned, brute_force_order, random_dataset, sign_vectors
+from tests.core.helpers import (
+    aligned,
+    brute_force_order,
+    exact_cosine_order,
+    random_dataset,
+    sign_vectors,
+    tied_vectors,
+)
 
 
 def exact_scores(q: np.ndarray, g: np.ndarray) -> np.ndarray:
@@ -82,6 +90,72 @@ def _check_against_brute_force(seed: int, n_q: int, n_g: int, k: int, chunk: int
 @pytest.mark.parametrize(("chunk", "block"), [(None, None), (7, 3), (50, 1), (64, 100)])
 def test_matches_brute_force_with_ties_and_chunks(chunk, block, path):
     check_against_brute_force(1, n_q=12, n_g=150, k=20, chunk=chunk, block=block, path=path)
+
+
+#: Data whose cosines tie exactly and often, and what each one's dimension is.
+TIED = {"decimal": 6, "scaled signs": 32, "signs": 128}
+
+
+def raw_aligned(queries: np.ndarray, gallery: np.ndarray) -> AlignedDescriptors:
+    """Return AlignedDescriptors as :func:`irviewer.core.descriptors.align` makes them: unit
+    query vectors, and the values as the file holds them."""
+    return AlignedDescriptors(queries=normalise_rows(queries), gallery=gallery,
+                              gallery_rows=None, dim=gallery.shape[1], query_values=queries)
+
+
+@pytest.mark.parametrize("kind", list(TIED))
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize(("chunk", "block"), [(None, None), (23, 3), (64, 1)])
+def test_exact_ties_keep_gallery_order_however_float32_rounds_them(kind, path, chunk, block):
+    """Scores equal in exact arithmetic come out of the float32 multiply a few units of the
+    last place apart, differently for each block shape, path and thread split: the top-K
+    lists and every item's rank are nevertheless the exact order (rational arithmetic),
+    equal exact cosines in gallery order."""
+    rng = np.random.default_rng(11)
+    dim = TIED[kind]
+    qv, gv = tied_vectors(rng, kind, 7, dim), tied_vectors(rng, kind, 160, dim)
+    ignored = rng.choice(160, 9, replace=False)
+    ds = random_dataset(rng, 7, 160, max_per_group=20, with_self=True, global_ignored=ignored)
+    with ranking_path(path):
+        result = rank(raw_aligned(qv, gv), ds, k=25) if chunk is None else list(
+            iter_rank(raw_aligned(qv, gv), ds, k=25, gallery_chunk_rows=chunk,
+                      query_block_rows=block))[-1].ranking
+    assert result is not None
+    for q, order in enumerate(exact_cosine_order(qv, gv, ds.global_ignored)):
+        np.testing.assert_array_equal(result.top_indices[q], order[:25])
+        assert (np.diff(result.top_scores[q]) <= 0).all()  # settled scores descend
+        idx, ranks, _ = result.items(q)
+        position = np.full(160, -1)
+        position[order] = np.arange(len(order))
+        np.testing.assert_array_equal(ranks, position[idx])
+        # A score row made again is ordered as the ranking: ranks, and lists beyond K.
+        others = np.setdiff1d(np.arange(160), np.concatenate([idx, ds.global_ignored]))
+        np.testing.assert_array_equal(result.rank_items(q, others), position[others])
+        np.testing.assert_array_equal(result.ranked(q, 60)[0], order[:60])
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_tie_windows_are_the_exact_tie_groups(path):
+    """With scores that are equal or far apart in exact arithmetic (multiples of 1/32), an
+    item's tie window is exactly its group of equal cosines, whatever float32 made of them."""
+    rng = np.random.default_rng(4)
+    qv, gv = tied_vectors(rng, "scaled signs", 5, 32), tied_vectors(rng, "scaled signs", 120, 32)
+    ds = random_dataset(rng, 5, 120, max_per_group=30)
+    with ranking_path(path):
+        result = rank(raw_aligned(qv, gv), ds, k=10)
+    exact = np.sign(qv) @ np.sign(gv).T  # whole dot products of the signs
+    assert result.item_tie_above is not None and result.item_tie_through is not None
+    for q in range(5):
+        a, b = result.item_offsets[q], result.item_offsets[q + 1]
+        d = exact[q, result.item_indices[a:b]]
+        np.testing.assert_array_equal(result.item_tie_above[a:b],
+                                      (exact[q][None, :] > d[:, None]).sum(axis=1))
+        np.testing.assert_array_equal(result.item_tie_through[a:b],
+                                      (exact[q][None, :] >= d[:, None]).sum(axis=1))
+        # A tied item's score is its exact cosine (equal for every member of the group).
+        tied = (exact[q][None, :] == d[:, None]).sum(axis=1) > 1
+        np.testing.assert_array_equal(result.item_scores[a:b][tied], d[tied] / 32)
+        np.testing.assert_allclose(result.item_scores[a:b], d / 32, atol=1e-6)
 
 
 @pytest.mark.parametrize("path", PATHS)
@@ -301,3 +375,24 @@ def test_score_vector_refuses_another_dimension_and_file_rankings():
     from dataclasses import replace
     with pytest.raises(InputError, match="no gallery vectors"):
         replace(result, descriptors=None).score_vector(np.ones(16))
+
+
+def test_the_lists_runs_of_near_ties_are_settled_when_first_read_not_by_an_evaluation():
+    """Ordering near ties inside the top-K lists waits until a list is read: an evaluation
+    (which counts the items' exact ranks, never the lists) leaves it pending; the first read
+    of either list settles both, once, in the exact order."""
+    from irviewer.core.evaluation import evaluate
+    from irviewer.core.protocols import get_protocol
+
+    rng = np.random.default_rng(12)
+    qv, gv = tied_vectors(rng, "scaled signs", 6, 32), tied_vectors(rng, "scaled signs", 200, 32)
+    ds = random_dataset(rng, 6, 200, max_per_group=20)
+    result = rank(raw_aligned(qv, gv), ds, k=40)
+    assert result.lists_pending is not None
+    evaluate(ds, result, get_protocol("instance"))
+    assert not result.lists_pending.done
+    scores = result.top_scores
+    assert result.lists_pending.done
+    for q, order in enumerate(exact_cosine_order(qv, gv)):
+        np.testing.assert_array_equal(result.top_indices[q], order[:40])
+        assert (np.diff(scores[q]) <= 0).all()

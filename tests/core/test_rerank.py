@@ -15,7 +15,7 @@ from irviewer.core.dataset import Dataset, build_query
 from irviewer.core.descriptors import normalise_rows
 from irviewer.core.errors import InputError
 from irviewer.core.evaluation import evaluate
-from irviewer.core.progress import result_of as run
+from irviewer.core.progress import result_of
 from irviewer.core.protocols import get_protocol
 from irviewer.core.ranking import rank
 from irviewer.core.rerank import check_budget, iter_rerank, parse_spec
@@ -25,8 +25,8 @@ from irviewer.core.rerank.kreciprocal import (
     iter_encode_joined,
     squared_distance,
 )
-from irviewer.core.rerank.search import iter_self_top
-from tests.core.helpers import aligned, random_dataset
+from irviewer.core.rerank.search import cross_top, iter_self_top
+from tests.core.helpers import aligned, exact_cosine_order, random_dataset, tied_vectors
 from tests.core.rerank_dense import dense_expansion, dense_kreciprocal
 
 
@@ -96,7 +96,7 @@ def test_neighbour_order_with_ties_is_stable_like_a_dense_argsort():
     x[10] = x[3]  # exact duplicates tie at distance 0 with the image itself
     x[11] = x[3]
     need = 9
-    top = run(iter_self_top(x, need + 4, "one", row_min=True, block_rows=8))
+    top = result_of(iter_self_top(x, need + 4, "one", row_min=True, block_rows=8))
     scale = squared_distance(top.row_min)
     ranked, dist = _order_by_distance(x, top, scale, need)
     d2 = squared_distance(x @ x.T)
@@ -272,3 +272,22 @@ def test_kept_query_gallery_cosines_are_the_whole_cross_product(block, monkeypat
     again = encode(q, g, 3, 2, 0.3, block_rows=block)
     assert again.cross is None
     np.testing.assert_allclose(kept.distance_rows(0, 9), again.distance_rows(0, 9), atol=1e-6)
+
+
+@pytest.mark.parametrize("block_rows", [7, 4096])
+def test_neighbour_lists_of_exact_ties_are_in_exact_order(block_rows):
+    """Unit vectors of +-c in 32-d: every cosine a multiple of 1/32 in exact arithmetic, a
+    few units of the last place apart in float32, differently for every block shape: each
+    image's neighbours (itself counted at cosine 1) and each query's gallery neighbours are
+    in exact order, equal cosines in index order, however the blocks fall."""
+    rng = np.random.default_rng(9)
+    x = normalise_rows(tied_vectors(rng, "scaled signs", 60, 32))
+    x[7] = x[2]  # a duplicate ties with the image itself
+    top = result_of(iter_self_top(x, 12, "one", block_rows=block_rows))
+    exact = exact_cosine_order(x, x)
+    for i in range(60):
+        np.testing.assert_array_equal(top.indices[i], exact[i][:12])
+    q, g = x[:9], x[9:]
+    across = cross_top(q, g, 10, block_rows=block_rows)
+    for i, order in enumerate(exact_cosine_order(q, g)):
+        np.testing.assert_array_equal(across.indices[i], order[:10])

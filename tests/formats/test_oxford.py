@@ -17,6 +17,7 @@ from irviewer.core.ranking import rank
 from irviewer.formats.base import ReadOptions
 from irviewer.formats.oxford import read_oxford, sniff_oxford
 from irviewer.formats.registry import detect
+from tests.core import reference
 
 NAMES = [f"tower_{i:06d}" for i in range(8)]
 
@@ -230,6 +231,47 @@ def test_real_oxford5k_ground_truth_and_regression_map(shared_samples):
     removed = evaluate(ds, r, get_protocol("oxford").override(self_match="remove"))
     assert round(100 * kept, 2) == 40.29
     assert round(100 * removed.summary["mAP"], 2) == 34.68
+
+
+def test_sign_binarised_fc7_ranks_exact_ties_in_gallery_order(tmp_path, shared_samples):
+    """The real fc7 descriptors cut to their signs: cosines take 65 values, ties by the
+    hundreds, which float32 makes unequal. The headline is the order that keeps equal
+    cosines in gallery order (32.72, against 32.47 or 32.57 by the float rounding of one
+    machine or another), per query equal to that order computed in whole numbers, and
+    every row of the exported lists has its score."""
+    import csv
+
+    from irviewer.formats.descriptor_files import read_descriptors
+
+    features = shared_samples("oxford5k-lopq-fc7-features")
+    names_file = features / "oxford5k_imlist_sorted.txt"
+    names = tuple(names_file.read_text().split())
+    signs = np.sign(read_descriptors(features / "oxford_features.fvecs",
+                                     row_names=names).tables[0].vectors).astype(np.float32)
+    np.save(tmp_path / "signs.npy", signs)
+    gt = shared_samples("oxford5k-gt")
+    out = tmp_path / "out.json"
+    assert main(["eval", str(gt), "-d", str(tmp_path / "signs.npy"), "--row-names",
+                 str(names_file), "--json", str(out), "--export-csv",
+                 str(tmp_path / "lists")]) == 0
+    import json
+
+    (evaluation,) = json.loads(out.read_text())["evaluations"]
+    assert round(100 * evaluation["summary"]["mAP"], 2) == 32.72
+    ds = read_oxford(gt, ReadOptions(gallery_names=names))
+    dots = np.sign(signs[[q.self_index for q in ds.queries]]) @ signs.T  # whole numbers
+    expected = []
+    for query, row in zip(ds.queries, dots, strict=True):
+        order = np.lexsort((np.arange(len(row)), -row))  # equal cosines: gallery order
+        positive = set(query.group("good").tolist()) | set(query.group("ok").tolist())
+        junk = set(query.group("junk").tolist())
+        listed = [int(g) in positive for g in order if int(g) not in junk]
+        expected.append(reference.ap_trapezoid(listed, len(positive)))
+    got = [q["AP"] for q in evaluation["queries"]]
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
+    with (tmp_path / "lists.oxford.csv").open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) > 55 * 100 and all(r["score"] for r in rows)
 
 
 def test_the_missing_gallery_sentence_names_the_dialog_fields_in_the_window(tmp_path):

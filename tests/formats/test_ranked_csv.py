@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 
+import numpy as np
+
 from irviewer.core.evaluation import evaluate
 from irviewer.core.ranking import rank
 from irviewer.formats.ranked_csv import COLUMNS, write_ranked_csv
@@ -39,3 +41,35 @@ def test_the_csv_lists_what_the_run_lists(tmp_path):
     run = [line.split() for line in (tmp_path / "qa.run").read_text().splitlines()]
     assert [(q, r, g) for q, r, g, _, _ in rows(tmp_path / "qa.csv")[1:]] == [
         (q, r, d) for q, _, d, r, _, _ in run]
+
+
+def test_every_row_has_its_score_when_exact_ties_come_out_of_float32_unequal(tmp_path):
+    """Scaled sign vectors tie exactly by the dozen and float32 makes them unequal; the
+    lists reach far beyond the stored top-K (rows made again): every row has a score, the
+    positives sit at the ranks the evaluation counted, the scores descend and equal exact
+    cosines are written equal."""
+    from irviewer.core.descriptors import AlignedDescriptors, normalise_rows
+    from irviewer.core.evaluation import query_roles
+    from tests.core.helpers import random_dataset, tied_vectors
+
+    rng = np.random.default_rng(8)
+    qv, gv = tied_vectors(rng, "scaled signs", 10, 64), tied_vectors(rng, "scaled signs", 300, 64)
+    ds = random_dataset(rng, 10, 300, max_per_group=60, with_self=True)
+    vectors = AlignedDescriptors(queries=normalise_rows(qv), gallery=gv, gallery_rows=None,
+                                 dim=64, query_values=qv)
+    ev = evaluate(ds, rank(vectors, ds, k=5), JUNK)
+    n = write_ranked_csv(tmp_path / "all.csv", ev)
+    got = rows(tmp_path / "all.csv")[1:]
+    assert n == len(got) > 10 * 5
+    assert all(score != "" for _, _, _, score, _ in got)
+    for q, query in enumerate(ds.queries):
+        mine = [r for r in got if r[0] == query.name]
+        relevant = [i for i, r in enumerate(mine) if r[4] == "positive"]
+        pos, _ = query_roles(query, JUNK, ds.ignored_mask)
+        if not len(pos):
+            continue  # left out of the means: no list
+        assert relevant == ev.positives.of(q).tolist()
+        scores = np.array([float(r[3]) for r in mine])
+        assert (np.diff(scores) <= 0).all()
+        exact = np.array([np.sign(qv[q]) @ np.sign(gv[ds.gallery.index(r[2])]) for r in mine])
+        np.testing.assert_array_equal(scores[1:] == scores[:-1], exact[1:] == exact[:-1])

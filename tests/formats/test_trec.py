@@ -19,7 +19,6 @@ from irviewer.core.ranking import rank, ranking_from_lists
 from irviewer.formats.rankings import read_ranking
 from irviewer.formats.trec import (
     exported_list,
-    top_stable,
     trec_scores,
     write_qrels,
     write_trec_run,
@@ -145,14 +144,20 @@ def test_the_score_column_sorts_like_the_ranks():
 
 
 @pytest.mark.parametrize("seed", range(5))
-def test_top_stable_is_the_head_of_the_stable_full_sort(seed):
+def test_a_list_longer_than_the_stored_one_is_the_head_of_the_stable_full_sort(seed):
+    """Beyond the stored top-K, a query's list comes from its score row made again, without
+    the dropped images, in the ranking's own order (ties in gallery order)."""
     rng = np.random.default_rng(seed)
-    row = rng.integers(-3, 4, 50).astype(np.float32) / 4  # many ties
-    row[rng.choice(50, 4, replace=False)] = -np.inf  # removed for every query
-    drop = rng.random(50) < 0.2
-    full = [g for g in brute_force_order(row, np.flatnonzero(drop)) if np.isfinite(row[g])]
+    qv, gv = sign_vectors(rng, 1), sign_vectors(rng, 50)  # cosines in 1/16: many ties
+    ds = random_dataset(rng, 1, 50, global_ignored=rng.choice(50, 4, replace=False))
+    ranking = rank(aligned(qv, gv), ds, k=3)
+    drop = ds.ignored_mask | (rng.random(50) < 0.2)
+    row = (normalise_rows(qv) @ normalise_rows(gv).T)[0]
+    full = brute_force_order(row, np.flatnonzero(drop))
     for n in (1, 7, 30, 60):
-        assert top_stable(row, drop, n).tolist() == full[:n]
+        idx, scores = ranking.ranked(0, n, drop)
+        assert idx.tolist() == full[:n].tolist()
+        np.testing.assert_allclose(scores, row[idx], atol=1e-6)
 
 
 # -- random data: ties, junk, self-matches, removed images, extended lists ------------------
@@ -216,6 +221,8 @@ def test_a_corrected_query_is_exported_with_its_new_ground_truth(tmp_path):
 
 
 def test_positives_stay_at_their_counted_ranks_when_the_score_row_disagrees(tmp_path):
+    """A score row that orders differently from its ranking (scores made elsewhere) does
+    not move the positives from their counted ranks, and every listed image keeps a score."""
     ds, vectors = hand_case()
     ranking = rank(vectors, ds, k=1)
     true_row = ranking.score_row
@@ -228,7 +235,9 @@ def test_positives_stay_at_their_counted_ranks_when_the_score_row_disagrees(tmp_
     object.__setattr__(ranking, "score_row", rounded_differently)
     ev = evaluate(ds, ranking, JUNK)
     listed, scores = exported_list(ev, 0)
-    assert listed.tolist() == [3, 1, 2, 4] and np.isnan(scores).all()
+    assert listed.tolist() == [3, 1, 2, 4]
+    assert not np.isnan(scores).any()
+    assert scores[3] == pytest.approx(0.1)  # g4 keeps the score its ranking counted
     assert_reproduces(tmp_path, ev)
 
 

@@ -1,8 +1,11 @@
 """Ranking: cosine similarity by one matrix multiply, top-K, and exact ranks of chosen items.
 
 For every query the gallery is ranked by descending cosine similarity of L2-normalised
-float32 descriptors. Equal scores keep gallery order (a stable ranking), so a ranking is
-fully determined by the descriptors and the gallery order.
+float32 descriptors. Equal scores keep gallery order (a stable ranking), and scores equal in
+exact arithmetic are equal: float32 scores nearer than their rounding can order are
+ordered by their exact cosine (:mod:`irviewer.core.ranking.settle`), so a ranking is fully
+determined by the descriptors and the gallery order, on every machine and with any number
+of threads.
 
 What is stored (:class:`Ranking`) is what the metrics and the viewer need, not the whole
 sorted gallery:
@@ -37,10 +40,10 @@ Gallery images the dataset removes for every query (``Dataset.global_ignored``) 
 before ranking: they never appear in a top-K list and never count in a rank (rank -1).
 """
 
-from irviewer.core.ranking.counting import ranks_in_row
 from irviewer.core.ranking.cut import common_depth, cut_at
 from irviewer.core.ranking.from_lists import ranking_from_lists
 from irviewer.core.ranking.ranker import iter_rank, iter_rank_rows, rank
+from irviewer.core.ranking.row_counts import ranks_in_row
 from irviewer.core.ranking.stored import (
     DEFAULT_DEPTH,
     DEPTH,

@@ -1,40 +1,32 @@
-"""Exact rank counting: the 0-based stable rank of every item of interest, counted block by
-block without sorting whole rows (rank = #(scores above) + #(equal scores earlier in the
+"""Exact rank counting: the 0-based rank of every item of interest, counted block by block
+without sorting whole rows (rank = #(scores above) + #(equal scores earlier in the
 gallery)); with a gallery in several chunks, from an estimate's narrow band resolved at the
-end (see :mod:`irviewer.core.ranking`)."""
+end (see :mod:`irviewer.core.ranking`). Where a ranking has exact scores, an item whose
+float32 score has others in its near band (:func:`~irviewer.core.ranking.settle.band_edges`)
+is counted again among them by exact score
+(:func:`~irviewer.core.ranking.settle.settle_items`)."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 
 from irviewer.core.descriptors import AlignedDescriptors
+from irviewer.core.parallel import row_parts, run_parts
+from irviewer.core.ranking.row_counts import Counted, counts_in_row
+from irviewer.core.ranking.settle import Settle, band_edges, settle_items
 from irviewer.core.ranking.top_k import Candidates
-from irviewer.core.tie_windows import window_edges, windows_in_row
+from irviewer.core.tie_windows import window_edges
 from irviewer.core.ties import TIE_TOLERANCE
 
 #: Scores closer than this to an item's estimated score are resolved exactly (multi-chunk only).
 BAND = 1e-5
-
-
-def ranks_in_row(row: np.ndarray, gallery_indices: np.ndarray) -> np.ndarray:
-    """Return exact 0-based stable ranks of ``gallery_indices`` in a full score row.
-
-    rank(g) = #(scores > row[g]) + #(scores == row[g] at an earlier gallery index);
-    an item whose score is -inf (removed) gets -1.
-    """
-    g = np.asarray(gallery_indices, dtype=np.int64)
-    s = row[g]
-    finite = row[np.isfinite(row)]
-    ordered = np.sort(finite)
-    above = len(ordered) - np.searchsorted(ordered, s, side="right")
-    ties_before = np.array([np.count_nonzero(row[:gi] == si) for gi, si in zip(g, s, strict=True)],
-                           dtype=np.int64) if len(g) else np.zeros(0, dtype=np.int64)
-    out = above + ties_before
-    out[~np.isfinite(s)] = -1
-    return out
+#: Members of near bands kept before the items are settled in a batch (one chunk).
+_PENDING_MEMBERS = 1 << 20
+#: Members (times 1000) per thread below which a batch is not split between threads.
+_PARALLEL_MEMBERS = 50_000
 
 
 class CountState:
@@ -45,12 +37,19 @@ class CountState:
     row's candidates. With several chunks each item's score is estimated first; every chunk
     counts the scores above the estimate's band and keeps the few scores inside the band,
     which are resolved once the exact score is known.
+
+    With ``settle`` (a ranking with exact scores) the scores in each item's near band are
+    counted too, and an item with others in it (its *members*) is settled: counted among
+    them by exact score — in the block that holds it with one chunk, at the end with
+    several. Its tie window (``tolerance``) stays counted on float32 scores.
     """
 
     def __init__(self, offsets: np.ndarray, items: np.ndarray, item_query: np.ndarray,
-                 multi: bool, tolerance: float = TIE_TOLERANCE) -> None:
+                 multi: bool, tolerance: float = TIE_TOLERANCE,
+                 settle: Settle | None = None) -> None:
         self.offsets, self.items, self.item_query, self.multi = offsets, items, item_query, multi
         self.tolerance = tolerance
+        self.settle = settle
         n = len(items)
         self.above = np.zeros(n, dtype=np.int64)
         # Tie windows (irviewer.core.tie_windows): the scores at or above each item's upper
@@ -58,12 +57,23 @@ class CountState:
         # scores above the band of the other chunks (multi-chunk), added at the end.
         self.win_above = np.zeros(n, dtype=np.int64)
         self.win_through = np.zeros(n, dtype=np.int64)
+        # The same for each item's near band (settle.band_edges), with exact scores only.
+        self.near_above = np.zeros(n, dtype=np.int64)
+        self.near_through = np.zeros(n, dtype=np.int64)
         self.elsewhere = np.zeros(n, dtype=np.int64)
         self.exact = np.full(n, np.nan, dtype=np.float32)
+        self.settled = np.full(n, np.nan, dtype=np.float32)  # exact scores of settled items
         self.estimate_val = np.zeros(n, dtype=np.float32)
         # The scores inside items' bands, kept chunk by chunk: (item of each score, the
-        # scores, whether its chunk lies before the item in gallery order).
-        self.band: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        # scores, whether its chunk lies before the item in gallery order, their gallery
+        # indices).
+        self.band: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        # Multi-chunk: the members of items found in the items' own chunks (item, gallery).
+        self.members: list[tuple[np.ndarray, np.ndarray]] = []
+        # One chunk: items to settle in one batch (which, member items, members, far).
+        self.pending: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        self.pending_size = 0
+        self._lock = threading.Lock()
 
     def estimate(self, aligned: AlignedDescriptors) -> None:
         """Estimate each item's score with a gather (multi-chunk galleries only)."""
@@ -108,6 +118,8 @@ class CountState:
         self.exact[ia:ib][inside] = scores[rows[inside], items[inside] - start]
         _, _, _, _, lo, _ = self._bounds(qa, qb, start, stop)
         np.minimum.at(out, rows, window_edges(lo, self.tolerance)[1])  # the tie window too
+        if self.settle is not None:  # and the near band
+            np.minimum.at(out, rows, band_edges(lo)[1])
         return out
 
     def count_in_sorted(self, ordered: np.ndarray, scores: np.ndarray, qa: int, qb: int,
@@ -126,15 +138,27 @@ class CountState:
         right = np.empty(ib - ia, dtype=np.int64)
         left = np.empty(ib - ia, dtype=np.int64) if self.multi else right
         upper, lower = window_edges(hi, self.tolerance)
+        b_up, b_lo = band_edges(hi)
         win_above = np.empty(ib - ia, dtype=np.int64)
         win_through = np.empty(ib - ia, dtype=np.int64)
+        near_above = np.empty(ib - ia, dtype=np.int64)
+        near_through = np.empty(ib - ia, dtype=np.int64)
+        # One search per side and row: each row's items' values, stacked. (With one chunk
+        # the near bands are searched only for the items that have a neighbour in theirs.)
+        bands = self.settle is not None and self.multi
+        rights = [hi, lower] + ([b_lo] if bands else [])
+        lefts = [upper] + ([b_up] if bands else []) + ([lo] if self.multi else [])
         for r in np.flatnonzero(np.diff(bounds)):
             a, b = bounds[r], bounds[r + 1]
-            right[a:b] = np.searchsorted(ordered[r], hi[a:b], side="right")
-            win_above[a:b] = np.searchsorted(ordered[r], upper[a:b], side="left")
-            win_through[a:b] = np.searchsorted(ordered[r], lower[a:b], side="right")
+            found_r = np.searchsorted(ordered[r], np.concatenate([v[a:b] for v in rights]),
+                                      side="right").reshape(len(rights), b - a)
+            found_l = np.searchsorted(ordered[r], np.concatenate([v[a:b] for v in lefts]),
+                                      side="left").reshape(len(lefts), b - a)
+            right[a:b], win_through[a:b], win_above[a:b] = found_r[0], found_r[1], found_l[0]
+            if bands:
+                near_through[a:b], near_above[a:b] = found_r[2], found_l[1]
             if self.multi:
-                left[a:b] = np.searchsorted(ordered[r], lo[a:b], side="left")
+                left[a:b] = found_l[-1]
         n = scores.shape[1]
         self.win_above[ia:ib][inside] += n - win_above[inside]
         self.win_through[ia:ib][inside] += n - win_through[inside]
@@ -146,11 +170,42 @@ class CountState:
         for j in tied:
             above[j] += np.count_nonzero(scores[rows[j], :items[j] - start] == hi[j])
         self.above[ia:ib] += above
+        if self.settle is not None and not self.multi:
+            self._settle_sorted(ordered, scores, ia, rows, inside, right, hi, b_up, b_lo)
+        elif self.settle is not None:
+            self.near_above[ia:ib][inside] += n - near_above[inside]
+            self.near_through[ia:ib][inside] += n - near_through[inside]
+            many = np.flatnonzero(inside & (near_above - near_through > 1))
+            if len(many):
+                member_of, member = _in_bands(scores, rows[many], b_lo[many], b_up[many])
+                self._members(ia + many[member_of], member + start, ia + many)
         if self.multi:
             kept = np.flatnonzero(~inside & (right > left))
-            self._keep_band(ia + kept, ordered.reshape(-1),
-                            rows[kept] * ordered.shape[1] + left[kept], (right - left)[kept],
-                            stop <= items[kept])
+            if len(kept):
+                self._keep_sorted_band(scores, start, stop, ia, kept, rows, lo, hi, items)
+
+    def _settle_sorted(self, ordered: np.ndarray, scores: np.ndarray, ia: int, rows: np.ndarray,
+                       inside: np.ndarray, right: np.ndarray, hi: np.ndarray, b_up: np.ndarray,
+                       b_lo: np.ndarray) -> None:
+        """Settle the items of a one-chunk block whose near band holds another score, from
+        the rows sorted whole: an item's neighbours in its sorted row (its own score is at
+        ``right - 1``) tell whether any other score is in its band; for those few items the
+        band's members (gallery indices) and the scores above it come from their rows."""
+        n = ordered.shape[1]
+        after = ordered[rows, np.minimum(right, n - 1)]
+        before = ordered[rows, np.maximum(right - 2, 0)]
+        some = np.flatnonzero(inside & (((right < n) & (after < b_up))
+                                        | ((right >= 2) & (before > b_lo))))
+        if not len(some):
+            return
+        band = scores[rows[some]]
+        member = band > b_lo[some, None]
+        member &= band < b_up[some, None]
+        which, cols = np.nonzero(member)
+        # The scores at or above the band: those above the item, less those inside the band.
+        higher = band[which, cols] > hi[some][which]
+        far = n - right[some] - np.bincount(which[higher], minlength=len(some))
+        self._defer(ia + some, ia + some[which], cols, far)
 
     def count(self, found: Candidates, qa: int, qb: int, start: int, stop: int) -> None:
         """Add the block of queries qa..qb x gallery start..stop to the counts.
@@ -169,26 +224,123 @@ class CountState:
         before = found.position(rows, hi, cols)
         self.above[ia:ib] += before
         upper, lower = window_edges(hi[inside], self.tolerance)
-        self.win_above[ia:ib][inside] += found.at_least(rows[inside], upper)
-        self.win_through[ia:ib][inside] += found.at_least(
-            rows[inside], np.nextafter(lower, np.float32(np.inf)))
+        in_rows = rows[inside]
+        win_above = found.at_least(in_rows, upper)
+        win_through = found.at_least(in_rows, np.nextafter(lower, np.float32(np.inf)))
+        self.win_above[ia:ib][inside] += win_above
+        self.win_through[ia:ib][inside] += win_through
         self.elsewhere[ia:ib][~inside] += before[~inside]
+        if self.settle is not None:
+            b_up, b_lo = band_edges(hi[inside])
+            near_above = found.at_least(in_rows, b_up)
+            near_through = found.at_least(in_rows, np.nextafter(b_lo, np.float32(np.inf)))
+            self.near_above[ia:ib][inside] += near_above
+            self.near_through[ia:ib][inside] += near_through
+            many = near_through - near_above > 1
+            if many.any():
+                which = np.flatnonzero(inside)[many]
+                first = found.starts[in_rows[many]] + near_above[many]
+                length = (near_through - near_above)[many]
+                at = _ranges(first, length)
+                self._members(ia + np.repeat(which, length), found.cols[at] + start,
+                              ia + which)
         if self.multi:
             after = found.at_least(rows, lo)
             kept = np.flatnonzero(~inside & (after > before))
-            self._keep_band(ia + kept, found.values, found.starts[rows[kept]] + before[kept],
+            first = found.starts[rows[kept]] + before[kept]
+            at = _ranges(first, (after - before)[kept])
+            self._keep_band(ia + kept, found.values[at], found.cols[at] + start,
                             (after - before)[kept], stop <= items[kept])
 
-    def _keep_band(self, item: np.ndarray, flat: np.ndarray, first: np.ndarray,
+    def _members(self, item: np.ndarray, gallery: np.ndarray, settled: np.ndarray) -> None:
+        """Take the members found in an item's own chunk (``item``, ``gallery``; the items
+        ``settled`` each have some): with one chunk the items are settled now, their counts
+        complete; with several they are kept for :meth:`finish`."""
+        if self.multi:
+            self.members.append((item, gallery))
+            return
+        self._defer(settled, item, gallery, self.near_above[settled])
+
+    def _defer(self, which: np.ndarray, member_item: np.ndarray, member_gallery: np.ndarray,
+               far: np.ndarray) -> None:
+        """Keep items to settle (one chunk: their counts are complete) for one batch at the
+        end, where their exact scores are computed together; settle now once many are
+        kept (bounded memory). Parts of a block call this at the same time."""
+        with self._lock:
+            self.pending.append((which, member_item, member_gallery, far))
+            self.pending_size += len(member_item)
+            flush = self.pending_size > _PENDING_MEMBERS
+        if flush:
+            self._settle_pending()
+
+    def _settle_pending(self) -> None:
+        """Settle the items kept by :meth:`_defer`, in one batch."""
+        with self._lock:
+            parts, self.pending, self.pending_size = self.pending, [], 0
+        if not parts:
+            return
+        which, m_item, m_gallery, far = (np.concatenate(x) for x in zip(*parts, strict=True))
+        order = np.argsort(which, kind="stable")
+        which, far = which[order], far[order]
+        by_item = np.argsort(m_item, kind="stable")
+        m_item, m_gallery = m_item[by_item], m_gallery[by_item]
+
+        def settle(a: int, b: int) -> None:  # items a..b of ``which``, on the row threads
+            lo = int(np.searchsorted(m_item, which[a], side="left"))
+            hi = int(np.searchsorted(m_item, which[b - 1], side="right"))
+            self._settle(which[a:b], m_item[lo:hi], m_gallery[lo:hi], far[a:b])
+
+        run_parts(settle, row_parts(len(which), len(m_item) * 1000, _PARALLEL_MEMBERS))
+
+    def _settle(self, which: np.ndarray, member_item: np.ndarray, member_gallery: np.ndarray,
+                far: np.ndarray) -> None:
+        """Settle the items ``which`` (positions, ascending) from their members (``far``:
+        the scores at or above each one's near band): their ranks and exact scores."""
+        assert self.settle is not None
+        slot = np.searchsorted(which, member_item)
+        self.above[which], keys = settle_items(self.settle.scores, self.settle.n_gallery,
+                                               self.item_query[which], self.items[which], far,
+                                               slot, member_gallery)
+        self.settled[which] = keys.astype(np.float32)
+
+    def _keep_band(self, item: np.ndarray, values: np.ndarray, gallery: np.ndarray,
                    length: np.ndarray, earlier: np.ndarray) -> None:
-        """Keep ``flat[first[i]:first[i] + length[i]]``, the band scores of item
-        ``item[i]`` in this chunk, copied (the block's arrays are reused)."""
+        """Keep the band scores of item ``item[i]`` in this chunk (``length[i]`` of them,
+        consecutive in ``values`` and ``gallery``), copied (the block's arrays are reused)."""
         if not len(item):
             return
-        ends = np.cumsum(length)
-        at = np.arange(ends[-1]) + np.repeat(first - (ends - length), length)
-        self.band.append((np.repeat(item, length), flat[at],
-                          np.repeat(np.asarray(earlier, dtype=bool), length)))
+        self.band.append((np.repeat(item, length), np.array(values, dtype=np.float32),
+                          np.repeat(np.asarray(earlier, dtype=bool), length),
+                          np.asarray(gallery, dtype=np.int64)))
+
+    def _keep_sorted_band(self, scores: np.ndarray, start: int, stop: int, ia: int,
+                          kept: np.ndarray, rows: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                          items: np.ndarray) -> None:
+        """Keep the band scores of the items ``kept`` (not in this chunk) from the unsorted
+        block rows: per row, the scores inside any of its items' bands, found in one pass."""
+        item_parts, value_parts, gallery_parts, lengths = [], [], [], []
+        for r in np.unique(rows[kept]):
+            mine = kept[rows[kept] == r]
+            row = scores[r]
+            by_lo = np.argsort(lo[mine])
+            lows, highs = lo[mine][by_lo], np.maximum.accumulate(hi[mine][by_lo])
+            # inside some band: a band starting at or below it that ends at or above it
+            reach = np.searchsorted(lows, row, side="right")
+            inside_any = (reach > 0) & (row <= highs[np.maximum(reach - 1, 0)])
+            cols = np.flatnonzero(inside_any)
+            order = np.lexsort((cols, row[cols]))
+            cols, vals = cols[order], row[cols[order]]
+            a = np.searchsorted(vals, lo[mine], side="left")
+            b = np.searchsorted(vals, hi[mine], side="right")
+            at = _ranges(a, b - a)
+            item_parts.append(ia + mine)
+            lengths.append(b - a)
+            value_parts.append(vals[at])
+            gallery_parts.append(cols[at] + start)
+        length = np.concatenate(lengths)
+        item = np.concatenate(item_parts)
+        self._keep_band(item, np.concatenate(value_parts), np.concatenate(gallery_parts),
+                        length, stop <= self.items[item])
 
     def finish(self, full_row: Callable[[int], np.ndarray]) -> Counted:
         """Return the ranks, scores and tie windows of all items: counts above plus the
@@ -198,43 +350,92 @@ class CountState:
         chunk before the item; for the tie window, when it is at or above the window's upper
         edge, or above its lower edge. An item whose exact score fell outside its band (the
         estimate missed), or whose tie window reaches beyond it, has its whole query counted
-        again from its score row.
+        again from its score row. With exact scores, an item with members (scores inside
+        its window) is then settled among them.
         """
+        self._settle_pending()
         ranks = self.above.copy()
         exact = self.exact
         above, through = self.win_above.copy(), self.win_through.copy()
         if not self.multi:
-            return Counted(ranks, exact, above, through)
+            return Counted(ranks, _scores(exact, self.settled), above, through)
         lo = self.estimate_val - np.float32(BAND)
         hi = self.estimate_val + np.float32(BAND)
         upper, lower = window_edges(exact, self.tolerance)
-        missed = ~((lo <= exact) & (exact <= hi) & (lo <= lower) & (upper <= hi))
+        reach_up, reach_lo = (np.maximum(upper, band_edges(exact)[0]),
+                              np.minimum(lower, band_edges(exact)[1]))
+        missed = ~((lo <= exact) & (exact <= hi) & (lo <= reach_lo) & (reach_up <= hi))
         above += self.elsewhere
         through += self.elsewhere
+        near_above = self.near_above + self.elsewhere
+        near_through = self.near_through + self.elsewhere
+        b_up, b_lo = band_edges(exact)
+        band_item = np.zeros(0, dtype=np.int64)
+        band_gallery = np.zeros(0, dtype=np.int64)
         if self.band:
-            item, values, earlier = (np.concatenate(part) for part in zip(*self.band,
-                                                                          strict=True))
+            item, values, earlier, gallery = (np.concatenate(part)
+                                              for part in zip(*self.band, strict=True))
             score = exact[item]
             counted = (values > score) | (earlier & (values == score))
             ranks += np.bincount(item[counted], minlength=len(ranks))
             above += np.bincount(item[values >= upper[item]], minlength=len(ranks))
             through += np.bincount(item[values > lower[item]], minlength=len(ranks))
+            near_above += np.bincount(item[values >= b_up[item]], minlength=len(ranks))
+            near_through += np.bincount(item[values > b_lo[item]], minlength=len(ranks))
+            near = (values > b_lo[item]) & (values < b_up[item])
+            band_item, band_gallery = item[near], gallery[near]
+        self.win_above, self.win_through, self.above = above, through, ranks
+        if self.settle is not None:
+            which = np.flatnonzero(~missed & (near_through - near_above > 1))
+            if len(which):
+                own = [(i, g) for i, g in self.members] + [(band_item, band_gallery)]
+                m_item = np.concatenate([i for i, _ in own] + [which])
+                m_gallery = np.concatenate([g for _, g in own] + [self.items[which]])
+                keep = np.isin(m_item, which)
+                self._settle(which, m_item[keep], m_gallery[keep], near_above[which])
         for q in np.unique(self.item_query[missed]):
             a, b = self.offsets[q], self.offsets[q + 1]
-            row = full_row(int(q))
-            ranks[a:b] = ranks_in_row(row, self.items[a:b])
-            exact[a:b] = row[self.items[a:b]]
-            above[a:b], through[a:b] = windows_in_row(row, exact[a:b], self.tolerance)
-        return Counted(ranks, exact, above, through)
+            again = counts_in_row(full_row(int(q)), self.items[a:b], self.tolerance,
+                                  self.settle, int(q))
+            ranks[a:b], exact[a:b] = again.ranks, again.scores
+            above[a:b], through[a:b] = again.above, again.through
+            self.settled[a:b] = np.nan
+        return Counted(ranks, _scores(exact, self.settled), above, through)
 
 
-@dataclass(frozen=True)
-class Counted:
-    """What :meth:`CountState.finish` found for every item of interest: ``ranks``,
-    ``scores`` and the tie windows ``above`` / ``through``
-    (:mod:`irviewer.core.tie_windows`)."""
+def _in_bands(scores: np.ndarray, rows: np.ndarray, lo: np.ndarray,
+              hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return (which band, column) of every score of row ``rows[i]`` strictly inside the
+    band ``lo[i] .. hi[i]``, for each i: one pass over each row, however many bands it has
+    (a score in several overlapping bands is listed for each)."""
+    which, cols = [], []
+    order = np.argsort(rows, kind="stable")
+    starts = np.flatnonzero(np.r_[True, rows[order][1:] != rows[order][:-1]])
+    for a, b in zip(starts.tolist(), [*starts[1:].tolist(), len(order)], strict=True):
+        mine = order[a:b]
+        row = scores[rows[mine[0]]]
+        inside = (row > lo[mine].min()) & (row < hi[mine].max())
+        found = np.flatnonzero(inside)
+        values = row[found]
+        for i in mine.tolist():
+            keep = found[(values > lo[i]) & (values < hi[i])]
+            which.append(np.full(len(keep), i, dtype=np.int64))
+            cols.append(keep)
+    if not cols:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return np.concatenate(which), np.concatenate(cols)
 
-    ranks: np.ndarray
-    scores: np.ndarray
-    above: np.ndarray
-    through: np.ndarray
+
+def _scores(exact: np.ndarray, settled: np.ndarray) -> np.ndarray:
+    """Return the items' scores: the exact one where an item was settled."""
+    return np.where(np.isnan(settled), exact, settled).astype(np.float32)
+
+
+def _ranges(first: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """Return the positions ``first[i] .. first[i] + length[i] - 1`` of every i, in order."""
+    first = np.asarray(first, dtype=np.int64)
+    length = np.asarray(length, dtype=np.int64)
+    if not len(length):
+        return np.zeros(0, dtype=np.int64)
+    ends = np.cumsum(length)
+    return np.arange(ends[-1], dtype=np.int64) + np.repeat(first - (ends - length), length)

@@ -1,15 +1,18 @@
 """The gallery as the ranking reads it: in chunks of aligned float32 rows (converted from
-float16 or gathered in threads when it is not one already), and one query's whole score row
-from them."""
+float16 or gathered in threads when it is not one already), one query's whole score row
+from them, and the exact cosines that settle near ties."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
 from irviewer.core.descriptors import NORM_CHUNK_BYTES, AlignedDescriptors, block_norms
+from irviewer.core.exact_scores import exact_pair_cosines, small_integer_unit
 from irviewer.core.parallel import row_parts, run_parts
+from irviewer.core.ranking.settle import ExactScores
 
 #: Bytes of float32 gallery held at once; larger galleries are processed in chunks.
 GALLERY_CHUNK_BYTES = 256 * 2**20
@@ -72,9 +75,34 @@ def converted(aligned: AlignedDescriptors) -> bool:
             or not (g.flags.c_contiguous and g.flags.aligned))
 
 
+@dataclass(frozen=True)
+class ExactProducts:
+    """Descriptors of small whole numbers, multiplied exactly as the file holds them
+    (:func:`exact_products`): the query rows as the file holds them (float32), their inverse
+    norms (float32), and whether every gallery row has the same norm (then equal scores are
+    exactly the equal cosines)."""
+
+    query_values: np.ndarray
+    query_inv_norms: np.ndarray
+    equal_gallery_norms: bool
+
+
+def query_rows(aligned: AlignedDescriptors, rows: slice | np.ndarray,
+               products: ExactProducts | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+    """Return what multiplies the gallery for the queries ``rows``: the unit float32 query
+    vectors and no scale, or, with exact ``products``, the query values as the file holds
+    them and their inverse norms, by which each score row is scaled after the multiply."""
+    if products is not None:
+        return (np.ascontiguousarray(products.query_values[rows], dtype=np.float32),
+                products.query_inv_norms[rows])
+    return aligned.queries[rows], None
+
+
 def row_from(aligned: AlignedDescriptors, inv_norms: np.ndarray, ignored: np.ndarray,
-              q: int) -> np.ndarray:
-    return scores_of(aligned, inv_norms, ignored, aligned.queries[q:q + 1])
+             q: int, products: ExactProducts | None = None) -> np.ndarray:
+    """Return query ``q``'s score row, computed as the ranking computes it."""
+    return score_rows_of(aligned, inv_norms, ignored,
+                         *query_rows(aligned, slice(q, q + 1), products))[0]
 
 
 def scores_of(aligned: AlignedDescriptors, inv_norms: np.ndarray, ignored: np.ndarray,
@@ -84,12 +112,150 @@ def scores_of(aligned: AlignedDescriptors, inv_norms: np.ndarray, ignored: np.nd
 
 
 def score_rows_of(aligned: AlignedDescriptors, inv_norms: np.ndarray, ignored: np.ndarray,
-                  qv: np.ndarray) -> np.ndarray:
-    """Return the score rows of the unit float32 query vectors ``qv`` (n x dim): (n,
-    n_gallery) cosines, -inf where ``ignored``, the gallery read chunk by chunk."""
+                  qv: np.ndarray, scale: np.ndarray | None = None) -> np.ndarray:
+    """Return the score rows of the float32 query vectors ``qv`` (n x dim): (n,
+    n_gallery) cosines, -inf where ``ignored``, the gallery read chunk by chunk; each row
+    times ``scale`` when given (``qv`` not normalised, :func:`query_rows`)."""
     out = np.empty((len(qv), len(inv_norms)), dtype=np.float32)
     for start, stop in chunks(len(inv_norms), chunk_rows(aligned.dim)):
         np.matmul(qv, gallery_chunk(aligned, start, stop).T, out=out[:, start:stop])
         out[:, start:stop] *= inv_norms[start:stop]
+    if scale is not None:
+        out *= scale[:, None]
     out[:, ignored] = -np.inf
     return out
+
+
+#: A float32 multiply of whole numbers is exact while its sums stay below 2**24; this many
+#: bits leave room for the two roundings of the scaling (distinct sums stay distinct).
+EXACT_PRODUCT_BITS = 20
+#: At most this many bits per value (of the query's and the gallery's values).
+_VALUE_BITS = 11
+
+
+def exact_products(aligned: AlignedDescriptors) -> ExactProducts | None:
+    """Return the :class:`ExactProducts` of ``aligned`` when its values allow them, else None.
+
+    When every query and gallery value is a small whole multiple of a power of two
+    (sign-binarised ±1, 0/1 codes, small quantised integers) and the dot products stay
+    below 2**20 units, the float32 multiply of the values as the file holds them is exact in
+    any order, on any machine and thread count; each score is then that exact dot product
+    times the gallery row's and the query's inverse norms (two roundings, the same
+    everywhere), and two gallery rows of the same norm score equal exactly when their
+    cosines are equal. The queries are checked first (the first row, then all), so
+    descriptors of real numbers cost nothing; the gallery is read once only when the
+    queries qualify.
+    """
+    raw = aligned.query_values
+    if raw is None or not len(raw) or not aligned.dim or not len(aligned.gallery):
+        return None
+    if small_integer_unit(raw[:1], _VALUE_BITS) is None:
+        return None
+    q = small_integer_unit(raw, _VALUE_BITS)
+    if q is None:
+        return None
+    budget = EXACT_PRODUCT_BITS - int(np.ceil(np.log2(max(aligned.dim, 2)))) - q[1]
+    n_g = len(aligned.gallery) if aligned.gallery_rows is None else len(aligned.gallery_rows)
+    squares = np.empty(n_g, dtype=np.float64)
+    for start, stop in chunks(n_g, chunk_rows(aligned.dim)):
+        block = gallery_chunk(aligned, start, stop)
+        if small_integer_unit(block, min(budget, _VALUE_BITS)) is None:
+            return None
+        wide = block.astype(np.float64)
+        squares[start:stop] = np.einsum("ij,ij->i", wide, wide)  # whole numbers: exact
+    wide = np.asarray(raw, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        inv_q = (1.0 / np.sqrt(np.einsum("ij,ij->i", wide, wide))).astype(np.float32)
+    return ExactProducts(np.asarray(raw, dtype=np.float32), inv_q,
+                         bool(len(squares) and (squares == squares[0]).all()))
+
+
+def raw_queries(aligned: AlignedDescriptors, rows: np.ndarray) -> np.ndarray:
+    """Return the float32 query vectors ``rows`` as the file holds them (the normalised
+    ones when no other values were kept)."""
+    source = aligned.queries if aligned.query_values is None else aligned.query_values
+    return np.asarray(source[rows], dtype=np.float32)
+
+
+def gallery_values(aligned: AlignedDescriptors, indices: np.ndarray) -> np.ndarray:
+    """Return the float32 vectors of the dataset gallery images ``indices`` as the file
+    holds them (converted to float32 as the multiply reads them; not normalised)."""
+    idx = np.asarray(indices, dtype=np.int64)
+    rows = idx if aligned.gallery_rows is None else aligned.gallery_rows[idx]
+    return np.asarray(aligned.gallery[rows], dtype=np.float32)
+
+
+def cosine_exact_scores(aligned: AlignedDescriptors, whole: bool = False) -> ExactScores:
+    """Return the exact cosines of the descriptors' (query, gallery image) pairs
+    (:mod:`irviewer.core.exact_scores`), from the vectors as the file holds them, by which
+    a cosine ranking settles its near ties (:mod:`irviewer.core.ranking.settle`). ``whole``:
+    the values are small whole numbers (:func:`exact_products`), whose float64 sums are exact.
+
+    The plain float64 cosines come from dot products of float32 rows summed in float64,
+    each row's squared norm summed once and kept."""
+    n_g = len(aligned.gallery) if aligned.gallery_rows is None else len(aligned.gallery_rows)
+    q_squares = np.full(len(aligned.queries), np.nan)
+    g_squares = np.full(n_g, np.nan)
+
+    def fast(queries: np.ndarray, gallery: np.ndarray) -> np.ndarray:
+        return _fast_cosines(lambda rows: raw_queries(aligned, rows),
+                             lambda rows: gallery_values(aligned, rows),
+                             queries, gallery, q_squares, g_squares)
+
+    def exact(queries: np.ndarray, gallery: np.ndarray) -> np.ndarray:
+        return exact_pair_cosines(raw_queries(aligned, queries), gallery_values(aligned, gallery))
+
+    return ExactScores(fast, fast if whole else exact)
+
+
+#: Pairs whose float64 dot products are summed at a time (their rows stay in the cache).
+_FAST_PAIRS = 64
+
+
+def _fast_cosines(a_rows: Callable[[np.ndarray], np.ndarray],
+                  b_rows: Callable[[np.ndarray], np.ndarray], a: np.ndarray, b: np.ndarray,
+                  a_squares: np.ndarray, b_squares: np.ndarray) -> np.ndarray:
+    """Return plain float64 cosines of the pairs (a[i], b[i]) of row indices (``a`` sorted,
+    as pair codes come), the float32 rows read by ``a_rows`` / ``b_rows``: each ``a`` row
+    read once and multiplied with its pairs' ``b`` rows, sums in float64; each row's
+    squared norm kept in ``a_squares`` / ``b_squares`` (nan: not yet summed; shared by
+    threads, which write the same values)."""
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    out = np.empty(len(a), dtype=np.float64)
+    firsts = np.flatnonzero(np.r_[True, a[1:] != a[:-1]]) if len(a) else np.zeros(0, np.int64)
+    own = a_rows(a[firsts])
+    new = np.isnan(a_squares[a[firsts]])
+    if new.any():
+        a_squares[a[firsts][new]] = np.einsum("ij,ij->i", own[new], own[new], dtype=np.float64)
+    group = np.cumsum(np.r_[False, a[1:] != a[:-1]]) if len(a) else a  # each pair's a row
+    for s in range(0, len(a), _FAST_PAIRS):
+        rb = b[s:s + _FAST_PAIRS]
+        y = b_rows(rb)
+        new = np.isnan(b_squares[rb])
+        if new.all():
+            b_squares[rb] = np.einsum("ij,ij->i", y, y, dtype=np.float64)
+        elif new.any():
+            b_squares[rb[new]] = np.einsum("ij,ij->i", y[new], y[new], dtype=np.float64)
+        out[s:s + _FAST_PAIRS] = np.einsum("ij,ij->i", own[group[s:s + _FAST_PAIRS]], y,
+                                           dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return out / np.sqrt(b_squares[b]) / np.sqrt(a_squares[a])
+
+
+def gallery_exact_scores(aligned: AlignedDescriptors, whole: bool = False) -> ExactScores:
+    """Return the exact cosines of pairs of gallery images (the audit's neighbours), as
+    :func:`cosine_exact_scores` does for queries: (gallery indices, gallery indices)."""
+    n_g = len(aligned.gallery) if aligned.gallery_rows is None else len(aligned.gallery_rows)
+    squares = np.full(n_g, np.nan)
+
+    def rows(idx: np.ndarray) -> np.ndarray:
+        return gallery_values(aligned, idx)
+
+    def fast(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return _fast_cosines(rows, rows, a, b, squares, squares)
+
+    def exact(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return exact_pair_cosines(rows(a), rows(b))
+
+    return ExactScores(fast, fast if whole else exact)

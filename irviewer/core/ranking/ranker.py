@@ -24,12 +24,23 @@ from irviewer.core.ranking.gallery import (
     chunk_rows,
     chunks,
     converted,
+    cosine_exact_scores,
+    exact_products,
     gallery_chunk,
+    query_rows,
     row_from,
     row_ids,
+    score_rows_of,
+)
+from irviewer.core.ranking.settle import (
+    PendingRuns,
+    Settle,
+    band_edges,
+    settle_lists,
+    settle_top_lists,
 )
 from irviewer.core.ranking.stored import DEFAULT_DEPTH, DEPTH, Progress, Ranking, items_of_interest
-from irviewer.core.ranking.top_k import bits, candidates, merge_top, select
+from irviewer.core.ranking.top_k import Candidates, below_near, bits, candidates, merge_top, select
 
 #: Bytes of one query-block x gallery-chunk score matrix.
 SCORE_BLOCK_BYTES = 128 * 2**20
@@ -73,9 +84,20 @@ def iter_rank(aligned: AlignedDescriptors, dataset: Dataset, k: int = DEFAULT_DE
 
     offsets, items = items_of_interest(dataset)
     item_query = np.repeat(np.arange(n_q, dtype=np.int64), np.diff(offsets))
-    state = CountState(offsets, items, item_query, multi)
+    products = exact_products(aligned)
+    exact = cosine_exact_scores(aligned, whole=products is not None)
+    # Exact products and one gallery norm: equal scores are exactly the equal cosines and
+    # the float32 order is the exact one, so there is nothing to settle.
+    settle = (None if products is not None and products.equal_gallery_norms
+              else Settle(exact, n_g))
+    state = CountState(offsets, items, item_query, multi, settle=settle)
     if multi:
         state.estimate(aligned)
+    # Multi-chunk: per query, the best score left out of its list and the highest threshold
+    # below which scores were not looked at, to tell whether its last entry's near ties are
+    # all in the list (see _settle_top).
+    left_out = np.full(n_q, -np.inf, dtype=np.float32)
+    unseen = np.full(n_q, -np.inf, dtype=np.float32)
 
     top_idx = np.full((n_q, k_eff), -1, dtype=np.int64)
     top_val = np.full((n_q, k_eff), -np.inf, dtype=np.float32)
@@ -102,23 +124,34 @@ def iter_rank(aligned: AlignedDescriptors, dataset: Dataset, k: int = DEFAULT_DE
         local_ignored = np.flatnonzero(ignored[start:stop])
         for qa, qb in blocks:
             scores = score_buffer[:(qb - qa) * (stop - start)].reshape(qb - qa, stop - start)
-            np.matmul(aligned.queries[qa:qb], g.T, out=scores)
+            qv, scale = query_rows(aligned, slice(qa, qb), products)
+            np.matmul(qv, g.T, out=scores)
             scores *= inv
+            if scale is not None:  # exact products: the query's norm after the multiply
+                scores *= scale[:, None]
             if len(local_ignored):
                 scores[:, local_ignored] = -np.inf
             fold = partial(_rank_rows, scores, qa, start=start, stop=stop, top_idx=top_idx,
-                           top_val=top_val, state=state)
+                           top_val=top_val, state=state, left_out=left_out, unseen=unseen)
             run_parts(fold, row_parts(qb - qa, scores.size, PARALLEL_SCORES))
             done += 1
             yield Progress(done, total)
-    counted = state.finish(lambda q: row_from(aligned, inv_norms, ignored, q))
+    counted = state.finish(lambda q: row_from(aligned, inv_norms, ignored, q, products))
+    if multi and settle is not None:  # unseen scores may be near ties as well
+        settle_top_lists(settle.scores, n_g, np.arange(n_q), top_idx, top_val,
+                         np.maximum(left_out, unseen),
+                         lambda qs: score_rows_of(aligned, inv_norms, ignored,
+                                                  *query_rows(aligned, qs, products)),
+                         runs=False)
     top_idx[~np.isfinite(top_val)] = -1
     ranking = Ranking(top_indices=top_idx, top_scores=top_val, item_offsets=offsets,
                       item_indices=items, item_ranks=counted.ranks,
                       item_scores=counted.scores, item_tie_above=counted.above,
                       item_tie_through=counted.through,
                       n_ranked=n_active, descriptors=aligned, gallery_inv_norms=inv_norms,
-                      ignored_mask=ignored if len(dataset.global_ignored) else None)
+                      ignored_mask=ignored if len(dataset.global_ignored) else None,
+                      exact_scores=None if settle is None else exact, exact_products=products,
+                      lists_pending=None if settle is None else PendingRuns(exact, n_g))
     yield Progress(total, total, ranking)
 
 
@@ -192,7 +225,8 @@ def iter_rank_rows(dataset: Dataset, score_rows: Callable[[int, int], np.ndarray
 # -- internals ---------------------------------------------------------------------------
 
 def _rank_rows(block: np.ndarray, block_query: int, a: int, b: int, *, start: int, stop: int,
-               top_idx: np.ndarray, top_val: np.ndarray, state: CountState) -> None:
+               top_idx: np.ndarray, top_val: np.ndarray, state: CountState,
+               left_out: np.ndarray | None = None, unseen: np.ndarray | None = None) -> None:
     """Fold rows a..b of a score ``block`` (its row 0 is query ``block_query``) against
     gallery start..stop into their queries' running top-K lists and their items' counts.
     Parts of a block run at the same time (:func:`~irviewer.core.parallel.run_parts`):
@@ -202,7 +236,10 @@ def _rank_rows(block: np.ndarray, block_query: int, a: int, b: int, *, start: in
     When the items of interest rank so deep that most scores would be candidates (junk and
     hard images of the revisited sets), sorting the float32 rows whole is cheaper than
     sorting that many packed keys; then the items' counts come from the sorted rows and only
-    the top-K is taken as candidates. Both give the same lists and ranks.
+    the top-K (and the near ties of its last entry) is taken as candidates. Both give the
+    same lists and ranks. With exact scores (``state.settle``) the lists' near ties are
+    settled here when the gallery is one chunk; with several, ``left_out`` and ``unseen``
+    keep what :func:`~irviewer.core.ranking.settle.settle_top_lists` needs at the end.
     """
     scores, qa, qb = block[a:b], block_query + a, block_query + b
     floor = state.floor(scores, qa, qb, start, stop)
@@ -216,13 +253,61 @@ def _rank_rows(block: np.ndarray, block_query: int, a: int, b: int, *, start: in
         short = np.flatnonzero(kth == -np.inf) if 0 < k <= n else ()
         if len(short):  # fewer than K scores reach the floor: the K-th from the row itself
             kth[short] = np.partition(scores[short], n - k, axis=1)[:, n - k]
-        found = candidates(scores, kth)
-        merge_top(top_idx[qa:qb], top_val[qa:qb], found, start, start == 0)
+        found = candidates(scores, below_near(kth) if k else kth)
         state.count_in_sorted(ordered, scores, qa, qb, start, stop)
+    else:
+        found = select(scores, top_val[qa:qb], floor)
+        state.count(found, qa, qb, start, stop)
+    spill = merge_top(top_idx[qa:qb], top_val[qa:qb], found, start, start == 0)
+    if state.settle is None:
         return
-    found = select(scores, top_val[qa:qb], floor)
-    merge_top(top_idx[qa:qb], top_val[qa:qb], found, start, start == 0)
-    state.count(found, qa, qb, start, stop)
+    if not state.multi:
+        _settle_top(scores, found, qa, top_idx[qa:qb], top_val[qa:qb], state.settle)
+    elif left_out is not None and unseen is not None:
+        np.maximum(left_out[qa:qb], spill, out=left_out[qa:qb])
+        looked = np.diff(found.starts) < scores.shape[1]  # some scores were not candidates
+        np.maximum(unseen[qa:qb], np.where(looked, found.threshold, -np.inf),
+                   out=unseen[qa:qb])
+
+
+def _settle_top(scores: np.ndarray, found: Candidates, qa: int, top_idx: np.ndarray,
+                top_val: np.ndarray, settle: Settle) -> None:
+    """Settle, in place, the complete top-K lists of queries qa.. (one gallery chunk:
+    ``scores`` are their whole rows, ``found`` their candidates) whose last entry has near
+    ties beyond it (in its near band): the list and those entries ordered by exact score
+    (:func:`~irviewer.core.ranking.settle.settle_lists`). Runs of near ties inside a list
+    are settled when the lists are read (:class:`~irviewer.core.ranking.settle.PendingRuns`)."""
+    k = top_val.shape[1]
+    if k == 0:
+        return
+    kth = top_val[:, -1]
+    beyond = found.starts[:-1] + k
+    more = beyond < found.starts[1:]
+    following = np.where(more, found.values[np.minimum(beyond, max(len(found.values) - 1, 0))],
+                         -np.inf) if len(found.values) else np.full(len(kth), -np.inf)
+    finite = np.isfinite(kth)
+    lower = band_edges(kth)[1]
+    boundary = finite & (following > lower)
+    unsure = finite & (found.threshold > lower)
+    rows = np.flatnonzero(boundary | unsure)  # the others' runs: when the lists are read
+    if not len(rows):
+        return
+    lists = []
+    for r in rows.tolist():
+        idx, v = top_idx[r], top_val[r]
+        if unsure[r]:  # scores below the threshold were not candidates: the row itself
+            extra = np.flatnonzero(scores[r] > lower[r])
+            extra = extra[~np.isin(extra, idx)]
+        elif boundary[r]:
+            a = found.starts[r] + k
+            b = found.starts[r + 1]
+            extra = found.cols[a:b][found.values[a:b] > lower[r]]
+        else:
+            extra = np.zeros(0, dtype=np.int64)
+        lists.append((np.concatenate([idx, extra]), np.concatenate([v, scores[r, extra]])))
+    settled = settle_lists(settle.scores, settle.n_gallery, qa + rows, lists, k)
+    for r, (idx, v) in zip(rows.tolist(), settled, strict=True):
+        top_idx[r, :len(idx)], top_val[r, :len(v)] = idx, v
 
 
 def _mostly_candidates(scores: np.ndarray, floor: np.ndarray) -> bool:

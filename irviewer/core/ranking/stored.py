@@ -1,21 +1,29 @@
 """What a ranking stores (:class:`Ranking`: top-K lists and the exact ranks of the items of
 interest, see :mod:`irviewer.core.ranking`), and the rules every ranking follows: the items of
-interest of a query, the top-K of one whole score row (descending score, equal scores in
-gallery order)."""
+interest of a query, the top-K of one whole score row (descending score, near ties settled
+by exact score, equal scores in gallery order: :mod:`irviewer.core.ranking.settle`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import cast, overload
 
 import numpy as np
 
 from irviewer.core.dataset import Dataset
 from irviewer.core.descriptors import AlignedDescriptors, normalise_rows
 from irviewer.core.errors import InputError, either
-from irviewer.core.ranking.counting import ranks_in_row
-from irviewer.core.ranking.gallery import row_from, score_rows_of, scores_of
-from irviewer.core.tie_windows import windows_in_list, windows_in_row
+from irviewer.core.ranking.gallery import (
+    ExactProducts,
+    query_rows,
+    row_from,
+    score_rows_of,
+    scores_of,
+)
+from irviewer.core.ranking.row_counts import counts_in_row, ranks_in_row
+from irviewer.core.ranking.settle import ExactScores, PendingRuns, Settle, band_edges, settle_lists
+from irviewer.core.tie_windows import windows_in_list
 from irviewer.core.ties import TIE_TOLERANCE
 
 #: How many results per query a ranking stores unless told otherwise (``--depth``).
@@ -33,6 +41,35 @@ class Progress:
     ranking: Ranking | None = None
 
 
+class _SettledOnRead:
+    """A :class:`Ranking`'s top-K list field (indices or scores) whose runs of near ties are
+    settled the first time either list is read (``Ranking.lists_pending``,
+    :class:`~irviewer.core.ranking.settle.PendingRuns`), so that every reader sees them in
+    the ranking's order and an evaluation, which reads none, does not pay for them."""
+
+    def __init__(self, name: str) -> None:
+        self.key = "#" + name
+
+    @overload
+    def __get__(self, obj: None, _objtype: type | None = None) -> _SettledOnRead: ...
+
+    @overload
+    def __get__(self, obj: Ranking, _objtype: type | None = None) -> np.ndarray: ...
+
+    def __get__(self, obj: Ranking | None,
+                _objtype: type | None = None) -> np.ndarray | _SettledOnRead:
+        if obj is None:  # the dataclass asks for a default: there is none
+            raise AttributeError(self.key)
+        state = obj.__dict__
+        pending = state.get("lists_pending")
+        if pending is not None and not pending.done:
+            pending.settle(state["#top_indices"], state["#top_scores"])
+        return cast("np.ndarray", state[self.key])
+
+    def __set__(self, obj: Ranking, value: np.ndarray) -> None:
+        obj.__dict__[self.key] = value
+
+
 @dataclass(frozen=True)
 class Ranking:
     """The ranked gallery of every query, as far as the metrics and the viewer need it.
@@ -40,6 +77,7 @@ class Ranking:
     Attributes:
         top_indices: (n_queries, k) gallery indices in rank order; -1 pads lists shorter
             than k (fewer active gallery images than k, or a truncated precomputed list).
+            Its runs of near ties are settled when it (or ``top_scores``) is first read.
         top_scores: (n_queries, k) float32 scores matching ``top_indices`` (-inf padding).
         item_offsets: (n_queries + 1,) offsets: query q's items are
             ``item_*[item_offsets[q]:item_offsets[q+1]]``.
@@ -64,9 +102,18 @@ class Ranking:
         tie_tolerance: scores closer than this are tied (0: equal as written).
         block_scores: (qa, qb) -> the whole score rows of queries qa..qb, the same rows
             as ``row_scores`` made a block at a time (None: row by row).
+        exact_scores: the exact scores of (query, gallery image) pairs by which the
+            ranking settled its near ties (:mod:`irviewer.core.ranking.settle`), so that
+            a score row made again is ordered as the ranking is; None for a ranking whose
+            float32 scores are its order (a ranking file, rows re-ranked elsewhere).
+        lists_pending: the runs of near ties inside the top-K lists, settled when the lists
+            are first read (None: nothing pending).
+        exact_products: set when the descriptors are small whole numbers multiplied exactly
+            as the file holds them (:func:`~irviewer.core.ranking.gallery.exact_products`),
+            so that a score row made again is the same row.
     """
 
-    top_indices: np.ndarray
+    top_indices: np.ndarray  # both read through _SettledOnRead (set below the class)
     top_scores: np.ndarray
     item_offsets: np.ndarray
     item_indices: np.ndarray
@@ -86,16 +133,34 @@ class Ranking:
     tie_tolerance: float = TIE_TOLERANCE
     block_scores: Callable[[int, int], np.ndarray] | None = field(default=None, compare=False,
                                                                   repr=False)
+    exact_scores: ExactScores | None = field(default=None, compare=False, repr=False)
+    lists_pending: PendingRuns | None = field(default=None, compare=False, repr=False)
+    exact_products: ExactProducts | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def settle(self) -> Settle | None:
+        """Return how the ranking settles near ties (None: by float32 score alone)."""
+        if self.exact_scores is None:
+            return None
+        n_gallery = (len(self.gallery_inv_norms) if self.gallery_inv_norms is not None
+                     else len(self.ignored_mask) if self.ignored_mask is not None
+                     else int(self.top_indices.max(initial=-1)) + 1)
+        return Settle(self.exact_scores, n_gallery)
 
     @property
     def n_queries(self) -> int:
         """Return the number of ranked queries."""
-        return self.top_indices.shape[0]
+        return int(self._list_shape[0])
 
     @property
     def k(self) -> int:
         """Return the depth of the stored top-K lists."""
-        return self.top_indices.shape[1]
+        return int(self._list_shape[1])
+
+    @property
+    def _list_shape(self) -> tuple[int, ...]:
+        """The lists' shape, read without settling them (settling keeps it)."""
+        return cast("np.ndarray", self.__dict__["#top_indices"]).shape
 
     @property
     def has_score_rows(self) -> bool:
@@ -113,7 +178,9 @@ class Ranking:
         """Return query ``q``'s float32 score for every gallery image (-inf where removed).
 
         One vector-matrix product over the gallery, chunk by chunk; the values equal the
-        ones the ranking used up to float32 rounding of the multiply.
+        ones the ranking used up to float32 rounding of the multiply (which is why the order
+        of a row comes from :meth:`ranked` and :meth:`rank_items`, which settle its near
+        ties as the ranking did, never from sorting the row).
         """
         if self.row_scores is not None:
             return self.row_scores(q)
@@ -122,7 +189,7 @@ class Ranking:
                              "scores beyond its lists are not known")
         ignored = (self.ignored_mask if self.ignored_mask is not None
                    else np.zeros(len(self.gallery_inv_norms), dtype=bool))
-        return row_from(self.descriptors, self.gallery_inv_norms, ignored, q)
+        return row_from(self.descriptors, self.gallery_inv_norms, ignored, q, self.exact_products)
 
     def score_rows(self, qa: int, qb: int) -> np.ndarray:
         """Return the float32 scores of queries qa..qb (qa < qb) against every gallery image,
@@ -136,7 +203,7 @@ class Ranking:
         ignored = (self.ignored_mask if self.ignored_mask is not None
                    else np.zeros(len(self.gallery_inv_norms), dtype=bool))
         return score_rows_of(self.descriptors, self.gallery_inv_norms, ignored,
-                             self.descriptors.queries[qa:qb])
+                             *query_rows(self.descriptors, slice(qa, qb), self.exact_products))
 
     def score_vector(self, vector: np.ndarray) -> np.ndarray:
         """Return a new query vector's float32 cosine score for every gallery image (-inf
@@ -187,9 +254,43 @@ class Ranking:
                 a, t = windows_in_list(self.top_scores[q], at, self.tie_tolerance)
             else:
                 row = rows[q] if q in rows else rows.setdefault(q, self.score_row(q))
-                a, t = windows_in_row(row, row[[g]], self.tie_tolerance)
+                again = counts_in_row(row, np.array([g]), self.tie_tolerance, self.settle, q)
+                a, t = again.above, again.through
             above[i], through[i] = int(a[0]), int(t[0])
         return above, through
+
+    def ranked(self, q: int, n: int, drop: np.ndarray | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
+        """Return (gallery indices, float32 scores) of the first ``n`` images of query
+        ``q``'s ranking, leaving out the images ``drop`` marks (a boolean mask over the
+        gallery; None: none): the stored list when it holds them, else the query's score
+        row made again and ordered as the ranking orders (near ties settled by exact score,
+        equal ones in gallery order); as far as known for a ranking read from a file."""
+        top, val = self.top_indices[q], self.top_scores[q]
+        valid = top >= 0
+        top, val = top[valid], val[valid]
+        if drop is not None:
+            keep = ~drop[top]
+            top, val = top[keep], val[keep]
+        if len(top) >= n or len(top) == self.n_ranked or self.truncated \
+                or not self.has_score_rows:
+            return top[:n], val[:n]
+        row = np.array(self.score_row(q), dtype=np.float32)
+        if drop is not None:
+            row[drop] = -np.inf
+        return top_of_row(row, n, self.settle, q)
+
+    def order_of(self, q: int, among: np.ndarray) -> np.ndarray:
+        """Return the gallery images ``among`` in query ``q``'s ranking order, from its score
+        row made again and ordered as the ranking orders (near ties settled by exact score,
+        equal ones in gallery order); removed ones last. InputError for a ranking read from
+        a file."""
+        row = self.score_row(q)
+        among = np.asarray(among, dtype=np.int64)
+        only = np.full(len(row), -np.inf, dtype=np.float32)
+        only[among] = row[among]
+        order, _ = top_of_row(only, len(among), self.settle, q)
+        return np.concatenate([order, among[~np.isin(among, order)]])
 
     def rank_items(self, q: int, gallery_indices: np.ndarray) -> np.ndarray:
         """Return the exact 0-based ranks of ``gallery_indices`` for query ``q``.
@@ -213,18 +314,38 @@ class Ranking:
                 where = {int(g): r for r, g in enumerate(top) if g >= 0}
                 out[missing] = [where.get(int(g), -1) for g in wanted[missing]]
             else:
-                out[missing] = ranks_in_row(self.score_row(q), wanted[missing])
+                out[missing] = ranks_in_row(self.score_row(q), wanted[missing], self.settle, q)
         return out
 
 
-def top_of_row(row: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Return (gallery indices, scores) of the ``k`` best entries of a full score row, in
-    rank order: descending score, equal scores in gallery order (the stable rule every
-    ranking here follows); removed entries (-inf) never appear, so fewer than ``k`` may
-    come back."""
-    order = np.argsort(-row, kind="stable")
-    order = order[np.isfinite(row[order])][:max(k, 0)]
-    return order.astype(np.int64), row[order]
+# The lists are plain fields to the dataclass (and to mypy); reading them goes through the
+# descriptor, which the generated __init__ writes through as well.
+for _name in ("top_indices", "top_scores"):
+    setattr(Ranking, _name, _SettledOnRead(_name))
+
+
+def top_of_row(row: np.ndarray, k: int, settle: Settle | None = None,
+               query: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Return (gallery indices, scores) of the ``k`` best entries of query ``query``'s full
+    score row, in rank order: descending score, equal scores in gallery order (the stable
+    rule every ranking here follows), near ties settled by exact score when ``settle`` is
+    given (then a settled entry's score is its exact one); removed entries (-inf) never
+    appear, so fewer than ``k`` may come back."""
+    k = max(k, 0)
+    row = np.asarray(row, dtype=np.float32)
+    idx = np.flatnonzero(np.isfinite(row))
+    values = row[idx]
+    if 0 < k < len(values):
+        cut = np.partition(values, len(values) - k)[len(values) - k]
+        keep = (values > band_edges(np.array([cut]))[1][0] if settle is not None
+                else values >= cut)
+        idx, values = idx[keep], values[keep]
+    if settle is None:
+        order = np.lexsort((idx, -values))[:k]
+        return idx[order].astype(np.int64), values[order]
+    (top, scores), = settle_lists(settle.scores, settle.n_gallery, np.array([query]),
+                                  [(idx, values)], k)
+    return top.astype(np.int64), scores
 
 
 def items_of_interest(dataset: Dataset) -> tuple[np.ndarray, np.ndarray]:

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irviewer.core.ranking.settle import band_edges
+
 #: Rows at most this many times longer than K are kept whole (no sampled threshold).
 SMALL_ROW = 4
 
@@ -19,7 +21,8 @@ class Candidates:
 
     ``keys`` pack (row, descending score, column) into int64 so that one sort orders them
     and one ``searchsorted`` finds where any (row, score, column) would go; ``starts[r]`` is
-    where row ``r``'s candidates begin (``starts[-1]`` is their number).
+    where row ``r``'s candidates begin (``starts[-1]`` is their number); ``threshold[r]``
+    the score at or above which every score of row ``r`` is a candidate.
     """
 
     keys: np.ndarray
@@ -27,6 +30,7 @@ class Candidates:
     values: np.ndarray
     starts: np.ndarray
     col_bits: int
+    threshold: np.ndarray
 
     def position(self, rows: np.ndarray, values: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """Return, per (row, score, column), how many of the row's candidates order before
@@ -56,7 +60,8 @@ def select(scores: np.ndarray, running: np.ndarray, floor: np.ndarray) -> Candid
     """Return the block's candidates: per row, every score at or above a threshold that is
     at most ``floor`` (the lowest score the item counts need) and at most the K-th best
     score of the row merged with its running top-K list ``running`` (descending, -inf
-    padded), so that the new top-K lies among them.
+    padded) less its near band (:func:`below_near`), so that the new top-K lies among them,
+    and every score that could be a near tie of its last entry.
 
     The top-K part is the running list's K-th score when the list is full; otherwise a
     sample's estimate of the row's K-th score (every 8th or 2nd column, its ``2K/step``-th
@@ -75,15 +80,22 @@ def select(scores: np.ndarray, running: np.ndarray, floor: np.ndarray) -> Candid
         m = sample.shape[1]
         j = min(m, -(-2 * k * m // n))
         estimated = np.partition(sample, m - j, axis=1)[:, m - j]
-    top = np.maximum(kept, estimated)
+    top = below_near(np.maximum(kept, estimated))
     threshold = np.minimum(top, floor)
     found = candidates(scores, threshold)
     short = (threshold > kept) & (np.diff(found.starts) < min(k, n))
     if short.any():  # the sample misled: cut these rows at their exact K-th score
         exact_kth = np.partition(scores[short], n - k, axis=1)[:, n - k]
-        threshold[short] = np.minimum(threshold[short], exact_kth)
+        threshold[short] = np.minimum(threshold[short], below_near(exact_kth))
         found = candidates(scores, threshold)
     return found
+
+
+def below_near(values: np.ndarray) -> np.ndarray:
+    """Return float32 values below which no score is a near tie of ``values`` (the lower
+    edges of their near bands, :func:`~irviewer.core.ranking.settle.band_edges`; -inf
+    stays -inf)."""
+    return band_edges(values)[1]
 
 
 def candidates(scores: np.ndarray, threshold: np.ndarray) -> Candidates:
@@ -99,12 +111,14 @@ def candidates(scores: np.ndarray, threshold: np.ndarray) -> Candidates:
     cols = keys & ((1 << col_bits) - 1)
     starts = np.zeros(n_rows + 1, dtype=np.int64)
     np.cumsum(np.bincount(rows, minlength=n_rows), out=starts[1:])
-    return Candidates(keys, cols, scores[rows, cols], starts, col_bits)
+    return Candidates(keys, cols, scores[rows, cols], starts, col_bits,
+                      np.asarray(threshold, dtype=np.float32))
 
 
 def merge_top(top_idx: np.ndarray, top_val: np.ndarray, found: Candidates, offset: int,
-               first: bool) -> None:
-    """Merge a block's best candidates into the running top-K lists, in place.
+              first: bool) -> np.ndarray:
+    """Merge a block's best candidates into the running top-K lists, in place; return, per
+    row, the best score that is not in the list after the merge (-inf: none was offered).
 
     The candidates are sorted by descending score with equal scores in gallery order, so
     each row's first K are its block top-K. The running lists hold earlier gallery indices
@@ -112,25 +126,31 @@ def merge_top(top_idx: np.ndarray, top_val: np.ndarray, found: Candidates, offse
     that order across blocks too; the first block is the running list.
     """
     k = top_idx.shape[1]
+    left_out = np.full(top_idx.shape[0], -np.inf, dtype=np.float32)
     if k == 0 or not len(found.cols):
-        return
+        return left_out
     take = found.starts[:-1, None] + np.arange(k)
     valid = take < found.starts[1:, None]
     take = np.where(valid, take, 0)
     idx = np.where(valid, found.cols[take] + offset, -1)
     val = np.where(valid, found.values[take], np.float32(-np.inf)).astype(np.float32)
+    beyond = found.starts[:-1] + k
+    more = beyond < found.starts[1:]
+    left_out[more] = found.values[beyond[more]]
     if first:
         top_idx[:] = idx
         top_val[:] = val
     else:
-        merge_sorted(top_idx, top_val, idx, val)
+        np.maximum(left_out, merge_sorted(top_idx, top_val, idx, val), out=left_out)
+    return left_out
 
 
 def merge_sorted(top_idx: np.ndarray, top_val: np.ndarray, idx: np.ndarray,
-                 val: np.ndarray) -> None:
+                 val: np.ndarray) -> np.ndarray:
     """Merge new candidates (``idx``, ``val``: per row in gallery order) into the running
     top-k lists (``top_idx``, ``top_val``: descending), in place: the one top-K merge of
-    the ranking and of the audit's gallery neighbours.
+    the ranking and of the audit's gallery neighbours. Return, per row, the best score the
+    merge left out (-inf: none).
 
     Ties: equal scores keep gallery order. The running lists hold only gallery indices
     earlier than the new candidates' (blocks and chunks come in gallery order), so a
@@ -140,9 +160,12 @@ def merge_sorted(top_idx: np.ndarray, top_val: np.ndarray, idx: np.ndarray,
     k = top_idx.shape[1]
     cand_idx = np.concatenate([top_idx, idx], axis=1)
     cand_val = np.concatenate([top_val, val], axis=1)
-    order = np.argsort(-cand_val, axis=1, kind="stable")[:, :k]
-    top_idx[:] = np.take_along_axis(cand_idx, order, axis=1)
-    top_val[:] = np.take_along_axis(cand_val, order, axis=1)
+    order = np.argsort(-cand_val, axis=1, kind="stable")
+    top_idx[:] = np.take_along_axis(cand_idx, order[:, :k], axis=1)
+    top_val[:] = np.take_along_axis(cand_val, order[:, :k], axis=1)
+    if order.shape[1] <= k:
+        return np.full(len(top_idx), -np.inf, dtype=np.float32)
+    return np.take_along_axis(cand_val, order[:, k:k + 1], axis=1)[:, 0]
 
 
 def ordered_keys(values: np.ndarray) -> np.ndarray:

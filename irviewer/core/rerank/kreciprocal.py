@@ -187,35 +187,22 @@ def _keep_cross(cross: np.ndarray, n_q: int, a: int, c: int, block: np.ndarray) 
 def _order_by_distance(vectors: np.ndarray, top: Top, scale: np.ndarray,
                        need: int) -> tuple[np.ndarray, np.ndarray]:
     """Return (indices, D) of every row's first ``need`` images in ascending normalised
-    distance, equal distances in index order.
+    distance: each row's own image first (distance 0), then the search's order.
 
-    The search kept the best ``need + MARGIN`` by cosine. D is a non-decreasing function of
-    -cosine, so an image outside them can only come first among equal distances when its
-    distance equals the largest kept one; a row where that distance reaches the ``need``-th
-    place is ordered again from its whole row (rare: five equal distances in a row).
+    D is a non-decreasing function of -cosine, so the order by distance is the search's
+    order by cosine (descending, near ties by exact cosine, equal cosines in index order),
+    which :func:`~irviewer.core.rerank.search.iter_self_top` made complete up to the list's
+    end; two cosines that round to the same distance keep that order (a sort stable on the
+    list), so an image outside the kept list never comes first.
     """
     n = len(vectors)
     idx, cos = top.indices, top.cosines
     d = squared_distance(cos) / scale[:, None]
     d[idx == np.arange(n)[:, None]] = 0.0
-    order = _row_lexsort(d, idx)
+    order = np.argsort(d, axis=1, kind="stable")
     idx = np.take_along_axis(idx, order, axis=1)
     d = np.take_along_axis(d, order, axis=1)
-    if idx.shape[1] < n:
-        for i in np.flatnonzero(d[:, need - 1] == d.max(axis=1)):
-            row = squared_distance(vectors[i] @ vectors.T) / scale[i]
-            row[i] = 0.0
-            full = np.argsort(row, kind="stable")[:idx.shape[1]]
-            idx[i], d[i] = full, row[full]
     return idx[:, :need], d[:, :need]
-
-
-def _row_lexsort(d: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    """Return, per row, the order by (d ascending, idx ascending)."""
-    by_idx = np.argsort(idx, axis=1, kind="stable")
-    d_by = np.take_along_axis(d, by_idx, axis=1)
-    by_d = np.argsort(d_by, axis=1, kind="stable")
-    return np.take_along_axis(by_idx, by_d, axis=1)
 
 
 def _reciprocal(ranked: np.ndarray, k: int) -> np.ndarray:

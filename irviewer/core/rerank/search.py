@@ -9,10 +9,12 @@ the rows of I (against J) and, transposed, the rows of J (against I), so each co
 computed once, half the multiply of the full square. :func:`cross_top` does the same for
 queries against a gallery.
 
-Each row keeps its best ``L`` (descending cosine, equal cosines in index order) while the
-blocks go by. A block offers a row only the cosines at or above the row's current L-th best
-(a handful once the row has seen a few blocks); before the row has L, the bar is the L-th
-best of a sample of the block's columns, which is never above the block's own L-th best, so
+Each row keeps its best ``L`` (descending cosine; near ties in exact order, equal ones in
+index order: :mod:`irviewer.core.ranking.settle`, so the lists do not depend on the machine)
+while the blocks go by. A block offers a row only the cosines at or above the row's current
+L-th best less its near band (so that the near ties of its last entry are seen): a handful
+once the row has seen a few blocks; before the row has L, the bar is the L-th best of a
+sample of the block's columns, which is never above the block's own L-th best, so
 nothing that belongs is missed. The blocks are :data:`BLOCK_ROWS` square: 64 MB of float32.
 """
 
@@ -22,6 +24,10 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass
 
 import numpy as np
+
+from irviewer.core.exact_scores import exact_pair_cosines
+from irviewer.core.ranking.settle import ExactScores, settle_top_lists
+from irviewer.core.ranking.top_k import below_near
 
 #: Rows (and columns) of one block of the blocked product.
 BLOCK_ROWS = 4096
@@ -53,6 +59,13 @@ class _Best:
         self.n_cols = n_cols
         self.idx = np.full((n_rows, width), -1, dtype=np.int64)
         self.val = np.full((n_rows, width), -np.inf, dtype=np.float32)
+        self.left_out = np.full(n_rows, -np.inf, dtype=np.float32)  # best cosine not kept
+
+    def settle(self, pairs: ExactScores, rows_of: Callable[[np.ndarray], np.ndarray]) -> None:
+        """Order the lists' near ties by exact cosine (``pairs``: (row, column) pairs), a
+        list cut inside a run of them again from its whole row (``rows_of(rows)``)."""
+        settle_top_lists(pairs, self.n_cols, np.arange(len(self.idx)), self.idx, self.val,
+                         self.left_out, rows_of)
 
     def bar(self, rows: slice, block: np.ndarray, axis: int) -> np.ndarray:
         """Return, per row of ``rows`` (the block's rows when ``axis`` is 1, its columns
@@ -68,7 +81,7 @@ class _Best:
                 sample = block[:, :m] if axis == 1 else block[:m, :].T
                 kth = np.partition(sample, m - width, axis=1)[:, m - width]
                 floor[open_rows] = kth[open_rows]
-        return floor
+        return below_near(floor)  # the near ties of a list's last entry are seen too
 
     def offer(self, rows: np.ndarray, cols: np.ndarray, vals: np.ndarray,
               touched: slice) -> None:
@@ -91,6 +104,7 @@ class _Best:
         starts = np.cumsum(counts) - counts
         slot = np.arange(len(all_rows)) - np.repeat(starts, counts)
         take = slot < width
+        np.maximum.at(self.left_out, all_rows[~take], all_vals[~take])
         self.idx[touched] = -1
         self.val[touched] = -np.inf
         self.idx[all_rows[take], slot[take]] = all_cols[take]
@@ -166,6 +180,13 @@ def iter_self_top(vectors: np.ndarray, width: int, diagonal: str,
             _offer_block(best, block, a, c, both=a != c)
             done += 1
             yield done, total
+
+    def whole_rows(rows: np.ndarray) -> np.ndarray:
+        out = vectors[rows] @ vectors.T
+        out[np.arange(len(rows)), rows] = 1.0 if diagonal == "one" else -np.inf
+        return out
+
+    best.settle(_pair_cosines(vectors, vectors), whole_rows)
     return Top(best.idx, best.val, low)
 
 
@@ -192,5 +213,18 @@ def cross_top(queries: np.ndarray, gallery: np.ndarray, width: int,
             block = queries[a:b] @ gallery[c:c + block_rows].T
             rows, cols = _candidates(block, best.bar(slice(a, b), block, 1), 1)
             best.offer(rows + a, cols + c, block[rows, cols], slice(a, b))
+    best.settle(_pair_cosines(queries, gallery), lambda rows: queries[rows] @ gallery.T)
     return Top(best.idx, best.val)
+
+
+def _pair_cosines(rows: np.ndarray, cols: np.ndarray) -> ExactScores:
+    """Return the exact cosines of (row, column) pairs of two matrices of float32 vectors."""
+
+    def fast(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        x, y = rows[a].astype(np.float64), cols[b].astype(np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (np.einsum("ij,ij->i", x, y) / np.sqrt(np.einsum("ij,ij->i", y, y))
+                    / np.sqrt(np.einsum("ij,ij->i", x, x)))
+
+    return ExactScores(fast, lambda a, b: exact_pair_cosines(rows[a], cols[b]))
 
