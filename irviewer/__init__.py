@@ -24,6 +24,14 @@ from typing import TYPE_CHECKING, Any
 # command line, the window, the benchmarks).
 os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
 
+# IRVIEWER_THREADS caps every thread of the process, BLAS included: imported before numpy, the
+# libraries read the cap from their environment variables when they load (the command line's
+# --threads, given later, caps them through threadpoolctl: irviewer.core.threads).
+from irviewer.core.threads import cap_libraries, environment_threads
+
+if (_cap := environment_threads()) is not None:
+    cap_libraries(_cap)
+
 from irviewer.version import __version__  # after the environment is set
 
 if TYPE_CHECKING:

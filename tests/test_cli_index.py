@@ -215,3 +215,46 @@ def test_progress_on_a_terminal_redraws_one_line():
     assert text.count("\n") == 2 and "\r" in text
     assert text.rstrip("\n").endswith("describing  4/4 [########################]" +
                                       text.rstrip("\n").rsplit("]", 1)[1])
+
+
+def test_threads_alone_the_old_switch_is_refused_naming_describe_in(tmp_path, capsys):
+    """``--threads`` without a number once meant "describe in threads": an old script is
+    refused with one line, never run with another meaning."""
+    flat_folder(tmp_path / "one", 2)
+    for argv in (["index", str(tmp_path / "one"), "--out", str(tmp_path / "c"), "--threads"],
+                 ["index", "--threads", "--out", str(tmp_path / "c"), str(tmp_path / "one")]):
+        with pytest.raises(SystemExit) as stopped:
+            main(argv)
+        assert stopped.value.code == 2
+        err = capsys.readouterr().err
+        assert "use --describe-in threads" in err and err.count("\n") == 1, err
+    assert not (tmp_path / "c").exists()
+
+
+def test_workers_more_than_the_threads_allowed_are_refused(tmp_path, capsys, monkeypatch):
+    flat_folder(tmp_path / "one", 2)
+    out = str(tmp_path / "c")
+    with pytest.raises(SystemExit):
+        main(["index", str(tmp_path / "one"), "--out", out, "--threads", "2", "--workers", "3"])
+    assert ("--workers 3 describes 3 photos at once, more than the 2 threads --threads allows"
+            in capsys.readouterr().err)
+    monkeypatch.setenv("IRVIEWER_THREADS", "1")
+    with pytest.raises(SystemExit):
+        main(["index", str(tmp_path / "one"), "--out", out, "--workers", "2"])
+    assert "more than the 1 thread IRVIEWER_THREADS allows" in capsys.readouterr().err
+
+
+def test_index_describes_in_threads_one_worker_per_thread_allowed(tmp_path, capsys,
+                                                                  monkeypatch):
+    seen = []
+    real = indexing.Pool
+
+    def pool(mode, workers):
+        seen.append((mode, workers))
+        return real(mode, workers)
+
+    monkeypatch.setattr(indexing, "Pool", pool)
+    flat_folder(tmp_path / "one", 3)
+    assert main(["index", str(tmp_path / "one"), "--out", str(tmp_path / "c"),
+                 "--describe-in", "threads", "--threads", "2"]) == 0
+    assert seen and set(seen) == {("threads", 2)}

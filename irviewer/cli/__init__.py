@@ -104,7 +104,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = args._parser.parse_intermixed_args(argv[1:])
     elif extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
-    return guarded(lambda: args._module.run(args, args._parser), args._parser)
+    return guarded(lambda: _run_command(args), args._parser)
+
+
+def _run_command(args: argparse.Namespace) -> int:
+    """Run the parsed subcommand with its threads capped (``--threads``, else
+    ``IRVIEWER_THREADS``, else the cores this process may use:
+    :func:`irviewer.core.parallel.limited_threads`); return its exit code."""
+    from irviewer.core.parallel import limited_threads
+    from irviewer.core.threads import requested_threads
+
+    with limited_threads(requested_threads(getattr(args, "threads", None))):
+        return int(args._module.run(args, args._parser))
 
 
 def guarded(work: Callable[[], int], parser: argparse.ArgumentParser | None = None) -> int:
@@ -167,6 +178,8 @@ def kiosk_problem(args: argparse.Namespace) -> str | None:
 
 def _run_viewer(argv: list[str]) -> int:
     from irviewer.cli.viewer import build_viewer_parser
+    from irviewer.core.parallel import limited_threads
+    from irviewer.core.threads import requested_threads
     from irviewer.opening.options import at_most_one, dataset_problem, for_command
     from irviewer.opening.request import SESSION_SUFFIX
 
@@ -178,7 +191,9 @@ def _run_viewer(argv: list[str]) -> int:
     names_data = (gui_args.dataset, gui_args.demo, gui_args.descriptors, gui_args.ranking)
     problem = None if session or not any(names_data) else dataset_problem(gui_args)
     problem = problem or kiosk_problem(gui_args)
+    threads = None
     try:
+        threads = requested_threads(gui_args.threads)
         at_most_one(gui_args, ("protocol",), "protocol", "the window shows one at a time")
         if gui_args.rerank and not problem:
             check_rerank(gui_args, session)
@@ -196,7 +211,8 @@ def _run_viewer(argv: list[str]) -> int:
               file=sys.stderr)
         return EXIT_INPUT
     try:
-        code = run(gui_args)
+        with limited_threads(threads):
+            code = run(gui_args)
     except InputError as e:
         print(f"irviewer: error: {for_command(e, parser)}", file=sys.stderr)
         return EXIT_INPUT

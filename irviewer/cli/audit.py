@@ -43,7 +43,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--top", type=int, default=0, metavar="N",
                    help="list only the N most suspicious (default 0: every suspect scoring at "
                    "least --min-score)")
-    add_options(p, "depth", "corrections", help={
+    add_options(p, "depth", "corrections", "threads", help={
         "depth": "length of the stored result lists a negative must be in to count as "
         f"ranked among the positives (default {DEFAULT_DEPTH}; positives' ranks are exact at any "
         "depth)",

@@ -40,7 +40,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add ``irviewer compare``'s arguments to ``p``."""
     add_dataset(p)
     add_options(p, "demo", *METHODS, *READER, *CONVENTIONS, "rerank", "ann", "ann_names",
-                "engine", "collection", "engine_names", "depth", help={
+                "engine", "collection", "engine_names", "depth", "threads", help={
         "demo": "the built-in museum demo: strong.npz (baseline) against weak.npz unless -d "
         "or --ranking names others",
         "descriptors": "descriptor files, one method each (the first method is the "

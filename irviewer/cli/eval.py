@@ -38,7 +38,7 @@ def add_arguments(ev: argparse.ArgumentParser) -> None:
     """Add ``irviewer eval``'s arguments to ``ev``."""
     add_dataset(ev)
     add_options(ev, "demo", *METHODS, *READER, *CONVENTIONS, "corrections", "rerank", "ann",
-                "ann_names", "engine", "collection", "engine_names", "depth", help={
+                "ann_names", "engine", "collection", "engine_names", "depth", "threads", help={
         "demo": "evaluate the built-in museum demo (with its strong descriptors unless -d or "
         "--ranking names another method)",
         "descriptors": "the descriptor file: .npz, .npy, .fvecs, .mat or .h5, or an "

@@ -39,7 +39,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     """Add ``irviewer figure``'s arguments to ``p``."""
     add_dataset(p)
     add_options(p, "demo", *METHODS, *READER, *CONVENTIONS, "rerank", "ann", "ann_names",
-                "engine", "collection", "engine_names", "depth", help={
+                "engine", "collection", "engine_names", "depth", "threads", help={
         "demo": "the built-in museum demo, with strong.npz and weak.npz unless -d or "
         "--ranking names others",
         "descriptors": "descriptor files, one method each (one or two methods)",

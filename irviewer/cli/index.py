@@ -8,6 +8,10 @@ import shlex
 import sys
 from pathlib import Path
 
+from irviewer.collection.describing import PROCESSES, THREADS
+from irviewer.core.threads import ENV as THREADS_ENV
+from irviewer.opening.options import THREADS_HELP, thread_count
+
 NAME = "index"
 HELP = "turn a folder of photos into a collection (one photo or one subfolder per artwork)"
 DESCRIPTION = ("Describe every photo in PHOTOS and write a collection to COLLECTION: a "
@@ -44,28 +48,57 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "vocabulary learnt from the photos; any installed irviewer.extractors "
                    "entry point)")
     p.add_argument("--workers", type=int, metavar="N",
-                   help="photos described at once (default: one per core)")
-    p.add_argument("--threads", action="store_true",
-                   help="describe in threads of this process instead of worker processes")
+                   help="photos described at once (default: one per thread --threads "
+                   "allows, else one per core this process may use); at most --threads")
+    p.add_argument("--describe-in", choices=(PROCESSES, THREADS), default=PROCESSES,
+                   help="describe the photos in worker processes (the default: each one "
+                   "thread) or in threads of this process")
+    p.add_argument("--threads", type=thread_count, metavar="N", nargs="?", const=None,
+                   default=None, action=_Threads, help=THREADS_HELP)
+
+
+class _Threads(argparse.Action):
+    """``--threads N``; ``--threads`` without a number, the switch it once was (describe in
+    threads of this process), is refused with one line naming what replaced it, so an old
+    script never runs with another meaning."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        if values is None:
+            parser.exit(2, "irviewer: error: --threads takes a number now (--threads N caps "
+                           "the threads); to describe in threads of this process, as "
+                           "--threads alone did, use --describe-in threads\n")
+        setattr(namespace, self.dest, values)
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Index the photos with a progress bar on stderr; return the exit code. This process
     keeps the memory a photo frees for the next, as the worker processes do
-    (:func:`irviewer.io.allocator.keep_freed_memory`): with ``--threads`` or one worker it
-    describes the photos itself."""
+    (:func:`irviewer.io.allocator.keep_freed_memory`): with ``--describe-in threads`` or one
+    worker it describes the photos itself. ``--workers`` more than the threads a cap
+    (``--threads``, ``IRVIEWER_THREADS``) allows is refused."""
     from irviewer.cli.progress import ProgressBar
-    from irviewer.collection.describing import PROCESSES, SERIAL, THREADS
+    from irviewer.collection.describing import SERIAL
     from irviewer.collection.indexing import IndexRequest, answers_line, iter_index
+    from irviewer.core import parallel
     from irviewer.core.errors import command_line_text
+    from irviewer.core.threads import requested_threads
     from irviewer.io.allocator import keep_freed_memory
 
     keep_freed_memory()
     if args.workers is not None and args.workers < 1:
         parser.error(f"--workers must be at least 1, not {args.workers}")
-    mode = SERIAL if args.workers == 1 else (THREADS if args.threads else PROCESSES)
+    cap = requested_threads(args.threads)
+    if cap is not None and args.workers is not None and args.workers > cap:
+        by = "--threads" if args.threads is not None else THREADS_ENV
+        parser.error(f"--workers {args.workers} describes {args.workers} photos at once, "
+                     f"more than the {cap} thread{'s' if cap > 1 else ''} {by} allows; "
+                     f"give --workers {cap} or "
+                     "fewer, or allow more threads")
+    workers = args.workers or parallel.WORKERS
+    mode = SERIAL if workers == 1 else args.describe_in
     request = IndexRequest(args.photos, args.out, args.titles, args.extractor, mode,
-                           args.workers)
+                           workers)
     bar = ProgressBar()
     steps = iter_index(request)
     try:

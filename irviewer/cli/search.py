@@ -45,7 +45,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "fewer wrongly), looser more (default: %(default)s; docs/search.md)")
     p.add_argument("--json", type=Path, metavar="OUT",
                    help="write the answers and matches as JSON")
-    add_options(p, *READER, one_per_flag=True)  # the photos follow the options
+    add_options(p, *READER, "threads", one_per_flag=True)  # the photos follow the options
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:

@@ -21,7 +21,7 @@ def build_viewer_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"irviewer {__version__}")
     add_dataset(parser, "dataset file or folder (or a .irv session)")
     add_options(parser, "demo", *METHODS, *READER, "protocol", "ap", "rerank", "ann",
-                "ann_names", "engine", "collection", "engine_names", "depth", help={
+                "ann_names", "engine", "collection", "engine_names", "depth", "threads", help={
         "demo": "open the built-in museum demo (as without a DATASET), with its descriptor "
         "files unless -d or --ranking names others",
         "ranking": "precomputed rankings, one method each (TREC run, .npz indices, "

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import multiprocessing
-import os
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import (
@@ -31,8 +30,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from irviewer.core import parallel
 from irviewer.core.errors import InputError
 from irviewer.core.local_features import LocalFeatures
+from irviewer.core.threads import cap_libraries
 from irviewer.extract.base import Extractor, Learner, describe, input_side
 from irviewer.extract.local_features import REFERENCE_SIDE, local_features, single_threaded
 from irviewer.extract.registry import get_extractor
@@ -48,12 +49,10 @@ CHUNK = 4
 
 
 def default_workers() -> int:
-    """Return how many workers describe photos by default: one per core this process may
-    use."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
+    """Return how many workers describe photos by default: one per thread this process may
+    run (:data:`irviewer.core.parallel.WORKERS`: the cap in force, else one per core its
+    affinity and CPU quota allow)."""
+    return parallel.WORKERS
 
 
 @dataclass(frozen=True)
@@ -181,8 +180,10 @@ def _one_thread_per_worker() -> None:
 def _start_worker() -> None:
     """Start a worker process: keep what a photo frees for the next photo
     (:func:`irviewer.io.allocator.keep_freed_memory`; a third of the time went to the
-    kernel without it)."""
+    kernel without it), and run one thread (BLAS, OpenMP and OpenCV included: there is one
+    worker per thread allowed already)."""
     keep_freed_memory()
+    cap_libraries(1)
 
 
 def _features_chunk(spec: ExtractorSpec, paths: Sequence[str]) -> list[Described | str]:

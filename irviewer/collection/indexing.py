@@ -91,7 +91,7 @@ class IndexRequest:
     """What to index: the ``photos`` folder, the collection folder to write (``out``),
     an optional titles file, the extractor (None: the collection's own on a re-run, else
     :data:`DEFAULT_EXTRACTOR`), and how to describe in parallel (``mode`` of
-    :class:`~irviewer.collection.describing.Pool`, ``workers`` None: one per core)."""
+    :class:`~irviewer.collection.describing.Pool`, ``workers`` None: its default)."""
 
     photos: Path
     out: Path

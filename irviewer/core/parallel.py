@@ -4,22 +4,30 @@ numpy releases the GIL in the comparisons, sorts, searches and sums that dominat
 ranking and the norms, so the rows of a block, split into contiguous parts, are processed
 at the same time on the cores that the matrix multiply has just left idle. Each part must
 write only its own rows' results.
+
+One thread per core this process may use (:func:`irviewer.core.threads.usable_cores`: its
+affinity and its container's CPU quota), or the user's cap (``--threads``,
+``IRVIEWER_THREADS``: :func:`limited_threads`).
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from typing import TypeVar, cast
+
+from irviewer.core import threads
 
 T = TypeVar("T")
 R = TypeVar("R")
 
-#: Threads that share one piece of work (this one included).
-WORKERS = max(1, min(4, os.cpu_count() or 1))
+#: Threads that share one piece of work (this one included): the cores this process may
+#: use, or :data:`irviewer.core.threads.ENV`'s cap when it is set.
+WORKERS = threads.environment_threads() or threads.usable_cores()
 
 _POOL: ThreadPoolExecutor | None = None
+_POOL_SIZE = 0
 
 
 def row_parts(n_rows: int, n_values: int, min_values: int) -> list[tuple[int, int]]:
@@ -60,9 +68,34 @@ def run_each(work: Callable[[T], R], items: Sequence[T]) -> list[R]:
     return cast("list[R]", out)  # every slot is filled
 
 
+@contextmanager
+def limited_threads(count: int | None) -> Iterator[int]:
+    """Within the block, cap this process's threads at ``count`` (None: the cores it may
+    use): irviewer's own (:data:`WORKERS`) and those of BLAS, OpenMP and OpenCV
+    (:func:`irviewer.core.threads.cap_libraries`, which only lowers theirs); yield the count
+    in force, and put everything back after. Without a cap, the libraries are held to the
+    cores only where a CPU quota lets fewer through than the affinity (they count the
+    affinity's)."""
+    global WORKERS
+    before, usable = WORKERS, threads.usable_cores()
+    WORKERS = count if count is not None else usable
+    capped = count is not None or usable < threads.affinity_cores()
+    put_back = threads.cap_libraries(WORKERS) if capped else None
+    try:
+        yield WORKERS
+    finally:
+        WORKERS = before
+        if put_back is not None:
+            put_back()
+
+
 def _pool() -> ThreadPoolExecutor:
-    global _POOL
+    global _POOL, _POOL_SIZE
+    size = max(1, WORKERS - 1)
+    if _POOL is not None and size != _POOL_SIZE:
+        _POOL.shutdown(wait=False)  # the cap changed: later parts go to a pool of its size
+        _POOL = None
     if _POOL is None:
-        _POOL = ThreadPoolExecutor(max_workers=max(1, WORKERS - 1),
-                                   thread_name_prefix="irviewer-rows")
+        _POOL = ThreadPoolExecutor(max_workers=size, thread_name_prefix="irviewer-rows")
+        _POOL_SIZE = size
     return _POOL

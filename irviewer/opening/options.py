@@ -33,6 +33,8 @@ from irviewer.core.convention_names import AP_DEFINITIONS, AP_RULES, SELF_MATCH_
 from irviewer.core.errors import InputError, command_line_text
 from irviewer.core.ranking import DEFAULT_DEPTH
 from irviewer.core.rerank.spec import help_text as spec_help
+from irviewer.core.threads import ENV as THREADS_ENV
+from irviewer.core.threads import parse_threads
 from irviewer.formats.base import (
     FORMAT_OPTION,
     OptionSpec,
@@ -106,6 +108,22 @@ def _from_spec(key: str, spec: OptionSpec, reader: bool, request: str | None = N
                   request=request, reader=reader, list_file=spec.list_file, label=spec.label)
 
 
+#: ``--threads``' help line (every command that computes takes it).
+THREADS_HELP = (f"use at most N threads: irviewer's own and those of the matrix multiply "
+                f"(BLAS), OpenMP and OpenCV (default: {THREADS_ENV} when set, else one per "
+                "core this process may use, as its CPU affinity and its container's CPU "
+                f"quota allow; this option wins over {THREADS_ENV}); no number depends on it")
+
+
+def thread_count(text: str) -> int:
+    """Return ``--threads``' value: a whole number, at least 1 (argparse's type)."""
+    try:
+        return parse_threads(text, "--threads")
+    except InputError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give a whole number of threads, at least 1") from None
+
+
 def _table() -> dict[str, Option]:
     request_options = [
         Option("demo", ("--demo",), "use the built-in museum demo", switch=True,
@@ -167,6 +185,7 @@ def _table() -> dict[str, Option]:
         Option("engine_names", ("--engine-names",), "the collection's field holding the "
                "gallery's image names (default: its primary key)", metavar="FIELD", type=str,
                default=None, request="engine_names", label="Names field"),
+        Option("threads", ("--threads",), THREADS_HELP, metavar="N", type=thread_count),
         Option("depth", ("--depth",), "how many results per query the stored result lists "
                "keep; the ranks of positives are exact at any depth (default "
                f"{DEFAULT_DEPTH})", metavar="N", type=int, default=DEFAULT_DEPTH, request="k"),

@@ -302,7 +302,7 @@ def main() -> int:
             rows = {}
             for label, folder, extra in (("processes", work / "large", ()),
                                          ("processes", quarter, ()),
-                                         ("threads", quarter, ("--threads",))):
+                                         ("threads", quarter, ("--describe-in", "threads"))):
                 out = work / f"c-{label}-{folder.name}"
                 elapsed, peak, _, kernel = irviewer_index(folder, out, *extra)
                 n = sum(1 for _ in folder.iterdir())
