@@ -37,13 +37,17 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def write_market(folder: Path, dim: int, seed: int = 0) -> tuple[Path, Path]:
-    """Write the Market-like folder and two descriptor files; return the files."""
+def write_market(folder: Path, dim: int, seed: int = 0, n_q: int = 3368,
+                 n_g: int = 19732) -> tuple[Path, Path]:
+    """Write the Market-like folder (``n_q`` queries, ``n_g`` gallery images: Market-1501's
+    by default, its ids, junk and distractors in proportion otherwise) and two descriptor
+    files; return the files."""
     rng = np.random.default_rng(seed)
-    n_q, n_g, n_ids = 3368, 19732, 751
+    n_ids = max(2, round(751 * n_g / 19732))
+    n_junk, n_distractors = round(2798 * n_g / 19732), round(3000 * n_g / 19732)
     g_pid = rng.integers(1, n_ids + 1, n_g)
-    g_pid[:2798] = -1
-    g_pid[2798:2798 + 3000] = 0
+    g_pid[:n_junk] = -1
+    g_pid[n_junk:n_junk + n_distractors] = 0
     q_pid = rng.integers(1, n_ids + 1, n_q)
     names = []
     for sub, pids in (("query", q_pid), ("bounding_box_test", g_pid)):

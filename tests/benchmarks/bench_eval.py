@@ -151,14 +151,22 @@ def revisited_like(rng: np.random.Generator, n_q: int, n_g: int,
     return ds, queries, gallery
 
 
+def market_shares(n_g: int) -> tuple[int, int, int]:
+    """Return (person ids, junk images of id -1, distractors of id 0) of a Market-1501-shaped
+    gallery of ``n_g`` images: Market-1501's 751, 2,798 and 3,000 of 19,732, in proportion."""
+    return (max(2, round(751 * n_g / 19732)), round(2798 * n_g / 19732),
+            round(3000 * n_g / 19732))
+
+
 def market_like(rng: np.random.Generator, n_q: int = 3368, n_g: int = 19732,
                 dim: int = 2048) -> tuple[Dataset, np.ndarray, np.ndarray]:
-    """Return a Market-1501-shaped dataset (ids, cameras, id 0 and id -1) and its matrices."""
-    n_ids = 751
+    """Return a Market-1501-shaped dataset (ids, cameras, id 0 and id -1) and its matrices
+    (:func:`market_shares` of ``n_g`` gallery images)."""
+    n_ids, n_junk, n_distractors = market_shares(n_g)
     centers = rng.standard_normal((n_ids + 1, dim), dtype=np.float32)
     g_pid = rng.integers(1, n_ids + 1, n_g)
-    g_pid[: 2798] = -1  # junk images
-    g_pid[2798: 2798 + 3000] = 0  # distractors
+    g_pid[: n_junk] = -1  # junk images
+    g_pid[n_junk: n_junk + n_distractors] = 0  # distractors
     g_cam = rng.integers(1, 7, n_g)
     gallery = clustered(rng, centers, g_pid, noise=3.0)
     q_pid = rng.integers(1, n_ids + 1, n_q)
@@ -270,23 +278,27 @@ def figures(wall: float, gemm: float, cpu: float, gemm_cpu: float,
             "cpu_ratio": round(cpu / gemm_cpu, 3), "peak_mb": round(peak, 1)}
 
 
-MARKET_QUERIES, MARKET_GALLERY, MARKET_IDS = 3368, 19732, 751
+MARKET_QUERIES, MARKET_GALLERY = 3368, 19732
 
 
-def market_folder(workdir: Path) -> tuple[Path, Path]:
-    """Return (folder, descriptor file) of a Market-1501-sized set, built once in ``workdir``.
+def market_folder(workdir: Path, n_q: int = MARKET_QUERIES,
+                  n_g: int = MARKET_GALLERY) -> tuple[Path, Path]:
+    """Return (folder, descriptor file) of a Market-1501-sized set, built once in ``workdir``
+    (``n_q`` queries and ``n_g`` gallery images: Market-1501's by default).
 
     The folder has ``query/`` and ``bounding_box_test/`` with Market names (2,798 gallery
-    images of id -1, 3,000 of id 0, the rest ids 1..751 on cameras 1..6); every file holds
-    the same tiny JPEG. The .npz (uncompressed) holds clustered 2048-d float32 vectors,
-    ``queries``/``gallery`` in file-name order and their file names.
+    images of id -1, 3,000 of id 0, the rest ids 1..751 on cameras 1..6; in proportion for
+    other sizes, :func:`market_shares`); every file holds the same tiny JPEG. The .npz
+    (uncompressed) holds clustered 2048-d float32 vectors, ``queries``/``gallery`` in
+    file-name order and their file names.
     """
-
-    root = workdir / "market1501-like"
-    npz = workdir / "market1501-like.npz"
+    stem = ("market1501-like" if (n_q, n_g) == (MARKET_QUERIES, MARKET_GALLERY)
+            else f"market1501-like-{n_q}x{n_g}")
+    root, npz = workdir / stem, workdir / f"{stem}.npz"
     if (root / "DONE").exists() and npz.exists():
         return root, npz
-    print("  building the Market-1501-sized folder and .npz (once) ...", file=sys.stderr)
+    print(f"  building the Market-1501-shaped folder and .npz, {n_q:,} x {n_g:,} (once) ...",
+          file=sys.stderr)
     rng = np.random.default_rng(7)
 
     def names(pids: np.ndarray, frame0: int) -> list[str]:
@@ -295,14 +307,15 @@ def market_folder(workdir: Path) -> tuple[Path, Path]:
         return [f"{pid}_c{cam}s{1 + i % 6}_{frame0 + i:06d}_0{i % 8}.jpg"
                 for i, (pid, cam) in enumerate(zip(ids, cams.tolist(), strict=True))]
 
-    g_pid = rng.integers(1, MARKET_IDS + 1, MARKET_GALLERY)
-    g_pid[:2798], g_pid[2798:5798] = -1, 0
-    q_pid = rng.integers(1, MARKET_IDS + 1, MARKET_QUERIES)
+    n_ids, n_junk, n_distractors = market_shares(n_g)
+    g_pid = rng.integers(1, n_ids + 1, n_g)
+    g_pid[:n_junk], g_pid[n_junk:n_junk + n_distractors] = -1, 0
+    q_pid = rng.integers(1, n_ids + 1, n_q)
     g_names, q_names = names(g_pid, 0), names(q_pid, 500_000)
     g_order, q_order = np.argsort(g_names), np.argsort(q_names)
-    centers = rng.standard_normal((MARKET_IDS + 1, 2048), dtype=np.float32)
+    centers = rng.standard_normal((n_ids + 1, 2048), dtype=np.float32)
     gallery = clustered(rng, centers, g_pid[g_order], noise=3.0)
-    gallery[g_pid[g_order] < 0] = rng.standard_normal((2798, 2048), dtype=np.float32)
+    gallery[g_pid[g_order] < 0] = rng.standard_normal((n_junk, 2048), dtype=np.float32)
     queries = clustered(rng, centers, q_pid[q_order], noise=3.0)
     write_reid_set(root, npz, q_names, g_names, queries, gallery, "bench_eval.py")
     return root, npz
@@ -370,15 +383,20 @@ def run_process(args: list[str]) -> tuple[float, float, float]:
         time.sleep(0.01)
     elapsed = time.perf_counter() - t
     child.returncode = os.waitstatus_to_exitcode(status)
-    err = child.stderr.read().decode() if child.stderr else ""
+    err = ""
+    if child.stderr is not None:
+        with child.stderr:
+            err = child.stderr.read().decode()
     if child.returncode:
         raise SystemExit(f"irviewer {' '.join(args)} failed ({child.returncode}): {err}")
     return elapsed, usage.ru_utime + usage.ru_stime, hwm
 
 
-def eval_command(workdir: Path) -> list[str]:
-    """Return the arguments of ``irviewer eval`` on case (d)'s set (built if needed)."""
-    folder, npz = market_folder(workdir)
+def eval_command(workdir: Path, n_q: int = MARKET_QUERIES,
+                 n_g: int = MARKET_GALLERY) -> list[str]:
+    """Return the arguments of ``irviewer eval`` on case (d)'s set (built if needed;
+    :func:`market_folder`'s sizes)."""
+    folder, npz = market_folder(workdir, n_q, n_g)
     return ["eval", str(folder), "-d", str(npz), "--json", str(workdir / "eval-out.json")]
 
 
@@ -388,12 +406,13 @@ def file_arrays(npz: Path) -> tuple[np.ndarray, np.ndarray]:
         return normalise_rows(archive["queries"]), archive["gallery"]
 
 
-def process_case(workdir: Path, repeats: int) -> dict[str, float]:
+def process_case(workdir: Path, repeats: int, n_q: int = MARKET_QUERIES,
+                 n_g: int = MARKET_GALLERY) -> dict[str, float]:
     """Case (d): the whole ``irviewer eval`` process against the bare multiply of the same
     arrays, interleaved (multiply, process, multiply, ...) and best of ``repeats`` each, so
-    both see the same machine load."""
-    command = eval_command(workdir)
-    q, g = file_arrays(market_folder(workdir)[1])
+    both see the same machine load (:func:`market_folder`'s sizes)."""
+    command = eval_command(workdir, n_q, n_g)
+    q, g = file_arrays(market_folder(workdir, n_q, n_g)[1])
     bare_gemm(q, g)
     gemm = best = gemm_cpu = best_cpu = float("inf")
     peak = 0.0
@@ -405,16 +424,18 @@ def process_case(workdir: Path, repeats: int) -> dict[str, float]:
     return figures(best, gemm, best_cpu, gemm_cpu, peak)
 
 
-def gallery_map(workdir: Path, g5k: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Return case (c)'s 1,000,000 x 2048 float16 map, read-only: built once in
-    ``workdir`` (its distractors drawn from ``rng``), its first 5,000 rows rewritten with
-    ``g5k`` every run so that they always match the ground truth built from the same seed
-    (bench_ann.py's gallery too)."""
-    n = 1_000_000
+def gallery_map(workdir: Path, g5k: np.ndarray, rng: np.random.Generator,
+                n: int = 1_000_000) -> np.ndarray:
+    """Return case (c)'s ``n`` x 2048 float16 map (1,000,000 rows by default), read-only:
+    built once in ``workdir`` (its distractors drawn from ``rng``), its first 5,000 rows
+    rewritten with ``g5k`` every run so that they always match the ground truth built from
+    the same seed (bench_ann.py's gallery too)."""
     workdir.mkdir(parents=True, exist_ok=True)
-    path = workdir / "gallery_1m_2048_f16.npy"
+    path = workdir / ("gallery_1m_2048_f16.npy" if n == 1_000_000 else
+                      f"gallery_{n}_2048_f16.npy")
     if not path.exists():
-        print("  building the 4 GB float16 gallery map (once) ...", file=sys.stderr)
+        print(f"  building the {n * 4096 / 1e9:.1f} GB float16 gallery map (once) ...",
+              file=sys.stderr)
         mm = np.lib.format.open_memmap(path, mode="w+", dtype=np.float16, shape=(n, 2048))
         for a in range(5000, n, 50_000):
             mm[a:a + 50_000] = rng.standard_normal((min(50_000, n - a), 2048),
@@ -428,18 +449,18 @@ def gallery_map(workdir: Path, g5k: np.ndarray, rng: np.random.Generator) -> np.
     return np.load(path, mmap_mode="r")
 
 
-def large_case(workdir: Path, repeats: int) -> dict[str, float]:
-    """Case (c): an rOxford-like 5,000 images followed by 995,000 distractors, float16 map.
+def large_case(workdir: Path, repeats: int, n: int = 1_000_000) -> dict[str, float]:
+    """Case (c): an rOxford-like 5,000 images followed by ``n`` - 5,000 distractors (995,000
+    by default), float16 map.
 
-    The distractors are written once (4 GB); the first 5,000 rows are rewritten every run
-    from a fixed seed so they always match the ground truth built here.
+    The distractors are written once (4 GB for a million); the first 5,000 rows are
+    rewritten every run from a fixed seed so they always match the ground truth built here.
     """
     rng = np.random.default_rng(2)
     ds5k, q, g5k = revisited_like(rng, 70, 5000, 2048)
-    gallery = gallery_map(workdir, g5k, rng)
-    n = len(gallery)
+    gallery = gallery_map(workdir, g5k, rng, n)
     ds = replace(ds5k, gallery=ds5k.gallery + tuple(f"d{i}" for i in range(n - 5000)))
-    return run_case("(c) 70 x 1,000,000 x 2048 float16 map", ds, q, gallery, repeats)
+    return run_case(f"(c) 70 x {n:,} x 2048 float16 map", ds, q, gallery, repeats)
 
 
 def main() -> int:
