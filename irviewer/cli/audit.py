@@ -59,7 +59,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Check ``args``, audit, print and write; return the exit code."""
     from irviewer.core.audit import AuditOptions, audit
-    from irviewer.core.descriptors import file_sha256
     from irviewer.core.errors import InputError
     from irviewer.opening.opener import open_now
 
@@ -77,7 +76,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     result = audit(opened.dataset, {n: m.ranking for n, m in opened.methods.items()},
                    args.protocol[0] if args.protocol else None, options)
     shown = result.suspects if args.top == 0 else result.suspects[:args.top]
-    methods = [{"path": str(m.path), "sha256": file_sha256(m.path)}
+    methods = [{"path": str(m.path), "sha256": m.sha256}
                for m in opened.methods.values()]
     print(format_table(opened.dataset, result, shown))
     for note in opened.corrections.notes() if opened.corrections is not None else ():

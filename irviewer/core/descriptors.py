@@ -18,20 +18,17 @@ computes anyway) with :func:`check_gallery_rows`, and the same sentence is raise
 
 from __future__ import annotations
 
-import hashlib
-import mmap
-import os
-import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from irviewer.core.dataset import Dataset
 from irviewer.core.errors import InputError, counted, examples
+from irviewer.core.file_digests import digest_hex, ready_digest
 from irviewer.core.image_names import strip_image_suffix
 from irviewer.core.parallel import row_parts, run_parts
 
@@ -47,7 +44,6 @@ NORM_CHUNK_BYTES = 4 * 2**20
 _TINY_SQUARES = np.float32(1e-30)
 #: Values per thread below which norms are not split between threads.
 _PARALLEL_VALUES = 1_000_000
-_HASH_BLOCK = 8 * 2**20
 
 
 @dataclass(frozen=True)
@@ -66,7 +62,9 @@ class DescriptorTable:
 class Descriptors:
     """The tables of one descriptor file: (queries, gallery) or a single table for all.
 
-    ``sha256`` is the hash of the file's bytes (of every file, for a descriptor folder).
+    ``digest`` is the future sha256 of the file's bytes (of every file, for a descriptor
+    folder; "" for vectors without a file), perhaps still computed on another thread
+    (:mod:`irviewer.core.file_digests`): :attr:`sha256` waits for it.
     ``by_position`` says how rows without names were named by the dataset's order (e.g.
     "the rows are the gallery in the dataset's order"), None when every row was named by
     the file itself or by a row-name list.
@@ -75,8 +73,15 @@ class Descriptors:
     path: Path
     tables: tuple[DescriptorTable, ...]
     dim: int
-    sha256: str
+    digest: Future[str] = field(default_factory=lambda: ready_digest(""), compare=False,
+                                repr=False)
     by_position: str | None = None
+
+    @property
+    def sha256(self) -> str:
+        """Return the hex sha256 of the file's bytes, waiting for its thread (InputError
+        when the file could not be read to the end)."""
+        return digest_hex(self.digest, self.path)
 
     def lookup(self) -> dict[str, tuple[int, int]]:
         """Return :func:`name_key` of each name -> (table index, row).
@@ -138,87 +143,6 @@ def name_keys(names: Sequence[str]) -> list[str]:
     if "." not in joined:
         return list(names)
     return [strip_image_suffix(n) for n in names]
-
-
-def file_sha256(path: Path) -> str:
-    """Return the hex sha256 of a file's bytes (for a folder: of every file under it, in path
-    order).
-
-    A file is hashed through a memory map in 8 MiB blocks (no copy of its bytes), or the
-    digest comes from :func:`prefetch_sha256` when one was started for the same file
-    (the same path, size, modification time and inode); errors reading the file are raised
-    here either way.
-    """
-    p = Path(path)
-    if p.is_dir():
-        h = hashlib.sha256()
-        for f in sorted(f for f in p.rglob("*") if f.is_file()):
-            _hash_into(h, f)
-        return h.hexdigest()
-    return _digest(p, background=False).result()
-
-
-def prefetch_sha256(path: Path) -> None:
-    """Start hashing the file ``path`` in a background thread, so that a later
-    :func:`file_sha256` of it finds the digest ready; nothing for a folder or a missing file.
-
-    Opening a dataset hashes each method's file for the report; started first, the hash
-    (0.3 s for a 2048-d Market-1501 file) runs on another core while the dataset is read,
-    since hashlib releases the GIL.
-    """
-    p = Path(path)
-    try:
-        if p.is_file():
-            _digest(p, background=True)
-    except OSError:
-        pass  # file_sha256 reports it when the file is used
-
-
-_DIGESTS: dict[tuple[str, int, int, int], Future[str]] = {}
-_DIGESTS_LOCK = threading.Lock()
-
-
-def _digest(p: Path, background: bool) -> Future[str]:
-    """Return the future digest of file ``p``, started now (in a thread when ``background``)
-    unless one for the same file and version is known."""
-    st = p.stat()
-    key = (str(p.resolve()), st.st_size, st.st_mtime_ns, st.st_ino)
-    with _DIGESTS_LOCK:
-        future = _DIGESTS.get(key)
-        start = future is None
-        if future is None:
-            future = _DIGESTS[key] = Future()
-
-    def run() -> None:
-        try:
-            h = hashlib.sha256()
-            _hash_into(h, p)
-            future.set_result(h.hexdigest())
-        except BaseException as e:  # handed to whoever asks for the digest
-            with _DIGESTS_LOCK:
-                _DIGESTS.pop(key, None)
-            future.set_exception(e)
-
-    if start:
-        if background:
-            threading.Thread(target=run, name="sha256", daemon=True).start()
-        else:
-            run()
-    return future
-
-
-def _hash_into(h: hashlib._Hash, path: Path) -> None:
-    """Add the bytes of file ``path`` to ``h`` (memory-mapped, 8 MiB at a time)."""
-    with path.open("rb") as stream:
-        if os.fstat(stream.fileno()).st_size == 0:
-            return
-        with mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
-            view = memoryview(mapped)
-            try:
-                for start in range(0, len(view), _HASH_BLOCK):
-                    h.update(view[start:start + _HASH_BLOCK])
-            finally:
-                view.release()
 
 
 def normalise_rows(x: np.ndarray) -> np.ndarray:

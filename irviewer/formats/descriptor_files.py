@@ -53,10 +53,10 @@ import numpy as np
 from irviewer.core.descriptors import (
     Descriptors,
     DescriptorTable,
-    file_sha256,
     name_key,
 )
 from irviewer.core.errors import InputError, counted, install_extra
+from irviewer.core.file_digests import file_digest
 from irviewer.formats.base import option
 from irviewer.io.npz import load_npz
 
@@ -224,34 +224,33 @@ def read_descriptors(path: Path | str, *, gallery_names: Sequence[str] | None = 
         if empty:
             raise InputError(f"{path.name} is empty")
         tables = readers[suffix](path, order)
-        sha256 = file_sha256(path)
+        digest = file_digest(path)  # waited for when the report is written
     except PermissionError:
         raise InputError(f"{path}: permission denied") from None
     except OSError as e:
         raise InputError(f"{path.name}: cannot be read ({e.strerror or e})") from None
     return Descriptors(path=path, tables=tuple(tables),
-                       dim=int(tables[-1].vectors.shape[1]), sha256=sha256,
+                       dim=int(tables[-1].vectors.shape[1]), digest=digest,
                        by_position="; ".join(order.used) or None)
 
 
 def descriptors_of_arrays(where: Path, arrays: Mapping[str, np.ndarray], *,
                           gallery_names: Sequence[str] | None = None,
                           query_names: Sequence[str] | None = None,
-                          row_names: Sequence[str] | None = None,
-                          sha256: str = "") -> Descriptors:
+                          row_names: Sequence[str] | None = None) -> Descriptors:
     """Return the :class:`~irviewer.core.descriptors.Descriptors` of arrays held in memory,
     keyed as an .npz archive's members (``features`` + ``names``, or ``queries`` +
     ``gallery`` with ``query_names`` / ``gallery_names``), their rows named by the rule of a
     file's (:func:`read_descriptors`: the names they carry, else the dataset's order given
     by ``gallery_names`` and ``query_names``, else ``row_names``). ``where`` names them in
-    sentences as a file's path does; ``sha256`` is the hash the report gives them.
-    InputError with a file's sentences for what a file could hold wrong."""
+    sentences as a file's path does (their digest is "": the report hashes their bytes
+    where they are held). InputError with a file's sentences for what a file could hold wrong."""
     order = _Order(tuple(gallery_names or ()), tuple(query_names or ()),
                    None if row_names is None else tuple(row_names))
     tables = _keyed_tables(Path(where), arrays.__getitem__, set(arrays), order,
                            hint="give {}=", single_hint="")
     return Descriptors(path=Path(where), tables=tuple(tables),
-                       dim=int(tables[-1].vectors.shape[1]), sha256=sha256,
+                       dim=int(tables[-1].vectors.shape[1]),
                        by_position="; ".join(order.used) or None)
 
 

@@ -26,8 +26,9 @@ from pathlib import Path
 import numpy as np
 
 from irviewer.core.dataset import Dataset, build_query
-from irviewer.core.descriptors import Descriptors, DescriptorTable, file_sha256
+from irviewer.core.descriptors import Descriptors, DescriptorTable
 from irviewer.core.errors import InputError, examples
+from irviewer.core.file_digests import file_digest
 from irviewer.core.ranking import Ranking, ranking_from_lists
 from irviewer.formats.base import Reader, ReadOptions, option
 from irviewer.io.atomic import atomic_open
@@ -232,4 +233,4 @@ def read_hpatches_descriptors(folder: Path) -> Descriptors:
         raise InputError(f"{folder}: no <sequence>/<type>.csv descriptor file")
     vectors = np.concatenate(blocks)
     return Descriptors(path=folder, tables=(DescriptorTable(tuple(names), vectors),),
-                       dim=int(vectors.shape[1]), sha256=file_sha256(folder))
+                       dim=int(vectors.shape[1]), digest=file_digest(folder))

@@ -77,11 +77,6 @@ class Held:
         return bool(self.copied_from)
 
     @property
-    def sha256(self) -> str:
-        """Return the hex sha256 of the arrays' bytes (waiting for its thread)."""
-        return self.digest.result()
-
-    @property
     def names(self) -> tuple[str, ...] | None:
         """Return the names of the gallery (or only) table's rows, None when the vectors
         carry none (the rule of :func:`irviewer.formats.descriptor_files.descriptor_names`)."""

@@ -31,10 +31,10 @@ from irviewer.core.descriptors import (
     Descriptors,
     align,
     align_queries,
-    file_sha256,
     holds_gallery,
 )
 from irviewer.core.errors import InputError, Sentence
+from irviewer.core.file_digests import file_digest
 from irviewer.core.ranking import Ranking, iter_rank, iter_rank_rows
 from irviewer.core.rerank import iter_rerank, parse_spec
 from irviewer.core.rerank.spec import WHERE as RERANK_WHERE
@@ -210,7 +210,7 @@ def _iter_ranking_file(spec: MethodSpec, dataset: Dataset, label: str,
     yield Step(f"reading the ranking{label}")
     ranking, notes = read_ranking(spec.source.path, dataset, pairs)
     return Method(spec.name, spec.source.path, RANKING, ranking, notes=tuple(notes),
-                  sha256=file_sha256(spec.source.path), spec=spec)
+                  digest=file_digest(spec.source.path), spec=spec)
 
 
 def _iter_score_matrix(spec: MethodSpec, dataset: Dataset, label: str
@@ -246,7 +246,7 @@ def _iter_score_matrix(spec: MethodSpec, dataset: Dataset, label: str
         ranking = progress.ranking or ranking
     assert ranking is not None
     return Method(spec.name, spec.source.path, SCORES, ranking, notes=held.notes,
-                  sha256=held.sha256, spec=spec)
+                  digest=held.digest, spec=spec)
 
 
 def _iter_read(source: Source, dataset: Dataset, row_names: tuple[str, ...] | None,
@@ -283,12 +283,12 @@ def _descriptor_method(spec: MethodSpec, descriptors: Descriptors, ranking: Rank
     by_position = descriptors.by_position is not None
     notes = (position_note(spec.source.path, descriptors.by_position),) if by_position else ()
     held = spec.source.held
-    if held is not None:  # hashed while it was ranked
-        notes, sha256 = (*notes, *held.notes), held.sha256
-    else:
-        sha256 = descriptors.sha256
+    if held is not None:  # the arrays' bytes, hashed while they are ranked
+        notes, digest = (*notes, *held.notes), held.digest
+    else:  # the file's, hashed since it was named
+        digest = descriptors.digest
     return Method(spec.name, spec.source.path, spec.source.kind, ranking, notes=notes,
-                  sha256=sha256, dim=int(descriptors.dim),
+                  digest=digest, dim=int(descriptors.dim),
                   matched_by_position=by_position, spec=spec)
 
 

@@ -5,12 +5,14 @@ ranking, and what a report needs to identify it) and the progress of making one
 from __future__ import annotations
 
 from collections.abc import Generator, Mapping
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
 from irviewer.core.ann.results import AnnRun
 from irviewer.core.evaluation import Evaluation
+from irviewer.core.file_digests import digest_hex, ready_digest
 from irviewer.core.ranking import Ranking
 from irviewer.core.rerank import Chain
 from irviewer.methods.spec import MethodSpec, Source
@@ -23,7 +25,9 @@ class Method:
     """One ranking of the dataset, with what a report needs to identify it.
 
     ``kind`` is the kind of its file, ``"descriptors"`` or ``"ranking"`` (what it was
-    derived by is :attr:`spec`'s); ``sha256`` the hash of the file's bytes; ``dim`` the
+    derived by is :attr:`spec`'s); ``digest`` the future sha256 of the file's bytes (of the
+    arrays', for data held in memory), computed on another thread since the file was named
+    and waited for by :attr:`sha256` when a report needs it; ``dim`` the
     descriptor dimension (None for a ranking); ``notes`` sentences about this method for the
     user, each naming its file (a ranking's skipped lists; rows matched by position and,
     where the result is at chance level, that they are probably in another order), as
@@ -43,7 +47,8 @@ class Method:
     kind: str
     ranking: Ranking
     notes: tuple[str, ...] = ()
-    sha256: str = ""
+    digest: Future[str] = field(default_factory=lambda: ready_digest(""), compare=False,
+                                repr=False)
     dim: int | None = None
     matched_by_position: bool = False
     rerank: Chain | None = None
@@ -56,6 +61,13 @@ class Method:
         if self.spec is None:  # a method made by hand: a plain method of its file
             object.__setattr__(self, "spec", MethodSpec(
                 self.name, Source(Path(self.path), self.kind, 0), depth=self.ranking.k))
+
+    @property
+    def sha256(self) -> str:
+        """Return the hex sha256 of the method's file (of its arrays' bytes for data held in
+        memory; "" for a method made by hand), waiting for its thread; InputError when the
+        file could not be read to the end."""
+        return digest_hex(self.digest, self.path)
 
     @property
     def made(self) -> MethodSpec:

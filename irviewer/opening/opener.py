@@ -32,9 +32,9 @@ from irviewer.core.ann.spec import WHERE as ANN_WHERE
 from irviewer.core.ann.spec import parse_ann_spec
 from irviewer.core.chance import chance_level
 from irviewer.core.dataset import Dataset
-from irviewer.core.descriptors import prefetch_sha256
 from irviewer.core.errors import InputError, Sentence
 from irviewer.core.evaluation import Evaluation, evaluate
+from irviewer.core.file_digests import prefetch_sha256
 from irviewer.core.progress import result_of
 from irviewer.core.protocols import get_protocol
 from irviewer.core.ranking import Ranking, common_depth, cut_at

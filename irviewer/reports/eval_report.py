@@ -75,7 +75,7 @@ def corrections_record(loaded: LoadedCorrections) -> dict:
     """Return how the report identifies an applied corrections file
     (:class:`~irviewer.formats.corrections_file.LoadedCorrections`):
     ``{"corrections": {path, sha256, n_applied}}``."""
-    from irviewer.core.descriptors import file_sha256
+    from irviewer.core.file_digests import file_sha256
 
     return {"corrections": {"path": str(loaded.path), "sha256": file_sha256(loaded.path),
                             "n_applied": len(loaded.log)}}

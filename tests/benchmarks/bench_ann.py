@@ -81,7 +81,7 @@ def ivf_case(workdir: Path, index: str, nprobe: int, repeats: int) -> dict[str, 
     gallery = gallery_map(workdir, g5k, rng)
     n = len(gallery)
     ds = replace(ds5k, gallery=ds5k.gallery + tuple(f"d{i}" for i in range(n - 5000)))
-    descriptors = Descriptors(path=Path("case-ivf.npy"), dim=2048, sha256="",
+    descriptors = Descriptors(path=Path("case-ivf.npy"), dim=2048,
                               tables=(DescriptorTable(tuple(x.name for x in ds.queries), q),
                                       DescriptorTable(ds.gallery, gallery)))
     aligned = align(descriptors, ds)

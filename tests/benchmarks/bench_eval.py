@@ -230,9 +230,9 @@ def run_case(name: str, ds: Dataset, queries: np.ndarray, gallery: np.ndarray,
     scores_peak_mb, the score distributions of the first protocol's evaluation."""
     qn = normalise_rows(queries)
     descriptors = Descriptors(path=Path(f"case-{name[1]}.npy"), dim=gallery.shape[1],
-                              sha256="", tables=(DescriptorTable(tuple(q.name for q in
-                                                                       ds.queries), queries),
-                                                 DescriptorTable(ds.gallery, gallery)))
+                              tables=(DescriptorTable(tuple(q.name for q in ds.queries),
+                                                      queries),
+                                      DescriptorTable(ds.gallery, gallery)))
     bare_gemm(qn, gallery)  # warm-up: both timings then read a warm page cache
     best = gemm = best_cpu = gemm_cpu = ties = float("inf")
     peak, summary = 0.0, {}

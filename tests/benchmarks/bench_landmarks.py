@@ -120,7 +120,7 @@ def gldv2_case(workdir: Path, n_queries: int, repeats: int) -> dict[str, float]:
         with PeakMemory() as mem:
             t, c = time.perf_counter(), time.process_time()
             ds = read_dataset(path, options=ReadOptions(gallery_names=names))
-            descriptors = Descriptors(path=Path("gldv2.npy"), dim=DIM, sha256="", tables=(
+            descriptors = Descriptors(path=Path("gldv2.npy"), dim=DIM, tables=(
                 DescriptorTable(tuple(q.name for q in ds.queries), queries),
                 DescriptorTable(names, gallery)))
             ranking = rank(align(descriptors, ds), ds, k=100)

@@ -102,7 +102,7 @@ def main() -> int:
     dataset = leave_one_out_dataset(labels, names=[f"im{i}" for i in range(args.n)],
                                     protocols=("sop",))
     dataset_s = time.perf_counter() - t
-    descriptors = Descriptors(path=Path("sop-like.npy"), dim=args.dim, sha256="",
+    descriptors = Descriptors(path=Path("sop-like.npy"), dim=args.dim,
                               tables=(DescriptorTable(dataset.gallery, x),))
     xn = normalise_rows(x)
     protocol = get_protocol("sop")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from irviewer.cli import main
-from irviewer.core.descriptors import file_sha256
+from irviewer.core.file_digests import file_sha256
 from irviewer.formats.corrections_file import ACCEPT, COLUMNS
 from tests.core.audit_synth import write_synth_set
 

@@ -3,7 +3,6 @@ exact sentence per bad input."""
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import numpy as np
@@ -21,12 +20,10 @@ from irviewer.core.descriptors import (
     align_queries,
     bad_rows_message,
     check_gallery_rows,
-    file_sha256,
     holds_gallery,
     name_key,
     name_keys,
     normalise_rows,
-    prefetch_sha256,
     row_norms,
 )
 from irviewer.core.errors import InputError
@@ -52,8 +49,7 @@ def table(names, matrix) -> DescriptorTable:
 
 
 def descriptors(*tables: DescriptorTable, name: str = "d.npz") -> Descriptors:
-    return Descriptors(path=Path(name), tables=tables, dim=int(tables[-1].vectors.shape[1]),
-                       sha256="")
+    return Descriptors(path=Path(name), tables=tables, dim=int(tables[-1].vectors.shape[1]))
 
 
 def unit(v: np.ndarray) -> np.ndarray:
@@ -250,38 +246,6 @@ def test_bad_rows_message_lists_three_examples():
     assert bad_rows_message("x.npz", norms[[0, 2]], np.array([0, 2]), names) == (
         "x.npz: 1 row is all zero (no direction to compare), e.g. row 2 (y)")
     assert bad_rows_message("x.npz", np.ones(3), np.arange(3), names) is None
-
-
-def test_file_sha256_hashes_the_bytes_in_blocks(tmp_path):
-    data = np.random.default_rng(0).bytes(9 * 2**20 + 5)  # more than one 8 MiB block
-    (tmp_path / "f.bin").write_bytes(data)
-    assert file_sha256(tmp_path / "f.bin") == hashlib.sha256(data).hexdigest()
-    (tmp_path / "empty").write_bytes(b"")  # an empty file cannot be memory-mapped
-    assert file_sha256(tmp_path / "empty") == hashlib.sha256(b"").hexdigest()
-    sub = tmp_path / "sub"
-    sub.mkdir()
-    (sub / "b").write_bytes(b"bb")
-    (sub / "a").write_bytes(b"a")
-    assert file_sha256(sub) == hashlib.sha256(b"abb").hexdigest()  # files in path order
-    with pytest.raises(FileNotFoundError):
-        file_sha256(tmp_path / "missing")
-
-
-def test_prefetched_digest_is_used_and_follows_changes(tmp_path, monkeypatch):
-    path = tmp_path / "f.bin"
-    path.write_bytes(b"first version")
-    calls = []
-    real = desc_module._hash_into
-    monkeypatch.setattr(desc_module, "_hash_into",
-                        lambda h, p: calls.append(p) or real(h, p))
-    prefetch_sha256(path)
-    prefetch_sha256(tmp_path / "missing")  # nothing, no error
-    assert file_sha256(path) == hashlib.sha256(b"first version").hexdigest()
-    assert file_sha256(path) == hashlib.sha256(b"first version").hexdigest()
-    assert calls == [path]  # hashed once, in the background
-    path.write_bytes(b"second, longer version")  # another size and time: hashed again
-    assert file_sha256(path) == hashlib.sha256(b"second, longer version").hexdigest()
-    assert calls == [path, path]
 
 
 # -- one sentence per bad input -----------------------------------------------------------

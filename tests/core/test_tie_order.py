@@ -53,7 +53,7 @@ def per_query_ap() -> dict[str, list[float]]:
         ds, qv, gv = data(kind, dim)
         tables = (DescriptorTable(tuple(q.name for q in ds.queries), qv),
                   DescriptorTable(ds.gallery, gv))
-        ranking = rank(align(Descriptors(Path("d.npz"), tables, dim, ""), ds), ds, k=30)
+        ranking = rank(align(Descriptors(Path("d.npz"), tables, dim), ds), ds, k=30)
         for protocol in (FINITE, TRAPEZOID):
             out[f"{kind} {protocol.ap}"] = evaluate(ds, ranking, protocol).per_query["AP"].tolist()
     return out

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import pickle
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -65,6 +66,22 @@ def test_npz_features_and_names(tmp_path, as_bytes):
     al = align(d, dataset())
     np.testing.assert_array_equal(al.gallery_rows, [4, 3, 1, 0])
     np.testing.assert_allclose(al.queries[0], unit(f[2]), rtol=1e-6)
+
+
+def test_reading_does_not_wait_for_the_files_hash(tmp_path, monkeypatch):
+    from irviewer.core import file_digests
+
+    np.savez(tmp_path / "d.npz", features=vectors(5), names=np.array(["a", "b", "c", "d",
+                                                                        "q1"]))
+    release = threading.Event()
+    real = file_digests._hash_into
+    monkeypatch.setattr(file_digests, "_DIGESTS", {})
+    monkeypatch.setattr(file_digests, "_hash_into",
+                        lambda h, p: release.wait(10) and real(h, p))
+    d = read(tmp_path / "d.npz")
+    assert not d.digest.done()  # the vectors are read; the hash goes on beside
+    release.set()
+    assert d.sha256 == hashlib.sha256((tmp_path / "d.npz").read_bytes()).hexdigest()
 
 
 def test_npz_two_tables_with_and_without_names(tmp_path):
