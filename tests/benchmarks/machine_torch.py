@@ -24,6 +24,8 @@ Cases (sizes from :class:`TorchSizes`):
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -148,17 +150,36 @@ def agree_with_numpy(torch: Any, device: str) -> bool:
     return bool(np.allclose(mine, ref, atol=1e-4, rtol=1e-5) and (top == ref_top).all())
 
 
+_START_UP = """
+import sys, time
+t = time.perf_counter()
+import torch
+imported = time.perf_counter()
+torch.zeros(1, device=sys.argv[1]).sum().item()
+print(imported - t, time.perf_counter() - imported)
+"""
+
+
+def start_up(device: str) -> tuple[float, float]:
+    """Return the seconds a fresh process takes to import torch and then to run its first
+    operation on ``device`` (for a GPU: creating the CUDA context), measured in a child
+    process so that nothing is already loaded."""
+    done = subprocess.run([sys.executable, "-c", _START_UP, device], capture_output=True,
+                          text=True, check=True)
+    imported, first = (float(x) for x in done.stdout.split())
+    return imported, first
+
+
 def torch_cases(device: str, sizes: TorchSizes, repeats: int = 5) -> dict[str, object]:
-    """Return every case's seconds on ``device``, with ``import_s`` (importing torch),
-    ``context_s`` (the first operation on the device: the CUDA context) and ``agrees``
-    (:func:`agree_with_numpy`)."""
-    t = time.perf_counter()
+    """Return every case's seconds on ``device``, with ``import_s`` (importing torch) and
+    ``context_s`` (the first operation on the device: the CUDA context) of a fresh process
+    (:func:`start_up`), ``agrees`` (:func:`agree_with_numpy`) and the ``sizes``."""
     import torch
 
-    out: dict[str, object] = {"device": device, "import_s": time.perf_counter() - t}
-    t = time.perf_counter()
+    import_s, context_s = start_up(device)
+    out: dict[str, object] = {"device": device, "import_s": import_s, "context_s": context_s,
+                              "sizes": sizes}
     torch.zeros(1, device=device).sum().item()
-    out["context_s"] = time.perf_counter() - t
     if device.startswith("cuda"):
         out["name"] = torch.cuda.get_device_name(0)
     full_float32(torch)
