@@ -44,7 +44,9 @@ import json
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, is_dataclass
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -87,28 +89,21 @@ QUICK = Sizes(market=(842, 4933), map_rows=100_000, msmt=(1457, 10270), audit=(8
 #: Targets, as the figures are printed: (on a 16-core machine, on 2 cores).
 TARGETS = {"a": "<= 2.5 (16 cores), <= 2.0 (2 cores)", "b": "<= 1.3 (16), <= 1.4 (2)",
            "c": "<= 1.3, peak <= 2048 MB", "d": "<= 2.0 (16), <= 1.8 (2)",
-           "rerank": "<= 1.5 x the all-pairs multiply, peak <= 2048 MB",
+           "market": "<= 1.5 x the all-pairs multiply, peak <= 2048 MB",
            "msmt": "peak <= 2048 MB",
            "audit": "<= 2.5 (16), <= 3 (2)"}
 
 
-def in_process_cases(sections: set[str], sizes: Sizes, workdir: Path,
-                     repeats: int) -> dict[str, dict[str, float]]:
-    """Return bench_eval.py's in-process cases (a), (b), (c) that ``sections`` names."""
-    rng = np.random.default_rng(0)
-    out = {}
-    ds, q, g = bench_eval.revisited_like(rng, 70, 5000, 2048)
-    if "a" in sections:  # 25 ms against 12 on 2 cores: the best of at least 15, as bench_eval
-        out["a"] = bench_eval.run_case("(a) 70 x 5,000 x 2048", ds, q, g, max(15, repeats))
-    del g
-    if "b" in sections:
+def in_process_case(case: str, sizes: Sizes, workdir: Path, repeats: int) -> dict[str, float]:
+    """Return bench_eval.py's in-process case (a), (b) or (c) at ``sizes``."""
+    if case == "a":  # 25 ms against 12 on 2 cores: the best of at least 15, as bench_eval
+        ds, q, g = bench_eval.revisited_like(np.random.default_rng(0), 70, 5000, 2048)
+        return bench_eval.run_case("(a) 70 x 5,000 x 2048", ds, q, g, max(15, repeats))
+    if case == "b":
         n_q, n_g = sizes.market
-        ds, q, g = bench_eval.market_like(rng, n_q, n_g)
-        out["b"] = bench_eval.run_case(f"(b) {n_q:,} x {n_g:,} x 2048", ds, q, g, repeats)
-        del g
-    if "c" in sections:
-        out["c"] = bench_eval.large_case(workdir, max(2, repeats - 1), sizes.map_rows)
-    return out
+        ds, q, g = bench_eval.market_like(np.random.default_rng(1), n_q, n_g)
+        return bench_eval.run_case(f"(b) {n_q:,} x {n_g:,} x 2048", ds, q, g, repeats)
+    return bench_eval.large_case(workdir, max(2, repeats - 1), sizes.map_rows)
 
 
 def stages_case(sizes: Sizes, workdir: Path, repeats: int) -> dict:
@@ -184,15 +179,14 @@ def identity_case(sizes: Sizes, workdir: Path, cuda: bool) -> dict:
             "device_compared": "--device cuda" in texts}
 
 
-def rerank_cases(msmt: bool, sizes: Sizes, workdir: Path, repeats: int) -> dict:
-    """Return bench_rerank.py's whole-process re-ranking at Market size (and MSMT17's with
-    ``msmt``, once)."""
-    folder, npz = bench_eval.market_folder(workdir, *sizes.market)
-    out = {"rerank": bench_rerank.process_case(folder, npz, workdir, max(1, repeats - 1))}
-    if msmt:
-        folder, npz = bench_rerank.msmt_folder(workdir, *sizes.msmt)
-        out["msmt"] = bench_rerank.process_case(folder, npz, workdir, 1, all_pairs_runs=1)
-    return out
+def rerank_case(which: str, sizes: Sizes, workdir: Path, repeats: int) -> dict[str, float]:
+    """Return bench_rerank.py's whole-process re-ranking at Market size (``which`` "market",
+    best of ``repeats`` - 1) or MSMT17's ("msmt", once)."""
+    if which == "market":
+        folder, npz = bench_eval.market_folder(workdir, *sizes.market)
+        return bench_rerank.process_case(folder, npz, workdir, max(1, repeats - 1))
+    folder, npz = bench_rerank.msmt_folder(workdir, *sizes.msmt)
+    return bench_rerank.process_case(folder, npz, workdir, 1, all_pairs_runs=1)
 
 
 def audit_case(sizes: Sizes, repeats: int) -> dict[str, float]:
@@ -264,17 +258,22 @@ def print_identity(identity: dict, cuda: bool) -> None:
         print("  (--device cuda not compared: `irviewer eval` has no --device option)")
 
 
-def print_rerank(results: dict) -> None:
-    """Print the re-ranking processes against both multiplies."""
-    print(f"\n{'re-ranking':<11}{'eval s':>8}{'q x g s':>9}{'ratio':>7}{'all-pairs s':>12}"
-          f"{'ratio':>7}{'peak MB':>9}  target")
-    for case in ("rerank", "msmt"):
-        if case in results:
-            r = results[case]
-            label = "Market" if case == "rerank" else "MSMT17"
-            print(f"{label:<11}{r['eval_s']:>8.1f}{r['gemm_s']:>9.3f}{r['ratio']:>7.2f}"
-                  f"{r['all_pairs_s']:>12.2f}{r['all_pairs_ratio']:>7.2f}"
-                  f"{r['peak_mb']:>9.0f}  {TARGETS[case]}")
+def print_rerank(rerank: dict, which: str, size: tuple[int, int]) -> None:
+    """Print one re-ranking process against both multiplies."""
+    label = f"{'Market' if which == 'market' else 'MSMT17'} {size[0]:,} x {size[1]:,}"
+    print(f"\nre-ranking (k-reciprocal, whole process), {label}:")
+    print(f"  {'eval s':>8}{'q x g s':>9}{'ratio':>7}{'all-pairs s':>12}{'ratio':>7}"
+          f"{'peak MB':>9}  target")
+    print(f"  {rerank['eval_s']:>8.1f}{rerank['gemm_s']:>9.3f}{rerank['ratio']:>7.2f}"
+          f"{rerank['all_pairs_s']:>12.2f}{rerank['all_pairs_ratio']:>7.2f}"
+          f"{rerank['peak_mb']:>9.0f}  {TARGETS[which]}")
+
+
+def print_audit(audit: dict, sizes: Sizes, repeats: int) -> None:
+    """Print the audit's time over eval's."""
+    print(f"\naudit (two 512-d files) / eval (one), {sizes.audit[0]:,} x {sizes.audit[1]:,}, "
+          f"best of {repeats}: eval {audit['eval_s']:.2f} s, audit {audit['audit_s']:.2f} s, "
+          f"ratio {audit['ratio']:.2f}  target {TARGETS['audit']}")
 
 
 def print_gpu(gpu: dict | str) -> None:
@@ -306,12 +305,29 @@ def as_json(value: object) -> object:
     return asdict(value) if is_dataclass(value) and not isinstance(value, type) else str(value)
 
 
+def guarded(results: dict, name: str, work: Callable[[], object],
+            show: Callable[[object], None] | None = None) -> None:
+    """Run one section: its figures into ``results[name]``, then ``show`` them; a failure is
+    printed as one line and kept as ``{"error": ...}``, and the other sections still run
+    (a borrowed machine's one run is not lost to one case)."""
+    try:
+        value = work()
+    except (Exception, SystemExit) as e:  # a failed process raises SystemExit with its error
+        print(f"\n{name}: FAILED: {e}", flush=True)
+        results[name] = {"error": str(e)}
+        return
+    results[name] = value
+    if show is not None:
+        show(value)
+    sys.stdout.flush()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true",
                         help="smaller sizes, the same code paths (a 2-core machine)")
     parser.add_argument("--msmt", action="store_true",
-                        help="also re-rank at MSMT17 size (about 80 s on 16 cores)")
+                        help="also re-rank at MSMT17 size (about 2.5 min on 16 cores)")
     parser.add_argument("--only", default=",".join(SECTIONS),
                         help=f"sections to run, of {','.join(SECTIONS)} (default: all)")
     parser.add_argument("--torch-device", metavar="DEVICE",
@@ -323,37 +339,38 @@ def main() -> int:
     sections = set(args.only.split(","))
     if sections - set(SECTIONS):
         parser.error(f"--only: unknown {', '.join(sorted(sections - set(SECTIONS)))}")
-    sizes = QUICK if args.quick else FULL
-    args.workdir.mkdir(parents=True, exist_ok=True)
+    sizes, workdir, repeats = QUICK if args.quick else FULL, args.workdir, args.repeats
+    workdir.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     info = machine_info.describe()
     print(f"irviewer machine benchmark, {'--quick sizes' if args.quick else 'full sizes'}, "
           f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     print("\n".join(machine_info.lines(info)), flush=True)
     results: dict = {"sizes": asdict(sizes), "machine": info}
-    results |= in_process_cases(sections, sizes, args.workdir, args.repeats)
+    cases: dict = {}
+    for case in ("a", "b", "c"):
+        if case in sections:
+            guarded(cases, case, partial(in_process_case, case, sizes, workdir, repeats))
     if "d" in sections:
-        results["d"] = bench_eval.process_case(args.workdir, max(5, args.repeats),
-                                               *sizes.market)
-    print_cases(results)
-    if "stages" in sections:
-        results["stages"] = stages_case(sizes, args.workdir, args.repeats)
-        print_stages(results["stages"], sizes.market)
+        guarded(cases, "d", partial(bench_eval.process_case, workdir, max(5, repeats),
+                                    *sizes.market))
+    results |= cases
+    print_cases({k: v for k, v in cases.items() if "error" not in v})
     cuda = bool(info["gpu"]["cuda"])
-    if "identity" in sections:
-        results["identity"] = identity_case(sizes, args.workdir, cuda)
-        print_identity(results["identity"], cuda)
-    if "rerank" in sections:
-        results |= rerank_cases(args.msmt, sizes, args.workdir, args.repeats)
-        print_rerank(results)
-    if "audit" in sections:
-        results["audit"] = r = audit_case(sizes, args.repeats)
-        print(f"\naudit (two 512-d files) / eval (one), {sizes.audit[0]:,} x "
-              f"{sizes.audit[1]:,}, best of {args.repeats}: eval {r['eval_s']:.2f} s, "
-              f"audit {r['audit_s']:.2f} s, ratio {r['ratio']:.2f}  target {TARGETS['audit']}")
-    if "gpu" in sections:
-        results["gpu"] = gpu_case(args.torch_device, sizes, info)
-        print_gpu(results["gpu"])
+    for name, work, show in (
+            ("stages", partial(stages_case, sizes, workdir, repeats),
+             partial(print_stages, market=sizes.market)),
+            ("identity", partial(identity_case, sizes, workdir, cuda),
+             partial(print_identity, cuda=cuda)),
+            ("rerank", partial(rerank_case, "market", sizes, workdir, repeats),
+             partial(print_rerank, which="market", size=sizes.market)),
+            ("msmt", partial(rerank_case, "msmt", sizes, workdir, repeats),
+             partial(print_rerank, which="msmt", size=sizes.msmt)),
+            ("audit", partial(audit_case, sizes, repeats), partial(print_audit, sizes=sizes,
+                                                                   repeats=repeats)),
+            ("gpu", partial(gpu_case, args.torch_device, sizes, info), print_gpu)):
+        if name in sections or (name == "msmt" and args.msmt and "rerank" in sections):
+            guarded(results, name, work, show)
     elapsed = time.perf_counter() - started
     print(f"\nran in {elapsed:.0f} s; load average now {machine_info.load_average()}")
     if args.json:

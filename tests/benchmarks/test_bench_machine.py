@@ -124,3 +124,17 @@ def test_the_device_comparison_follows_evals_options(monkeypatch):
 
     monkeypatch.setattr(module, "add_arguments", with_device)
     assert bench_machine.eval_has_device() is True
+
+
+def test_a_failing_section_is_one_line_and_the_others_still_run(capsys):
+    results: dict = {}
+
+    def failing():
+        raise SystemExit("irviewer eval x failed (2): no such folder")
+
+    bench_machine.guarded(results, "d", failing, print)
+    bench_machine.guarded(results, "audit", lambda: {"ratio": 2.0}, print)
+    assert results == {"d": {"error": "irviewer eval x failed (2): no such folder"},
+                       "audit": {"ratio": 2.0}}
+    assert capsys.readouterr().out == ("\nd: FAILED: irviewer eval x failed (2): no such "
+                                       "folder\n{'ratio': 2.0}\n")
