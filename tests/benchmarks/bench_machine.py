@@ -343,7 +343,7 @@ def main() -> int:
     workdir.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     info = machine_info.describe()
-    print(f"irviewer machine benchmark, {'--quick sizes' if args.quick else 'full sizes'}, "
+    print(f"bench_machine.py, {'--quick sizes' if args.quick else 'full sizes'}, "
           f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     print("\n".join(machine_info.lines(info)), flush=True)
     results: dict = {"sizes": asdict(sizes), "machine": info}
