@@ -25,8 +25,10 @@ from irviewer.core.ties import TIE_TOLERANCE
 BAND = 1e-5
 #: Members of near bands kept before the items are settled in a batch (one chunk).
 _PENDING_MEMBERS = 1 << 20
-#: Members (times 1000) per thread below which a batch is not split between threads.
-_PARALLEL_MEMBERS = 50_000
+#: Members (times 1000) per thread below which a batch is not split between threads: a few
+#: hundred members take a fraction of a millisecond, less than handing them to a thread
+#: costs (rOxford-sized ranking: 120 members, 1.5 ms split in two against 0.6 ms in one).
+_PARALLEL_MEMBERS = 2_000_000
 
 
 class CountState:
