@@ -326,10 +326,11 @@ class CountState:
             row = scores[r]
             by_lo = np.argsort(lo[mine])
             lows, highs = lo[mine][by_lo], np.maximum.accumulate(hi[mine][by_lo])
+            # only the scores between the lowest band's start and the highest band's end
+            near = np.flatnonzero((row >= lows[0]) & (row <= highs[-1]))
             # inside some band: a band starting at or below it that ends at or above it
-            reach = np.searchsorted(lows, row, side="right")
-            inside_any = (reach > 0) & (row <= highs[np.maximum(reach - 1, 0)])
-            cols = np.flatnonzero(inside_any)
+            reach = np.searchsorted(lows, row[near], side="right")
+            cols = near[(reach > 0) & (row[near] <= highs[np.maximum(reach - 1, 0)])]
             order = np.lexsort((cols, row[cols]))
             cols, vals = cols[order], row[cols[order]]
             a = np.searchsorted(vals, lo[mine], side="left")
