@@ -23,7 +23,6 @@ evidence of an unrelated list says about an image's label.
 from __future__ import annotations
 
 import numpy as np
-from scipy.sparse import csr_matrix
 
 from irviewer.core.audit.context import Context, SetEvidence
 from irviewer.core.audit.sets import PositiveSets, probability
@@ -43,6 +42,8 @@ def families(sets: PositiveSets) -> np.ndarray:
     if n_sets == 0:
         return np.zeros(0, dtype=np.int64)
     owners = sets.pos_keys // n_g
+    from scipy.sparse import csr_matrix  # on first use: the window opens without it
+
     members = csr_matrix((np.ones(len(owners)), (owners, sets.pos_keys % n_g)),
                          shape=(n_sets, n_g))
     shared = (members @ members.T).tocoo()
@@ -127,6 +128,8 @@ def unrelated_sets(sets: PositiveSets) -> np.ndarray:
     if not n_sets:
         return out
     owners = sets.pos_keys // n_g
+    from scipy.sparse import csr_matrix  # on first use: the window opens without it
+
     members = csr_matrix((np.ones(len(owners)), (owners, sets.pos_keys % n_g)),
                          shape=(n_sets, n_g))
     shared = (members @ members.T).tocoo()

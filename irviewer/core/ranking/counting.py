@@ -25,8 +25,10 @@ from irviewer.core.ties import TIE_TOLERANCE
 BAND = 1e-5
 #: Members of near bands kept before the items are settled in a batch (one chunk).
 _PENDING_MEMBERS = 1 << 20
-#: Members (times 1000) per thread below which a batch is not split between threads.
-_PARALLEL_MEMBERS = 50_000
+#: Members (times 1000) per thread below which a batch is not split between threads: a few
+#: hundred members take a fraction of a millisecond, less than handing them to a thread
+#: costs (rOxford-sized ranking: 120 members, 1.5 ms split in two against 0.6 ms in one).
+_PARALLEL_MEMBERS = 2_000_000
 
 
 class CountState:
@@ -324,10 +326,11 @@ class CountState:
             row = scores[r]
             by_lo = np.argsort(lo[mine])
             lows, highs = lo[mine][by_lo], np.maximum.accumulate(hi[mine][by_lo])
+            # only the scores between the lowest band's start and the highest band's end
+            near = np.flatnonzero((row >= lows[0]) & (row <= highs[-1]))
             # inside some band: a band starting at or below it that ends at or above it
-            reach = np.searchsorted(lows, row, side="right")
-            inside_any = (reach > 0) & (row <= highs[np.maximum(reach - 1, 0)])
-            cols = np.flatnonzero(inside_any)
+            reach = np.searchsorted(lows, row[near], side="right")
+            cols = near[(reach > 0) & (row[near] <= highs[np.maximum(reach - 1, 0)])]
             order = np.lexsort((cols, row[cols]))
             cols, vals = cols[order], row[cols[order]]
             a = np.searchsorted(vals, lo[mine], side="left")
