@@ -46,9 +46,11 @@ def unit(x: np.ndarray) -> np.ndarray:
 
 
 def milvus_collection(uri: str, name: str, names: list[str], vectors: np.ndarray,
-                      index_type: str = "FLAT", metric: str = "IP") -> None:
+                      index_type: str = "FLAT", metric: str = "IP",
+                      params: dict | None = None) -> None:
     """Create the Milvus collection ``name`` at ``uri``: primary key ``name`` (VARCHAR),
-    vector field ``vec``, one entity per (name, vector), indexed by ``index_type``."""
+    vector field ``vec``, one entity per (name, vector), indexed by ``index_type`` with its
+    build ``params``."""
     from pymilvus import DataType, MilvusClient
 
     client = MilvusClient(uri=uri)
@@ -57,9 +59,9 @@ def milvus_collection(uri: str, name: str, names: list[str], vectors: np.ndarray
     schema = MilvusClient.create_schema(auto_id=False)
     schema.add_field("name", DataType.VARCHAR, is_primary=True, max_length=512)
     schema.add_field("vec", DataType.FLOAT_VECTOR, dim=int(vectors.shape[1]))
-    params = client.prepare_index_params()
-    params.add_index("vec", index_type=index_type, metric_type=metric)
-    client.create_collection(name, schema=schema, index_params=params)
+    index = client.prepare_index_params()
+    index.add_index("vec", index_type=index_type, metric_type=metric, params=params or {})
+    client.create_collection(name, schema=schema, index_params=index)
     client.insert(name, [{"name": n, "vec": v.tolist()} for n, v in
                          zip(names, np.asarray(vectors, dtype=np.float32), strict=True)])
     client.close()

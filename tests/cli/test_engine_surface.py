@@ -25,19 +25,10 @@ def indexed_collection(uri: str, name: str, names: list[str], vectors: np.ndarra
                        index_type: str, params: dict) -> None:
     """Create the collection ``name`` with an ``index_type`` index built (flushed), so that
     searches go through the index and its parameters."""
-    from pymilvus import DataType, MilvusClient
+    from pymilvus import MilvusClient
 
+    milvus_collection(uri, name, names, vectors, index_type, params=params)
     client = MilvusClient(uri=uri)
-    if client.has_collection(name):
-        client.drop_collection(name)
-    schema = MilvusClient.create_schema(auto_id=False)
-    schema.add_field("name", DataType.VARCHAR, is_primary=True, max_length=512)
-    schema.add_field("vec", DataType.FLOAT_VECTOR, dim=int(vectors.shape[1]))
-    index = client.prepare_index_params()
-    index.add_index("vec", index_type=index_type, metric_type="IP", params=params)
-    client.create_collection(name, schema=schema, index_params=index)
-    client.insert(name, [{"name": n, "vec": v.tolist()} for n, v in zip(names, vectors,
-                                                                         strict=True)])
     client.flush(name)
     client.release_collection(name)
     client.load_collection(name)
