@@ -11,9 +11,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from irviewer.core import parallel
+from irviewer.core.dataset import Dataset, build_query
 from irviewer.core.descriptors import AlignedDescriptors, normalise_rows
 from irviewer.core.errors import InputError
-from irviewer.core.ranking import gallery, iter_rank, rank, ranker, ranks_in_row, top_of_row
+from irviewer.core.ranking import (
+    counting,
+    gallery,
+    iter_rank,
+    rank,
+    ranker,
+    ranks_in_row,
+    top_of_row,
+)
 from tests.core.helpers import (
     aligned,
     brute_force_order,
@@ -134,6 +143,35 @@ def test_exact_ties_keep_gallery_order_however_float32_rounds_them(kind, path, c
         np.testing.assert_array_equal(result.ranked(q, 60)[0], order[:60])
 
 
+@pytest.mark.parametrize("kind", list(TIED))
+@pytest.mark.parametrize("path", PATHS)
+def test_near_ties_at_the_cut_of_a_chunked_ranking_are_settled_without_a_second_pass(
+        kind, path, monkeypatch):
+    """A list whose K-th entry ties with scores beyond it, in a gallery ranked chunk by
+    chunk, is settled from the entries kept near its cut as the chunks passed: no query's
+    whole score row is made again (a second pass over the gallery), and the lists are the
+    exact order, equal exact cosines in gallery order."""
+    rng = np.random.default_rng(11)
+    dim = TIED[kind]
+    qv, gv = tied_vectors(rng, kind, 7, dim), tied_vectors(rng, kind, 160, dim)
+    ds = random_dataset(rng, 7, 160, max_per_group=20, with_self=True)
+
+    def no_second_pass(*args: object) -> np.ndarray:
+        raise AssertionError("a score row was made again")
+
+    monkeypatch.setattr(ranker, "score_rows_of", no_second_pass)
+    with ranking_path(path):
+        result = list(iter_rank(raw_aligned(qv, gv), ds, k=25, gallery_chunk_rows=23,
+                                query_block_rows=3))[-1].ranking
+    assert result is not None
+    exact = exact_scores(qv, gv)
+    tied_at_cut = 0
+    for q, order in enumerate(exact_cosine_order(qv, gv, ds.global_ignored)):
+        np.testing.assert_array_equal(result.top_indices[q], order[:25])
+        tied_at_cut += exact[q, order[24]] == exact[q, order[25]]
+    assert tied_at_cut >= 3  # the case is there: lists cut inside a run of equal cosines
+
+
 @pytest.mark.parametrize("path", PATHS)
 def test_tie_windows_are_the_exact_tie_groups(path):
     """With scores that are equal or far apart in exact arithmetic (multiples of 1/32), an
@@ -243,6 +281,36 @@ def test_gaussian_data_top_k_and_ranks_agree_with_score_row():
             idx, ranks, _ = r.items(qi)
             position = np.empty(3000, dtype=np.int64)
             position[order] = np.arange(3000)
+            np.testing.assert_array_equal(ranks, position[idx])
+
+
+def test_chunks_after_an_items_own_count_on_its_exact_score(monkeypatch):
+    """Once an item's own chunk is ranked its score is known: the later chunks count the
+    scores above it exactly (an equal score there ranks after it) and keep nothing to
+    resolve at the end. Items all in the first chunk, copies of them in later ones: the
+    ranks equal a full stable sort of the row, and no chunk keeps a band."""
+    rng = np.random.default_rng(9)
+    qv = rng.standard_normal((6, 32)).astype(np.float32)
+    gv = rng.standard_normal((2000, 32)).astype(np.float32)
+    gv[1500:1504] = gv[3]  # exact ties with an item, three chunks after its own
+    queries = tuple(build_query(f"q{i}", f"img{i}", {"positive": rng.choice(500, 30, False)})
+                    for i in range(6))
+    ds = Dataset(name="first chunk", format="test", path=None,
+                 gallery=tuple(f"g{i}" for i in range(2000)), queries=queries,
+                 groups=("positive",), protocols=("instance",))
+
+    def no_band(state: object, item: np.ndarray, *args: object) -> None:
+        assert not len(item), "a band was kept for an item whose score is known"
+
+    monkeypatch.setattr(counting.CountState, "_keep_band", no_band)
+    for path in PATHS:
+        with ranking_path(path):
+            r = list(iter_rank(aligned(qv, gv), ds, k=20, gallery_chunk_rows=500))[-1].ranking
+        for qi in range(6):
+            order = brute_force_order(r.score_row(qi))
+            position = np.empty(2000, dtype=np.int64)
+            position[order] = np.arange(2000)
+            idx, ranks, _ = r.items(qi)
             np.testing.assert_array_equal(ranks, position[idx])
 
 

@@ -8,13 +8,11 @@ is counted again among them by exact score
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 
 import numpy as np
 
 from irviewer.core.descriptors import AlignedDescriptors
-from irviewer.core.parallel import row_parts, run_parts
 from irviewer.core.ranking.row_counts import Counted, counts_in_row
 from irviewer.core.ranking.settle import Settle, band_edges, settle_items
 from irviewer.core.ranking.top_k import Candidates
@@ -23,22 +21,17 @@ from irviewer.core.ties import TIE_TOLERANCE
 
 #: Scores closer than this to an item's estimated score are resolved exactly (multi-chunk only).
 BAND = 1e-5
-#: Members of near bands kept before the items are settled in a batch (one chunk).
-_PENDING_MEMBERS = 1 << 20
-#: Members (times 1000) per thread below which a batch is not split between threads: a few
-#: hundred members take a fraction of a millisecond, less than handing them to a thread
-#: costs (rOxford-sized ranking: 120 members, 1.5 ms split in two against 0.6 ms in one).
-_PARALLEL_MEMBERS = 2_000_000
-
 
 class CountState:
     """Counts, block by block, how many scores lie above each item of interest.
 
     With one gallery chunk the item scores are exact before counting: rank = #(scores
     above) + #(equal scores at an earlier gallery index), the item's position among its
-    row's candidates. With several chunks each item's score is estimated first; every chunk
-    counts the scores above the estimate's band and keeps the few scores inside the band,
-    which are resolved once the exact score is known.
+    row's candidates. With several chunks each item's score is estimated first; a chunk
+    before the item's own counts the scores above the estimate's band and keeps the few
+    scores inside the band, which are resolved once the exact score is known; the item's
+    own chunk and those after it count on its exact score, as with one chunk (an equal
+    score in a later chunk ranks after it).
 
     With ``settle`` (a ranking with exact scores) the scores in each item's near band are
     counted too, and an item with others in it (its *members*) is settled: counted among
@@ -66,16 +59,14 @@ class CountState:
         self.exact = np.full(n, np.nan, dtype=np.float32)
         self.settled = np.full(n, np.nan, dtype=np.float32)  # exact scores of settled items
         self.estimate_val = np.zeros(n, dtype=np.float32)
+        # Multi-chunk: the items counted on their estimate's band in some chunk.
+        self.estimated = np.zeros(n, dtype=bool)
         # The scores inside items' bands, kept chunk by chunk: (item of each score, the
         # scores, whether its chunk lies before the item in gallery order, their gallery
         # indices).
         self.band: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
         # Multi-chunk: the members of items found in the items' own chunks (item, gallery).
         self.members: list[tuple[np.ndarray, np.ndarray]] = []
-        # One chunk: items to settle in one batch (which, member items, members, far).
-        self.pending: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
-        self.pending_size = 0
-        self._lock = threading.Lock()
 
     def estimate(self, aligned: AlignedDescriptors) -> None:
         """Estimate each item's score with a gather (multi-chunk galleries only)."""
@@ -90,21 +81,25 @@ class CountState:
             q = aligned.queries[self.item_query[a:a + step]]
             self.estimate_val[a:a + step] = np.einsum("ij,ij->i", q, vec) / norms
 
-    def _bounds(self, qa: int, qb: int, start: int,
-                stop: int) -> tuple[int, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Return (ia, ib, block rows, inside, lo, hi) of the items of queries qa..qb: lo/hi
-        is the exact score for an item in this chunk, else its estimate's band."""
+    def _bounds(self, qa: int, qb: int, start: int, stop: int) -> tuple[
+            int, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Return (ia, ib, block rows, inside, known, lo, hi) of the items of queries qa..qb:
+        ``known`` the items whose exact score is known (their chunk is this one or came
+        before it), for which lo = hi is that score; for the others lo/hi is the estimate's
+        band."""
         ia, ib = int(self.offsets[qa]), int(self.offsets[qb])
         items = self.items[ia:ib]
         rows = self.item_query[ia:ib] - qa
         inside = (items >= start) & (items < stop)
+        exact = self.exact[ia:ib]
         if self.multi:
-            lo = self.estimate_val[ia:ib] - np.float32(BAND)
-            hi = self.estimate_val[ia:ib] + np.float32(BAND)
-            lo[inside] = hi[inside] = self.exact[ia:ib][inside]
+            known = ~np.isnan(exact)
+            self.estimated[ia:ib] |= ~known
+            lo = np.where(known, exact, self.estimate_val[ia:ib] - np.float32(BAND))
+            hi = np.where(known, exact, self.estimate_val[ia:ib] + np.float32(BAND))
         else:
-            lo = hi = self.exact[ia:ib]
-        return ia, ib, rows, inside, lo, hi
+            known, lo, hi = inside, exact, exact
+        return ia, ib, rows, inside, known, lo, hi
 
     def floor(self, scores: np.ndarray, qa: int, qb: int, start: int,
               stop: int) -> np.ndarray:
@@ -118,10 +113,11 @@ class CountState:
         rows = self.item_query[ia:ib] - qa
         inside = (items >= start) & (items < stop)
         self.exact[ia:ib][inside] = scores[rows[inside], items[inside] - start]
-        _, _, _, _, lo, _ = self._bounds(qa, qb, start, stop)
-        np.minimum.at(out, rows, window_edges(lo, self.tolerance)[1])  # the tie window too
+        lo = self._bounds(qa, qb, start, stop)[5]
+        need = window_edges(lo, self.tolerance)[1]  # the tie window too
         if self.settle is not None:  # and the near band
-            np.minimum.at(out, rows, band_edges(lo)[1])
+            need = np.minimum(need, band_edges(lo)[1])
+        np.minimum.at(out, rows, need)
         return out
 
     def count_in_sorted(self, ordered: np.ndarray, scores: np.ndarray, qa: int, qb: int,
@@ -132,7 +128,7 @@ class CountState:
         binary search in its row, plus, for an item in this chunk whose score occurs more
         than once in the row, the equal scores at an earlier gallery index; the scores
         inside a band are kept for :meth:`finish`."""
-        ia, ib, rows, inside, lo, hi = self._bounds(qa, qb, start, stop)
+        ia, ib, rows, inside, known, lo, hi = self._bounds(qa, qb, start, stop)
         if ia == ib:
             return
         items = self.items[ia:ib]
@@ -140,32 +136,30 @@ class CountState:
         right = np.empty(ib - ia, dtype=np.int64)
         left = np.empty(ib - ia, dtype=np.int64) if self.multi else right
         upper, lower = window_edges(hi, self.tolerance)
-        b_up, b_lo = band_edges(hi)
+        b_up, b_lo = band_edges(hi) if self.settle is not None else (hi, hi)
         win_above = np.empty(ib - ia, dtype=np.int64)
         win_through = np.empty(ib - ia, dtype=np.int64)
         near_above = np.empty(ib - ia, dtype=np.int64)
         near_through = np.empty(ib - ia, dtype=np.int64)
-        # One search per side and row: each row's items' values, stacked. (With one chunk
-        # the near bands are searched only for the items that have a neighbour in theirs.)
+        # With one chunk the near bands are searched only for the items that have a
+        # neighbour in theirs (_settle_sorted).
         bands = self.settle is not None and self.multi
-        rights = [hi, lower] + ([b_lo] if bands else [])
-        lefts = [upper] + ([b_up] if bands else []) + ([lo] if self.multi else [])
         for r in np.flatnonzero(np.diff(bounds)):
             a, b = bounds[r], bounds[r + 1]
-            found_r = np.searchsorted(ordered[r], np.concatenate([v[a:b] for v in rights]),
-                                      side="right").reshape(len(rights), b - a)
-            found_l = np.searchsorted(ordered[r], np.concatenate([v[a:b] for v in lefts]),
-                                      side="left").reshape(len(lefts), b - a)
-            right[a:b], win_through[a:b], win_above[a:b] = found_r[0], found_r[1], found_l[0]
+            row = ordered[r]
+            right[a:b] = np.searchsorted(row, hi[a:b], side="right")
+            win_through[a:b] = np.searchsorted(row, lower[a:b], side="right")
+            win_above[a:b] = np.searchsorted(row, upper[a:b], side="left")
             if bands:
-                near_through[a:b], near_above[a:b] = found_r[2], found_l[1]
+                near_through[a:b] = np.searchsorted(row, b_lo[a:b], side="right")
+                near_above[a:b] = np.searchsorted(row, b_up[a:b], side="left")
             if self.multi:
-                left[a:b] = found_l[-1]
+                left[a:b] = np.searchsorted(row, lo[a:b], side="left")
         n = scores.shape[1]
-        self.win_above[ia:ib][inside] += n - win_above[inside]
-        self.win_through[ia:ib][inside] += n - win_through[inside]
+        self.win_above[ia:ib][known] += n - win_above[known]
+        self.win_through[ia:ib][known] += n - win_through[known]
         above = n - right
-        self.elsewhere[ia:ib][~inside] += above[~inside]
+        self.elsewhere[ia:ib][~known] += above[~known]
         # An item's own score is at right - 1; an equal score just before it is a tie.
         tied = np.flatnonzero(inside & (right >= 2)
                               & (ordered[rows, np.maximum(right - 2, 0)] == hi))
@@ -175,14 +169,15 @@ class CountState:
         if self.settle is not None and not self.multi:
             self._settle_sorted(ordered, scores, ia, rows, inside, right, hi, b_up, b_lo)
         elif self.settle is not None:
-            self.near_above[ia:ib][inside] += n - near_above[inside]
-            self.near_through[ia:ib][inside] += n - near_through[inside]
-            many = np.flatnonzero(inside & (near_above - near_through > 1))
+            self.near_above[ia:ib][known] += n - near_above[known]
+            self.near_through[ia:ib][known] += n - near_through[known]
+            # another score in the band: besides the item's own, in its own chunk
+            many = np.flatnonzero(known & (near_above - near_through > inside))
             if len(many):
                 member_of, member = _in_bands(scores, rows[many], b_lo[many], b_up[many])
                 self._members(ia + many[member_of], member + start, ia + many)
         if self.multi:
-            kept = np.flatnonzero(~inside & (right > left))
+            kept = np.flatnonzero(~known & (right > left))
             if len(kept):
                 self._keep_sorted_band(scores, start, stop, ia, kept, rows, lo, hi, items)
 
@@ -203,44 +198,46 @@ class CountState:
         band = scores[rows[some]]
         member = band > b_lo[some, None]
         member &= band < b_up[some, None]
-        which, cols = np.nonzero(member)
+        # flatnonzero: a 2-d nonzero costs several times more on these wide rows
+        which, cols = np.divmod(np.flatnonzero(member), n)
+        value = band[which, cols]
         # The scores at or above the band: those above the item, less those inside the band.
-        higher = band[which, cols] > hi[some][which]
+        higher = value > hi[some][which]
         far = n - right[some] - np.bincount(which[higher], minlength=len(some))
-        self._defer(ia + some, ia + some[which], cols, far)
+        self._settle(ia + some, ia + some[which], cols, far)
 
     def count(self, found: Candidates, qa: int, qb: int, start: int, stop: int) -> None:
         """Add the block of queries qa..qb x gallery start..stop to the counts.
 
-        An item whose own image is in this chunk is counted exactly (its score is known):
-        its position among the row's candidates counts the scores above it and the equal
-        scores at an earlier gallery index. For any other item the chunk counts the scores
-        above its estimate's band and keeps the few inside the band, with whether the chunk
-        lies before the item in gallery order (then an equal score ranks first) or after it.
+        An item whose exact score is known (its image is in this chunk or an earlier one)
+        is counted exactly: its position among the row's candidates counts the scores above
+        it and, in its own chunk, the equal scores at an earlier gallery index. For an item
+        of a later chunk the chunk counts the scores above its estimate's band and keeps the
+        few inside the band (an equal score there ranks before the item).
         """
-        ia, ib, rows, inside, lo, hi = self._bounds(qa, qb, start, stop)
+        ia, ib, rows, inside, known, lo, hi = self._bounds(qa, qb, start, stop)
         if ia == ib:
             return
         items = self.items[ia:ib]
         cols = np.where(inside, items - start, 0)
         before = found.position(rows, hi, cols)
         self.above[ia:ib] += before
-        upper, lower = window_edges(hi[inside], self.tolerance)
-        in_rows = rows[inside]
+        upper, lower = window_edges(hi[known], self.tolerance)
+        in_rows = rows[known]
         win_above = found.at_least(in_rows, upper)
         win_through = found.at_least(in_rows, np.nextafter(lower, np.float32(np.inf)))
-        self.win_above[ia:ib][inside] += win_above
-        self.win_through[ia:ib][inside] += win_through
-        self.elsewhere[ia:ib][~inside] += before[~inside]
+        self.win_above[ia:ib][known] += win_above
+        self.win_through[ia:ib][known] += win_through
+        self.elsewhere[ia:ib][~known] += before[~known]
         if self.settle is not None:
-            b_up, b_lo = band_edges(hi[inside])
+            b_up, b_lo = band_edges(hi[known])
             near_above = found.at_least(in_rows, b_up)
             near_through = found.at_least(in_rows, np.nextafter(b_lo, np.float32(np.inf)))
-            self.near_above[ia:ib][inside] += near_above
-            self.near_through[ia:ib][inside] += near_through
-            many = near_through - near_above > 1
+            self.near_above[ia:ib][known] += near_above
+            self.near_through[ia:ib][known] += near_through
+            many = near_through - near_above > inside[known]  # the item's own aside
             if many.any():
-                which = np.flatnonzero(inside)[many]
+                which = np.flatnonzero(known)[many]
                 first = found.starts[in_rows[many]] + near_above[many]
                 length = (near_through - near_above)[many]
                 at = _ranges(first, length)
@@ -248,7 +245,7 @@ class CountState:
                               ia + which)
         if self.multi:
             after = found.at_least(rows, lo)
-            kept = np.flatnonzero(~inside & (after > before))
+            kept = np.flatnonzero(~known & (after > before))
             first = found.starts[rows[kept]] + before[kept]
             at = _ranges(first, (after - before)[kept])
             self._keep_band(ia + kept, found.values[at], found.cols[at] + start,
@@ -256,48 +253,19 @@ class CountState:
 
     def _members(self, item: np.ndarray, gallery: np.ndarray, settled: np.ndarray) -> None:
         """Take the members found in an item's own chunk (``item``, ``gallery``; the items
-        ``settled`` each have some): with one chunk the items are settled now, their counts
-        complete; with several they are kept for :meth:`finish`."""
+        ``settled`` each have some): with one chunk the items are settled now, on the thread
+        of the block part that holds them, their counts complete; with several they are
+        kept for :meth:`finish`."""
         if self.multi:
             self.members.append((item, gallery))
             return
-        self._defer(settled, item, gallery, self.near_above[settled])
-
-    def _defer(self, which: np.ndarray, member_item: np.ndarray, member_gallery: np.ndarray,
-               far: np.ndarray) -> None:
-        """Keep items to settle (one chunk: their counts are complete) for one batch at the
-        end, where their exact scores are computed together; settle now once many are
-        kept (bounded memory). Parts of a block call this at the same time."""
-        with self._lock:
-            self.pending.append((which, member_item, member_gallery, far))
-            self.pending_size += len(member_item)
-            flush = self.pending_size > _PENDING_MEMBERS
-        if flush:
-            self._settle_pending()
-
-    def _settle_pending(self) -> None:
-        """Settle the items kept by :meth:`_defer`, in one batch."""
-        with self._lock:
-            parts, self.pending, self.pending_size = self.pending, [], 0
-        if not parts:
-            return
-        which, m_item, m_gallery, far = (np.concatenate(x) for x in zip(*parts, strict=True))
-        order = np.argsort(which, kind="stable")
-        which, far = which[order], far[order]
-        by_item = np.argsort(m_item, kind="stable")
-        m_item, m_gallery = m_item[by_item], m_gallery[by_item]
-
-        def settle(a: int, b: int) -> None:  # items a..b of ``which``, on the row threads
-            lo = int(np.searchsorted(m_item, which[a], side="left"))
-            hi = int(np.searchsorted(m_item, which[b - 1], side="right"))
-            self._settle(which[a:b], m_item[lo:hi], m_gallery[lo:hi], far[a:b])
-
-        run_parts(settle, row_parts(len(which), len(m_item) * 1000, _PARALLEL_MEMBERS))
+        self._settle(settled, item, gallery, self.near_above[settled])
 
     def _settle(self, which: np.ndarray, member_item: np.ndarray, member_gallery: np.ndarray,
                 far: np.ndarray) -> None:
         """Settle the items ``which`` (positions, ascending) from their members (``far``:
-        the scores at or above each one's near band): their ranks and exact scores."""
+        the scores at or above each one's near band): their ranks and exact scores. Parts of
+        a block call this at the same time, each for its own items."""
         assert self.settle is not None
         slot = np.searchsorted(which, member_item)
         self.above[which], keys = settle_items(self.settle.scores, self.settle.n_gallery,
@@ -356,7 +324,6 @@ class CountState:
         again from its score row. With exact scores, an item with members (scores inside
         its window) is then settled among them.
         """
-        self._settle_pending()
         ranks = self.above.copy()
         exact = self.exact
         above, through = self.win_above.copy(), self.win_through.copy()
@@ -367,7 +334,8 @@ class CountState:
         upper, lower = window_edges(exact, self.tolerance)
         reach_up, reach_lo = (np.maximum(upper, band_edges(exact)[0]),
                               np.minimum(lower, band_edges(exact)[1]))
-        missed = ~((lo <= exact) & (exact <= hi) & (lo <= reach_lo) & (reach_up <= hi))
+        missed = self.estimated & ~((lo <= exact) & (exact <= hi) & (lo <= reach_lo)
+                                    & (reach_up <= hi))
         above += self.elsewhere
         through += self.elsewhere
         near_above = self.near_above + self.elsewhere

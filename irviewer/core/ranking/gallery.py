@@ -223,24 +223,32 @@ def _fast_cosines(a_rows: Callable[[np.ndarray], np.ndarray],
     a = np.asarray(a, dtype=np.int64)
     b = np.asarray(b, dtype=np.int64)
     out = np.empty(len(a), dtype=np.float64)
-    firsts = np.flatnonzero(np.r_[True, a[1:] != a[:-1]]) if len(a) else np.zeros(0, np.int64)
-    own = a_rows(a[firsts])
-    new = np.isnan(a_squares[a[firsts]])
-    if new.any():
-        a_squares[a[firsts][new]] = np.einsum("ij,ij->i", own[new], own[new], dtype=np.float64)
-    group = np.cumsum(np.r_[False, a[1:] != a[:-1]]) if len(a) else a  # each pair's a row
+    if not len(a):
+        return out
+    new_row = np.empty(len(a), dtype=bool)  # where a new ``a`` row starts
+    new_row[0] = True
+    np.not_equal(a[1:], a[:-1], out=new_row[1:])
+    group = np.cumsum(new_row) - 1  # each pair's ``a`` row among ``own``
+    firsts = a[new_row]
+    own = a_rows(firsts)
+    _keep_squares(a_squares, firsts, own)
     for s in range(0, len(a), _FAST_PAIRS):
         rb = b[s:s + _FAST_PAIRS]
         y = b_rows(rb)
-        new = np.isnan(b_squares[rb])
-        if new.all():
-            b_squares[rb] = np.einsum("ij,ij->i", y, y, dtype=np.float64)
-        elif new.any():
-            b_squares[rb[new]] = np.einsum("ij,ij->i", y[new], y[new], dtype=np.float64)
+        _keep_squares(b_squares, rb, y)
         out[s:s + _FAST_PAIRS] = np.einsum("ij,ij->i", own[group[s:s + _FAST_PAIRS]], y,
                                            dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         return out / np.sqrt(b_squares[b]) / np.sqrt(a_squares[a])
+
+
+def _keep_squares(squares: np.ndarray, idx: np.ndarray, rows: np.ndarray) -> None:
+    """Sum in float64 the squared norms of ``rows`` (rows ``idx``) not yet in ``squares``."""
+    new = np.isnan(squares[idx])
+    if new.all():
+        squares[idx] = np.einsum("ij,ij->i", rows, rows, dtype=np.float64)
+    elif new.any():
+        squares[idx[new]] = np.einsum("ij,ij->i", rows[new], rows[new], dtype=np.float64)
 
 
 def gallery_exact_scores(aligned: AlignedDescriptors, whole: bool = False) -> ExactScores:

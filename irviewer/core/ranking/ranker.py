@@ -33,6 +33,7 @@ from irviewer.core.ranking.gallery import (
     score_rows_of,
 )
 from irviewer.core.ranking.settle import (
+    NearCut,
     PendingRuns,
     Settle,
     band_edges,
@@ -40,10 +41,20 @@ from irviewer.core.ranking.settle import (
     settle_top_lists,
 )
 from irviewer.core.ranking.stored import DEFAULT_DEPTH, DEPTH, Progress, Ranking, items_of_interest
-from irviewer.core.ranking.top_k import Candidates, below_near, bits, candidates, merge_top, select
+from irviewer.core.ranking.top_k import (
+    Candidates,
+    below_near,
+    bits,
+    candidates,
+    merge_top,
+    select,
+)
 
 #: Bytes of one query-block x gallery-chunk score matrix.
 SCORE_BLOCK_BYTES = 128 * 2**20
+#: Entries left out near the lists' cut that one block keeps (about 16 bytes each); past
+#: this (a flood of equal scores) the lists concerned are made again from their rows.
+_NEAR_CUT_ENTRIES = 1 << 22
 #: Rows are sorted whole when more than this fraction of their scores would be candidates
 #: (measured: sorting float32 rows costs about a quarter of sorting as many packed keys).
 SORT_WHOLE_FRACTION = 0.25
@@ -93,9 +104,11 @@ def iter_rank(aligned: AlignedDescriptors, dataset: Dataset, k: int = DEFAULT_DE
     state = CountState(offsets, items, item_query, multi, settle=settle)
     if multi:
         state.estimate(aligned)
-    # Multi-chunk: per query, the best score left out of its list and the highest threshold
-    # below which scores were not looked at, to tell whether its last entry's near ties are
-    # all in the list (see _settle_top).
+    # Multi-chunk: the entries left out of the lists in the near band of their last entry,
+    # kept as the chunks pass (near_cut); per query, the best score left out and not kept
+    # (left_out: too many to keep) and the highest threshold below which scores were not
+    # looked at (unseen), to tell whether its last entry's near ties are all at hand.
+    near_cut: list[NearCut] = []
     left_out = np.full(n_q, -np.inf, dtype=np.float32)
     unseen = np.full(n_q, -np.inf, dtype=np.float32)
 
@@ -132,17 +145,18 @@ def iter_rank(aligned: AlignedDescriptors, dataset: Dataset, k: int = DEFAULT_DE
             if len(local_ignored):
                 scores[:, local_ignored] = -np.inf
             fold = partial(_rank_rows, scores, qa, start=start, stop=stop, top_idx=top_idx,
-                           top_val=top_val, state=state, left_out=left_out, unseen=unseen)
+                           top_val=top_val, state=state, left_out=left_out, unseen=unseen,
+                           near_cut=near_cut)
             run_parts(fold, row_parts(qb - qa, scores.size, PARALLEL_SCORES))
             done += 1
             yield Progress(done, total)
     counted = state.finish(lambda q: row_from(aligned, inv_norms, ignored, q, products))
-    if multi and settle is not None:  # unseen scores may be near ties as well
+    if multi and settle is not None:  # the near ties of the lists' last entries
         settle_top_lists(settle.scores, n_g, np.arange(n_q), top_idx, top_val,
                          np.maximum(left_out, unseen),
                          lambda qs: score_rows_of(aligned, inv_norms, ignored,
                                                   *query_rows(aligned, qs, products)),
-                         runs=False)
+                         runs=False, beyond=NearCut.join(near_cut))
     top_idx[~np.isfinite(top_val)] = -1
     ranking = Ranking(top_indices=top_idx, top_scores=top_val, item_offsets=offsets,
                       item_indices=items, item_ranks=counted.ranks,
@@ -226,7 +240,8 @@ def iter_rank_rows(dataset: Dataset, score_rows: Callable[[int, int], np.ndarray
 
 def _rank_rows(block: np.ndarray, block_query: int, a: int, b: int, *, start: int, stop: int,
                top_idx: np.ndarray, top_val: np.ndarray, state: CountState,
-               left_out: np.ndarray | None = None, unseen: np.ndarray | None = None) -> None:
+               left_out: np.ndarray | None = None, unseen: np.ndarray | None = None,
+               near_cut: list[NearCut] | None = None) -> None:
     """Fold rows a..b of a score ``block`` (its row 0 is query ``block_query``) against
     gallery start..stop into their queries' running top-K lists and their items' counts.
     Parts of a block run at the same time (:func:`~irviewer.core.parallel.run_parts`):
@@ -238,8 +253,10 @@ def _rank_rows(block: np.ndarray, block_query: int, a: int, b: int, *, start: in
     sorting that many packed keys; then the items' counts come from the sorted rows and only
     the top-K (and the near ties of its last entry) is taken as candidates. Both give the
     same lists and ranks. With exact scores (``state.settle``) the lists' near ties are
-    settled here when the gallery is one chunk; with several, ``left_out`` and ``unseen``
-    keep what :func:`~irviewer.core.ranking.settle.settle_top_lists` needs at the end.
+    settled here when the gallery is one chunk; with several, ``near_cut``, ``left_out``
+    and ``unseen`` keep what :func:`~irviewer.core.ranking.settle.settle_top_lists` needs at
+    the end: the entries left out near each list's cut, so that its near ties are settled
+    from them rather than from the query's whole row read again.
     """
     scores, qa, qb = block[a:b], block_query + a, block_query + b
     floor = state.floor(scores, qa, qb, start, stop)
@@ -258,13 +275,17 @@ def _rank_rows(block: np.ndarray, block_query: int, a: int, b: int, *, start: in
     else:
         found = select(scores, top_val[qa:qb], floor)
         state.count(found, qa, qb, start, stop)
-    spill = merge_top(top_idx[qa:qb], top_val[qa:qb], found, start, start == 0)
+    keep_near = state.settle is not None and near_cut is not None
+    _, near = merge_top(top_idx[qa:qb], top_val[qa:qb], found, start, start == 0, keep_near)
     if state.settle is None:
         return
     if not state.multi:
         _settle_top(scores, found, qa, top_idx[qa:qb], top_val[qa:qb], state.settle)
-    elif left_out is not None and unseen is not None:
-        np.maximum(left_out[qa:qb], spill, out=left_out[qa:qb])
+    elif left_out is not None and unseen is not None and near_cut is not None:
+        if near is not None and len(near.rows) > _NEAR_CUT_ENTRIES:  # too many: rows again
+            np.maximum.at(left_out, qa + near.rows, near.values)
+        elif near is not None and len(near.rows):
+            near_cut.append(NearCut(qa + near.rows, near.indices, near.values))
         looked = np.diff(found.starts) < scores.shape[1]  # some scores were not candidates
         np.maximum(unseen[qa:qb], np.where(looked, found.threshold, -np.inf),
                    out=unseen[qa:qb])

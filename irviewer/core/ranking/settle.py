@@ -51,6 +51,28 @@ class Settle:
     n_gallery: int
 
 
+@dataclass(frozen=True)
+class NearCut:
+    """Entries left out of top-K lists whose score was in the near band of their list's
+    last entry when they were left out (:func:`below_near`): the entries beyond the cut that
+    may still order before it by exact score. ``rows`` (list positions), ``indices``
+    (gallery indices) and ``values`` (float32 scores), one per entry."""
+
+    rows: np.ndarray
+    indices: np.ndarray
+    values: np.ndarray
+
+    @staticmethod
+    def join(parts: list[NearCut]) -> NearCut:
+        """Return the entries of every part, in order."""
+        if not parts:
+            return NearCut(np.zeros(0, np.int64), np.zeros(0, np.int64),
+                           np.zeros(0, np.float32))
+        return NearCut(np.concatenate([p.rows for p in parts]),
+                       np.concatenate([p.indices for p in parts]),
+                       np.concatenate([p.values for p in parts]))
+
+
 def near_band(scores: np.ndarray) -> np.ndarray:
     """Return, per float32 score, how close another must be for the two to be ordered by
     exact score: twice the largest float32 error of a cosine of that size (float64)."""
@@ -245,25 +267,49 @@ def settle_runs(scores: ExactScores, n_gallery: int, queries: np.ndarray,
 
 def settle_top_lists(scores: ExactScores, n_gallery: int, queries: np.ndarray,
                      top_idx: np.ndarray, top_val: np.ndarray, left_out: np.ndarray,
-                     rows_of: Callable[[np.ndarray], np.ndarray], runs: bool = True) -> None:
+                     rows_of: Callable[[np.ndarray], np.ndarray], runs: bool = True,
+                     beyond: NearCut | None = None) -> None:
     """Settle the near ties of finished top-K lists, in place (list ``r`` is query
     ``queries[r]``'s, descending, -1 / -inf padded): a run of entries within each other's
-    near band is ordered by exact score from the list itself; a list whose last entry may
-    have near ties outside it (``left_out[r]``, the best score not in the list, or an upper
-    bound of the scores never looked at, is in its near band) is made again from
-    its whole score row, ``rows_of(list positions)`` (-inf where excluded). Blocked
-    searches keep ``left_out`` as they merge, so that only the rare list whose cut falls
-    inside a run of near ties costs a row. ``runs=False`` leaves the runs inside the lists
-    (:class:`PendingRuns` settles them when the lists are read)."""
+    near band is ordered by exact score from the list itself; a list whose last entry has
+    near ties outside it is ordered with them, by exact score, and cut again at K.
+
+    Those near ties come from ``beyond``: entries left out of the lists while they were
+    made, whose score was in the near band of the list's last entry of that moment (the
+    last entry only rises, so every left-out score in its final band is among them). A
+    list whose last entry may have near ties that were not kept (``left_out[r]``, the best
+    score left out and not in ``beyond``, or an upper bound of the scores never looked at,
+    is in its near band) is made again from its whole score row, ``rows_of(list
+    positions)`` (-inf where excluded): only the rare list whose cut falls inside a run of
+    near ties that were not kept costs a row. ``runs=False`` leaves the runs inside the
+    lists that have no near ties beyond them (:class:`PendingRuns` settles them when the
+    lists are read)."""
     k = top_val.shape[1]
     if k == 0 or not len(top_val):
         return
     kth = top_val[:, -1]
+    lower = band_edges(kth)[1]
     inner = near_gaps(top_val).any(axis=1)
-    outside = np.isfinite(kth) & (np.asarray(left_out, dtype=np.float32) > band_edges(kth)[1])
+    outside = np.isfinite(kth) & (np.asarray(left_out, dtype=np.float32) > lower)
+    extra = np.zeros(len(top_val), dtype=bool)
+    if beyond is not None and len(beyond.rows):
+        r = beyond.rows
+        keep = np.isfinite(kth[r]) & (beyond.values > lower[r]) & ~outside[r]
+        r, idx, val = r[keep], beyond.indices[keep], beyond.values[keep]
+        extra[r] = True
+        order = np.argsort(r, kind="stable")
+        r, idx, val = r[order], idx[order], val[order]
+        with_extra = np.flatnonzero(extra)
+        bounds = np.searchsorted(r, np.append(with_extra, len(top_val)))
+        lists = [(np.concatenate([top_idx[q], idx[a:b]]), np.concatenate([top_val[q], val[a:b]]))
+                 for q, a, b in zip(with_extra.tolist(), bounds[:-1].tolist(),
+                                    bounds[1:].tolist(), strict=True)]
+        settled = settle_lists(scores, n_gallery, queries[with_extra], lists, k)
+        for q, (s_idx, s_val) in zip(with_extra.tolist(), settled, strict=True):
+            top_idx[q], top_val[q] = s_idx, s_val
     if runs:
         settle_runs(scores, n_gallery, queries, top_idx, top_val,
-                    np.flatnonzero(inner & ~outside))
+                    np.flatnonzero(inner & ~outside & ~extra))
     again = np.flatnonzero(outside)
     step = 256
     for s in range(0, len(again), step):

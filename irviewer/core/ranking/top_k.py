@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irviewer.core.ranking.settle import band_edges
+from irviewer.core.ranking.settle import NearCut, band_edges
 
 #: Rows at most this many times longer than K are kept whole (no sampled threshold).
 SMALL_ROW = 4
@@ -116,9 +116,11 @@ def candidates(scores: np.ndarray, threshold: np.ndarray) -> Candidates:
 
 
 def merge_top(top_idx: np.ndarray, top_val: np.ndarray, found: Candidates, offset: int,
-              first: bool) -> np.ndarray:
+              first: bool, near: bool = False) -> tuple[np.ndarray, NearCut | None]:
     """Merge a block's best candidates into the running top-K lists, in place; return, per
-    row, the best score that is not in the list after the merge (-inf: none was offered).
+    row, the best score that is not in the list after the merge (-inf: none was offered),
+    and with ``near`` the entries left out by this merge whose score is in the near band of
+    the list's new last entry (:class:`NearCut`, rows relative to the block; else None).
 
     The candidates are sorted by descending score with equal scores in gallery order, so
     each row's first K are its block top-K. The running lists hold earlier gallery indices
@@ -128,7 +130,7 @@ def merge_top(top_idx: np.ndarray, top_val: np.ndarray, found: Candidates, offse
     k = top_idx.shape[1]
     left_out = np.full(top_idx.shape[0], -np.inf, dtype=np.float32)
     if k == 0 or not len(found.cols):
-        return left_out
+        return left_out, (NearCut.join([]) if near else None)
     take = found.starts[:-1, None] + np.arange(k)
     valid = take < found.starts[1:, None]
     take = np.where(valid, take, 0)
@@ -137,12 +139,27 @@ def merge_top(top_idx: np.ndarray, top_val: np.ndarray, found: Candidates, offse
     beyond = found.starts[:-1] + k
     more = beyond < found.starts[1:]
     left_out[more] = found.values[beyond[more]]
+    pushed = None
     if first:
         top_idx[:] = idx
         top_val[:] = val
     else:
-        np.maximum(left_out, merge_sorted(top_idx, top_val, idx, val), out=left_out)
-    return left_out
+        best, pushed = _merge(top_idx, top_val, idx, val)
+        np.maximum(left_out, best, out=left_out)
+    if not near:
+        return left_out, None
+    lower = below_near(top_val[:, -1])
+    rows = np.arange(len(left_out))
+    # The block's candidates after its first K that are still in the band (descending).
+    length = np.maximum(found.at_least(rows, np.nextafter(lower, np.float32(np.inf))) - k, 0)
+    ends = np.cumsum(length)
+    at = np.arange(ends[-1] if len(ends) else 0) + np.repeat(beyond - (ends - length), length)
+    parts = [NearCut(np.repeat(rows, length), found.cols[at] + offset, found.values[at])]
+    if pushed is not None:  # the merge's own left-outs (the running lists' former entries)
+        out_idx, out_val = pushed
+        r, j = np.divmod(np.flatnonzero(out_val > lower[:, None]), out_val.shape[1])
+        parts.append(NearCut(r, out_idx[r, j], out_val[r, j]))
+    return left_out, NearCut.join(parts)
 
 
 def merge_sorted(top_idx: np.ndarray, top_val: np.ndarray, idx: np.ndarray,
@@ -157,6 +174,14 @@ def merge_sorted(top_idx: np.ndarray, top_val: np.ndarray, idx: np.ndarray,
     stable sort on the descending score after concatenating (running, new) is that order;
     -1 / -inf padding sorts last.
     """
+    return _merge(top_idx, top_val, idx, val, False)[0]
+
+
+def _merge(top_idx: np.ndarray, top_val: np.ndarray, idx: np.ndarray, val: np.ndarray,
+           keep: bool = True) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+    """Do :func:`merge_sorted`; return its best left-out score per row and, with
+    ``keep``, the entries it left out, (gallery indices, scores) per row in descending
+    order (None: none, or not kept)."""
     k = top_idx.shape[1]
     cand_idx = np.concatenate([top_idx, idx], axis=1)
     cand_val = np.concatenate([top_val, val], axis=1)
@@ -164,8 +189,12 @@ def merge_sorted(top_idx: np.ndarray, top_val: np.ndarray, idx: np.ndarray,
     top_idx[:] = np.take_along_axis(cand_idx, order[:, :k], axis=1)
     top_val[:] = np.take_along_axis(cand_val, order[:, :k], axis=1)
     if order.shape[1] <= k:
-        return np.full(len(top_idx), -np.inf, dtype=np.float32)
-    return np.take_along_axis(cand_val, order[:, k:k + 1], axis=1)[:, 0]
+        return np.full(len(top_idx), -np.inf, dtype=np.float32), None
+    if not keep:
+        return np.take_along_axis(cand_val, order[:, k:k + 1], axis=1)[:, 0], None
+    rest = order[:, k:]
+    out_val = np.take_along_axis(cand_val, rest, axis=1)
+    return out_val[:, 0], (np.take_along_axis(cand_idx, rest, axis=1), out_val)
 
 
 def ordered_keys(values: np.ndarray) -> np.ndarray:
