@@ -192,15 +192,13 @@ def cosine_exact_scores(aligned: AlignedDescriptors, whole: bool = False) -> Exa
     the values are small whole numbers (:func:`exact_products`), whose float64 sums are exact.
 
     The plain float64 cosines come from dot products of float32 rows summed in float64,
-    each row's squared norm summed once and kept."""
-    n_g = len(aligned.gallery) if aligned.gallery_rows is None else len(aligned.gallery_rows)
+    each query's squared norm summed once and kept."""
     q_squares = np.full(len(aligned.queries), np.nan)
-    g_squares = np.full(n_g, np.nan)
 
     def fast(queries: np.ndarray, gallery: np.ndarray) -> np.ndarray:
         return _fast_cosines(lambda rows: raw_queries(aligned, rows),
                              lambda rows: gallery_values(aligned, rows),
-                             queries, gallery, q_squares, g_squares)
+                             queries, gallery, q_squares)
 
     def exact(queries: np.ndarray, gallery: np.ndarray) -> np.ndarray:
         return exact_pair_cosines(raw_queries(aligned, queries), gallery_values(aligned, gallery))
@@ -209,22 +207,23 @@ def cosine_exact_scores(aligned: AlignedDescriptors, whole: bool = False) -> Exa
 
 
 #: Pairs whose float64 dot products are summed at a time (their rows stay in the cache).
-_FAST_PAIRS = 64
+_FAST_PAIRS = 32
 
 
 def _fast_cosines(a_rows: Callable[[np.ndarray], np.ndarray],
                   b_rows: Callable[[np.ndarray], np.ndarray], a: np.ndarray, b: np.ndarray,
-                  a_squares: np.ndarray, b_squares: np.ndarray) -> np.ndarray:
+                  a_squares: np.ndarray) -> np.ndarray:
     """Return plain float64 cosines of the pairs (a[i], b[i]) of row indices (``a`` sorted,
     as pair codes come), the float32 rows read by ``a_rows`` / ``b_rows``: each ``a`` row
-    read once and multiplied with its pairs' ``b`` rows, sums in float64; each row's
-    squared norm kept in ``a_squares`` / ``b_squares`` (nan: not yet summed; shared by
-    threads, which write the same values)."""
+    read once and multiplied with its pairs' ``b`` rows, sums in float64; each ``a`` row's
+    squared norm kept in ``a_squares`` (nan: not yet summed; shared by threads, which write
+    the same values)."""
     a = np.asarray(a, dtype=np.int64)
     b = np.asarray(b, dtype=np.int64)
     out = np.empty(len(a), dtype=np.float64)
     if not len(a):
         return out
+    b_squares = np.empty(len(a), dtype=np.float64)
     new_row = np.empty(len(a), dtype=bool)  # where a new ``a`` row starts
     new_row[0] = True
     np.not_equal(a[1:], a[:-1], out=new_row[1:])
@@ -232,14 +231,18 @@ def _fast_cosines(a_rows: Callable[[np.ndarray], np.ndarray],
     firsts = a[new_row]
     own = a_rows(firsts)
     _keep_squares(a_squares, firsts, own)
+    # The ``b`` rows a few at a time, converted into one float64 buffer: a fresh float64
+    # array per step costs more (page faults) than the arithmetic.
+    wide = np.empty((min(len(b), _FAST_PAIRS), own.shape[1]), dtype=np.float64)
     for s in range(0, len(a), _FAST_PAIRS):
         rb = b[s:s + _FAST_PAIRS]
-        y = b_rows(rb)
-        _keep_squares(b_squares, rb, y)
-        out[s:s + _FAST_PAIRS] = np.einsum("ij,ij->i", own[group[s:s + _FAST_PAIRS]], y,
-                                           dtype=np.float64)
+        y = wide[:len(rb)]
+        np.copyto(y, b_rows(rb))
+        np.einsum("ij,ij->i", y, y, out=b_squares[s:s + len(rb)])
+        np.einsum("ij,ij->i", own[group[s:s + _FAST_PAIRS]], y, dtype=np.float64,
+                  out=out[s:s + len(rb)])
     with np.errstate(invalid="ignore", divide="ignore"):
-        return out / np.sqrt(b_squares[b]) / np.sqrt(a_squares[a])
+        return out / np.sqrt(b_squares) / np.sqrt(a_squares[a])
 
 
 def _keep_squares(squares: np.ndarray, idx: np.ndarray, rows: np.ndarray) -> None:
@@ -261,7 +264,7 @@ def gallery_exact_scores(aligned: AlignedDescriptors, whole: bool = False) -> Ex
         return gallery_values(aligned, idx)
 
     def fast(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return _fast_cosines(rows, rows, a, b, squares, squares)
+        return _fast_cosines(rows, rows, a, b, squares)
 
     def exact(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return exact_pair_cosines(rows(a), rows(b))
