@@ -19,7 +19,7 @@ from threadpoolctl import threadpool_info
 
 from irviewer.cli import main
 from irviewer.core import descriptors, parallel
-from irviewer.core.ranking import counting, gallery, ranker
+from irviewer.core.ranking import gallery, ranker
 from tests.core.helpers import tied_vectors
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,7 +67,7 @@ def in_subprocess(args: list[str]) -> None:
 def split_small_blocks(monkeypatch):
     """Split every block between the threads, however small (the set above is small)."""
     for module, name in ((ranker, "PARALLEL_SCORES"), (gallery, "PARALLEL_SCORES"),
-                         (counting, "_PARALLEL_MEMBERS"), (descriptors, "_PARALLEL_VALUES")):
+                         (descriptors, "_PARALLEL_VALUES")):
         monkeypatch.setattr(module, name, 1)
 
 
