@@ -172,6 +172,30 @@ def test_near_ties_at_the_cut_of_a_chunked_ranking_are_settled_without_a_second_
     assert tied_at_cut >= 3  # the case is there: lists cut inside a run of equal cosines
 
 
+def test_lists_with_more_near_ties_at_the_cut_than_are_kept_are_made_from_their_rows(
+        monkeypatch):
+    """Past the number of near ties a block keeps at the lists' cut (a flood of equal
+    scores), the lists concerned are made again from their queries' score rows: the same
+    exact order, at the cost of a second pass."""
+    rng = np.random.default_rng(11)
+    qv, gv = tied_vectors(rng, "decimal", 7, 6), tied_vectors(rng, "decimal", 160, 6)
+    ds = random_dataset(rng, 7, 160, max_per_group=20, with_self=True)
+    made_again = []
+    real = ranker.score_rows_of
+
+    def counted(*args: object) -> np.ndarray:
+        made_again.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(ranker, "_NEAR_CUT_ENTRIES", 0)
+    monkeypatch.setattr(ranker, "score_rows_of", counted)
+    result = list(iter_rank(raw_aligned(qv, gv), ds, k=25, gallery_chunk_rows=23,
+                            query_block_rows=3))[-1].ranking
+    assert result is not None and made_again
+    for q, order in enumerate(exact_cosine_order(qv, gv, ds.global_ignored)):
+        np.testing.assert_array_equal(result.top_indices[q], order[:25])
+
+
 @pytest.mark.parametrize("path", PATHS)
 def test_tie_windows_are_the_exact_tie_groups(path):
     """With scores that are equal or far apart in exact arithmetic (multiples of 1/32), an
