@@ -145,6 +145,20 @@ def test_an_unrelated_image_put_into_a_list_is_found_by_its_likeness_and_its_nei
                      r"list's other positives", found[0].evidence)
 
 
+
+def test_a_good_label_unlike_its_list_is_more_suspect_than_an_ok_label_alike():
+    """Five distractors are A's "ok" views (part of the landmark, far from its other views,
+    as Oxford's ok views seen from another side are) and one is put into A's good list: with
+    the same evidence (nothing near it is A's, it looks like no positive of A), the good
+    label is the surer error, since A's good positives are never that far and its ok ones
+    often are: each label is judged against the positives of its own group."""
+    ds, q, g = oxford_case({"d1": "ok", "d2": "ok", "d3": "ok", "d4": "ok", "d6": "ok",
+                            "d5": "good"}, seed=3)
+    result = audit(ds, two_methods(ds, q, g), options=AuditOptions(min_score=0.0))
+    odds = {s.item: s.log_odds for s in result.suspects if s.kind == POS_NEG}
+    assert set(odds) >= {"d1", "d2", "d3", "d4", "d5", "d6"}
+    assert odds["d5"] > max(odds[d] for d in ("d1", "d2", "d3", "d4", "d6")) + 1.0
+
 # -- the words a person checks ---------------------------------------------------------------
 
 #: Phrasings that must never occur in an evidence sentence.
