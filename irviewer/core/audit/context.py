@@ -55,21 +55,18 @@ class MethodView:
     n_pos: np.ndarray
     n_neg: np.ndarray
     n_g: int
-    _lookup: tuple[np.ndarray, np.ndarray] | None = None
 
     def rank_of(self, q: int, g: int) -> int | None:
-        """Return ``g``'s 1-based rank for query ``q`` after removals, None when unknown."""
-        if self._lookup is None:
-            n_g = self.n_g
-            keys = np.concatenate([self.pos_q * n_g + self.pos_g, self.top_q * n_g + self.top_g])
-            ranks = np.concatenate([self.pos_rank, self.top_rank])
-            order = np.argsort(keys)  # distinct keys: positives are never in the top lists
-            self._lookup = (keys[order], ranks[order])
-        keys, ranks = self._lookup
-        key = q * self.n_g + g
-        at = int(np.searchsorted(keys, key))
-        if at < len(keys) and keys[at] == key and ranks[at] >= 0:
-            return int(ranks[at]) + 1
+        """Return ``g``'s 1-based rank for query ``q`` after removals, None when unknown: a
+        search of the query's own stretch of the positives and of the top lists (both sorted
+        by query), so the few suspects' ranks cost no sort of every key."""
+        for qs, gs, ranks in ((self.pos_q, self.pos_g, self.pos_rank),
+                              (self.top_q, self.top_g, self.top_rank)):
+            lo, hi = np.searchsorted(qs, (q, q + 1))
+            hit = np.flatnonzero(gs[lo:hi] == g)
+            if len(hit):
+                rank = int(ranks[lo + hit[0]])
+                return rank + 1 if rank >= 0 else None
         return None
 
 
