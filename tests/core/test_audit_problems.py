@@ -25,7 +25,7 @@ from irviewer.core.audit import (
     score_words,
     span,
 )
-from irviewer.core.audit.claims import families
+from irviewer.core.audit.claims import families, shared_positives, unrelated_sets
 from irviewer.core.audit.pair_words import of_its, percent
 from irviewer.core.audit.sets import positive_sets
 from irviewer.core.dataset import build_query
@@ -45,6 +45,30 @@ def test_sets_that_share_most_positives_are_one_family_unrelated_sets_are_not():
     of = fam[sets.of_query]
     assert of[0] == of[1] == of[2] and of[3] != of[0]
 
+
+
+@given(st.lists(st.lists(st.integers(0, 29), min_size=1, max_size=12), min_size=1,
+                max_size=8))
+def test_the_positives_two_sets_share_are_counted_as_the_membership_product(lists):
+    """Every pair of sets (a set with itself too) sharing positives, with how many: what the
+    product of the (sets, images) membership matrix with its transpose says, and nothing
+    for a pair that shares none; the unrelated sets follow from those counts."""
+    n_g = 30
+    pos = np.unique(np.concatenate([q * n_g + np.array(sorted(set(v)))
+                                    for q, v in enumerate(lists)]))
+    sets = positive_sets(pos, np.zeros(0, np.int64), np.full(len(lists), -1),
+                         np.ones(n_g, bool))
+    member = np.zeros((sets.n_sets, n_g), dtype=np.int64)
+    member[sets.pos_keys // n_g, sets.pos_keys % n_g] = 1
+    product = member @ member.T
+    a, b, count = shared_positives(sets)
+    counted = np.zeros_like(product)
+    counted[a, b] = count
+    assert np.array_equal(counted, product) and (count > 0).all()
+    smaller = np.minimum.outer(sets.n_pos, sets.n_pos)
+    apart = product <= np.maximum(1, (0.05 * smaller).astype(np.int64))
+    np.fill_diagonal(apart, False)
+    assert np.array_equal(unrelated_sets(sets), apart)
 
 # -- one entry per problem -----------------------------------------------------------------
 
@@ -144,6 +168,20 @@ def test_an_unrelated_image_put_into_a_list_is_found_by_its_likeness_and_its_nei
                      r"and A_2 is -?\d\.\d\d: above that of .* and below that of all 15 of the "
                      r"list's other positives", found[0].evidence)
 
+
+
+def test_a_good_label_unlike_its_list_is_more_suspect_than_an_ok_label_alike():
+    """Five distractors are A's "ok" views (part of the landmark, far from its other views,
+    as Oxford's ok views seen from another side are) and one is put into A's good list: with
+    the same evidence (nothing near it is A's, it looks like no positive of A), the good
+    label is the surer error, since A's good positives are never that far and its ok ones
+    often are: each label is judged against the positives of its own group."""
+    ds, q, g = oxford_case({"d1": "ok", "d2": "ok", "d3": "ok", "d4": "ok", "d6": "ok",
+                            "d5": "good"}, seed=3)
+    result = audit(ds, two_methods(ds, q, g), options=AuditOptions(min_score=0.0))
+    odds = {s.item: s.log_odds for s in result.suspects if s.kind == POS_NEG}
+    assert set(odds) >= {"d1", "d2", "d3", "d4", "d5", "d6"}
+    assert odds["d5"] > max(odds[d] for d in ("d1", "d2", "d3", "d4", "d6")) + 1.0
 
 # -- the words a person checks ---------------------------------------------------------------
 

@@ -76,7 +76,8 @@ def score(ctx: Context, ev: SetEvidence) -> None:
     if ev.ref_neg is not None:
         ev.v_hist = _marginal(ev, ev.v, s, bins, offsets, ev.ref_neg)
         if ev.x is not None:  # lists: u, v and x as one share, their mean
-            measured, lr, bulk_lr = _nearness(ev, s, bins, offsets, labelled)
+            measured, lr, bulk_lr = _nearness(ev, s, bins, offsets, labelled,
+                                              ctx.grades(ev.keys, ev.is_pos))
             near_lr = np.where(measured, lr, near_lr)
             if ev.whole:
                 bulk_near = bulk_lr
@@ -178,11 +179,16 @@ def _mean_ratio(k: int, width: int, held: np.ndarray, pos: np.ndarray, neg: np.n
 
 
 def _nearness(ev: SetEvidence, s: np.ndarray, bins: np.ndarray, offsets: np.ndarray,
-              labelled: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+              labelled: np.ndarray, grade: np.ndarray | None = None
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return (measured, log LR, the bulk's mean log LR per set) of the nearness share, the
     mean of u, v and x, by the set's histograms: its labelled positives whose neighbours were
     computed (those the first pass doubts left out), its negatives among the reference rows
-    (those without a key, u = 0 and v = 0, at x / 3 as their neighbours say)."""
+    (those without a key, u = 0 and v = 0, at x / 3 as their neighbours say). With ``grade``
+    (:meth:`~irviewer.core.audit.context.Context.grades`), a positive's ratio is against the
+    set's positives of its own group: the label is the group, and a ``good`` label (a clear
+    view of the object) far from the list is rarer than an ``ok`` one (only part of it
+    visible, often from another side); a negative's, against all of them."""
     assert ev.ref_neg is not None and ev.x is not None and ev.x_ref is not None
     n_sets = len(bins)
     measured = np.isfinite(ev.v) & np.isfinite(ev.x) & labelled
@@ -204,6 +210,12 @@ def _nearness(ev: SetEvidence, s: np.ndarray, bins: np.ndarray, offsets: np.ndar
             neg[offsets[k]:offsets[k + 1]] += spread * unkeyed[k] / spread.sum()
     own = np.where(counted_pos, 1, np.where(keyed_neg, -1, 0))
     lr = set_log_lr(s, b, own, pos, neg, offsets)
+    if grade is not None:  # a positive against the positives of its own group
+        for k in range(int(grade.max(initial=-1)) + 1):
+            mine = ev.is_pos & (grade == k)
+            pos_k = _counts(offsets, s, b, counted_pos & mine)
+            lr = np.where(mine, set_log_lr(s, b, np.where(mine, own, 0), pos_k, neg, offsets),
+                          lr)
     bulk = np.array([_mean_ratio(k, int(bins[k]), neg[offsets[k]:offsets[k + 1]], pos, neg,
                                  offsets) for k in range(n_sets)])
     return measured, lr, bulk

@@ -38,18 +38,34 @@ SAME_LIST = 0.5
 def families(sets: PositiveSets) -> np.ndarray:
     """Return the family of each positive set: the connected groups of sets each sharing at
     least :data:`SAME_LIST` of the smaller one's positives with another of the group."""
-    n_sets, n_g = sets.n_sets, sets.n_g
+    n_sets = sets.n_sets
     if n_sets == 0:
         return np.zeros(0, dtype=np.int64)
-    owners = sets.pos_keys // n_g
-    from scipy.sparse import csr_matrix  # on first use: the window opens without it
+    a, b, shared = shared_positives(sets)
+    smaller = np.minimum(sets.n_pos[a], sets.n_pos[b])
+    keep = shared >= SAME_LIST * np.maximum(smaller, 1)
+    return _components(n_sets, a[keep], b[keep])
 
-    members = csr_matrix((np.ones(len(owners)), (owners, sets.pos_keys % n_g)),
-                         shape=(n_sets, n_g))
-    shared = (members @ members.T).tocoo()
-    smaller = np.minimum(sets.n_pos[shared.row], sets.n_pos[shared.col])
-    keep = shared.data >= SAME_LIST * np.maximum(smaller, 1)
-    return _components(n_sets, shared.row[keep], shared.col[keep])
+
+def shared_positives(sets: PositiveSets) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return (a, b, count) of every ordered pair of positive sets (a set with itself
+    included) sharing ``count`` > 0 positives: every image's sets taken two by two, counted
+    (numpy: the pairs are few, each image being the positive of a few sets)."""
+    n_sets, n_g = sets.n_sets, sets.n_g
+    by_image = np.sort((sets.pos_keys % n_g) * n_sets + sets.pos_keys // n_g)
+    image, owner = by_image // n_sets, by_image % n_sets
+    starts = np.flatnonzero(np.r_[True, image[1:] != image[:-1]]) if len(image) else \
+        np.zeros(0, dtype=np.int64)
+    counts = np.diff(np.r_[starts, len(image)])
+    # each key against every key of its image: key i pairs with starts[its image] + j
+    group = np.repeat(np.arange(len(starts)), counts)
+    reps = counts[group]
+    first = np.repeat(np.arange(len(image)), reps)
+    offset = np.arange(int(reps.sum())) - np.repeat(np.cumsum(reps) - reps, reps)
+    second = np.repeat(starts[group], reps) + offset
+    pair = owner[first].astype(np.int64) * n_sets + owner[second]
+    keys, count = np.unique(pair, return_counts=True)
+    return keys // n_sets, keys % n_sets, count
 
 
 def _components(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -122,21 +138,15 @@ def competing_claims(ctx: Context, ev: SetEvidence, known: dict[tuple[int, int],
 def unrelated_sets(sets: PositiveSets) -> np.ndarray:
     """Return the (sets, sets) matrix of :func:`unrelated`: True where two sets share at most
     :data:`SHARED` of the smaller one's positives, or one image (never a set with itself)."""
-    n_sets, n_g = sets.n_sets, sets.n_g
+    n_sets = sets.n_sets
     out = np.ones((n_sets, n_sets), dtype=bool)
     np.fill_diagonal(out, False)
     if not n_sets:
         return out
-    owners = sets.pos_keys // n_g
-    from scipy.sparse import csr_matrix  # on first use: the window opens without it
-
-    members = csr_matrix((np.ones(len(owners)), (owners, sets.pos_keys % n_g)),
-                         shape=(n_sets, n_g))
-    shared = (members @ members.T).tocoo()
-    limit = np.maximum(1, (SHARED * np.minimum(sets.n_pos[shared.row],
-                                               sets.n_pos[shared.col])).astype(np.int64))
-    related = shared.data > limit
-    out[shared.row[related], shared.col[related]] = False
+    a, b, shared = shared_positives(sets)
+    limit = np.maximum(1, (SHARED * np.minimum(sets.n_pos[a], sets.n_pos[b])).astype(np.int64))
+    related = shared > limit
+    out[a[related], b[related]] = False
     return out
 
 

@@ -55,21 +55,18 @@ class MethodView:
     n_pos: np.ndarray
     n_neg: np.ndarray
     n_g: int
-    _lookup: tuple[np.ndarray, np.ndarray] | None = None
 
     def rank_of(self, q: int, g: int) -> int | None:
-        """Return ``g``'s 1-based rank for query ``q`` after removals, None when unknown."""
-        if self._lookup is None:
-            n_g = self.n_g
-            keys = np.concatenate([self.pos_q * n_g + self.pos_g, self.top_q * n_g + self.top_g])
-            ranks = np.concatenate([self.pos_rank, self.top_rank])
-            order = np.argsort(keys)  # distinct keys: positives are never in the top lists
-            self._lookup = (keys[order], ranks[order])
-        keys, ranks = self._lookup
-        key = q * self.n_g + g
-        at = int(np.searchsorted(keys, key))
-        if at < len(keys) and keys[at] == key and ranks[at] >= 0:
-            return int(ranks[at]) + 1
+        """Return ``g``'s 1-based rank for query ``q`` after removals, None when unknown: a
+        search of the query's own stretch of the positives and of the top lists (both sorted
+        by query), so the few suspects' ranks cost no sort of every key."""
+        for qs, gs, ranks in ((self.pos_q, self.pos_g, self.pos_rank),
+                              (self.top_q, self.top_g, self.top_rank)):
+            lo, hi = np.searchsorted(qs, (q, q + 1))
+            hit = np.flatnonzero(gs[lo:hi] == g)
+            if len(hit):
+                rank = int(ranks[lo + hit[0]])
+                return rank + 1 if rank >= 0 else None
         return None
 
 
@@ -190,6 +187,8 @@ class Context:
     rivals: dict[int, int] = field(default_factory=dict)
     #: the family of each positive set (:func:`~irviewer.core.audit.claims.families`)
     family: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    #: per positive group of the protocol (good, ok), the sorted ``s * n_g + g`` its sets give
+    group_keys: list[np.ndarray] = field(default_factory=list)
 
     @property
     def n_g(self) -> int:
@@ -241,12 +240,30 @@ class Context:
             ctx.label_members = {name: live[order[bounds[i]:bounds[i + 1]]]
                                  for i, name in enumerate(names.tolist())}
         ctx.sets = positive_sets(pos, removed, selves, active)
+        if labels is None and len(protocol.positive) > 1:
+            of_query = ctx.sets.of_query
+            for group in protocol.positive:
+                owners, members = dataset.group_table(group)
+                ctx.group_keys.append(np.unique(of_query[owners] * n_g + members))
         ctx.views = run_each(lambda item: _view(ctx, *item), list(rankings.items()))
         if not ctx.with_vectors:
             ctx.notes.append("no method has descriptors (only precomputed rankings), so label "
                              "disagreement, near-duplicates and positive-set similarity "
                              "are not checked")
         return ctx
+
+    def grades(self, keys: np.ndarray, is_pos: np.ndarray) -> np.ndarray | None:
+        """Return the positive group each (set, item) key's label gives (0 for the protocol's
+        first, ``good``; 1 for ``ok``, ...; the first where the set's queries differ; -1 for a
+        negative), None where the protocol has one positive group or the sets are image
+        labels: the nearness of a positive is judged against its own group's
+        (:mod:`irviewer.core.audit.calibration`)."""
+        if not self.group_keys:
+            return None
+        grade = np.full(len(keys), -1, dtype=np.int64)
+        for k in range(len(self.group_keys) - 1, -1, -1):  # the first group wins
+            grade[isin_sorted(keys, self.group_keys[k])] = k
+        return np.where(is_pos, np.maximum(grade, 0), -1)
 
     def members(self, label: str) -> np.ndarray:
         """Return the active gallery images carrying ``label`` (image-label families)."""

@@ -29,7 +29,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import expit
 
 
 def sorted_unique(x: np.ndarray) -> np.ndarray:
@@ -237,8 +236,12 @@ def error_log_odds(log_lr: np.ndarray, is_pos: np.ndarray, rho_neg: float,
 
 
 def probability(log_odds: np.ndarray) -> np.ndarray:
-    """Return the probability of each log odds (the logistic function; scipy's expit)."""
-    return expit(log_odds)
+    """Return the probability of each log odds: the logistic function 1 / (1 + e^-x), as
+    exp(-log(1 + e^-x)) so that it neither overflows nor loses the digits near 0 and 1.
+    (numpy's, not scipy.special's expit: importing scipy.special costs 0.2 s, a sixth of an
+    Oxford5k audit, for one line.)"""
+    x = np.asarray(log_odds, dtype=np.float64)
+    return np.exp(-np.logaddexp(0.0, -x))
 
 
 def error_probability(log_lr: np.ndarray, is_pos: np.ndarray, rho_neg: float,
