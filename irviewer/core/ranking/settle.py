@@ -54,7 +54,7 @@ class Settle:
 @dataclass(frozen=True)
 class NearCut:
     """Entries left out of top-K lists whose score was in the near band of their list's
-    last entry when they were left out (:func:`below_near`): the entries beyond the cut that
+    last entry when they were left out (:func:`band_edges`): the entries beyond the cut that
     may still order before it by exact score. ``rows`` (list positions), ``indices``
     (gallery indices) and ``values`` (float32 scores), one per entry."""
 
