@@ -22,8 +22,8 @@ import numpy as np
 
 from irviewer.core.ranking import Ranking
 from irviewer.core.ranking.gallery import gallery_exact_scores
-from irviewer.core.ranking.settle import settle_top_lists
-from irviewer.core.ranking.top_k import below_near, merge_sorted
+from irviewer.core.ranking.settle import NearCut, settle_top_lists
+from irviewer.core.ranking.top_k import below_near, merge_sorted_near
 
 #: Bytes of one block x chunk similarity matrix.
 BLOCK_BYTES = 64 * 2**20
@@ -170,7 +170,7 @@ def nearest(gallery: UnitGallery, items: np.ndarray, k: int,
     k = max(1, min(k, int(gallery.active.sum())))
     top_idx = np.full((n_rows, k), -1, dtype=np.int64)
     top_sim = np.full((n_rows, k), -np.inf, dtype=np.float32)
-    left_out = np.full(n_rows, -np.inf, dtype=np.float32)
+    near_cut: list[NearCut] = []  # left out near each list's cut, to settle it with
     above = np.zeros(thr.shape, dtype=np.int64)
     block = max(1, BLOCK_BYTES // (4 * CHUNK_ROWS))
     # one score buffer for every block x chunk, rather than a fresh 40 MB array (mapped and
@@ -188,13 +188,15 @@ def nearest(gallery: UnitGallery, items: np.ndarray, k: int,
             if thresholds is not None:
                 for t in range(thr.shape[1]):
                     above[a:b, t] += np.count_nonzero(sims > thr[a:b, t, None], axis=1)
-            np.maximum(left_out[a:b], _merge(top_idx[a:b], top_sim[a:b], sims, cols),
-                       out=left_out[a:b])
+            near = _merge(top_idx[a:b], top_sim[a:b], sims, cols)
+            near_cut.append(NearCut(near.rows + a, near.indices, near.values))
     aligned = gallery.ranking.descriptors
     assert aligned is not None
     whole = gallery.ranking.exact_products is not None
     settle_top_lists(gallery_exact_scores(aligned, whole), gallery.n, items, top_idx, top_sim,
-                     left_out, lambda rows: _full_rows(gallery, items[rows]))
+                     np.full(n_rows, -np.inf, dtype=np.float32),
+                     lambda rows: _full_rows(gallery, items[rows]),
+                     beyond=NearCut.join(near_cut))
     top_idx[~np.isfinite(top_sim)] = -1
     return Neighbours(top_idx, top_sim, above)
 
@@ -211,11 +213,11 @@ def _full_rows(gallery: UnitGallery, items: np.ndarray) -> np.ndarray:
 
 
 def _merge(top_idx: np.ndarray, top_sim: np.ndarray, sims: np.ndarray,
-           cols: np.ndarray) -> np.ndarray:
+           cols: np.ndarray) -> NearCut:
     """Merge a chunk's scores (its columns the gallery images ``cols``, ascending) into the
-    running top-k lists, in place, by :func:`~irviewer.core.ranking.top_k.merge_sorted`
-    (ties: gallery order, since the chunks come in gallery order); return, per row, the
-    best score offered that is not in its list (-inf: none).
+    running top-k lists, in place, by :func:`~irviewer.core.ranking.top_k.merge_sorted_near`
+    (ties: gallery order, since the chunks come in gallery order); return the entries left
+    out in the near band of their list's new last entry.
 
     Only scores reaching the row's k-th best so far, less its near band, are candidates (so the
     near ties of a list's last entry are all seen, for the settling); before k are known,
@@ -232,7 +234,7 @@ def _merge(top_idx: np.ndarray, top_sim: np.ndarray, sims: np.ndarray,
     floor = np.maximum(below_near(floor), np.finfo(np.float32).min)
     rows, at = np.divmod(np.flatnonzero(sims >= floor[:, None]), sims.shape[1])  # 5x nonzero
     if not len(rows):
-        return np.full(len(top_idx), -np.inf, dtype=np.float32)
+        return NearCut.join([])
     counts = np.bincount(rows, minlength=len(top_idx))
     width = int(counts.max())
     cand_idx = np.full((len(top_idx), width), -1, dtype=np.int64)
@@ -240,7 +242,7 @@ def _merge(top_idx: np.ndarray, top_sim: np.ndarray, sims: np.ndarray,
     slot = np.arange(len(rows)) - np.repeat(np.cumsum(counts) - counts, counts)
     cand_idx[rows, slot] = cols[at]
     cand_sim[rows, slot] = sims[rows, at]
-    return merge_sorted(top_idx, top_sim, cand_idx, cand_sim)
+    return merge_sorted_near(top_idx, top_sim, cand_idx, cand_sim)
 
 
 def pair_cosines(gallery: UnitGallery, a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -133,3 +133,33 @@ def test_neighbours_of_exact_ties_are_in_exact_order(kind, dim, chunked):
         order = exact_cosine_order(vectors[item:item + 1], vectors,
                                    np.append(ignored, item))[0]
         np.testing.assert_array_equal(found.indices[row], order[:9])
+
+
+@pytest.mark.parametrize(("kind", "dim"), [("scaled signs", 32), ("decimal", 6)])
+def test_a_neighbour_list_cut_inside_a_run_of_ties_is_settled_without_a_second_pass(
+        kind, dim, monkeypatch):
+    """The entries left out near each list's cut are kept as the chunks pass, so a list cut
+    inside a run of equal cosines is settled from them: no image's whole row of cosines is
+    computed again, and the lists are the exact order."""
+    rng = np.random.default_rng(6)
+    vectors = tied_vectors(rng, kind, 90, dim)
+    unit = gallery_of(vectors, np.zeros(0, dtype=np.int64))
+    items = rng.choice(90, 12, replace=False)
+
+    def no_second_pass(*args: object) -> np.ndarray:
+        raise AssertionError("a row of cosines was computed again")
+
+    monkeypatch.setattr(nb, "_full_rows", no_second_pass)
+    monkeypatch.setattr(nb, "CHUNK_ROWS", 16)
+    monkeypatch.setattr(nb, "BLOCK_BYTES", 4 * 16 * 5)
+    found = nb.nearest(unit, items, 9)
+    exact = vectors.astype(np.float64) @ vectors.astype(np.float64).T
+    norms = np.sqrt(np.diag(exact))
+    cut_in_a_run = 0
+    for row, item in enumerate(items):
+        order = exact_cosine_order(vectors[item:item + 1], vectors, np.array([item]))[0]
+        np.testing.assert_array_equal(found.indices[row], order[:9])
+        cosines = exact[item] / norms / norms[item]
+        cut_in_a_run += bool(np.isclose(cosines[order[8]], cosines[order[9]], rtol=0,
+                                        atol=1e-12))
+    assert cut_in_a_run >= 3  # the case is there

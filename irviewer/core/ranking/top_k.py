@@ -156,32 +156,43 @@ def merge_top(top_idx: np.ndarray, top_val: np.ndarray, found: Candidates, offse
     at = np.arange(ends[-1] if len(ends) else 0) + np.repeat(beyond - (ends - length), length)
     parts = [NearCut(np.repeat(rows, length), found.cols[at] + offset, found.values[at])]
     if pushed is not None:  # the merge's own left-outs (the running lists' former entries)
-        out_idx, out_val = pushed
-        r, j = np.divmod(np.flatnonzero(out_val > lower[:, None]), out_val.shape[1])
-        parts.append(NearCut(r, out_idx[r, j], out_val[r, j]))
+        parts.append(_in_band(pushed, lower))
     return left_out, NearCut.join(parts)
 
 
-def merge_sorted(top_idx: np.ndarray, top_val: np.ndarray, idx: np.ndarray,
-                 val: np.ndarray) -> np.ndarray:
+def merge_sorted_near(top_idx: np.ndarray, top_val: np.ndarray, idx: np.ndarray,
+                      val: np.ndarray) -> NearCut:
     """Merge new candidates (``idx``, ``val``: per row in gallery order) into the running
     top-k lists (``top_idx``, ``top_val``: descending), in place: the one top-K merge of
-    the ranking and of the audit's gallery neighbours. Return, per row, the best score the
-    merge left out (-inf: none).
+    the ranking and of the audit's gallery neighbours. Return the entries the merge left out
+    whose score is in the near band of their list's new last entry (:class:`NearCut`, rows
+    of these lists): what :func:`~irviewer.core.ranking.settle.settle_top_lists` settles a
+    list's cut with.
 
     Ties: equal scores keep gallery order. The running lists hold only gallery indices
     earlier than the new candidates' (blocks and chunks come in gallery order), so a
     stable sort on the descending score after concatenating (running, new) is that order;
     -1 / -inf padding sorts last.
     """
-    return _merge(top_idx, top_val, idx, val, False)[0]
+    _, pushed = _merge(top_idx, top_val, idx, val)
+    if pushed is None:
+        return NearCut.join([])
+    return _in_band(pushed, below_near(top_val[:, -1]))
 
 
-def _merge(top_idx: np.ndarray, top_val: np.ndarray, idx: np.ndarray, val: np.ndarray,
-           keep: bool = True) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
-    """Do :func:`merge_sorted`; return its best left-out score per row and, with
-    ``keep``, the entries it left out, (gallery indices, scores) per row in descending
-    order (None: none, or not kept)."""
+def _in_band(pushed: tuple[np.ndarray, np.ndarray], lower: np.ndarray) -> NearCut:
+    """Return the entries a merge left out (``pushed``: gallery indices and scores per row)
+    whose score is above their row's ``lower`` edge."""
+    out_idx, out_val = pushed
+    r, j = np.divmod(np.flatnonzero(out_val > lower[:, None]), out_val.shape[1])
+    return NearCut(r, out_idx[r, j], out_val[r, j])
+
+
+def _merge(top_idx: np.ndarray, top_val: np.ndarray, idx: np.ndarray,
+           val: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+    """Do :func:`merge_sorted_near`'s merge; return its best left-out score per row and the
+    entries it left out, (gallery indices, scores) per row in descending order (None:
+    none)."""
     k = top_idx.shape[1]
     cand_idx = np.concatenate([top_idx, idx], axis=1)
     cand_val = np.concatenate([top_val, val], axis=1)
@@ -190,8 +201,6 @@ def _merge(top_idx: np.ndarray, top_val: np.ndarray, idx: np.ndarray, val: np.nd
     top_val[:] = np.take_along_axis(cand_val, order[:, :k], axis=1)
     if order.shape[1] <= k:
         return np.full(len(top_idx), -np.inf, dtype=np.float32), None
-    if not keep:
-        return np.take_along_axis(cand_val, order[:, k:k + 1], axis=1)[:, 0], None
     rest = order[:, k:]
     out_val = np.take_along_axis(cand_val, rest, axis=1)
     return out_val[:, 0], (np.take_along_axis(cand_idx, rest, axis=1), out_val)
