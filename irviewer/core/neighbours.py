@@ -22,13 +22,16 @@ import numpy as np
 
 from irviewer.core.ranking import Ranking
 from irviewer.core.ranking.gallery import gallery_exact_scores
-from irviewer.core.ranking.settle import NearCut, settle_top_lists
+from irviewer.core.ranking.settle import NearCut, NearCuts, settle_top_lists
 from irviewer.core.ranking.top_k import below_near, merge_sorted_near
 
 #: Bytes of one block x chunk similarity matrix.
 BLOCK_BYTES = 64 * 2**20
 #: Gallery rows per chunk.
 CHUNK_ROWS = 8192
+#: Entries left out near the neighbour lists' cut kept while the chunks pass (20 bytes each);
+#: past this (a flood of equal cosines) the lists concerned are made again from their rows.
+NEAR_CUT_ENTRIES = 1 << 22
 #: Bytes of the two blocks of vectors :func:`pair_cosines` gathers at a time (small enough to
 #: be reused from the heap rather than mapped afresh for every block).
 PAIR_BYTES = 4 * 2**20
@@ -170,7 +173,8 @@ def nearest(gallery: UnitGallery, items: np.ndarray, k: int,
     k = max(1, min(k, int(gallery.active.sum())))
     top_idx = np.full((n_rows, k), -1, dtype=np.int64)
     top_sim = np.full((n_rows, k), -np.inf, dtype=np.float32)
-    near_cut: list[NearCut] = []  # left out near each list's cut, to settle it with
+    near_cut = NearCuts(NEAR_CUT_ENTRIES)  # left out near each list's cut, to settle it with
+    left_out = np.full(n_rows, -np.inf, dtype=np.float32)  # past the limit: rows again
     above = np.zeros(thr.shape, dtype=np.int64)
     block = max(1, BLOCK_BYTES // (4 * CHUNK_ROWS))
     # one score buffer for every block x chunk, rather than a fresh 40 MB array (mapped and
@@ -189,14 +193,15 @@ def nearest(gallery: UnitGallery, items: np.ndarray, k: int,
                 for t in range(thr.shape[1]):
                     above[a:b, t] += np.count_nonzero(sims > thr[a:b, t, None], axis=1)
             near = _merge(top_idx[a:b], top_sim[a:b], sims, cols)
-            near_cut.append(NearCut(near.rows + a, near.indices, near.values))
+            if len(near.rows) and not near_cut.keep(
+                    NearCut(near.rows + a, near.indices, near.values)):
+                np.maximum.at(left_out, near.rows + a, near.values)
     aligned = gallery.ranking.descriptors
     assert aligned is not None
     whole = gallery.ranking.exact_products is not None
     settle_top_lists(gallery_exact_scores(aligned, whole), gallery.n, items, top_idx, top_sim,
-                     np.full(n_rows, -np.inf, dtype=np.float32),
-                     lambda rows: _full_rows(gallery, items[rows]),
-                     beyond=NearCut.join(near_cut))
+                     left_out, lambda rows: _full_rows(gallery, items[rows]),
+                     beyond=near_cut.joined())
     top_idx[~np.isfinite(top_sim)] = -1
     return Neighbours(top_idx, top_sim, above)
 

@@ -163,3 +163,29 @@ def test_a_neighbour_list_cut_inside_a_run_of_ties_is_settled_without_a_second_p
         cut_in_a_run += bool(np.isclose(cosines[order[8]], cosines[order[9]], rtol=0,
                                         atol=1e-12))
     assert cut_in_a_run >= 3  # the case is there
+
+
+def test_neighbour_lists_with_more_near_ties_at_the_cut_than_are_kept_use_their_rows(
+        monkeypatch):
+    """Past the number of near ties kept at the lists' cut (a flood of equal cosines), the
+    lists concerned are made from their images' whole rows of cosines: the same exact order."""
+    rng = np.random.default_rng(6)
+    vectors = tied_vectors(rng, "decimal", 90, 6)
+    unit = gallery_of(vectors, np.zeros(0, dtype=np.int64))
+    items = rng.choice(90, 12, replace=False)
+    made_again = []
+    real = nb._full_rows
+
+    def counted(*args):
+        made_again.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(nb, "_full_rows", counted)
+    monkeypatch.setattr(nb, "NEAR_CUT_ENTRIES", 0)
+    monkeypatch.setattr(nb, "CHUNK_ROWS", 16)
+    monkeypatch.setattr(nb, "BLOCK_BYTES", 4 * 16 * 5)
+    found = nb.nearest(unit, items, 9)
+    assert made_again
+    for row, item in enumerate(items):
+        order = exact_cosine_order(vectors[item:item + 1], vectors, np.array([item]))[0]
+        np.testing.assert_array_equal(found.indices[row], order[:9])

@@ -34,6 +34,7 @@ from irviewer.core.ranking.gallery import (
 )
 from irviewer.core.ranking.settle import (
     NearCut,
+    NearCuts,
     PendingRuns,
     Settle,
     band_edges,
@@ -52,8 +53,8 @@ from irviewer.core.ranking.top_k import (
 
 #: Bytes of one query-block x gallery-chunk score matrix.
 SCORE_BLOCK_BYTES = 128 * 2**20
-#: Entries left out near the lists' cut that one block keeps (about 16 bytes each); past
-#: this (a flood of equal scores) the lists concerned are made again from their rows.
+#: Entries left out near the lists' cut that a ranking keeps (20 bytes each); past this (a
+#: flood of equal scores) the lists concerned are made again from their rows.
 _NEAR_CUT_ENTRIES = 1 << 22
 #: Rows are sorted whole when more than this fraction of their scores would be candidates
 #: (measured: sorting float32 rows costs about a quarter of sorting as many packed keys).
@@ -108,7 +109,7 @@ def iter_rank(aligned: AlignedDescriptors, dataset: Dataset, k: int = DEFAULT_DE
     # kept as the chunks pass (near_cut); per query, the best score left out and not kept
     # (left_out: too many to keep) and the highest threshold below which scores were not
     # looked at (unseen), to tell whether its last entry's near ties are all at hand.
-    near_cut: list[NearCut] = []
+    near_cut = NearCuts(_NEAR_CUT_ENTRIES)
     left_out = np.full(n_q, -np.inf, dtype=np.float32)
     unseen = np.full(n_q, -np.inf, dtype=np.float32)
 
@@ -156,7 +157,7 @@ def iter_rank(aligned: AlignedDescriptors, dataset: Dataset, k: int = DEFAULT_DE
                          np.maximum(left_out, unseen),
                          lambda qs: score_rows_of(aligned, inv_norms, ignored,
                                                   *query_rows(aligned, qs, products)),
-                         runs=False, beyond=NearCut.join(near_cut))
+                         runs=False, beyond=near_cut.joined())
     top_idx[~np.isfinite(top_val)] = -1
     ranking = Ranking(top_indices=top_idx, top_scores=top_val, item_offsets=offsets,
                       item_indices=items, item_ranks=counted.ranks,
@@ -241,7 +242,7 @@ def iter_rank_rows(dataset: Dataset, score_rows: Callable[[int, int], np.ndarray
 def _rank_rows(block: np.ndarray, block_query: int, a: int, b: int, *, start: int, stop: int,
                top_idx: np.ndarray, top_val: np.ndarray, state: CountState,
                left_out: np.ndarray | None = None, unseen: np.ndarray | None = None,
-               near_cut: list[NearCut] | None = None) -> None:
+               near_cut: NearCuts | None = None) -> None:
     """Fold rows a..b of a score ``block`` (its row 0 is query ``block_query``) against
     gallery start..stop into their queries' running top-K lists and their items' counts.
     Parts of a block run at the same time (:func:`~irviewer.core.parallel.run_parts`):
@@ -282,10 +283,9 @@ def _rank_rows(block: np.ndarray, block_query: int, a: int, b: int, *, start: in
     if not state.multi:
         _settle_top(scores, found, qa, top_idx[qa:qb], top_val[qa:qb], state.settle)
     elif left_out is not None and unseen is not None and near_cut is not None:
-        if near is not None and len(near.rows) > _NEAR_CUT_ENTRIES:  # too many: rows again
+        if near is not None and len(near.rows) and not near_cut.keep(
+                NearCut(qa + near.rows, near.indices, near.values)):  # too many: rows again
             np.maximum.at(left_out, qa + near.rows, near.values)
-        elif near is not None and len(near.rows):
-            near_cut.append(NearCut(qa + near.rows, near.indices, near.values))
         looked = np.diff(found.starts) < scores.shape[1]  # some scores were not candidates
         np.maximum(unseen[qa:qb], np.where(looked, found.threshold, -np.inf),
                    out=unseen[qa:qb])

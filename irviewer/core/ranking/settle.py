@@ -73,6 +73,32 @@ class NearCut:
                        np.concatenate([p.values for p in parts]))
 
 
+class NearCuts:
+    """The entries left out near top-K lists' cut (:class:`NearCut`), kept as the chunks of
+    a gallery pass, at most ``limit`` in all (a flood of equal scores would otherwise keep
+    a large part of the gallery); parts of a block keep theirs at the same time."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.parts: list[NearCut] = []
+        self.size = 0
+        self._lock = threading.Lock()
+
+    def keep(self, cut: NearCut) -> bool:
+        """Keep ``cut``'s entries and return True, or return False (nothing kept) when they
+        would pass the limit: the lists concerned must then be made again from their rows."""
+        with self._lock:
+            if self.size + len(cut.rows) > self.limit:
+                return False
+            self.parts.append(cut)
+            self.size += len(cut.rows)
+            return True
+
+    def joined(self) -> NearCut:
+        """Return every entry kept."""
+        return NearCut.join(self.parts)
+
+
 def near_band(scores: np.ndarray) -> np.ndarray:
     """Return, per float32 score, how close another must be for the two to be ordered by
     exact score: twice the largest float32 error of a cosine of that size (float64)."""
