@@ -144,7 +144,7 @@ def merge_top(top_idx: np.ndarray, top_val: np.ndarray, found: Candidates, offse
         top_idx[:] = idx
         top_val[:] = val
     else:
-        best, pushed = _merge(top_idx, top_val, idx, val)
+        best, pushed = _merge(top_idx, top_val, idx, val, near)
         np.maximum(left_out, best, out=left_out)
     if not near:
         return left_out, None
@@ -188,11 +188,11 @@ def _in_band(pushed: tuple[np.ndarray, np.ndarray], lower: np.ndarray) -> NearCu
     return NearCut(r, out_idx[r, j], out_val[r, j])
 
 
-def _merge(top_idx: np.ndarray, top_val: np.ndarray, idx: np.ndarray,
-           val: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
-    """Do :func:`merge_sorted_near`'s merge; return its best left-out score per row and the
-    entries it left out, (gallery indices, scores) per row in descending order (None:
-    none)."""
+def _merge(top_idx: np.ndarray, top_val: np.ndarray, idx: np.ndarray, val: np.ndarray,
+           keep: bool = True) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+    """Do :func:`merge_sorted_near`'s merge; return its best left-out score per row and,
+    with ``keep``, the entries it left out, (gallery indices, scores) per row in descending
+    order (None: none, or not kept)."""
     k = top_idx.shape[1]
     cand_idx = np.concatenate([top_idx, idx], axis=1)
     cand_val = np.concatenate([top_val, val], axis=1)
@@ -201,6 +201,8 @@ def _merge(top_idx: np.ndarray, top_val: np.ndarray, idx: np.ndarray,
     top_val[:] = np.take_along_axis(cand_val, order[:, :k], axis=1)
     if order.shape[1] <= k:
         return np.full(len(top_idx), -np.inf, dtype=np.float32), None
+    if not keep:  # the ranking without near ties to settle: the best score alone
+        return np.take_along_axis(cand_val, order[:, k:k + 1], axis=1)[:, 0], None
     rest = order[:, k:]
     out_val = np.take_along_axis(cand_val, rest, axis=1)
     return out_val[:, 0], (np.take_along_axis(cand_idx, rest, axis=1), out_val)
