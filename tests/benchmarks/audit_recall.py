@@ -23,7 +23,9 @@ finds errors":
     entry by entry (an entry naming the five queries of a list is one). Methods: the fc7 file
     alone, and with a second file made from it (PCA-whitened, 64-d); and the ceiling, not a
     method: a classifier knowing the true labels (a logistic regression per landmark on the
-    descriptor, out of fold), ranking every labelled pair by its probability of being wrong.
+    descriptor, out of fold), ranking every labelled pair by its probability of being wrong;
+    and the same classifier trained on the planted labels (what the audit sees): a method
+    that judges an image only by what it looks like.
 (c) The untouched Oxford5k judged by the revisited re-annotation (tests/benchmarks/
     audit_roxford.py): precision of the first 25 / 50 / 100 pair suspects by direction, for
     the audit and the baselines, and what the first confirmed and unconfirmed suspects show.
@@ -125,12 +127,17 @@ def _lists(folder: Path, landmark: str) -> tuple[set[str], set[str]]:
     return pos, junk - pos
 
 
-def ceiling(planted: Path, plants: Plants, seed: int, folds: int = 5) -> PlantedScores:
+def ceiling(planted: Path, plants: Plants, seed: int, folds: int = 5,
+            given: bool = False) -> PlantedScores:
     """Return the planted figures of a classifier that knows the planted labels (not a
     method: the ceiling of the descriptor): per landmark, a logistic regression on the fc7
     descriptor trained on the untouched lists (5-fold, out of fold), every labelled
     (landmark, image) of the planted lists ranked by its probability of being wrong. A moved
-    image counts as found when both its (landmark, image) pairs are in the first 48."""
+    image counts as found when both its (landmark, image) pairs are in the first 48.
+
+    ``given``: trained on the planted lists instead, the labels an audit sees (a method, one
+    that judges an image only by what it looks like; each image scored by a model its own
+    label did not train)."""
     raw = np.fromfile(FC7 / "oxford_features.fvecs", dtype=np.float32).reshape(-1, 129)[:, 1:]
     names = (FC7 / "oxford5k_imlist_sorted.txt").read_text().split()
     x = raw / np.linalg.norm(raw, axis=1, keepdims=True)
@@ -142,16 +149,18 @@ def ceiling(planted: Path, plants: Plants, seed: int, folds: int = 5) -> Planted
     for lm in landmarks:
         true_pos, true_junk = _lists(GT, lm)
         planted_pos, planted_junk = _lists(planted, lm)
+        train_pos, train_junk = ((planted_pos, planted_junk) if given
+                                 else (true_pos, true_junk))
         y = np.zeros(len(names))
-        y[[index[n] for n in true_pos]] = 1
-        judged = np.array([i for i, n in enumerate(names) if n not in true_junk])
+        y[[index[n] for n in train_pos]] = 1
+        judged = np.array([i for i, n in enumerate(names) if n not in train_junk])
         fold = rng.integers(0, folds, len(judged))
         score = np.full(len(names), np.nan)
         for f in range(folds):
             w = audit_roxford.logistic_fit(xb[judged[fold != f]], y[judged[fold != f]])
             score[judged[fold == f]] = xb[judged[fold == f]] @ w
         for i in judged.tolist():
-            if names[i] not in planted_junk:
+            if names[i] not in planted_junk and np.isfinite(score[i]):
                 entries.append((-score[i] if names[i] in planted_pos else score[i], lm,
                                 names[i]))
     entries.sort(key=lambda e: -e[0])
@@ -212,6 +221,8 @@ def oxford(seeds: tuple[int, ...], annotator_seeds: tuple[int, ...],
                 if with_ceiling:
                     print(_row(seed, "ceiling: trained on the true labels (not a method)",
                                ceiling(folder, plants, seed), "-"))
+                    print(_row(seed, "the same classifier trained on the planted labels",
+                               ceiling(folder, plants, seed, given=True), "-"))
 
 
 def _names_every_query(dataset: Dataset, s: Suspect) -> bool:
