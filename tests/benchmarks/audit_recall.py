@@ -160,7 +160,7 @@ def ceiling(planted: Path, plants: Plants, seed: int, folds: int = 5,
             w = audit_roxford.logistic_fit(xb[judged[fold != f]], y[judged[fold != f]])
             score[judged[fold == f]] = xb[judged[fold == f]] @ w
         for i in judged.tolist():
-            if names[i] not in planted_junk and np.isfinite(score[i]):
+            if names[i] not in planted_junk:
                 entries.append((-score[i] if names[i] in planted_pos else score[i], lm,
                                 names[i]))
     entries.sort(key=lambda e: -e[0])
